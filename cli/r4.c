@@ -1,0 +1,354 @@
+/*
+ * r4.c - the r4 multi-call program: admin subcommands (mkfs, info).
+ *
+ * Thin: parse options, call the engine, print, map errors to exit codes.
+ * The names r4sh and r4fuse are reserved for the shell and the FUSE
+ * bridge (they will dispatch on argv[0]).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <uuid/uuid.h>
+
+#include "exit.h"
+#include "r4.h"
+
+static const char *sh_prog = "r4";
+
+static int usage(FILE *f)
+{
+	fprintf(f,
+		"usage: %s mkfs IMAGE SIZE [--label L] [--uuid U] [--node node40|node41]\n"
+		"                [-o TYPE=PLUGIN[,TYPE=PLUGIN...]]\n"
+		"       %s info IMAGE\n"
+		"       %s ls IMAGE [PATH]     list a directory (type, mode, size, name)\n"
+		"       %s cat IMAGE PATH      write a file's bytes to stdout\n"
+		"SIZE takes K, M, G or T suffixes (powers of 1024).\n"
+		"TYPE=PLUGIN: hash=r5_hash|rupasov_hash|tea_hash|fnv1_hash|deg_hash,\n"
+		"  fibration=lexic_fibre|dot_o_fibre|ext_1_fibre|ext_3_fibre,\n"
+		"  formatting=smart|tails|extents, node=node40|node41, create=reg40\n",
+		sh_prog, sh_prog, sh_prog, sh_prog);
+	return R4_EXIT_USAGE;
+}
+
+static int parse_size(const char *s, uint64_t *out)
+{
+	char *end;
+	unsigned long long v = strtoull(s, &end, 10);
+	int shift = 0;
+
+	if (end == s)
+		return -1;
+	switch (*end) {
+	case 'k': case 'K': shift = 10; end++; break;
+	case 'm': case 'M': shift = 20; end++; break;
+	case 'g': case 'G': shift = 30; end++; break;
+	case 't': case 'T': shift = 40; end++; break;
+	default: break;
+	}
+	if (*end || v > (UINT64_MAX >> shift))
+		return -1;
+	*out = (uint64_t)v << shift;
+	return 0;
+}
+
+/* One TYPE=PLUGIN pair of -o. */
+static int set_plugin(struct r4_mkfs_opts *o, const char *type, const char *label)
+{
+	static const unsigned types[] = {R4_PTYPE_HASH, R4_PTYPE_FIBRE, R4_PTYPE_FORMATTING,
+					 R4_PTYPE_NODE, R4_PTYPE_FILE};
+	static const char *const names[] = {"hash", "fibration", "formatting", "node", "create"};
+
+	for (size_t t = 0; t < sizeof(types) / sizeof(types[0]); t++) {
+		if (strcmp(type, names[t]))
+			continue;
+		for (unsigned id = 0; id < 16; id++) {
+			const char *l = r4_plugin_label(types[t], id);
+
+			if (!l || strcmp(l, label))
+				continue;
+			switch (types[t]) {
+			case R4_PTYPE_HASH: o->hash = id; break;
+			case R4_PTYPE_FIBRE: o->fibration = id; break;
+			case R4_PTYPE_FORMATTING: o->formatting = id; break;
+			case R4_PTYPE_NODE: o->node41 = id == 1; break;
+			default:
+				if (id != 0) {
+					fprintf(stderr, "%s: create=%s: only reg40 is supported yet\n",
+						sh_prog, label);
+					return -1;
+				}
+				o->create = id;
+			}
+			return 0;
+		}
+		fprintf(stderr, "%s: unknown %s plugin '%s'\n", sh_prog, type, label);
+		return -1;
+	}
+	fprintf(stderr, "%s: unknown plugin type '%s'\n", sh_prog, type);
+	return -1;
+}
+
+static int parse_plugins(struct r4_mkfs_opts *o, char *arg)
+{
+	for (char *save = NULL, *pair = strtok_r(arg, ",", &save); pair;
+	     pair = strtok_r(NULL, ",", &save)) {
+		char *eq = strchr(pair, '=');
+
+		if (!eq) {
+			fprintf(stderr, "%s: -o %s: expected TYPE=PLUGIN\n", sh_prog, pair);
+			return -1;
+		}
+		*eq = 0;
+		if (set_plugin(o, pair, eq + 1))
+			return -1;
+	}
+	return 0;
+}
+
+static int cmd_mkfs(int argc, char **argv)
+{
+	static const struct option lopts[] = {
+		{"label", required_argument, NULL, 'L'}, {"uuid", required_argument, NULL, 'U'},
+		{"node", required_argument, NULL, 'n'}, {NULL, 0, NULL, 0}};
+	struct r4_mkfs_opts o;
+	uuid_t uu;
+	uint64_t size;
+	int c, rc;
+
+	r4_mkfs_defaults(&o);
+	while ((c = getopt_long(argc, argv, "L:U:o:", lopts, NULL)) != -1) {
+		switch (c) {
+		case 'L':
+			if (strlen(optarg) > 16) {
+				fprintf(stderr, "%s: label '%s' is longer than 16 bytes\n", sh_prog,
+					optarg);
+				return R4_EXIT_USAGE;
+			}
+			o.label = optarg;
+			break;
+		case 'U':
+			if (uuid_parse(optarg, uu)) {
+				fprintf(stderr, "%s: bad uuid '%s'\n", sh_prog, optarg);
+				return R4_EXIT_USAGE;
+			}
+			o.uuid = uu;
+			break;
+		case 'n':
+			if (set_plugin(&o, "node", optarg))
+				return R4_EXIT_USAGE;
+			break;
+		case 'o':
+			if (parse_plugins(&o, optarg))
+				return R4_EXIT_USAGE;
+			break;
+		default:
+			return usage(stderr);
+		}
+	}
+	if (argc - optind != 2)
+		return usage(stderr);
+	if (parse_size(argv[optind + 1], &size)) {
+		fprintf(stderr, "%s: bad size '%s'\n", sh_prog, argv[optind + 1]);
+		return R4_EXIT_USAGE;
+	}
+	if ((rc = r4_mkfs(argv[optind], size, &o))) {
+		fprintf(stderr, "%s: cannot make '%s': %s\n", sh_prog, argv[optind], r4_strerror(rc));
+		return R4_EXIT_FAIL;
+	}
+	return R4_EXIT_OK;
+}
+
+static void print_info(const struct r4_info *in)
+{
+	char uu[37];
+
+	uuid_unparse(in->uuid, uu);
+	printf("format:        format40 (4.0.%u)\n", in->version & 0x7fffffffu);
+	printf("block size:    %u\n", in->blocksize);
+	printf("blocks:        %llu\n", (unsigned long long)in->block_count);
+	printf("free blocks:   %llu\n", (unsigned long long)in->free_blocks);
+	printf("uuid:          %s\n", uu);
+	printf("label:         %s\n", in->label[0] ? in->label : "<none>");
+	printf("mkfs id:       0x%08x\n", in->mkfs_id);
+	printf("node plugin:   %s\n", r4_plugin_label(R4_PTYPE_NODE, in->node_pid));
+	printf("tree height:   %u\n", in->height);
+	printf("root block:    %llu\n", (unsigned long long)in->root);
+	printf("files:         %llu\n", (unsigned long long)in->file_count);
+	printf("next oid:      0x%llx\n", (unsigned long long)in->next_oid);
+	printf("hash:          %s\n", r4_plugin_label(R4_PTYPE_HASH, in->hash));
+	printf("fibration:     %s\n", r4_plugin_label(R4_PTYPE_FIBRE, in->fibration));
+	printf("formatting:    %s\n", r4_plugin_label(R4_PTYPE_FORMATTING, in->formatting));
+	printf("create:        %s\n", r4_plugin_label(R4_PTYPE_FILE, in->create));
+	printf("status:        %s\n", in->status ? "damaged" : "consistent");
+}
+
+static int cmd_info(int argc, char **argv)
+{
+	struct r4_open_opts oo = {0};
+	struct r4_info in;
+	r4_db *db = NULL;
+	int rc;
+
+	if (argc != 2)
+		return usage(stderr);
+	if ((rc = r4_open(argv[1], &oo, &db))) {
+		fprintf(stderr, "%s: cannot open image '%s': %s\n", sh_prog, argv[1],
+			r4_strerror(rc));
+		return R4_EXIT_FAIL;
+	}
+	rc = r4_info(db, &in);
+	if (!rc)
+		print_info(&in);
+	else
+		fprintf(stderr, "%s: '%s': %s\n", sh_prog, argv[1], r4_strerror(rc));
+	r4_close(db);
+	return rc ? R4_EXIT_FAIL : R4_EXIT_OK;
+}
+
+static int open_ro(const char *path, r4_db **db)
+{
+	struct r4_open_opts oo = {0};
+	int rc = r4_open(path, &oo, db);
+
+	if (rc)
+		fprintf(stderr, "%s: cannot open image '%s': %s\n", sh_prog, path, r4_strerror(rc));
+	return rc;
+}
+
+static int cmd_cat(int argc, char **argv)
+{
+	static char buf[1 << 16];
+	r4_db *db = NULL;
+	uint64_t off = 0;
+	size_t got;
+	int rc;
+
+	if (argc != 3)
+		return usage(stderr);
+	if (open_ro(argv[1], &db))
+		return R4_EXIT_FAIL;
+	while (!(rc = r4_read(db, argv[2], off, buf, sizeof(buf), &got)) && got) {
+		if (fwrite(buf, 1, got, stdout) != got) {
+			rc = -EIO;
+			break;
+		}
+		off += got;
+	}
+	if (rc)
+		fprintf(stderr, "%s: cannot read '%s': %s\n", sh_prog, argv[2], r4_strerror(rc));
+	r4_close(db);
+	return rc ? R4_EXIT_FAIL : R4_EXIT_OK;
+}
+
+struct ls_ent {
+	char *name;
+	size_t len;
+};
+
+struct ls_list {
+	struct ls_ent *e;
+	size_t n, cap;
+};
+
+static int ls_collect(void *ctx, const char *name, size_t len, uint64_t ino, uint32_t type)
+{
+	struct ls_list *l = ctx;
+
+	(void)ino;
+	(void)type;
+	if (l->n == l->cap) {
+		size_t nc = l->cap ? l->cap * 2 : 64;
+		struct ls_ent *ne = realloc(l->e, nc * sizeof(*ne));
+
+		if (!ne)
+			return -ENOMEM;
+		l->e = ne;
+		l->cap = nc;
+	}
+	if (!(l->e[l->n].name = malloc(len + 1)))
+		return -ENOMEM;
+	memcpy(l->e[l->n].name, name, len);
+	l->e[l->n].name[len] = 0;
+	l->e[l->n++].len = len;
+	return 0;
+}
+
+static int ent_cmp(const void *a, const void *b)
+{
+	const struct ls_ent *x = a, *y = b;
+	int c = memcmp(x->name, y->name, x->len < y->len ? x->len : y->len);
+
+	return c ? c : (x->len > y->len) - (x->len < y->len);
+}
+
+static char type_char(uint32_t mode)
+{
+	switch (mode & S_IFMT) {
+	case S_IFDIR: return 'd';
+	case S_IFLNK: return 'l';
+	case S_IFCHR: return 'c';
+	case S_IFBLK: return 'b';
+	case S_IFIFO: return 'p';
+	case S_IFSOCK: return 's';
+	default: return '-';
+	}
+}
+
+/* One line per entry, sorted by name: type, mode, nlink, uid, gid, size, name. */
+static int cmd_ls(int argc, char **argv)
+{
+	const char *dir = argc > 2 ? argv[2] : "/";
+	struct ls_list l = {0};
+	struct r4_dirpos pos = {0};
+	r4_db *db = NULL;
+	int rc;
+
+	if (argc < 2 || argc > 3)
+		return usage(stderr);
+	if (open_ro(argv[1], &db))
+		return R4_EXIT_FAIL;
+	rc = r4_readdir(db, dir, &pos, ls_collect, &l);
+	if (!rc)
+		qsort(l.e, l.n, sizeof(*l.e), ent_cmp);
+	for (size_t i = 0; i < l.n && !rc; i++) {
+		char path[8192];
+		struct r4_stat st;
+
+		snprintf(path, sizeof(path), "%s/%s", strcmp(dir, "/") ? dir : "", l.e[i].name);
+		if ((rc = r4_stat(db, path, &st)))
+			break;
+		printf("%c%04o %3u %5u %5u %10llu %s\n", type_char(st.mode), st.mode & 07777,
+		       st.nlink, st.uid, st.gid, (unsigned long long)st.size, l.e[i].name);
+	}
+	if (rc)
+		fprintf(stderr, "%s: cannot list '%s': %s\n", sh_prog, dir, r4_strerror(rc));
+	for (size_t i = 0; i < l.n; i++)
+		free(l.e[i].name);
+	free(l.e);
+	r4_close(db);
+	return rc ? R4_EXIT_FAIL : R4_EXIT_OK;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2)
+		return usage(stderr);
+	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
+		usage(stdout);
+		return R4_EXIT_OK;
+	}
+	if (!strcmp(argv[1], "mkfs"))
+		return cmd_mkfs(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "info"))
+		return cmd_info(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "ls"))
+		return cmd_ls(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "cat"))
+		return cmd_cat(argc - 1, argv + 1);
+	fprintf(stderr, "%s: unknown command '%s'\n", sh_prog, argv[1]);
+	return usage(stderr);
+}

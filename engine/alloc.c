@@ -1,0 +1,453 @@
+/*
+ * alloc.c - the format40 bitmap allocator (alloc.h).
+ *
+ * State: three bit arrays over the whole volume, in 64-bit words with
+ * block b at bit b % 64 of word b / 64 (byte order of the words never
+ * matters: bytes are taken out with shifts) -
+ *   work    every allocation and mark of the running transaction;
+ *   commit  the last committed bitmap, what the image holds;
+ *   defer   blocks freed in the running transaction, still set in work -
+ * plus per zone (one bitmap block) its count of free bits in work, so
+ * allocation skips full zones, and a touched flag, so commit and abort
+ * visit only zones that changed.  Bits from `blocks` up to the end of the
+ * last zone (and of the last word) are set in work and commit and never
+ * cleared; there is always at least one such bit, so a scan for a run of
+ * clear bits stops inside the arrays.  Invariants: defer is a subset of work; outside touched zones
+ * work == commit and defer is empty.
+ *
+ * Zones are (bs - 4) * 8 bits, a whole number of bytes but not of words
+ * (32736 bits = 511.5 words at 4 KiB), so encoding, comparing and
+ * restoring a zone go byte by byte; searching goes word by word.
+ *
+ * Not here: where bitmap blocks are written (the caller's emit, later the
+ * journal), free-space reservation for balancing, discard.
+ */
+#include "alloc.h"
+
+#include "format.h"
+#include "io.h"
+
+enum {
+	Z_TOUCHED = 1,		/* changed since the last commit or abort */
+	Z_FORCE = 2,		/* emit at the next commit even if unchanged (mkfs) */
+	CSUM = 4,		/* bytes of the checksum at the start of a bitmap block */
+};
+
+struct r4_alloc {
+	uint32_t bs;
+	uint64_t blocks;
+	uint64_t span;			/* bits per zone */
+	uint64_t nzones;
+	size_t nwords;
+	uint64_t *work, *commit, *defer;
+	uint32_t *zfree;		/* free bits of work in each zone */
+	uint8_t *zstate;		/* Z_ flags */
+	uint64_t nfree;			/* free bits of work below blocks */
+	uint64_t ndefer;		/* bits set in defer */
+	uint64_t commit_free;		/* free bits of commit below blocks */
+	uint64_t cursor;		/* end of the last allocation */
+	uint8_t *buf;			/* one bitmap block for emit */
+};
+
+static uint8_t get_byte(const uint64_t *w, uint64_t g)
+{
+	return (uint8_t)(w[g / 8] >> (g % 8 * 8));
+}
+
+static void set_byte(uint64_t *w, uint64_t g, uint8_t v)
+{
+	unsigned sh = (unsigned)(g % 8 * 8);
+
+	w[g / 8] = (w[g / 8] & ~((uint64_t)0xff << sh)) | (uint64_t)v << sh;
+}
+
+static bool test_bit(const uint64_t *w, uint64_t b)
+{
+	return w[b / 64] >> (b % 64) & 1;
+}
+
+/* Mask of bits [lo, hi) of word i, for a range [lo, hi) that overlaps it. */
+static uint64_t word_mask(size_t i, uint64_t lo, uint64_t hi)
+{
+	uint64_t base = (uint64_t)i * 64, m = ~UINT64_C(0);
+
+	if (lo > base)
+		m &= ~UINT64_C(0) << (lo - base);
+	if (hi < base + 64)
+		m &= ~UINT64_C(0) >> (base + 64 - hi);
+	return m;
+}
+
+static uint64_t zone_end(const struct r4_alloc *a, uint64_t z)
+{
+	return (z + 1) * a->span;
+}
+
+/* Recount the free bits of zone z in work. */
+static void recount_zone(struct r4_alloc *a, uint64_t z)
+{
+	uint64_t g0 = z * (a->span / 8), used = 0;
+
+	for (uint64_t j = 0; j < a->span / 8; j++)
+		used += (uint64_t)__builtin_popcount(get_byte(a->work, g0 + j));
+	a->zfree[z] = (uint32_t)(a->span - used);
+}
+
+/* Set bits [lo, hi) of work (one zone at most); returns how many were clear. */
+static uint64_t work_set(struct r4_alloc *a, uint64_t lo, uint64_t hi)
+{
+	uint64_t n = 0;
+
+	for (size_t i = (size_t)(lo / 64); (uint64_t)i * 64 < hi; i++) {
+		uint64_t m = word_mask(i, lo, hi);
+
+		n += (uint64_t)__builtin_popcountll(m & ~a->work[i]);
+		a->work[i] |= m;
+	}
+	return n;
+}
+
+/* Calls fn for each piece of [start, start + count) clipped to the volume
+ * and cut at zone boundaries. */
+static void for_each_piece(struct r4_alloc *a, uint64_t start, uint64_t count,
+			   void (*fn)(struct r4_alloc *, uint64_t z, uint64_t lo, uint64_t hi))
+{
+	uint64_t end;
+
+	if (start >= a->blocks || count == 0)
+		return;
+	end = count > a->blocks - start ? a->blocks : start + count;
+	while (start < end) {
+		uint64_t z = start / a->span, hi = R4_MIN(end, zone_end(a, z));
+
+		fn(a, z, start, hi);
+		a->zstate[z] |= Z_TOUCHED;
+		start = hi;
+	}
+}
+
+static void mark_piece(struct r4_alloc *a, uint64_t z, uint64_t lo, uint64_t hi)
+{
+	uint64_t n = work_set(a, lo, hi);
+
+	a->zfree[z] -= (uint32_t)n;
+	a->nfree -= n;
+}
+
+/* The bits of word i that are never freed: bit 0 of zone z and its bitmap block. */
+static uint64_t pinned(const struct r4_alloc *a, uint64_t z, size_t i)
+{
+	uint64_t b0 = z * a->span, map = r4_format_bitmap_block(a->bs, z), m = 0;
+
+	if (b0 / 64 == i)
+		m |= UINT64_C(1) << (b0 % 64);
+	if (map / 64 == i)
+		m |= UINT64_C(1) << (map % 64);
+	return m;
+}
+
+static void defer_piece(struct r4_alloc *a, uint64_t z, uint64_t lo, uint64_t hi)
+{
+	for (size_t i = (size_t)(lo / 64); (uint64_t)i * 64 < hi; i++) {
+		uint64_t m = word_mask(i, lo, hi) & a->work[i] & ~a->defer[i] & ~pinned(a, z, i);
+
+		a->ndefer += (uint64_t)__builtin_popcountll(m);
+		a->defer[i] |= m;
+	}
+}
+
+static void release_piece(struct r4_alloc *a, uint64_t z, uint64_t lo, uint64_t hi)
+{
+	for (size_t i = (size_t)(lo / 64); (uint64_t)i * 64 < hi; i++) {
+		uint64_t m = word_mask(i, lo, hi) & a->work[i] & ~a->commit[i] & ~a->defer[i] &
+			     ~pinned(a, z, i);
+		uint64_t n = (uint64_t)__builtin_popcountll(m);
+
+		a->work[i] &= ~m;
+		a->zfree[z] += (uint32_t)n;
+		a->nfree += n;
+	}
+}
+
+void r4_alloc_mark_used(struct r4_alloc *a, uint64_t start, uint64_t count)
+{
+	for_each_piece(a, start, count, mark_piece);
+}
+
+void r4_alloc_free(struct r4_alloc *a, uint64_t start, uint64_t count)
+{
+	for_each_piece(a, start, count, defer_piece);
+}
+
+void r4_alloc_release(struct r4_alloc *a, uint64_t start, uint64_t count)
+{
+	for_each_piece(a, start, count, release_piece);
+}
+
+bool r4_alloc_is_used(const struct r4_alloc *a, uint64_t blk)
+{
+	return blk >= a->blocks || test_bit(a->work, blk);
+}
+
+uint64_t r4_alloc_free_count(const struct r4_alloc *a)
+{
+	return a->nfree + a->ndefer;
+}
+
+uint64_t r4_alloc_committed_free_count(const struct r4_alloc *a)
+{
+	return a->commit_free;
+}
+
+/* The first clear bit of work in [from, to), or UINT64_MAX. */
+static uint64_t find_free(const struct r4_alloc *a, uint64_t from, uint64_t to)
+{
+	uint64_t p = from;
+
+	while (p < to) {
+		uint64_t z = p / a->span, zend = R4_MIN(zone_end(a, z), to);
+		size_t i;
+		uint64_t w;
+
+		if (a->zfree[z] == 0) {
+			p = zone_end(a, z);
+			continue;
+		}
+		i = (size_t)(p / 64);
+		w = ~a->work[i] & (~UINT64_C(0) << (p % 64));
+		for (;;) {
+			if (w) {
+				uint64_t b = (uint64_t)i * 64 + (uint64_t)__builtin_ctzll(w);
+
+				return b < to ? b : UINT64_MAX;
+			}
+			if ((uint64_t)++i * 64 >= zend)
+				break;
+			w = ~a->work[i];
+		}
+		p = zend;
+	}
+	return UINT64_MAX;
+}
+
+/* Length of the run of clear bits of work from b, at most want. */
+static uint64_t free_run(const struct r4_alloc *a, uint64_t b, uint64_t want)
+{
+	uint64_t n = 0;
+
+	while (n < want) {
+		uint64_t q = b + n, w = a->work[q / 64] >> (q % 64);
+
+		if (w) {
+			n += (uint64_t)__builtin_ctzll(w);
+			break;
+		}
+		n += 64 - q % 64;	/* bits past the end are set: this stops */
+	}
+	return R4_MIN(n, want);
+}
+
+int r4_alloc_alloc(struct r4_alloc *a, uint64_t hint, uint64_t want, uint64_t *start,
+		   uint64_t *got)
+{
+	uint64_t h = hint < a->blocks ? hint : a->cursor, b, n;
+
+	if (want == 0)
+		return -EINVAL;
+	if (a->nfree == 0)
+		return -ENOSPC;
+	if (h >= a->blocks)
+		h = 0;
+	if ((b = find_free(a, h, a->blocks)) == UINT64_MAX &&
+	    (b = find_free(a, 0, h)) == UINT64_MAX)
+		return -ENOSPC;	/* unreachable while nfree is right */
+	n = free_run(a, b, want);
+	r4_alloc_mark_used(a, b, n);
+	a->cursor = b + n;
+	*start = b;
+	*got = n;
+	return 0;
+}
+
+/* Encode zone z's next committed bitmap (work minus defer) into a->buf;
+ * returns whether it differs from the committed one. */
+static bool encode_zone(struct r4_alloc *a, uint64_t z)
+{
+	uint64_t g0 = z * (a->span / 8);
+	bool changed = false;
+
+	for (uint64_t j = 0; j < a->span / 8; j++) {
+		uint8_t v = (uint8_t)(get_byte(a->work, g0 + j) & ~get_byte(a->defer, g0 + j));
+
+		changed |= v != get_byte(a->commit, g0 + j);
+		a->buf[CSUM + j] = v;
+	}
+	r4_le32_put(a->buf, r4_adler32(a->buf + CSUM, a->bs - CSUM));
+	return changed;
+}
+
+int r4_alloc_commit(struct r4_alloc *a, int (*emit)(void *ctx, uint64_t blk, const uint8_t *buf),
+		    void *ctx)
+{
+	int rc;
+
+	for (uint64_t z = 0; z < a->nzones; z++) {
+		if (!a->zstate[z])
+			continue;
+		if ((encode_zone(a, z) || (a->zstate[z] & Z_FORCE)) &&
+		    (rc = emit(ctx, r4_format_bitmap_block(a->bs, z), a->buf)))
+			return rc;	/* nothing applied yet: abort still works */
+	}
+	for (uint64_t z = 0; z < a->nzones; z++) {
+		uint64_t g0 = z * (a->span / 8);
+
+		if (!a->zstate[z])
+			continue;
+		for (uint64_t j = 0; j < a->span / 8; j++) {
+			uint8_t v = (uint8_t)(get_byte(a->work, g0 + j) &
+					      ~get_byte(a->defer, g0 + j));
+
+			set_byte(a->commit, g0 + j, v);
+			set_byte(a->work, g0 + j, v);
+			set_byte(a->defer, g0 + j, 0);
+		}
+		recount_zone(a, z);
+		a->zstate[z] = 0;
+	}
+	a->nfree += a->ndefer;
+	a->ndefer = 0;
+	a->commit_free = a->nfree;
+	return 0;
+}
+
+void r4_alloc_abort(struct r4_alloc *a)
+{
+	for (uint64_t z = 0; z < a->nzones; z++) {
+		uint64_t g0 = z * (a->span / 8);
+
+		if (!(a->zstate[z] & Z_TOUCHED))
+			continue;
+		for (uint64_t j = 0; j < a->span / 8; j++) {
+			set_byte(a->work, g0 + j, get_byte(a->commit, g0 + j));
+			set_byte(a->defer, g0 + j, 0);
+		}
+		recount_zone(a, z);
+		a->zstate[z] &= (uint8_t)~Z_TOUCHED;
+	}
+	a->nfree = a->commit_free;
+	a->ndefer = 0;
+}
+
+void r4_alloc_close(struct r4_alloc *a)
+{
+	if (!a)
+		return;
+	r4_free(a->work);
+	r4_free(a->commit);
+	r4_free(a->defer);
+	r4_free(a->zfree);
+	r4_free(a->zstate);
+	r4_free(a->buf);
+	r4_free(a);
+}
+
+/* Everything but the bitmap contents: arrays zeroed, past-end bits set. */
+static int create(uint32_t bs, uint64_t blocks, struct r4_alloc **out)
+{
+	struct r4_alloc *a;
+	uint64_t nbits;
+
+	if (bs < R4_MIN_BLOCKSIZE || bs > R4_MAX_BLOCKSIZE || (bs & (bs - 1)) || blocks == 0 ||
+	    blocks > (UINT64_C(1) << 48))
+		return -EINVAL;
+	if (!(a = r4_calloc(1, sizeof(*a))))
+		return -ENOMEM;
+	a->bs = bs;
+	a->blocks = blocks;
+	a->span = r4_format_bitmap_bits(bs);
+	a->nzones = r4_format_bitmap_count(bs, blocks);
+	nbits = a->nzones * a->span;
+	a->nwords = (size_t)(nbits / 64 + 1);	/* at least one set bit after the last zone */
+	if (!(a->work = r4_calloc(a->nwords, 8)) || !(a->commit = r4_calloc(a->nwords, 8)) ||
+	    !(a->defer = r4_calloc(a->nwords, 8)) ||
+	    !(a->zfree = r4_calloc((size_t)a->nzones, sizeof(*a->zfree))) ||
+	    !(a->zstate = r4_calloc((size_t)a->nzones, 1)) || !(a->buf = r4_malloc(bs))) {
+		r4_alloc_close(a);
+		return -ENOMEM;
+	}
+	for (size_t i = (size_t)(blocks / 64); i < a->nwords; i++)
+		a->work[i] = a->commit[i] = word_mask(i, blocks, (uint64_t)a->nwords * 64);
+	*out = a;
+	return 0;
+}
+
+/* After the bit arrays are filled: counters from the bits. */
+static void count_all(struct r4_alloc *a)
+{
+	a->nfree = 0;
+	for (uint64_t z = 0; z < a->nzones; z++) {
+		recount_zone(a, z);
+		a->nfree += a->zfree[z];
+	}
+	a->commit_free = a->nfree;
+	a->ndefer = 0;
+}
+
+int r4_alloc_new(uint32_t bs, uint64_t blocks, struct r4_alloc **out)
+{
+	struct r4_alloc *a;
+	int rc;
+
+	if ((rc = create(bs, blocks, &a)))
+		return rc;
+	for (uint64_t z = 0; z < a->nzones; z++) {
+		uint64_t bit0 = z * a->span, map = r4_format_bitmap_block(bs, z);
+
+		a->work[bit0 / 64] |= UINT64_C(1) << (bit0 % 64);
+		if (map < blocks)
+			a->work[map / 64] |= UINT64_C(1) << (map % 64);
+	}
+	memcpy(a->commit, a->work, a->nwords * 8);
+	count_all(a);
+	memset(a->zstate, Z_FORCE, (size_t)a->nzones);
+	*out = a;
+	return 0;
+}
+
+int r4_alloc_load(struct r4_io *io, const struct r4_logger *lg, uint32_t bs, uint64_t blocks,
+		  struct r4_alloc **out)
+{
+	struct r4_alloc *a;
+	int rc;
+
+	if ((rc = create(bs, blocks, &a)))
+		return rc;
+	for (uint64_t z = 0; z < a->nzones; z++) {
+		uint64_t blk = r4_format_bitmap_block(bs, z), g0 = z * (a->span / 8);
+		uint32_t want, have;
+
+		if ((rc = r4_io_read(io, blk * bs, a->buf, bs)))
+			goto fail;
+		want = r4_le32_get(a->buf);
+		have = r4_adler32(a->buf + CSUM, bs - CSUM);
+		if (want != have) {
+			rc = R4_BADCSUM(lg, blk, "bitmap of zone %llu: stored Adler-32 %08x, computed %08x",
+					(unsigned long long)z, want, have);
+			goto fail;
+		}
+		if (!(a->buf[CSUM] & 1)) {
+			rc = R4_CORRUPT(lg, blk, "bitmap of zone %llu: bit 0 (block %llu) is clear",
+					(unsigned long long)z, (unsigned long long)(z * a->span));
+			goto fail;
+		}
+		for (uint64_t j = 0; j < a->span / 8; j++)
+			set_byte(a->work, g0 + j, (uint8_t)(get_byte(a->work, g0 + j) | a->buf[CSUM + j]));
+	}
+	memcpy(a->commit, a->work, a->nwords * 8);
+	count_all(a);
+	*out = a;
+	return 0;
+fail:
+	r4_alloc_close(a);
+	return rc;
+}

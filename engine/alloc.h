@@ -1,0 +1,90 @@
+/*
+ * alloc.h - the format40 bitmap block allocator ("alloc" means disk
+ * blocks, never heap; ENGINE.md 1.5 and 4.7).
+ *
+ * Two states, as the kernel's WORKING and COMMIT bitmaps: the working
+ * bitmap sees every allocation of the running transaction at once; the
+ * committed one is what the image holds.  Frees are deferred: a freed
+ * block stays used in the working bitmap until r4_alloc_commit, so nothing
+ * a transaction frees is handed out again by the same transaction and the
+ * last committed tree stays intact until the new one is durable.
+ * r4_alloc_abort returns the working state to the committed one exactly.
+ *
+ * Bit b of the volume is bit b % 8 of byte b / 8 of the zone's bitmap
+ * data (bytes 4.. of its block); set = used.  Bits past the last block are
+ * kept set (mkfs.reiser4 fills them with 0xff), so nothing there is ever
+ * handed out.  All of the volume's bitmaps stay in memory: three bits per
+ * block (working, committed, deferred), 96 KiB for a 1 GiB volume.
+ */
+#ifndef R4_ALLOC_H
+#define R4_ALLOC_H
+
+#include "r4_int.h"
+
+struct r4_alloc;
+struct r4_io;
+
+/*
+ * Read and verify every bitmap block of a volume of `blocks` blocks of bs
+ * bytes: the Adler-32 of bytes 4..bs-1 must equal the le32 at byte 0
+ * (-EBADMSG through R4_BADCSUM naming the block) and bit 0 must be set
+ * (-EUCLEAN).  Also -EINVAL (bad bs or blocks), -EIO and others from io,
+ * -ENOMEM.  io is only used during the call.
+ */
+int r4_alloc_load(struct r4_io *io, const struct r4_logger *lg, uint32_t bs, uint64_t blocks,
+		  struct r4_alloc **out);
+/*
+ * A fresh allocator for mkfs: every block free except block 0 and the
+ * bitmap block of every zone (bit 0 of each bitmap); the caller marks the
+ * rest (r4_format_fresh_used lists what mkfs.reiser4 marks).  The first
+ * r4_alloc_commit emits every bitmap block.  -EINVAL, -ENOMEM.
+ */
+int r4_alloc_new(uint32_t bs, uint64_t blocks, struct r4_alloc **out);
+/* Accepts NULL. */
+void r4_alloc_close(struct r4_alloc *a);
+
+/*
+ * Allocate from the first free block at or after hint, wrapping round to
+ * the start of the volume: a run of *got blocks, 1 <= *got <= want, is
+ * marked used from *start (the run there may be shorter than want: call
+ * again for the rest).  A hint at or past the end means "after the last
+ * allocation" (a cursor).  -EINVAL when want is 0, -ENOSPC when no block
+ * is free.  Scans a word (64 blocks) at a time and skips full zones.
+ */
+int r4_alloc_alloc(struct r4_alloc *a, uint64_t hint, uint64_t want, uint64_t *start,
+		   uint64_t *got);
+/* Deferred free: the blocks stay used until r4_alloc_commit.  Blocks out of
+ * the volume, already free or already freed in this transaction are
+ * ignored, and so are bitmap blocks and block 0 (bit 0 of every bitmap). */
+void r4_alloc_free(struct r4_alloc *a, uint64_t start, uint64_t count);
+/* Immediate free of blocks allocated since the last commit and not in the
+ * committed bitmap (the journal's wandered copies and records, a failed
+ * step's fresh blocks); other blocks in the range are left alone, as are
+ * bitmap blocks and block 0. */
+void r4_alloc_release(struct r4_alloc *a, uint64_t start, uint64_t count);
+/* Mark blocks used in the working state (clipped to the volume). */
+void r4_alloc_mark_used(struct r4_alloc *a, uint64_t start, uint64_t count);
+/* Used in the working state (a deferred-freed block is still used); true
+ * past the end. */
+bool r4_alloc_is_used(const struct r4_alloc *a, uint64_t blk);
+/* Free blocks as the image will have them after commit: free now plus
+ * deferred frees. */
+uint64_t r4_alloc_free_count(const struct r4_alloc *a);
+/* Free blocks in the last committed state (what the super block says). */
+uint64_t r4_alloc_committed_free_count(const struct r4_alloc *a);
+
+/*
+ * Make the working state, minus the deferred frees, the committed state:
+ * for each bitmap block whose content changes (all of them after
+ * r4_alloc_new), encode it with its checksum into a bs-byte buffer and
+ * call emit(ctx, block number, buffer), ascending; the buffer is valid
+ * only during the call.  The caller writes it (later through the
+ * journal).  If emit fails its error is returned and nothing changes, so
+ * r4_alloc_abort still restores the last committed state.
+ */
+int r4_alloc_commit(struct r4_alloc *a, int (*emit)(void *ctx, uint64_t blk, const uint8_t *buf),
+		    void *ctx);
+/* Forget everything since the last commit: allocations, marks, deferred frees. */
+void r4_alloc_abort(struct r4_alloc *a);
+
+#endif

@@ -1,0 +1,268 @@
+/*
+ * cache.c - the node cache (cache.h): a hash of nodes by block number, an
+ * LRU of clean unreferenced nodes trimmed to the bound, and the dirty list
+ * of the running transaction.
+ *
+ * Reads go through the io vtable and r4_node_check, so every node in memory
+ * passed validation once.  Dirty nodes are never evicted: they are the only
+ * copy of the transaction's changes (issue 3 streams them to wandered
+ * blocks when the bound is exceeded).
+ */
+#include "cache.h"
+#include "db.h"
+#include "io.h"
+#include "node.h"
+
+static void list_del(r4_node *n)
+{
+	n->prev->next = n->next;
+	n->next->prev = n->prev;
+	n->prev = n->next = n;
+}
+
+static void list_add_tail(r4_node *head, r4_node *n)
+{
+	n->prev = head->prev;
+	n->next = head;
+	head->prev->next = n;
+	head->prev = n;
+}
+
+static bool list_empty(const r4_node *head)
+{
+	return head->next == head;
+}
+
+int r4_cache_init(struct r4_cache *c, size_t bound)
+{
+	memset(c, 0, sizeof(*c));
+	c->nbuckets = 4096;
+	c->hash = r4_calloc(c->nbuckets, sizeof(*c->hash));
+	if (!c->hash)
+		return -ENOMEM;
+	c->bound = bound ? bound : 1;
+	c->lru.prev = c->lru.next = &c->lru;
+	c->dirty.prev = c->dirty.next = &c->dirty;
+	c->next_fake = R4_FAKE_BLK | 1;
+	return 0;
+}
+
+static void node_free(r4_node *n)
+{
+	if (n) {
+		r4_free(n->data);
+		r4_free(n);
+	}
+}
+
+void r4_cache_fini(struct r4_cache *c)
+{
+	for (size_t i = 0; c->hash && i < c->nbuckets; i++)
+		for (r4_node *n = c->hash[i], *nx; n; n = nx) {
+			nx = n->hnext;
+			node_free(n);
+		}
+	r4_free(c->hash);
+	c->hash = NULL;
+}
+
+static size_t bucket(const struct r4_cache *c, uint64_t blk)
+{
+	return (size_t)((blk * UINT64_C(0x9E3779B97F4A7C15)) >> 40) & (c->nbuckets - 1);
+}
+
+static r4_node *find(struct r4_cache *c, uint64_t blk)
+{
+	for (r4_node *n = c->hash[bucket(c, blk)]; n; n = n->hnext)
+		if (n->blk == blk)
+			return n;
+	return NULL;
+}
+
+static void hash_del(struct r4_cache *c, r4_node *n)
+{
+	r4_node **pp = &c->hash[bucket(c, n->blk)];
+
+	while (*pp != n)
+		pp = &(*pp)->hnext;
+	*pp = n->hnext;
+	c->count--;
+}
+
+static void hash_add(struct r4_cache *c, r4_node *n)
+{
+	size_t b = bucket(c, n->blk);
+
+	n->hnext = c->hash[b];
+	c->hash[b] = n;
+	c->count++;
+	if (c->count > c->nbuckets * 2) {	/* grow: keep chains short */
+		size_t nb = c->nbuckets * 4;
+		r4_node **nh = r4_calloc(nb, sizeof(*nh));
+
+		if (!nh)
+			return;		/* longer chains, still correct */
+		for (size_t i = 0; i < c->nbuckets; i++)
+			for (r4_node *m = c->hash[i], *nx; m; m = nx) {
+				nx = m->hnext;
+				size_t j = (size_t)((m->blk * UINT64_C(0x9E3779B97F4A7C15)) >> 40) &
+					   (nb - 1);
+				m->hnext = nh[j];
+				nh[j] = m;
+			}
+		r4_free(c->hash);
+		c->hash = nh;
+		c->nbuckets = nb;
+	}
+}
+
+static int node_alloc(struct r4_db *db, uint64_t blk, r4_node **out)
+{
+	r4_node *n = r4_calloc(1, sizeof(*n));
+
+	if (!n || !(n->data = r4_malloc(db->bs))) {
+		r4_free(n);
+		return -ENOMEM;
+	}
+	n->blk = blk;
+	n->prev = n->next = n;
+	*out = n;
+	return 0;
+}
+
+void r4_cache_trim(struct r4_db *db)
+{
+	struct r4_cache *c = &db->cache;
+	size_t clean = c->count - c->ndirty;
+
+	while (clean > c->bound && !list_empty(&c->lru)) {
+		r4_node *n = c->lru.next;
+
+		list_del(n);
+		hash_del(c, n);
+		node_free(n);
+		clean--;
+	}
+}
+
+int r4_node_get(struct r4_db *db, uint64_t blk, unsigned level, r4_node **out)
+{
+	struct r4_cache *c = &db->cache;
+	r4_node *n = find(c, blk);
+	int rc;
+
+	if (n) {
+		c->hits++;
+		if (level && r4_node_level(n->data) != level)
+			return R4_CORRUPT(&db->lg, blk, "node level %u, expected %u",
+					  r4_node_level(n->data), level);
+		if (n->refs++ == 0 && !n->dirty)
+			list_del(n);
+		*out = n;
+		return 0;
+	}
+	c->misses++;
+	if (r4_blk_is_fake(blk) || blk >= db->block_count || blk <= 21)
+		return R4_CORRUPT(&db->lg, blk, "child pointer outside the volume's tree area");
+	if ((rc = node_alloc(db, blk, &n)))
+		return rc;
+	if ((rc = r4_io_read(db->io, blk * db->bs, n->data, db->bs)) ||
+	    (rc = r4_node_check(&db->lg, blk, n->data, db->bs, db->node_pid, db->mkfs_id, level))) {
+		node_free(n);
+		return rc;
+	}
+	n->refs = 1;
+	hash_add(c, n);
+	r4_cache_trim(db);
+	*out = n;
+	return 0;
+}
+
+int r4_node_new(struct r4_db *db, unsigned level, r4_node **out)
+{
+	r4_node *n;
+	int rc;
+
+	if ((rc = node_alloc(db, db->cache.next_fake++, &n)))
+		return rc;
+	r4_node_init(n->data, db->bs, db->node_pid, level, db->mkfs_id);
+	n->refs = 1;
+	hash_add(&db->cache, n);
+	r4_node_dirty(db, n);
+	*out = n;
+	return 0;
+}
+
+void r4_node_put(struct r4_db *db, r4_node *n)
+{
+	if (!n)
+		return;
+	if (--n->refs == 0 && !n->dirty) {
+		list_add_tail(&db->cache.lru, n);
+		r4_cache_trim(db);
+	}
+}
+
+void r4_node_dirty(struct r4_db *db, r4_node *n)
+{
+	db->gen++;
+	if (n->dirty)
+		return;
+	if (n->refs == 0)
+		list_del(n);
+	n->dirty = true;
+	list_add_tail(&db->cache.dirty, n);
+	db->cache.ndirty++;
+}
+
+void r4_node_forget(struct r4_db *db, r4_node *n)
+{
+	if (n->dirty) {
+		db->cache.ndirty--;
+	}
+	list_del(n);
+	hash_del(&db->cache, n);
+	node_free(n);
+}
+
+r4_node *r4_cache_find(struct r4_db *db, uint64_t blk)
+{
+	return find(&db->cache, blk);
+}
+
+void r4_node_rekey(struct r4_db *db, r4_node *n, uint64_t blk)
+{
+	hash_del(&db->cache, n);
+	n->blk = blk;
+	hash_add(&db->cache, n);
+}
+
+void r4_cache_discard_dirty(struct r4_db *db)
+{
+	struct r4_cache *c = &db->cache;
+
+	while (!list_empty(&c->dirty)) {
+		r4_node *n = c->dirty.next;
+
+		list_del(n);
+		hash_del(c, n);
+		node_free(n);
+	}
+	c->ndirty = 0;
+}
+
+void r4_cache_clean_all(struct r4_db *db)
+{
+	struct r4_cache *c = &db->cache;
+
+	while (!list_empty(&c->dirty)) {
+		r4_node *n = c->dirty.next;
+
+		list_del(n);
+		n->dirty = false;
+		if (n->refs == 0)
+			list_add_tail(&c->lru, n);
+	}
+	c->ndirty = 0;
+	r4_cache_trim(db);
+}

@@ -1,0 +1,71 @@
+/*
+ * cache.h - the node cache: formatted nodes by block number, with a memory
+ * bound on clean nodes, and the dirty set of the running transaction.
+ *
+ * A node is referenced (r4_node_get / r4_node_put) while a caller holds a
+ * pointer to it; unreferenced clean nodes sit on an LRU list and are evicted
+ * past the bound.  Dirty nodes stay until commit or abort.  Nodes created in
+ * a transaction carry a fake block number (top bit set, ENGINE.md 4.2): the
+ * real one is chosen at commit, in tree order (delayed allocation).
+ */
+#ifndef R4_CACHE_H
+#define R4_CACHE_H
+
+#include "r4_int.h"
+
+struct r4_db;
+
+#define R4_FAKE_BLK (UINT64_C(1) << 63)
+static inline bool r4_blk_is_fake(uint64_t b) { return (b & R4_FAKE_BLK) != 0; }
+
+typedef struct r4_node {
+	uint64_t blk;		/* real, or fake until commit */
+	uint8_t *data;		/* blocksize bytes */
+	unsigned refs;
+	bool dirty;
+	struct r4_node *parent;	/* for dirty nodes: the node holding our pointer */
+	struct r4_node *hnext;	/* hash chain */
+	struct r4_node *prev, *next;	/* LRU (clean, unreferenced) or dirty list */
+} r4_node;
+
+struct r4_cache {
+	r4_node **hash;
+	size_t nbuckets;
+	size_t count;		/* nodes in memory */
+	size_t bound;		/* max clean nodes kept */
+	r4_node lru;		/* sentinel: clean and unreferenced, oldest first */
+	r4_node dirty;		/* sentinel: dirty nodes of the transaction */
+	size_t ndirty;
+	uint64_t next_fake;
+	uint64_t hits, misses;
+};
+
+int r4_cache_init(struct r4_cache *c, size_t bound);
+void r4_cache_fini(struct r4_cache *c);
+
+/*
+ * A reference to node `blk`, read and checked (expected level, 0 = any)
+ * if it is not in memory.  Valid until r4_node_put.  -EUCLEAN/-EBADMSG for
+ * a bad node, -EIO for a failed read.
+ */
+int r4_node_get(struct r4_db *db, uint64_t blk, unsigned level, r4_node **out);
+/* A new empty node of `level` with a fake number, dirty, one reference. */
+int r4_node_new(struct r4_db *db, unsigned level, r4_node **out);
+void r4_node_put(struct r4_db *db, r4_node *n);
+static inline void r4_node_ref(r4_node *n) { n->refs++; }
+/* Join the transaction's dirty set before the first change to a node. */
+void r4_node_dirty(struct r4_db *db, r4_node *n);
+/* Forget a node that left the tree (emptied, merged away). */
+void r4_node_forget(struct r4_db *db, r4_node *n);
+/* The cached node `blk`, or NULL; no reference taken, nothing read. */
+r4_node *r4_cache_find(struct r4_db *db, uint64_t blk);
+/* Give a fake node its real block number. */
+void r4_node_rekey(struct r4_db *db, r4_node *n, uint64_t blk);
+/* Abort: drop every dirty node; the next get re-reads the committed block. */
+void r4_cache_discard_dirty(struct r4_db *db);
+/* After commit wrote them: dirty nodes become clean. */
+void r4_cache_clean_all(struct r4_db *db);
+/* Evict clean unreferenced nodes down to the bound. */
+void r4_cache_trim(struct r4_db *db);
+
+#endif

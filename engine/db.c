@@ -1,0 +1,346 @@
+/*
+ * db.c - opening and closing an image, transactions, mkfs and info.
+ *
+ * Open: master super block (byte 65536) -> format40 super block ->
+ * status block (a damaged volume opens read-only only) -> journal footer
+ * (its counters are authoritative, ENGINE.md 4.6) -> bitmaps -> root
+ * directory's plugin set.  Nothing is written at open.
+ *
+ * Transactions (this is the issue 2 protocol, before the wandered journal):
+ *
+ *   r4_begin -> changes (dirty nodes, pending pages, allocator working
+ *   state) -> r4_commit: new nodes get blocks, data pages, nodes, bitmaps,
+ *   super block and footer are written in place, then synced
+ *             -> r4_abort: everything dirty is dropped; the image was
+ *                never touched.
+ */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include <uuid/uuid.h>
+
+#include "alloc.h"
+#include "db.h"
+#include "format.h"
+#include "io.h"
+#include "key.h"
+#include "node.h"
+#include "obj.h"
+#include "tree.h"
+
+#define DEFAULT_CACHE_NODES 16384
+
+/* ---- open ---- */
+
+static int read_block(struct r4_db *db, uint64_t blk, uint8_t *buf)
+{
+	return r4_io_read(db->io, blk * db->bs, buf, db->bs);
+}
+
+/* The root directory's plugin set: the defaults of every new object. */
+static int load_root_pset(struct r4_db *db)
+{
+	struct r4_pset_defaults *d = &db->pset;
+	struct r4_inode root;
+	uint16_t id;
+	r4_key k;
+	int rc;
+
+	d->hash = R4_HASH_R5;
+	d->fibration = R4_FIBRE_DOT_O;	/* the kernel's built-in default */
+	d->formatting = 2;
+	d->create = 0;
+	r4_obj_root_key(&k);
+	if ((rc = r4_obj_load(db, &k, &root)))
+		return rc == -ENOENT ? R4_CORRUPT(&db->lg, db->root, "no root directory") : rc;
+	if (!S_ISDIR(root.sd.sd_mode))
+		rc = R4_CORRUPT(&db->lg, db->root, "the root is not a directory");
+	static const struct {
+		unsigned member;
+		size_t off;
+	} slots[] = {
+		{R4_PSET_HASH, offsetof(struct r4_pset_defaults, hash)},
+		{R4_PSET_FIBRATION, offsetof(struct r4_pset_defaults, fibration)},
+		{R4_PSET_FORMATTING, offsetof(struct r4_pset_defaults, formatting)},
+		{R4_PSET_CREATE, offsetof(struct r4_pset_defaults, create)},
+		{R4_PSET_PERM, offsetof(struct r4_pset_defaults, perm)},
+		{R4_PSET_SD, offsetof(struct r4_pset_defaults, sd)},
+		{R4_PSET_DIRITEM, offsetof(struct r4_pset_defaults, diritem)},
+		{R4_PSET_COMPRESSION, offsetof(struct r4_pset_defaults, compress)},
+		{R4_PSET_CMODE, offsetof(struct r4_pset_defaults, compress_mode)},
+		{R4_PSET_CLUSTER, offsetof(struct r4_pset_defaults, cluster)},
+	};
+	for (size_t i = 0; i < R4_ARRAY_SIZE(slots); i++)
+		if (r4_item_pset_get(&root.sd.sd_pset, slots[i].member, &id))
+			*(unsigned *)((char *)d + slots[i].off) = id;
+	if (!rc && (!r4_hash_valid(d->hash) || !r4_fibre_valid(d->fibration) || d->formatting > 2))
+		rc = R4_CORRUPT(&db->lg, db->root, "root plugin set names unknown plugins");
+	r4_obj_fini(&root);
+	/* the root's own plugins become the effective defaults at load time */
+	return rc;
+}
+
+static int load_super(struct r4_db *db)
+{
+	uint8_t buf[R4_MAX_BLOCKSIZE];
+	struct r4_msb msb;
+	struct r4_fsb sb;
+	struct r4_status st;
+	uint64_t bytes;
+	int rc;
+
+	if ((rc = r4_io_size(db->io, &bytes)))
+		return rc;
+	if (bytes < R4_MSB_OFFSET + 4096)
+		return R4_CORRUPT(&db->lg, R4_MSB_OFFSET / 4096,
+				  "image of %llu bytes is too small for a Reiser4 volume",
+				  (unsigned long long)bytes);
+	if ((rc = r4_io_read(db->io, R4_MSB_OFFSET, buf, 4096)) ||
+	    (rc = r4_msb_decode(&db->lg, buf, 4096, &msb)))
+		return rc;
+	db->bs = msb.msb_blksize;
+	memcpy(db->uuid, msb.msb_uuid, 16);
+	memcpy(db->label, msb.msb_label, 16);
+	db->label[16] = 0;
+	if ((rc = read_block(db, R4_MSB_OFFSET / db->bs + 1, buf)) ||
+	    (rc = r4_fsb_decode(&db->lg, buf, db->bs, &sb)))
+		return rc;
+	if (sb.sb_block_count * db->bs > bytes)
+		return R4_CORRUPT(&db->lg, R4_MSB_OFFSET / db->bs + 1,
+				  "volume of %llu blocks does not fit the %llu-byte image (truncated?)",
+				  (unsigned long long)sb.sb_block_count, (unsigned long long)bytes);
+	db->block_count = sb.sb_block_count;
+	db->root = sb.sb_root_block;
+	db->height = sb.sb_tree_height;
+	db->next_oid = sb.sb_oid;
+	db->file_count = sb.sb_file_count;
+	db->mkfs_id = sb.sb_mkfs_id;
+	db->flags = sb.sb_flags;
+	db->version = sb.sb_version;
+	db->policy = sb.sb_policy;
+	db->node_pid = sb.sb_node_pid;
+	db->sb = sb;
+	if (db->root <= R4_STATUS_BLOCK(db->bs) || db->root >= db->block_count)
+		return R4_CORRUPT(&db->lg, R4_MSB_OFFSET / db->bs + 1, "root block %llu outside the volume",
+				  (unsigned long long)db->root);
+	if (db->height < 2 || db->height > R4_MAX_HEIGHT)
+		return R4_CORRUPT(&db->lg, R4_MSB_OFFSET / db->bs + 1, "tree height %u", db->height);
+	if (!(db->flags & 1))
+		return -EOPNOTSUPP;	/* short keys */
+	if ((rc = read_block(db, R4_STATUS_BLOCK(db->bs), buf)))
+		return rc;
+	if (!r4_status_decode(&db->lg, buf, db->bs, &st) && st.st_status)
+		db->damaged = st.st_status;
+	return 0;
+}
+
+static void init_db(struct r4_db *db, const struct r4_open_opts *o)
+{
+	memset(db, 0, sizeof(*db));
+	db->rw = o && o->rw;
+	db->lg.fn = o && o->log ? o->log : NULL;
+	db->lg.ctx = o ? o->log_ctx : NULL;
+	db->clock_override = -1;
+	const char *clk = getenv("R4_TEST_CLOCK");
+	if (clk)
+		db->clock_override = strtoll(clk, NULL, 10);
+}
+
+int r4_open_io(struct r4_io *io, const struct r4_open_opts *o, r4_db **out)
+{
+	struct r4_db *db = r4_calloc(1, sizeof(*db));
+	int rc;
+
+	if (!db) {
+		r4_io_close(io);
+		return -ENOMEM;
+	}
+	init_db(db, o);
+	db->io = io;
+	if ((rc = r4_cache_init(&db->cache, o && o->cache_nodes ? o->cache_nodes
+								  : DEFAULT_CACHE_NODES)))
+		goto fail;
+	if ((rc = load_super(db)))
+		goto fail;
+	if (db->damaged && db->rw) {
+		r4_log(&db->lg, R4_LOG_ERR,
+		       "the volume is marked damaged (status 0x%llx): open it read-only or run "
+		       "fsck.reiser4 --fix", (unsigned long long)db->damaged);
+		rc = -EROFS;
+		goto fail;
+	}
+	if ((rc = r4_alloc_load(io, &db->lg, db->bs, db->block_count, &db->alloc)))
+		goto fail;
+	if ((rc = load_root_pset(db)))
+		goto fail;
+	*out = db;
+	return 0;
+fail:
+	r4_close(db);
+	return rc;
+}
+
+int r4_open(const char *path, const struct r4_open_opts *o, r4_db **out)
+{
+	struct r4_io *io;
+	int rc;
+
+	if ((rc = r4_io_file_open(path, o && o->rw, &io)))
+		return rc;
+	return r4_open_io(io, o, out);
+}
+
+void r4_close(r4_db *db)
+{
+	if (!db)
+		return;
+	if (db->in_txn)
+		r4_abort(db);
+	r4_page_discard(db);
+	r4_free(db->pages);
+	r4_alloc_close(db->alloc);
+	r4_cache_fini(&db->cache);
+	r4_io_close(db->io);
+	r4_free(db);
+}
+
+/* ---- transactions ---- */
+
+bool r4_in_txn(const r4_db *db)
+{
+	return db->in_txn;
+}
+
+int r4_begin(r4_db *db)
+{
+	if (!db->rw)
+		return -EROFS;
+	if (db->in_txn)
+		return -EBUSY;
+	if (db->broken)
+		return -EIO;
+	db->in_txn = true;
+	db->txn_err = 0;
+	db->saved_root = db->root;
+	db->saved_height = db->height;
+	db->saved_next_oid = db->next_oid;
+	db->saved_file_count = db->file_count;
+	return 0;
+}
+
+void r4_abort(r4_db *db)
+{
+	if (!db->in_txn)
+		return;
+	r4_cache_discard_dirty(db);
+	r4_page_discard(db);
+	r4_alloc_abort(db->alloc);
+	db->root = db->saved_root;
+	db->height = db->saved_height;
+	db->next_oid = db->saved_next_oid;
+	db->file_count = db->saved_file_count;
+	db->in_txn = false;
+	db->txn_err = 0;
+}
+
+static int emit_block(void *ctx, uint64_t blk, const uint8_t *buf)
+{
+	struct r4_db *db = ctx;
+
+	return r4_io_write(db->io, blk * db->bs, buf, db->bs);
+}
+
+static int write_super(struct r4_db *db)
+{
+	uint8_t buf[R4_MAX_BLOCKSIZE];
+	struct r4_fsb sb = db->sb;
+
+	sb.sb_root_block = db->root;
+	sb.sb_tree_height = (uint16_t)db->height;
+	sb.sb_free_blocks = r4_alloc_free_count(db->alloc);
+	sb.sb_oid = db->next_oid;
+	sb.sb_file_count = db->file_count;
+	memset(buf, 0, db->bs);
+	r4_fsb_encode(&sb, buf);
+	db->sb = sb;
+	return emit_block(db, R4_MSB_OFFSET / db->bs + 1, buf);
+}
+
+int r4_commit(r4_db *db)
+{
+	int rc;
+
+	if (!db->in_txn)
+		return -EINVAL;
+	if (db->txn_err)
+		return db->txn_err;
+	if (db->gen == 0 && !db->cache.ndirty && !db->npages) {
+		db->in_txn = false;
+		return 0;
+	}
+	/* data first, then the tree that points at it, then the maps */
+	if ((rc = r4_page_flush(db)) || (rc = r4_tree_flush(db, emit_block, db)) ||
+	    (rc = r4_alloc_commit(db->alloc, emit_block, db)) || (rc = write_super(db)) ||
+	    (rc = r4_io_sync(db->io))) {
+		/* blocks may be half written: no more writes until reopened */
+		db->broken = true;
+		db->txn_err = rc;
+		return rc;
+	}
+	r4_cache_clean_all(db);
+	db->in_txn = false;
+	db->gen = 0;
+	return 0;
+}
+
+int r4_sync(r4_db *db)
+{
+	int rc = db->in_txn ? r4_commit(db) : 0;
+
+	return rc ? rc : (db->rw ? r4_io_sync(db->io) : 0);
+}
+
+/* ---- info ---- */
+
+int r4_info(r4_db *db, struct r4_info *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->blocksize = db->bs;
+	out->block_count = db->block_count;
+	out->free_blocks = r4_alloc_free_count(db->alloc);
+	out->root = db->root;
+	out->next_oid = db->next_oid;
+	out->file_count = db->file_count;
+	out->height = db->height;
+	out->node_pid = db->node_pid;
+	out->policy = db->policy;
+	out->mkfs_id = db->mkfs_id;
+	out->version = db->version;
+	memcpy(out->uuid, db->uuid, 16);
+	memcpy(out->label, db->label, sizeof(out->label));
+	out->hash = db->pset.hash;
+	out->fibration = db->pset.fibration;
+	out->formatting = db->pset.formatting;
+	out->create = db->pset.create;
+	out->status = db->damaged;
+	return 0;
+}
+
+const char *r4_plugin_label(unsigned type, unsigned id)
+{
+	static const char *const files[] = {"reg40", "dir40", "sym40", "spl40", "ccreg40"};
+	static const char *const nodes[] = {"node40", "node41"};
+	static const char *const formatting[] = {"extents", "tails", "smart"};
+
+	switch (type) {
+	case R4_PTYPE_FILE: return id < 5 ? files[id] : NULL;
+	case R4_PTYPE_NODE: return id < 2 ? nodes[id] : NULL;
+	case R4_PTYPE_HASH: return r4_hash_name(id);
+	case R4_PTYPE_FIBRE: return r4_fibre_name(id);
+	case R4_PTYPE_FORMATTING: return id < 3 ? formatting[id] : NULL;
+	default: return NULL;
+	}
+}

@@ -1,0 +1,64 @@
+/*
+ * db.h - the open image: geometry, super block state, allocator, node
+ * cache, the root directory's plugin set and the running transaction.
+ *
+ * One struct r4_db per open image (r4_open).  Engine modules reach it
+ * through this header; programs see only the opaque r4_db of r4.h.
+ */
+#ifndef R4_DB_H
+#define R4_DB_H
+
+#include "r4_int.h"
+#include "cache.h"
+#include "format.h"
+
+struct r4_io;
+struct r4_alloc;
+
+/* The plugin choices that govern new objects (from the root's pset). */
+struct r4_pset_defaults {
+	unsigned hash, fibration, formatting, create, perm, sd, diritem;
+	unsigned compress, compress_mode, cluster;
+};
+
+struct r4_db {
+	struct r4_io *io;
+	struct r4_logger lg;
+	bool rw;
+	bool broken;		/* a commit failed half-way: no more writes until reopened */
+	uint64_t damaged;	/* status block's state at open (0 = consistent) */
+
+	uint32_t bs;		/* block size */
+	unsigned node_pid;	/* node40 or node41 */
+	uint32_t mkfs_id;
+	uint64_t block_count;
+	uint64_t root;		/* root block (may be fake inside a txn) */
+	unsigned height;
+	uint64_t next_oid;
+	uint64_t file_count;
+	uint64_t flags;		/* format40 flags (bit 0 large keys) */
+	uint32_t version;
+	unsigned policy;	/* format40 tail policy field */
+	uint8_t uuid[16];
+	char label[17];
+
+	struct r4_fsb sb;	/* format super block as last read or written */
+	struct r4_pset_defaults pset;
+	struct r4_alloc *alloc;
+	struct r4_cache cache;
+
+	/* dirty data pages of extent files, by block number (reg.c) */
+	struct r4_page **pages;
+	size_t npage_buckets, npages;
+
+	uint64_t gen;		/* bumped by every change: tells a refusal from a failure */
+
+	/* transaction */
+	bool in_txn;
+	int txn_err;		/* sticky: first failure after a change */
+	uint64_t saved_root, saved_next_oid, saved_file_count;
+	unsigned saved_height;
+	int64_t clock_override;	/* tests: fixed time when >= 0 */
+};
+
+#endif

@@ -1,0 +1,718 @@
+/*
+ * fs.c - the POSIX-like API of r4.h over objects: path resolution, the
+ * transaction wrapper of every call, and each operation's rules (what may
+ * be unlinked, renamed over what, how nlink moves).
+ *
+ * Every call that changes the image runs inside the open transaction, or
+ * in one of its own (autocommit).  A call that fails before changing
+ * anything (db->gen unchanged) leaves the transaction usable; one that
+ * fails after a change poisons it (an autocommit one is aborted at once),
+ * so no half-done operation can be committed.
+ */
+#include <sys/stat.h>
+
+#include "alloc.h"
+#include "db.h"
+#include "obj.h"
+
+/* ---- paths ---- */
+
+/* Next component of *p: false at the end. */
+static bool next_name(const char **p, const char **name, size_t *len)
+{
+	const char *s = *p;
+
+	while (*s == '/')
+		s++;
+	if (!*s)
+		return false;
+	*name = s;
+	while (*s && *s != '/')
+		s++;
+	*len = (size_t)(s - *name);
+	*p = s;
+	return true;
+}
+
+static int check_path(const char *path)
+{
+	const char *p = path, *name;
+	size_t len;
+
+	if (!path || path[0] != '/')
+		return -EINVAL;
+	while (next_name(&p, &name, &len))
+		if (len > R4_NAME_MAX)
+			return -ENAMETOOLONG;
+	return 0;
+}
+
+static int walk_to(struct r4_db *db, const char *path, bool parent, struct r4_inode *out,
+		   const char **last, size_t *lastlen)
+{
+	const char *p = path, *name, *nname;
+	size_t len, nlen;
+	r4_key root, k;
+	bool more;
+	int rc;
+
+	if ((rc = check_path(path)))
+		return rc;
+	r4_obj_root_key(&root);
+	if ((rc = r4_obj_load(db, &root, out)))
+		return rc == -ENOENT ? R4_CORRUPT(&db->lg, db->root, "no root directory") : rc;
+	more = next_name(&p, &name, &len);
+	if (parent && !more) {
+		r4_obj_fini(out);
+		return -EBUSY;		/* "/" has no parent entry */
+	}
+	while (more) {
+		const char *save = p;
+
+		more = next_name(&p, &nname, &nlen);
+		if (parent && !more) {
+			*last = name;
+			*lastlen = len;
+			p = save;
+			return 0;
+		}
+		if (!S_ISDIR(out->sd.sd_mode)) {
+			r4_obj_fini(out);
+			return -ENOTDIR;
+		}
+		rc = r4_dir_lookup(db, out, name, len, &k);
+		r4_obj_fini(out);
+		if (rc)
+			return rc;
+		if ((rc = r4_obj_load(db, &k, out)))
+			return rc == -ENOENT ? R4_CORRUPT(&db->lg, 0, "entry '%.*s' points nowhere",
+							  (int)len, name)
+					     : rc;
+		name = nname;
+		len = nlen;
+	}
+	return 0;
+}
+
+static int resolve(struct r4_db *db, const char *path, struct r4_inode *out)
+{
+	return walk_to(db, path, false, out, NULL, NULL);
+}
+
+/* The directory holding the last component (which must not be . or ..
+ * when `plain`). */
+static int resolve_parent(struct r4_db *db, const char *path, struct r4_inode *dir,
+			  const char **name, size_t *len)
+{
+	int rc = walk_to(db, path, true, dir, name, len);
+
+	if (!rc && !S_ISDIR(dir->sd.sd_mode)) {
+		r4_obj_fini(dir);
+		return -ENOTDIR;
+	}
+	return rc;
+}
+
+static bool is_dot(const char *name, size_t len)
+{
+	return (len == 1 && name[0] == '.') || (len == 2 && name[0] == '.' && name[1] == '.');
+}
+
+/* ---- transaction wrapper ---- */
+
+struct op {
+	bool autocommit;
+	uint64_t gen;
+};
+
+static int op_begin(struct r4_db *db, struct op *op)
+{
+	int rc;
+
+	if (!db->rw)
+		return -EROFS;
+	if (db->txn_err)
+		return db->txn_err;
+	op->autocommit = !db->in_txn;
+	if (op->autocommit && (rc = r4_begin(db)))
+		return rc;
+	op->gen = db->gen;
+	return 0;
+}
+
+static int op_end(struct r4_db *db, struct op *op, int rc)
+{
+	if (rc && db->gen != op->gen) {
+		if (op->autocommit) {
+			r4_abort(db);
+			return rc;
+		}
+		db->txn_err = rc;
+		return rc;
+	}
+	if (op->autocommit) {
+		if (rc)
+			r4_abort(db);
+		else
+			rc = r4_commit(db);
+	}
+	return rc;
+}
+
+/* ---- reading ---- */
+
+static void fill_stat(const struct r4_db *db, const struct r4_inode *ino, struct r4_stat *st)
+{
+	const struct r4_sd *sd = &ino->sd;
+
+	(void)db;
+	memset(st, 0, sizeof(*st));
+	st->ino = r4_key_objectid(&ino->sdkey);
+	st->mode = sd->sd_mode;
+	st->nlink = sd->sd_nlink;
+	st->uid = sd->sd_uid;
+	st->gid = sd->sd_gid;
+	st->size = sd->sd_size;
+	if (r4_sd_is_dev(sd->sd_mode))
+		st->rdev = sd->sd_bytes_rdev;
+	else
+		st->blocks = (sd->sd_bytes_rdev + 511) / 512;
+	st->atime.tv_sec = sd->sd_atime;
+	st->mtime.tv_sec = sd->sd_mtime;
+	st->ctime.tv_sec = sd->sd_ctime;
+	st->atime.tv_nsec = sd->sd_atime_ns;
+	st->mtime.tv_nsec = sd->sd_mtime_ns;
+	st->ctime.tv_nsec = sd->sd_ctime_ns;
+}
+
+int r4_stat(r4_db *db, const char *path, struct r4_stat *st)
+{
+	struct r4_inode ino;
+	int rc;
+
+	if ((rc = resolve(db, path, &ino)))
+		return rc;
+	fill_stat(db, &ino, st);
+	r4_obj_fini(&ino);
+	return 0;
+}
+
+int r4_readlink(r4_db *db, const char *path, char *buf, size_t n, size_t *len)
+{
+	struct r4_inode ino;
+	int rc;
+
+	if ((rc = resolve(db, path, &ino)))
+		return rc;
+	if (!S_ISLNK(ino.sd.sd_mode)) {
+		rc = -EINVAL;
+	} else {
+		memcpy(buf, ino.symlink, R4_MIN(n, ino.sd.sd_symlink_len));
+		*len = ino.sd.sd_symlink_len;
+	}
+	r4_obj_fini(&ino);
+	return rc;
+}
+
+int r4_read(r4_db *db, const char *path, uint64_t off, void *buf, size_t len, size_t *got)
+{
+	struct r4_inode ino;
+	int rc;
+
+	if ((rc = resolve(db, path, &ino)))
+		return rc;
+	if (S_ISDIR(ino.sd.sd_mode))
+		rc = -EISDIR;
+	else if (!S_ISREG(ino.sd.sd_mode))
+		rc = -EINVAL;
+	else
+		rc = r4_reg_read(db, &ino, off, buf, len, got);
+	r4_obj_fini(&ino);
+	return rc;
+}
+
+struct rd_ctx {
+	struct r4_db *db;
+	r4_dirent_fn fn;
+	void *ctx;
+};
+
+static int rd_fn(void *ctx, const char *name, size_t len, const r4_key *sdkey)
+{
+	struct rd_ctx *r = ctx;
+	struct r4_inode ino;
+	int rc;
+
+	if ((rc = r4_obj_load(r->db, sdkey, &ino)))
+		return rc == -ENOENT ? R4_CORRUPT(&r->db->lg, 0, "entry '%.*s' points nowhere",
+						  (int)len, name)
+				     : rc;
+	rc = r->fn(r->ctx, name, len, r4_key_objectid(sdkey), ino.sd.sd_mode & S_IFMT);
+	r4_obj_fini(&ino);
+	return rc;
+}
+
+int r4_readdir(r4_db *db, const char *path, struct r4_dirpos *pos, r4_dirent_fn fn, void *ctx)
+{
+	struct rd_ctx r = {db, fn, ctx};
+	struct r4_inode dir;
+	int rc;
+
+	if ((rc = resolve(db, path, &dir)))
+		return rc;
+	rc = S_ISDIR(dir.sd.sd_mode) ? r4_dir_iterate(db, &dir, pos, rd_fn, &r) : -ENOTDIR;
+	r4_obj_fini(&dir);
+	return rc;
+}
+
+int r4_statfs(r4_db *db, struct r4_statfs *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->bsize = db->bs;
+	out->blocks = db->block_count;
+	out->bfree = r4_alloc_free_count(db->alloc);
+	out->files = db->file_count;
+	out->ffree = out->bfree;	/* an object needs no preallocated slot */
+	out->namemax = R4_NAME_MAX;
+	return 0;
+}
+
+/* ---- creating ---- */
+
+static int make(struct r4_db *db, const char *path, const struct r4_sd *tmpl)
+{
+	struct r4_inode dir, ino;
+	const char *name;
+	size_t len;
+	struct op op;
+	int rc;
+
+	if ((rc = check_path(path)) || (rc = op_begin(db, &op)))
+		return rc;
+	if (!(rc = resolve_parent(db, path, &dir, &name, &len))) {
+		if (is_dot(name, len))
+			rc = -EEXIST;
+		else if (!(rc = r4_obj_create(db, &dir, name, len, tmpl, &ino)))
+			r4_obj_fini(&ino);
+		r4_obj_fini(&dir);
+	}
+	return op_end(db, &op, rc);
+}
+
+static void tmpl_init(struct r4_sd *t, uint32_t mode, uint32_t uid, uint32_t gid)
+{
+	memset(t, 0, sizeof(*t));
+	t->sd_mode = (uint16_t)mode;
+	t->sd_uid = uid;
+	t->sd_gid = gid;
+}
+
+int r4_create(r4_db *db, const char *path, uint32_t mode, uint32_t uid, uint32_t gid)
+{
+	struct r4_sd t;
+
+	tmpl_init(&t, S_IFREG | (mode & 07777), uid, gid);
+	return make(db, path, &t);
+}
+
+int r4_mkdir(r4_db *db, const char *path, uint32_t mode, uint32_t uid, uint32_t gid)
+{
+	struct r4_sd t;
+
+	tmpl_init(&t, S_IFDIR | (mode & 07777), uid, gid);
+	return make(db, path, &t);
+}
+
+int r4_mknod(r4_db *db, const char *path, uint32_t mode, uint64_t rdev, uint32_t uid,
+	     uint32_t gid)
+{
+	struct r4_sd t;
+
+	switch (mode & S_IFMT) {
+	case S_IFREG:
+		return r4_create(db, path, mode, uid, gid);
+	case S_IFIFO: case S_IFSOCK: case S_IFCHR: case S_IFBLK:
+		break;
+	default:
+		return -EINVAL;
+	}
+	tmpl_init(&t, mode, uid, gid);
+	if (r4_sd_is_dev(t.sd_mode))
+		t.sd_bytes_rdev = rdev;
+	return make(db, path, &t);
+}
+
+int r4_symlink(r4_db *db, const char *target, const char *path, uint32_t uid, uint32_t gid)
+{
+	struct r4_sd t;
+	size_t n = strlen(target);
+
+	if (n == 0)
+		return -ENOENT;
+	if (n >= db->bs / 2)
+		return -ENAMETOOLONG;	/* the target lives in the stat data */
+	tmpl_init(&t, S_IFLNK | 0777, uid, gid);
+	t.sd_symlink = (const uint8_t *)target;
+	t.sd_symlink_len = n;
+	return make(db, path, &t);
+}
+
+/* ---- changing ---- */
+
+int r4_write(r4_db *db, const char *path, uint64_t off, const void *buf, size_t len)
+{
+	struct r4_inode ino;
+	struct op op;
+	int rc;
+
+	if ((rc = check_path(path)) || (rc = op_begin(db, &op)))
+		return rc;
+	if (!(rc = resolve(db, path, &ino))) {
+		if (S_ISDIR(ino.sd.sd_mode))
+			rc = -EISDIR;
+		else if (!S_ISREG(ino.sd.sd_mode))
+			rc = -EINVAL;
+		else
+			rc = r4_reg_write(db, &ino, off, buf, len);
+		r4_obj_fini(&ino);
+	}
+	return op_end(db, &op, rc);
+}
+
+static int do_truncate(struct r4_db *db, struct r4_inode *ino, uint64_t size)
+{
+	if (S_ISDIR(ino->sd.sd_mode))
+		return -EISDIR;
+	if (!S_ISREG(ino->sd.sd_mode))
+		return -EINVAL;
+	return r4_reg_truncate(db, ino, size);
+}
+
+int r4_truncate(r4_db *db, const char *path, uint64_t size)
+{
+	struct r4_inode ino;
+	struct op op;
+	int rc;
+
+	if ((rc = check_path(path)) || (rc = op_begin(db, &op)))
+		return rc;
+	if (!(rc = resolve(db, path, &ino))) {
+		rc = do_truncate(db, &ino, size);
+		r4_obj_fini(&ino);
+	}
+	return op_end(db, &op, rc);
+}
+
+int r4_setattr(r4_db *db, const char *path, const struct r4_setattr *sa)
+{
+	struct r4_inode ino;
+	struct r4_sd *sd = &ino.sd;
+	struct op op;
+	int rc;
+
+	if ((rc = check_path(path)) || (rc = op_begin(db, &op)))
+		return rc;
+	if ((rc = resolve(db, path, &ino)))
+		return op_end(db, &op, rc);
+	if ((sa->mask & R4_SET_SIZE) && (rc = do_truncate(db, &ino, sa->size)))
+		goto out;
+	if (sa->mask & R4_SET_MODE)
+		sd->sd_mode = (uint16_t)((sd->sd_mode & S_IFMT) | (sa->mode & 07777));
+	if (sa->mask & R4_SET_UID)
+		sd->sd_uid = sa->uid;
+	if (sa->mask & R4_SET_GID)
+		sd->sd_gid = sa->gid;
+	r4_obj_touch(db, &ino, false, true);
+	if (sa->mask & R4_SET_ATIME) {
+		sd->sd_atime = (uint32_t)sa->atime.tv_sec;
+		sd->sd_atime_ns = (uint32_t)sa->atime.tv_nsec;
+	}
+	if (sa->mask & R4_SET_MTIME) {
+		sd->sd_mtime = (uint32_t)sa->mtime.tv_sec;
+		sd->sd_mtime_ns = (uint32_t)sa->mtime.tv_nsec;
+	}
+	if (sa->mask & R4_SET_CTIME) {
+		sd->sd_ctime = (uint32_t)sa->ctime.tv_sec;
+		sd->sd_ctime_ns = (uint32_t)sa->ctime.tv_nsec;
+	}
+	rc = r4_obj_save(db, &ino);
+out:
+	r4_obj_fini(&ino);
+	return op_end(db, &op, rc);
+}
+
+/* One name less for ino: destroyed at nlink 0 (directories at 1: their ".."). */
+static int drop_link(struct r4_db *db, struct r4_inode *ino)
+{
+	bool dir = S_ISDIR(ino->sd.sd_mode);
+
+	if (dir || ino->sd.sd_nlink <= 1)
+		return r4_obj_destroy(db, ino);
+	ino->sd.sd_nlink--;
+	r4_obj_touch(db, ino, false, true);
+	return r4_obj_save(db, ino);
+}
+
+static int remove_name(struct r4_db *db, const char *path, bool want_dir)
+{
+	struct r4_inode dir, ino;
+	const char *name;
+	size_t len;
+	r4_key k;
+	struct op op;
+	int rc;
+
+	if ((rc = check_path(path)) || (rc = op_begin(db, &op)))
+		return rc;
+	if ((rc = resolve_parent(db, path, &dir, &name, &len)))
+		return op_end(db, &op, rc);
+	if (is_dot(name, len)) {
+		rc = want_dir ? (len == 1 ? -EINVAL : -ENOTEMPTY) : -EISDIR;
+		goto out_dir;
+	}
+	if ((rc = r4_dir_lookup(db, &dir, name, len, &k)) || (rc = r4_obj_load(db, &k, &ino)))
+		goto out_dir;
+	if (want_dir && !S_ISDIR(ino.sd.sd_mode)) {
+		rc = -ENOTDIR;
+	} else if (!want_dir && S_ISDIR(ino.sd.sd_mode)) {
+		rc = -EISDIR;
+	} else if (want_dir) {
+		bool empty;
+
+		if (!(rc = r4_dir_is_empty(db, &ino, &empty)) && !empty)
+			rc = -ENOTEMPTY;
+		if (!rc && !(rc = r4_dir_remove(db, &dir, name, len))) {
+			dir.sd.sd_nlink--;		/* its ".." */
+			if (!(rc = r4_obj_save(db, &dir)))
+				rc = r4_obj_destroy(db, &ino);
+		}
+	} else if (!(rc = r4_dir_remove(db, &dir, name, len))) {
+		rc = drop_link(db, &ino);
+	}
+	r4_obj_fini(&ino);
+out_dir:
+	r4_obj_fini(&dir);
+	return op_end(db, &op, rc);
+}
+
+int r4_unlink(r4_db *db, const char *path)
+{
+	return remove_name(db, path, false);
+}
+
+int r4_rmdir(r4_db *db, const char *path)
+{
+	return remove_name(db, path, true);
+}
+
+int r4_link(r4_db *db, const char *oldpath, const char *newpath)
+{
+	struct r4_inode ino, dir;
+	const char *name;
+	size_t len;
+	struct op op;
+	int rc;
+
+	if ((rc = check_path(oldpath)) || (rc = check_path(newpath)) || (rc = op_begin(db, &op)))
+		return rc;
+	if ((rc = resolve(db, oldpath, &ino)))
+		return op_end(db, &op, rc);
+	if (S_ISDIR(ino.sd.sd_mode)) {
+		rc = -EPERM;
+	} else if (ino.sd.sd_nlink >= UINT32_MAX - 1) {
+		rc = -EMLINK;
+	} else if (!(rc = resolve_parent(db, newpath, &dir, &name, &len))) {
+		if (is_dot(name, len))
+			rc = -EEXIST;
+		else if (!(rc = r4_dir_add(db, &dir, name, len, &ino.sdkey))) {
+			ino.sd.sd_nlink++;
+			r4_obj_touch(db, &ino, false, true);
+			rc = r4_obj_save(db, &ino);
+		}
+		r4_obj_fini(&dir);
+	}
+	r4_obj_fini(&ino);
+	return op_end(db, &op, rc);
+}
+
+/* Is directory `top` an ancestor of (or equal to) directory `d`?  Walks
+ * up through ".." entries. */
+static int is_ancestor(struct r4_db *db, const r4_key *top, const struct r4_inode *d, bool *yes)
+{
+	r4_key cur = d->sdkey, root, up;
+	struct r4_inode ino;
+	int rc;
+
+	r4_obj_root_key(&root);
+	*yes = false;
+	for (unsigned depth = 0; depth < 100000; depth++) {
+		if (!r4_key_cmp(&cur, top)) {
+			*yes = true;
+			return 0;
+		}
+		if (!r4_key_cmp(&cur, &root))
+			return 0;
+		if ((rc = r4_obj_load(db, &cur, &ino)))
+			return rc;
+		rc = r4_dir_lookup(db, &ino, "..", 2, &up);
+		r4_obj_fini(&ino);
+		if (rc)
+			return rc == -ENOENT ? R4_CORRUPT(&db->lg, 0, "directory without '..'") : rc;
+		cur = up;
+	}
+	return R4_CORRUPT(&db->lg, 0, "loop in the directory tree");
+}
+
+/* A directory moved from parent `from` to `to`: its ".." and both nlinks. */
+static int move_dir(struct r4_db *db, struct r4_inode *d, struct r4_inode *from,
+		    struct r4_inode *to)
+{
+	int rc;
+
+	if (!r4_key_cmp(&from->sdkey, &to->sdkey))
+		return 0;
+	if ((rc = r4_dir_retarget(db, d, "..", 2, &to->sdkey)))
+		return rc;
+	from->sd.sd_nlink--;
+	to->sd.sd_nlink++;
+	return 0;
+}
+
+struct rename_ctx {
+	struct r4_inode fdir, tdir, src, dst;
+	const char *fname, *tname;
+	size_t flen, tlen;
+	bool have_dst, same_dir;
+};
+
+static int rename_exchange(struct r4_db *db, struct rename_ctx *r)
+{
+	struct r4_inode *tdir = r->same_dir ? &r->fdir : &r->tdir;
+	int rc;
+
+	if ((rc = r4_dir_retarget(db, &r->fdir, r->fname, r->flen, &r->dst.sdkey)) ||
+	    (rc = r4_dir_retarget(db, tdir, r->tname, r->tlen, &r->src.sdkey)))
+		return rc;
+	if (S_ISDIR(r->src.sd.sd_mode) && (rc = move_dir(db, &r->src, &r->fdir, tdir)))
+		return rc;
+	if (S_ISDIR(r->dst.sd.sd_mode) && (rc = move_dir(db, &r->dst, tdir, &r->fdir)))
+		return rc;
+	return 0;
+}
+
+static int rename_move(struct r4_db *db, struct rename_ctx *r)
+{
+	struct r4_inode *tdir = r->same_dir ? &r->fdir : &r->tdir;
+	bool sdir = S_ISDIR(r->src.sd.sd_mode);
+	int rc;
+
+	if (r->have_dst) {
+		bool ddir = S_ISDIR(r->dst.sd.sd_mode), empty;
+
+		if (sdir && !ddir)
+			return -ENOTDIR;
+		if (!sdir && ddir)
+			return -EISDIR;
+		if (ddir && (rc = r4_dir_is_empty(db, &r->dst, &empty)))
+			return rc;
+		if (ddir && !empty)
+			return -ENOTEMPTY;
+		if ((rc = r4_dir_retarget(db, tdir, r->tname, r->tlen, &r->src.sdkey)))
+			return rc;
+		if (ddir)
+			tdir->sd.sd_nlink--;
+		if ((rc = ddir ? r4_obj_destroy(db, &r->dst) : drop_link(db, &r->dst)))
+			return rc;
+	} else if ((rc = r4_dir_add(db, tdir, r->tname, r->tlen, &r->src.sdkey))) {
+		return rc;
+	}
+	if ((rc = r4_dir_remove(db, &r->fdir, r->fname, r->flen)))
+		return rc;
+	if (sdir && (rc = move_dir(db, &r->src, &r->fdir, tdir)))
+		return rc;
+	return 0;
+}
+
+static int rename_checks(struct r4_db *db, struct rename_ctx *r, unsigned flags)
+{
+	bool inside;
+	int rc;
+
+	if (is_dot(r->fname, r->flen) || is_dot(r->tname, r->tlen))
+		return -EINVAL;
+	if (r->have_dst && (flags & R4_RENAME_NOREPLACE))
+		return -EEXIST;
+	if (!r->have_dst && (flags & R4_RENAME_EXCHANGE))
+		return -ENOENT;
+	/* a directory may not move into its own subtree */
+	if (S_ISDIR(r->src.sd.sd_mode) &&
+	    ((rc = is_ancestor(db, &r->src.sdkey, r->same_dir ? &r->fdir : &r->tdir, &inside)) ||
+	     inside))
+		return rc ? rc : -EINVAL;
+	if (r->have_dst && (flags & R4_RENAME_EXCHANGE) && S_ISDIR(r->dst.sd.sd_mode) &&
+	    ((rc = is_ancestor(db, &r->dst.sdkey, &r->fdir, &inside)) || inside))
+		return rc ? rc : -EINVAL;
+	return 0;
+}
+
+static int rename_in(struct r4_db *db, struct rename_ctx *r, const char *from, const char *to,
+		     unsigned flags)
+{
+	r4_key k;
+	int rc;
+
+	if ((rc = resolve_parent(db, from, &r->fdir, &r->fname, &r->flen)))
+		return rc;
+	if ((rc = resolve_parent(db, to, &r->tdir, &r->tname, &r->tlen)))
+		return rc;
+	r->same_dir = !r4_key_cmp(&r->fdir.sdkey, &r->tdir.sdkey);
+	if (is_dot(r->fname, r->flen) || is_dot(r->tname, r->tlen))
+		return -EINVAL;
+	if ((rc = r4_dir_lookup(db, &r->fdir, r->fname, r->flen, &k)) ||
+	    (rc = r4_obj_load(db, &k, &r->src)))
+		return rc;
+	rc = r4_dir_lookup(db, &r->tdir, r->tname, r->tlen, &k);
+	if (rc && rc != -ENOENT)
+		return rc;
+	if (!rc) {
+		if ((rc = r4_obj_load(db, &k, &r->dst)))
+			return rc;
+		r->have_dst = true;
+		if (!r4_key_cmp(&r->src.sdkey, &r->dst.sdkey))
+			return 1;	/* same object: rename(2) does nothing */
+	}
+	if ((rc = rename_checks(db, r, flags)))
+		return rc;
+	rc = (flags & R4_RENAME_EXCHANGE) ? rename_exchange(db, r) : rename_move(db, r);
+	if (rc)
+		return rc;
+	r4_obj_touch(db, &r->src, false, true);
+	if ((rc = r4_obj_save(db, &r->src)))
+		return rc;
+	if (r->have_dst && (flags & R4_RENAME_EXCHANGE) && (rc = r4_obj_save(db, &r->dst)))
+		return rc;
+	if ((rc = r4_obj_save(db, &r->fdir)))
+		return rc;
+	return r->same_dir ? 0 : r4_obj_save(db, &r->tdir);
+}
+
+int r4_rename(r4_db *db, const char *from, const char *to, unsigned flags)
+{
+	struct rename_ctx r;
+	struct op op;
+	int rc;
+
+	if ((flags & ~3u) || flags == 3)
+		return -EINVAL;
+	if ((rc = check_path(from)) || (rc = check_path(to)) || (rc = op_begin(db, &op)))
+		return rc;
+	memset(&r, 0, sizeof(r));
+	rc = rename_in(db, &r, from, to, flags);
+	if (rc == 1)
+		rc = 0;
+	r4_obj_fini(&r.fdir);
+	r4_obj_fini(&r.tdir);
+	r4_obj_fini(&r.src);
+	r4_obj_fini(&r.dst);
+	return op_end(db, &op, rc);
+}

@@ -1,0 +1,688 @@
+/*
+ * obj.c - stat data and directories.
+ *
+ * Stat data: r4_obj_load finds the stat40 item by key and decodes it;
+ * r4_obj_save re-encodes it in place (resizing the item when extensions
+ * come or go).  New objects get LW + UNIX + LARGE_TIMES (+ SYMLINK), the
+ * 56-byte stat data the kernel writes, and no plugin set: they inherit the
+ * root's, which is what fsck.reiser4 expects of objects that do not
+ * differ.
+ *
+ * Directories: entries are units of cde40 items keyed by name (key.c).
+ * Units with equal keys (long names whose hashes collide) are told apart by
+ * their stored names and may run across items, so searches start just
+ * before the key (key_pred) and scan forward.  A unit is added or removed
+ * by decoding the item, editing the array and encoding it again; an item
+ * that outgrows its node is replaced by two.  dir40 keeps in its stat
+ * data: size = number of entries, bytes = sum of unit sizes (fsck.reiser4
+ * checks both, docs/objects.md).
+ */
+#include "obj.h"
+
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "key.h"
+#include "tree.h"
+
+void r4_obj_root_key(r4_key *k)
+{
+	r4_key_sd(k, R4_ROOT_LOCALITY, 0, R4_ROOT_OID);
+}
+
+static void now(const struct r4_db *db, uint32_t *sec, uint32_t *nsec)
+{
+	struct timespec ts;
+
+	if (db->clock_override >= 0) {
+		*sec = (uint32_t)db->clock_override;
+		*nsec = 0;
+		return;
+	}
+	clock_gettime(CLOCK_REALTIME, &ts);
+	*sec = (uint32_t)ts.tv_sec;
+	*nsec = (uint32_t)ts.tv_nsec;
+}
+
+void r4_obj_touch(struct r4_db *db, struct r4_inode *ino, bool m, bool c)
+{
+	uint32_t s, ns;
+
+	now(db, &s, &ns);
+	if (m) {
+		ino->sd.sd_mtime = s;
+		ino->sd.sd_mtime_ns = ns;
+	}
+	if (c) {
+		ino->sd.sd_ctime = s;
+		ino->sd.sd_ctime_ns = ns;
+	}
+}
+
+/* Effective plugins: the object's own pset slot, else the root's. */
+static void effective_plugins(const struct r4_db *db, struct r4_inode *ino)
+{
+	uint16_t id;
+
+	ino->hash = db->pset.hash;
+	ino->fibre = db->pset.fibration;
+	ino->formatting = db->pset.formatting;
+	if (!r4_sd_has(&ino->sd, R4_SDEXT_PSET))
+		return;
+	if (r4_item_pset_get(&ino->sd.sd_pset, R4_PSET_HASH, &id))
+		ino->hash = id;
+	if (r4_item_pset_get(&ino->sd.sd_pset, R4_PSET_FIBRATION, &id))
+		ino->fibre = id;
+	if (r4_item_pset_get(&ino->sd.sd_pset, R4_PSET_FORMATTING, &id))
+		ino->formatting = id;
+}
+
+static int find_sd(struct r4_db *db, const r4_key *sdkey, struct r4_path *p, uint8_t **body,
+		   unsigned *len)
+{
+	unsigned pid;
+	r4_key k;
+	int rc;
+
+	if ((rc = r4_tree_lookup(db, sdkey, R4_LEVEL_LEAF, p)))
+		return rc;
+	if (!r4_path_item(db, p, &k, &pid, body, len) || r4_key_cmp(&k, sdkey) ||
+	    pid != R4_ITEM_STAT40) {
+		r4_path_release(db, p);
+		return -ENOENT;
+	}
+	return 0;
+}
+
+int r4_obj_load(struct r4_db *db, const r4_key *sdkey, struct r4_inode *ino)
+{
+	struct r4_path p;
+	uint8_t *body;
+	unsigned len;
+	int rc;
+
+	memset(ino, 0, sizeof(*ino));
+	if ((rc = find_sd(db, sdkey, &p, &body, &len)))
+		return rc;
+	rc = r4_item_stat_decode(body, len, &ino->sd);
+	if (rc) {
+		rc = R4_CORRUPT(&db->lg, p.lv[1].node->blk, "bad stat data of object %llx",
+				(unsigned long long)r4_key_objectid(sdkey));
+	} else if (!r4_sd_has(&ino->sd, R4_SDEXT_LW)) {
+		rc = R4_CORRUPT(&db->lg, p.lv[1].node->blk,
+				"stat data of object %llx has no mode",
+				(unsigned long long)r4_key_objectid(sdkey));
+	} else if (ino->sd.sd_symlink) {
+		if (!(ino->symlink = (uint8_t *)r4_memdup(ino->sd.sd_symlink,
+							   ino->sd.sd_symlink_len)))
+			rc = -ENOMEM;
+		ino->sd.sd_symlink = ino->symlink;
+	}
+	r4_path_release(db, &p);
+	if (rc)
+		return rc;
+	ino->sdkey = *sdkey;
+	effective_plugins(db, ino);
+	return 0;
+}
+
+void r4_obj_fini(struct r4_inode *ino)
+{
+	if (ino) {
+		r4_free(ino->symlink);
+		ino->symlink = NULL;
+		ino->sd.sd_symlink = NULL;
+	}
+}
+
+int r4_obj_save(struct r4_db *db, struct r4_inode *ino)
+{
+	size_t want = r4_item_stat_size(&ino->sd);
+	struct r4_path p;
+	uint8_t *body;
+	unsigned len;
+	int rc;
+
+	if ((rc = find_sd(db, &ino->sdkey, &p, &body, &len)))
+		return rc == -ENOENT ? -EUCLEAN : rc;
+	if (want != len && (rc = r4_tree_resize(db, &p, len, (int)want - (int)len))) {
+		/* no room in place: replace the item */
+		uint8_t *buf = r4_malloc(want);
+
+		if (!buf) {
+			r4_path_release(db, &p);
+			return -ENOMEM;
+		}
+		r4_item_stat_encode(&ino->sd, buf);
+		if (!(rc = r4_tree_remove(db, &p)) &&
+		    !(rc = r4_tree_lookup(db, &ino->sdkey, R4_LEVEL_LEAF, &p)))
+			rc = r4_tree_insert(db, &p, &ino->sdkey, R4_ITEM_STAT40, buf, (unsigned)want);
+		r4_free(buf);
+		return rc;
+	}
+	r4_tree_touch(db, &p);
+	r4_path_item(db, &p, NULL, NULL, &body, NULL);
+	r4_item_stat_encode(&ino->sd, body);
+	r4_path_release(db, &p);
+	return 0;
+}
+
+/* ---- directory entries ---- */
+
+/* The key just below k (for "everything >= k" searches among duplicates). */
+static r4_key key_pred(const r4_key *k)
+{
+	r4_key r = *k;
+
+	for (int i = 3; i >= 0; i--)
+		if (r.el[i]-- != 0)
+			break;
+	return r;
+}
+
+static bool is_dir_item(const r4_key *ik, unsigned pid, uint64_t dir_oid)
+{
+	return pid == R4_ITEM_CDE40 && r4_key_locality(ik) == dir_oid &&
+	       r4_key_type(ik) == R4_KEY_NAME;
+}
+
+/* Does unit e carry `name`?  Short names live in the key. */
+static bool entry_is(const struct r4_dirent *e, const r4_key *ek, const char *name, size_t len)
+{
+	if (r4_key_cmp(&e->de_key, ek))
+		return false;
+	if (!r4_item_cde_hashed(ek))
+		return true;
+	return e->de_namelen == len && !memcmp(e->de_name, name, len);
+}
+
+/* A decoded cde item: a private copy of its body, so units stay valid
+ * while the tree changes. */
+struct cde {
+	r4_key ikey;
+	uint8_t *body;
+	unsigned len;
+	struct r4_dirent *e;
+	unsigned n;
+};
+
+static void cde_free(struct cde *c)
+{
+	r4_free(c->body);
+	r4_free(c->e);
+	memset(c, 0, sizeof(*c));
+}
+
+static int cde_load(struct r4_db *db, struct r4_path *p, struct cde *c, unsigned extra)
+{
+	uint8_t *body;
+	unsigned len;
+	int rc;
+
+	memset(c, 0, sizeof(*c));
+	r4_path_item(db, p, &c->ikey, NULL, &body, &len);
+	if (!(c->body = r4_malloc(len)))
+		return -ENOMEM;
+	memcpy(c->body, body, len);
+	c->len = len;
+	if ((rc = r4_item_cde_count(c->body, len, &c->n)))
+		goto bad;
+	if (!(c->e = r4_calloc(c->n + extra, sizeof(*c->e)))) {
+		cde_free(c);
+		return -ENOMEM;
+	}
+	if ((rc = r4_item_cde_decode_all(&c->ikey, c->body, len, c->e, c->n)))
+		goto bad;
+	return 0;
+bad:
+	rc = R4_CORRUPT(&db->lg, p->lv[1].node->blk, "bad directory item");
+	cde_free(c);
+	return rc;
+}
+
+/*
+ * Walk the units of dir with key >= from (in order), calling fn on each;
+ * fn returns 0 to go on, 1 to stop (the path then rests on that unit's
+ * item, *unit its index), or < 0.
+ */
+static int scan_entries(struct r4_db *db, uint64_t dir_oid, const r4_key *from,
+			int (*fn)(void *ctx, const struct r4_dirent *e), void *ctx,
+			struct r4_path *p, unsigned *unit)
+{
+	r4_key pk = key_pred(from), ik;
+	unsigned pid;
+	int rc;
+
+	if ((rc = r4_tree_lookup(db, &pk, R4_LEVEL_LEAF, p)))
+		return rc;
+	if (!r4_path_item(db, p, &ik, &pid, NULL, NULL) || !is_dir_item(&ik, pid, dir_oid))
+		goto next;
+	for (;;) {
+		struct cde c;
+
+		if ((rc = cde_load(db, p, &c, 0)))
+			break;
+		for (unsigned i = 0; i < c.n; i++) {
+			if (r4_key_cmp(&c.e[i].de_key, from) < 0)
+				continue;
+			if ((rc = fn(ctx, &c.e[i])) != 0) {
+				if (unit)
+					*unit = i;
+				cde_free(&c);
+				if (rc < 0)
+					r4_path_release(db, p);
+				return rc;
+			}
+		}
+		cde_free(&c);
+next:
+		if ((rc = r4_tree_next(db, p)) <= 0)
+			break;
+		if (!r4_path_item(db, p, &ik, &pid, NULL, NULL) || !is_dir_item(&ik, pid, dir_oid)) {
+			rc = 0;
+			break;
+		}
+	}
+	r4_path_release(db, p);
+	return rc;
+}
+
+struct find_ctx {
+	const r4_key *ek;
+	const char *name;
+	size_t len;
+	r4_key sdkey;
+};
+
+static int find_fn(void *ctx, const struct r4_dirent *e)
+{
+	struct find_ctx *f = ctx;
+
+	if (r4_key_cmp(&e->de_key, f->ek) > 0)
+		return -ENOENT;
+	if (!entry_is(e, f->ek, f->name, f->len))
+		return 0;
+	f->sdkey = e->de_sdkey;
+	return 1;
+}
+
+/* Find name in dir: 1 found (path on its item, *unit), or < 0 (-ENOENT). */
+static int find_entry(struct r4_db *db, const struct r4_inode *dir, const char *name,
+		      size_t len, struct find_ctx *f, struct r4_path *p, unsigned *unit)
+{
+	r4_key ek;
+	int rc;
+
+	r4_key_entry(&ek, r4_key_objectid(&dir->sdkey), name, len, dir->hash, dir->fibre);
+	f->ek = &ek;
+	f->name = name;
+	f->len = len;
+	rc = scan_entries(db, r4_key_objectid(&dir->sdkey), &ek, find_fn, f, p, unit);
+	if (rc == 0)
+		rc = -ENOENT;
+	f->ek = NULL;
+	return rc;
+}
+
+int r4_dir_lookup(struct r4_db *db, const struct r4_inode *dir, const char *name, size_t len,
+		  r4_key *sdkey)
+{
+	struct find_ctx f;
+	struct r4_path p;
+	unsigned unit;
+	int rc = find_entry(db, dir, name, len, &f, &p, &unit);
+
+	if (rc < 0)
+		return rc;
+	r4_path_release(db, &p);
+	*sdkey = f.sdkey;
+	return 0;
+}
+
+/* Write units e[0..n) back as the item at p: in place when the node has
+ * room, else as two items.  Releases p. */
+static int cde_store(struct r4_db *db, struct r4_path *p, unsigned oldlen,
+		     const struct r4_dirent *e, unsigned n)
+{
+	size_t size = r4_item_cde_size(e, n), half;
+	uint8_t *buf, *body;
+	unsigned k;
+	int rc;
+
+	if (size <= r4_tree_max_item(db) &&
+	    (size <= oldlen || !r4_tree_resize(db, p, oldlen, (int)(size - oldlen)))) {
+		if (size < oldlen)
+			r4_tree_resize(db, p, (unsigned)size, (int)size - (int)oldlen);
+		r4_tree_touch(db, p);
+		r4_path_item(db, p, NULL, NULL, &body, NULL);
+		r4_item_cde_encode(e, n, body);
+		r4_tree_set_key(db, p, &e[0].de_key);
+		r4_path_release(db, p);
+		return 0;
+	}
+	/* two items: split where the first half reaches half the size */
+	if (!(buf = r4_malloc(size)))
+		return r4_path_release(db, p), -ENOMEM;
+	for (k = 1, half = r4_item_cde_size(e, 1); k + 1 < n && half < size / 2; k++)
+		half += r4_item_cde_unit_size(&e[k]);
+	if ((rc = r4_tree_remove(db, p)))
+		goto out;
+	for (unsigned part = 0; part < 2 && !rc; part++) {
+		const struct r4_dirent *pe = part ? e + k : e;
+		unsigned pn = part ? n - k : k;
+
+		r4_item_cde_encode(pe, pn, buf);
+		if (!(rc = r4_tree_lookup(db, &pe[0].de_key, R4_LEVEL_LEAF, p)))
+			rc = r4_tree_insert(db, p, &pe[0].de_key, R4_ITEM_CDE40, buf,
+					    (unsigned)r4_item_cde_size(pe, pn));
+	}
+out:
+	r4_free(buf);
+	return rc;
+}
+
+static void dir_account(struct r4_inode *dir, const struct r4_dirent *e, int sign)
+{
+	dir->sd.sd_size += (uint64_t)(int64_t)sign;
+	dir->sd.sd_bytes_rdev += (uint64_t)((int64_t)sign * (int64_t)r4_item_cde_unit_size(e));
+}
+
+int r4_dir_add(struct r4_db *db, struct r4_inode *dir, const char *name, size_t len,
+	       const r4_key *target)
+{
+	uint64_t doid = r4_key_objectid(&dir->sdkey);
+	struct r4_dirent ne = {0};
+	struct r4_path p;
+	struct cde c;
+	r4_key ik;
+	unsigned pid, at;
+	int rc;
+
+	if ((rc = r4_dir_lookup(db, dir, name, len, &ne.de_sdkey)) != -ENOENT)
+		return rc ? rc : -EEXIST;
+	r4_key_entry(&ne.de_key, doid, name, len, dir->hash, dir->fibre);
+	ne.de_sdkey = *target;
+	ne.de_sdkey.el[3] = 0;
+	if (r4_item_cde_hashed(&ne.de_key)) {
+		ne.de_name = (const uint8_t *)name;
+		ne.de_namelen = len;
+	}
+	if ((rc = r4_tree_lookup(db, &ne.de_key, R4_LEVEL_LEAF, &p)))
+		return rc;
+	if (!r4_path_item(db, &p, &ik, &pid, NULL, NULL) || !is_dir_item(&ik, pid, doid) ||
+	    p.level != R4_LEVEL_LEAF) {
+		/* no item of this directory precedes the key: a new one */
+		uint8_t buf[R4_CDE_HDR + R4_CDE_UH_SIZE + R4_CDE_OBJID_SIZE + R4_NAME_MAX + 1];
+
+		r4_item_cde_encode(&ne, 1, buf);
+		rc = r4_tree_insert(db, &p, &ne.de_key, R4_ITEM_CDE40, buf,
+				    (unsigned)r4_item_cde_size(&ne, 1));
+	} else {
+		if ((rc = cde_load(db, &p, &c, 1)))
+			return r4_path_release(db, &p), rc;
+		for (at = c.n; at > 0 && r4_key_cmp(&c.e[at - 1].de_key, &ne.de_key) > 0; at--)
+			;
+		memmove(c.e + at + 1, c.e + at, (c.n - at) * sizeof(*c.e));
+		c.e[at] = ne;
+		rc = cde_store(db, &p, c.len, c.e, c.n + 1);
+		cde_free(&c);
+	}
+	if (!rc) {
+		dir_account(dir, &ne, +1);
+		r4_obj_touch(db, dir, true, true);
+		rc = r4_obj_save(db, dir);
+	}
+	return rc;
+}
+
+int r4_dir_remove(struct r4_db *db, struct r4_inode *dir, const char *name, size_t len)
+{
+	struct find_ctx f;
+	struct r4_path p;
+	struct cde c;
+	unsigned unit;
+	int rc;
+
+	if ((rc = find_entry(db, dir, name, len, &f, &p, &unit)) < 0)
+		return rc;
+	if ((rc = cde_load(db, &p, &c, 0)))
+		return r4_path_release(db, &p), rc;
+	dir_account(dir, &c.e[unit], -1);
+	if (c.n == 1) {
+		rc = r4_tree_remove(db, &p);
+	} else {
+		memmove(c.e + unit, c.e + unit + 1, (c.n - unit - 1) * sizeof(*c.e));
+		rc = cde_store(db, &p, c.len, c.e, c.n - 1);
+	}
+	cde_free(&c);
+	if (!rc) {
+		r4_obj_touch(db, dir, true, true);
+		rc = r4_obj_save(db, dir);
+	}
+	return rc;
+}
+
+int r4_dir_retarget(struct r4_db *db, const struct r4_inode *dir, const char *name, size_t len,
+		    const r4_key *target)
+{
+	struct find_ctx f;
+	struct r4_path p;
+	struct cde c;
+	unsigned unit;
+	int rc;
+
+	if ((rc = find_entry(db, dir, name, len, &f, &p, &unit)) < 0)
+		return rc;
+	if ((rc = cde_load(db, &p, &c, 0)))
+		return r4_path_release(db, &p), rc;
+	c.e[unit].de_sdkey = *target;
+	c.e[unit].de_sdkey.el[3] = 0;
+	rc = cde_store(db, &p, c.len, c.e, c.n);
+	cde_free(&c);
+	return rc;
+}
+
+struct iter_ctx {
+	struct r4_dirpos *pos;
+	int (*fn)(void *ctx, const char *name, size_t len, const r4_key *sdkey);
+	void *ctx;
+	unsigned skip;
+};
+
+static int iter_fn(void *ctx, const struct r4_dirent *e)
+{
+	struct iter_ctx *it = ctx;
+	struct r4_dirpos *pos = it->pos;
+	char shortname[24];
+	const char *name = (const char *)e->de_name;
+	size_t len = e->de_namelen;
+	r4_key last;
+	int rc;
+
+	memcpy(last.el, pos->k, sizeof(last.el));
+	if (pos->started && !r4_key_cmp(&e->de_key, &last) && it->skip) {
+		it->skip--;
+		return 0;
+	}
+	if (!name) {
+		len = r4_key_entry_name(&e->de_key, shortname);
+		name = shortname;
+	}
+	if ((rc = it->fn(it->ctx, name, len, &e->de_sdkey)))
+		return rc < 0 ? rc : 1;
+	if (pos->started && !r4_key_cmp(&e->de_key, &last)) {
+		pos->dup++;
+	} else {
+		memcpy(pos->k, e->de_key.el, sizeof(pos->k));
+		pos->dup = 1;
+		pos->started = true;
+	}
+	return 0;
+}
+
+int r4_dir_iterate(struct r4_db *db, const struct r4_inode *dir, struct r4_dirpos *pos,
+		   int (*fn)(void *ctx, const char *name, size_t len, const r4_key *sdkey),
+		   void *ctx)
+{
+	struct iter_ctx it = {pos, fn, ctx, pos->started ? pos->dup : 0};
+	struct r4_path p;
+	r4_key from;
+	int rc;
+
+	if (pos->started)
+		memcpy(from.el, pos->k, sizeof(from.el));
+	else
+		r4_key_set(&from, r4_key_objectid(&dir->sdkey), R4_KEY_NAME, 0, 0, 0);
+	rc = scan_entries(db, r4_key_objectid(&dir->sdkey), &from, iter_fn, &it, &p, NULL);
+	if (rc == 1) {
+		r4_path_release(db, &p);
+		rc = 0;
+	}
+	return rc;
+}
+
+static int count_fn(void *ctx, const struct r4_dirent *e)
+{
+	(void)e;
+	return ++*(unsigned *)ctx > 2 ? 1 : 0;
+}
+
+int r4_dir_is_empty(struct r4_db *db, const struct r4_inode *dir, bool *empty)
+{
+	unsigned n = 0;
+	struct r4_path p;
+	r4_key from;
+	int rc;
+
+	r4_key_set(&from, r4_key_objectid(&dir->sdkey), R4_KEY_NAME, 0, 0, 0);
+	rc = scan_entries(db, r4_key_objectid(&dir->sdkey), &from, count_fn, &n, &p, NULL);
+	if (rc == 1)
+		r4_path_release(db, &p);
+	if (rc < 0)
+		return rc;
+	*empty = n <= 2;
+	return 0;
+}
+
+/* ---- creating and destroying objects ---- */
+
+int r4_obj_create(struct r4_db *db, struct r4_inode *dir, const char *name, size_t len,
+		  const struct r4_sd *tmpl, struct r4_inode *out)
+{
+	uint64_t oid = db->next_oid, doid = r4_key_objectid(&dir->sdkey);
+	struct r4_inode ino = {0};
+	struct r4_path p;
+	uint8_t *buf;
+	r4_key ek;
+	size_t size;
+	int rc;
+
+	r4_key_entry(&ek, doid, name, len, dir->hash, dir->fibre);
+	r4_key_sd(&ino.sdkey, doid, ek.el[1], oid);
+	ino.sd = *tmpl;
+	ino.sd.sd_mask |= 1u << R4_SDEXT_LW | 1u << R4_SDEXT_UNIX | 1u << R4_SDEXT_LT;
+	now(db, &ino.sd.sd_atime, &ino.sd.sd_atime_ns);
+	ino.sd.sd_mtime = ino.sd.sd_ctime = ino.sd.sd_atime;
+	ino.sd.sd_mtime_ns = ino.sd.sd_ctime_ns = ino.sd.sd_atime_ns;
+	ino.sd.sd_nlink = S_ISDIR(tmpl->sd_mode) ? 2 : 1;
+	if (S_ISDIR(tmpl->sd_mode)) {
+		ino.sd.sd_size = 0;
+		ino.sd.sd_bytes_rdev = 0;
+	}
+	if (tmpl->sd_symlink) {
+		ino.sd.sd_mask |= 1u << R4_SDEXT_SYMLINK;
+		ino.sd.sd_size = tmpl->sd_symlink_len;
+	}
+	size = r4_item_stat_size(&ino.sd);
+	if (!(buf = r4_malloc(size)))
+		return -ENOMEM;
+	r4_item_stat_encode(&ino.sd, buf);
+	if (!(rc = r4_tree_lookup(db, &ino.sdkey, R4_LEVEL_LEAF, &p)))
+		rc = r4_tree_insert(db, &p, &ino.sdkey, R4_ITEM_STAT40, buf, (unsigned)size);
+	r4_free(buf);
+	if (rc)
+		return rc;
+	db->next_oid++;
+	db->file_count++;
+	if ((rc = r4_obj_load(db, &ino.sdkey, out)))
+		return rc;
+	if (S_ISDIR(tmpl->sd_mode)) {
+		/* "." and "..": the new directory's first item */
+		if ((rc = r4_dir_add(db, out, ".", 1, &out->sdkey)) ||
+		    (rc = r4_dir_add(db, out, "..", 2, &dir->sdkey)))
+			return rc;
+		dir->sd.sd_nlink++;
+	}
+	if ((rc = r4_dir_add(db, dir, name, len, &out->sdkey)))
+		return rc;
+	return 0;
+}
+
+/* Remove every item with key in [from, upto) of one object's body or entries. */
+static int remove_range(struct r4_db *db, const r4_key *from, const r4_key *upto)
+{
+	struct r4_path p;
+	r4_key k;
+	unsigned pid, len;
+	uint8_t *body;
+	int rc;
+
+	r4_key below = key_pred(upto);
+
+	for (;;) {
+		/* the last item below upto */
+		if ((rc = r4_tree_lookup(db, &below, R4_LEVEL_LEAF, &p)))
+			return rc;
+		if (!r4_path_item(db, &p, &k, &pid, &body, &len) || r4_key_cmp(&k, from) < 0) {
+			r4_path_release(db, &p);
+			return 0;
+		}
+		if (pid == R4_ITEM_EXTENT40) {
+			size_t n;
+			struct r4_extent *e;
+
+			if ((rc = r4_item_extent_count(body, len, &n)))
+				return r4_path_release(db, &p), rc;
+			if (!(e = r4_calloc(n, sizeof(*e))))
+				return r4_path_release(db, &p), -ENOMEM;
+			if (!(rc = r4_item_extent_decode(body, len, e, n)))
+				for (size_t i = 0; i < n; i++)
+					if (e[i].ex_start > R4_EXTENT_UNALLOC)
+						r4_reg_forget_blocks(db, e[i].ex_start, e[i].ex_width);
+			r4_free(e);
+			if (rc)
+				return r4_path_release(db, &p), rc;
+		}
+		if ((rc = r4_tree_remove(db, &p)))
+			return rc;
+	}
+}
+
+int r4_obj_destroy(struct r4_db *db, struct r4_inode *ino)
+{
+	uint64_t oid = r4_key_objectid(&ino->sdkey);
+	r4_key from, upto;
+	int rc;
+
+	if (S_ISDIR(ino->sd.sd_mode)) {
+		r4_key_set(&from, oid, R4_KEY_NAME, 0, 0, 0);
+		r4_key_set(&upto, oid, R4_KEY_SD, 0, 0, 0);
+		if ((rc = remove_range(db, &from, &upto)))
+			return rc;
+	}
+	if (S_ISREG(ino->sd.sd_mode)) {
+		r4_key_body(&from, r4_key_locality(&ino->sdkey), ino->sdkey.el[1], oid, 0);
+		upto = from;
+		upto.el[3] = UINT64_MAX;
+		if ((rc = remove_range(db, &from, &upto)))
+			return rc;
+	}
+	from = ino->sdkey;
+	upto = from;
+	upto.el[3] = 1;
+	if ((rc = remove_range(db, &from, &upto)))
+		return rc;
+	db->file_count--;
+	return 0;
+}

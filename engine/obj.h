@@ -1,0 +1,70 @@
+/*
+ * obj.h - objects: loading and saving stat data, directories (cde40
+ * entries), regular files (tails and extents), symlinks and specials.
+ *
+ * An object is named by its stat-data key (locality = the directory it was
+ * created in, ordering = from its first name, objectid).  Entries point at
+ * that key, so a rename never moves an object's items.  Data of extent
+ * files waits in dirty pages (by block number) until commit.
+ */
+#ifndef R4_OBJ_H
+#define R4_OBJ_H
+
+#include "db.h"
+#include "item.h"
+
+#define R4_ROOT_LOCALITY 41
+#define R4_ROOT_OID 42
+#define R4_FIRST_OID 0x10000
+#define R4_NAME_MAX 255
+
+struct r4_inode {
+	r4_key sdkey;
+	struct r4_sd sd;
+	uint8_t *symlink;	/* owned copy of the target (sd.st_symlink points here) */
+	unsigned hash, fibre, formatting;	/* effective plugins */
+};
+
+void r4_obj_root_key(r4_key *k);
+int r4_obj_load(struct r4_db *db, const r4_key *sdkey, struct r4_inode *ino);
+int r4_obj_save(struct r4_db *db, struct r4_inode *ino);
+void r4_obj_fini(struct r4_inode *ino);
+void r4_obj_touch(struct r4_db *db, struct r4_inode *ino, bool m, bool c);
+
+/* Directories */
+int r4_dir_lookup(struct r4_db *db, const struct r4_inode *dir, const char *name, size_t len,
+		  r4_key *sdkey);
+int r4_dir_add(struct r4_db *db, struct r4_inode *dir, const char *name, size_t len,
+	       const r4_key *target);
+int r4_dir_remove(struct r4_db *db, struct r4_inode *dir, const char *name, size_t len);
+/* Point an existing entry at another object. */
+int r4_dir_retarget(struct r4_db *db, const struct r4_inode *dir, const char *name, size_t len,
+		    const r4_key *target);
+int r4_dir_iterate(struct r4_db *db, const struct r4_inode *dir, struct r4_dirpos *pos,
+		   int (*fn)(void *ctx, const char *name, size_t len, const r4_key *sdkey),
+		   void *ctx);
+/* Does dir hold anything but "." and ".."? */
+int r4_dir_is_empty(struct r4_db *db, const struct r4_inode *dir, bool *empty);
+
+/* New objects: entry `name` in dir, stat data filled from *tmpl (mode,
+ * uid, gid, rdev, symlink); returns the loaded inode. */
+int r4_obj_create(struct r4_db *db, struct r4_inode *dir, const char *name, size_t len,
+		  const struct r4_sd *tmpl, struct r4_inode *out);
+/* Remove every item of the object (stat data, body, entries of a dir). */
+int r4_obj_destroy(struct r4_db *db, struct r4_inode *ino);
+
+/* Regular file bodies */
+int r4_reg_read(struct r4_db *db, const struct r4_inode *ino, uint64_t off, void *buf,
+		size_t len, size_t *got);
+int r4_reg_write(struct r4_db *db, struct r4_inode *ino, uint64_t off, const void *buf,
+		 size_t len);
+int r4_reg_truncate(struct r4_db *db, struct r4_inode *ino, uint64_t size);
+
+/* Release data blocks (deferred until commit) and drop their pending pages. */
+void r4_reg_forget_blocks(struct r4_db *db, uint64_t start, uint64_t count);
+
+/* Dirty data pages (pending until commit) */
+int r4_page_flush(struct r4_db *db);
+void r4_page_discard(struct r4_db *db);
+
+#endif

@@ -1,0 +1,164 @@
+/*
+ * r4_int.h - what every engine file shares: byte-order helpers, the heap
+ * funnel, keys, logging and the corruption-provenance macros.
+ *
+ * Not public: programs include r4.h only.  Every on-disk integer of Reiser4
+ * is little-endian; it is read and written through r4_le*_get/put, never by
+ * casting a buffer to a struct (STYLE.md section 5).
+ */
+#ifndef R4_INT_H
+#define R4_INT_H
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "r4.h"
+
+/* ---- byte order ---- */
+
+static inline uint16_t r4_le16_get(const uint8_t *p)
+{
+	return (uint16_t)(p[0] | (p[1] << 8));
+}
+
+static inline uint32_t r4_le32_get(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static inline uint64_t r4_le64_get(const uint8_t *p)
+{
+	return (uint64_t)r4_le32_get(p) | (uint64_t)r4_le32_get(p + 4) << 32;
+}
+
+static inline void r4_le16_put(uint8_t *p, uint16_t v)
+{
+	p[0] = (uint8_t)v;
+	p[1] = (uint8_t)(v >> 8);
+}
+
+static inline void r4_le32_put(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)v;
+	p[1] = (uint8_t)(v >> 8);
+	p[2] = (uint8_t)(v >> 16);
+	p[3] = (uint8_t)(v >> 24);
+}
+
+static inline void r4_le64_put(uint8_t *p, uint64_t v)
+{
+	r4_le32_put(p, (uint32_t)v);
+	r4_le32_put(p + 4, (uint32_t)(v >> 32));
+}
+
+/* ---- heap: every allocation goes through here so tests can fail the Nth ---- */
+
+void *r4_malloc(size_t n);
+void *r4_calloc(size_t n, size_t size);
+void *r4_realloc(void *p, size_t n);
+void r4_free(void *p);
+char *r4_memdup(const void *p, size_t n);
+/* Test hook: make the Nth allocation from now fail (0 = never). */
+void r4_heap_fail_at(unsigned long n);
+
+/* ---- keys (large keys: four 64-bit elements, ENGINE.md section 2) ---- */
+
+typedef struct r4_key {
+	uint64_t el[4];
+} r4_key;
+
+enum {				/* minor packing locality (key type), kassign.h */
+	R4_KEY_NAME = 0,	/* directory entry */
+	R4_KEY_SD = 1,		/* stat data */
+	R4_KEY_ATTRNAME = 2,
+	R4_KEY_ATTRBODY = 3,
+	R4_KEY_BODY = 4,	/* file body: tail, extent, ctail */
+};
+
+#define R4_KEY_SIZE 32
+#define R4_OID_MASK ((UINT64_C(1) << 60) - 1)
+
+static inline uint64_t r4_key_locality(const r4_key *k) { return k->el[0] >> 4; }
+static inline unsigned r4_key_type(const r4_key *k) { return (unsigned)(k->el[0] & 0xf); }
+static inline uint64_t r4_key_ordering(const r4_key *k) { return k->el[1]; }
+static inline uint64_t r4_key_objectid(const r4_key *k) { return k->el[2] & R4_OID_MASK; }
+static inline uint64_t r4_key_offset(const r4_key *k) { return k->el[3]; }
+
+static inline void r4_key_set(r4_key *k, uint64_t loc, unsigned type, uint64_t ord, uint64_t oid,
+			      uint64_t off)
+{
+	k->el[0] = loc << 4 | (type & 0xf);
+	k->el[1] = ord;
+	k->el[2] = oid & R4_OID_MASK;
+	k->el[3] = off;
+}
+
+static inline int r4_key_cmp(const r4_key *a, const r4_key *b)
+{
+	for (int i = 0; i < 4; i++)
+		if (a->el[i] != b->el[i])
+			return a->el[i] < b->el[i] ? -1 : 1;
+	return 0;
+}
+
+static inline void r4_key_decode(const uint8_t *p, r4_key *k)
+{
+	for (int i = 0; i < 4; i++)
+		k->el[i] = r4_le64_get(p + 8 * i);
+}
+
+static inline void r4_key_encode(const r4_key *k, uint8_t *p)
+{
+	for (int i = 0; i < 4; i++)
+		r4_le64_put(p + 8 * i, k->el[i]);
+}
+
+/* The largest key; used as the right delimiting key of the rightmost node. */
+static inline r4_key r4_key_max(void)
+{
+	r4_key k = {{UINT64_MAX, UINT64_MAX, UINT64_MAX, UINT64_MAX}};
+	return k;
+}
+
+/* ---- logging and corruption provenance ---- */
+
+/* Where log lines go; NULL logger means stderr. Set per db (r4_open). */
+typedef void (*r4_log_fn)(void *ctx, int level, const char *msg);
+
+struct r4_logger {
+	r4_log_fn fn;
+	void *ctx;
+};
+
+void r4_log(const struct r4_logger *lg, int level, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/*
+ * Report rejected on-disk data: logs "file:line func: block N: why", and
+ * returns -EUCLEAN (R4_CORRUPT) or -EBADMSG (R4_BADCSUM).  lg may be NULL.
+ */
+int r4_corrupt(const struct r4_logger *lg, int rc, uint64_t blk, const char *file, int line,
+	       const char *func, const char *fmt, ...) __attribute__((format(printf, 7, 8)));
+void r4_corrupt_hook(void);
+
+#define R4_CORRUPT(lg, blk, ...) \
+	r4_corrupt((lg), -EUCLEAN, (blk), __FILE__, __LINE__, __func__, __VA_ARGS__)
+#define R4_BADCSUM(lg, blk, ...) \
+	r4_corrupt((lg), -EBADMSG, (blk), __FILE__, __LINE__, __func__, __VA_ARGS__)
+
+/* ---- checksums (csum.c) ---- */
+
+/* CRC32C (Castagnoli), reflected, as reiser4progs' crc32c_le(seed, buf, len):
+ * no inversion inside; the caller picks the seed (node41 seeds with ~0). */
+uint32_t r4_crc32c(uint32_t seed, const void *buf, size_t len);
+/* Adler-32 of buf, as the bitmap block checksum of format40 uses it. */
+uint32_t r4_adler32(const void *buf, size_t len);
+
+#define R4_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#define R4_MIN(a, b) ((a) < (b) ? (a) : (b))
+#define R4_MAX(a, b) ((a) > (b) ? (a) : (b))
+
+#endif

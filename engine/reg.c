@@ -1,0 +1,714 @@
+/*
+ * reg.c - reg40 file bodies: tails and extents, the smart formatting
+ * policy and both conversions, holes, and the pending data pages.
+ *
+ * A body is all tails (plain40 items in leaves) or all extents (extent40
+ * items on the twig), never both once an operation ends.  The policy
+ * (formatting plugin: 0 extents, 1 tails, 2 smart) picks tails while the
+ * size is at most 4 blocks (16 KiB).  Tail files are small, so a change
+ * rewrites the whole body; extent files keep their map as a run list,
+ * edited and stored back.  Holes are hole units (start 0); the map covers
+ * exactly the blocks up to the size (fsck.reiser4 rejects a size beyond
+ * the last unit, docs/objects.md), so a sparse end is a trailing hole.
+ *
+ * Data of extent blocks changed in a transaction waits in db->pages until
+ * commit (r4_page_flush); abort drops it.  st_bytes = tail bytes plus
+ * allocated blocks times the block size, as fsck.reiser4 counts it.
+ */
+#include "obj.h"
+
+#include <sys/stat.h>
+
+#include "alloc.h"
+#include "io.h"
+#include "key.h"
+#include "tree.h"
+
+struct r4_page {
+	uint64_t blk;
+	struct r4_page *next;
+	uint8_t data[];
+};
+
+/* ---- pending pages ---- */
+
+static size_t page_bucket(const struct r4_db *db, uint64_t blk)
+{
+	return (size_t)((blk * UINT64_C(0x9E3779B97F4A7C15)) >> 32) & (db->npage_buckets - 1);
+}
+
+static struct r4_page *page_find(struct r4_db *db, uint64_t blk)
+{
+	if (!db->pages)
+		return NULL;
+	for (struct r4_page *pg = db->pages[page_bucket(db, blk)]; pg; pg = pg->next)
+		if (pg->blk == blk)
+			return pg;
+	return NULL;
+}
+
+static int pages_grow(struct r4_db *db)
+{
+	size_t nb = db->npage_buckets ? db->npage_buckets * 4 : 1024;
+	struct r4_page **nh = r4_calloc(nb, sizeof(*nh));
+	size_t old = db->npage_buckets;
+
+	if (!nh)
+		return -ENOMEM;
+	for (size_t i = 0; i < old; i++)
+		for (struct r4_page *pg = db->pages[i], *nx; pg; pg = nx) {
+			nx = pg->next;
+			db->npage_buckets = nb;
+			size_t b = page_bucket(db, pg->blk);
+			pg->next = nh[b];
+			nh[b] = pg;
+		}
+	r4_free(db->pages);
+	db->pages = nh;
+	db->npage_buckets = nb;
+	return 0;
+}
+
+/* The pending page of blk, made if needed: zeroed, or read from the image. */
+static int page_get(struct r4_db *db, uint64_t blk, bool read_old, struct r4_page **out)
+{
+	struct r4_page *pg = page_find(db, blk);
+	int rc;
+
+	if (pg) {
+		*out = pg;
+		return 0;
+	}
+	if (db->npages >= db->npage_buckets * 2 && (rc = pages_grow(db)))
+		return rc;
+	if (!(pg = r4_malloc(sizeof(*pg) + db->bs)))
+		return -ENOMEM;
+	if (read_old) {
+		if ((rc = r4_io_read(db->io, blk * db->bs, pg->data, db->bs))) {
+			r4_free(pg);
+			return rc;
+		}
+	} else {
+		memset(pg->data, 0, db->bs);
+	}
+	pg->blk = blk;
+	size_t b = page_bucket(db, blk);
+	pg->next = db->pages[b];
+	db->pages[b] = pg;
+	db->npages++;
+	*out = pg;
+	return 0;
+}
+
+static void page_drop(struct r4_db *db, uint64_t blk)
+{
+	if (!db->pages)
+		return;
+	for (struct r4_page **pp = &db->pages[page_bucket(db, blk)]; *pp; pp = &(*pp)->next)
+		if ((*pp)->blk == blk) {
+			struct r4_page *pg = *pp;
+
+			*pp = pg->next;
+			r4_free(pg);
+			db->npages--;
+			return;
+		}
+}
+
+static void pages_clear(struct r4_db *db)
+{
+	for (size_t i = 0; i < db->npage_buckets; i++)
+		for (struct r4_page *pg = db->pages[i], *nx; pg; pg = nx) {
+			nx = pg->next;
+			r4_free(pg);
+		}
+	if (db->pages)
+		memset(db->pages, 0, db->npage_buckets * sizeof(*db->pages));
+	db->npages = 0;
+}
+
+int r4_page_flush(struct r4_db *db)
+{
+	int rc = 0;
+
+	for (size_t i = 0; i < db->npage_buckets && !rc; i++)
+		for (struct r4_page *pg = db->pages[i]; pg && !rc; pg = pg->next)
+			rc = r4_io_write(db->io, pg->blk * db->bs, pg->data, db->bs);
+	if (!rc)
+		pages_clear(db);
+	return rc;
+}
+
+void r4_page_discard(struct r4_db *db)
+{
+	pages_clear(db);
+}
+
+void r4_reg_forget_blocks(struct r4_db *db, uint64_t start, uint64_t count)
+{
+	if (db->npages)
+		for (uint64_t b = start; b < start + count; b++)
+			page_drop(db, b);
+	r4_alloc_free(db->alloc, start, count);
+}
+
+/* Read block blk's bytes [at, at + n) into buf: pending page or image. */
+static int read_block(struct r4_db *db, uint64_t blk, uint32_t at, void *buf, size_t n)
+{
+	struct r4_page *pg = page_find(db, blk);
+
+	if (pg) {
+		memcpy(buf, pg->data + at, n);
+		return 0;
+	}
+	if (blk >= db->block_count)
+		return R4_CORRUPT(&db->lg, blk, "extent points outside the volume");
+	return r4_io_read(db->io, blk * db->bs + at, buf, n);
+}
+
+/* ---- the body map ---- */
+
+static void body_key(const struct r4_inode *ino, uint64_t off, r4_key *k)
+{
+	r4_key_body(k, r4_key_locality(&ino->sdkey), ino->sdkey.el[1],
+		    r4_key_objectid(&ino->sdkey), off);
+}
+
+static bool is_body_of(const struct r4_inode *ino, const r4_key *k)
+{
+	return r4_key_type(k) == R4_KEY_BODY && r4_key_locality(k) == r4_key_locality(&ino->sdkey) &&
+	       k->el[1] == ino->sdkey.el[1] && r4_key_objectid(k) == r4_key_objectid(&ino->sdkey);
+}
+
+enum body_kind { BODY_NONE, BODY_TAILS, BODY_EXTENTS };
+
+static int body_kind(struct r4_db *db, const struct r4_inode *ino, enum body_kind *kind)
+{
+	struct r4_path p;
+	unsigned pid;
+	r4_key k;
+	int rc;
+
+	body_key(ino, 0, &k);
+	if ((rc = r4_tree_lookup(db, &k, R4_LEVEL_LEAF, &p)))
+		return rc;
+	*kind = BODY_NONE;
+	/* the first body item: at the found position or the next one */
+	for (int step = 0; step < 2; step++) {
+		r4_key ik;
+
+		if (r4_path_item(db, &p, &ik, &pid, NULL, NULL) && is_body_of(ino, &ik)) {
+			*kind = pid == R4_ITEM_EXTENT40 ? BODY_EXTENTS : BODY_TAILS;
+			break;
+		}
+		if (step == 0 && (rc = r4_tree_next(db, &p)) <= 0)
+			break;
+	}
+	r4_path_release(db, &p);
+	return rc < 0 ? rc : 0;
+}
+
+/*
+ * Visit the body items of ino overlapping [off, end): fn(ctx, item offset,
+ * pid, body, len).  Stops at the first item past end or of another object.
+ */
+static int each_body_item(struct r4_db *db, const struct r4_inode *ino, uint64_t off,
+			  uint64_t end,
+			  int (*fn)(void *ctx, uint64_t ioff, unsigned pid, const uint8_t *b,
+				    unsigned len),
+			  void *ctx)
+{
+	struct r4_path p;
+	uint8_t *body;
+	unsigned pid, len;
+	r4_key k;
+	int rc;
+
+	body_key(ino, off, &k);
+	if ((rc = r4_tree_lookup(db, &k, R4_LEVEL_LEAF, &p)))
+		return rc;
+	if (!r4_path_item(db, &p, &k, &pid, &body, &len) || !is_body_of(ino, &k))
+		goto next;
+	for (;;) {
+		if (r4_key_offset(&k) >= end)
+			break;
+		if ((rc = fn(ctx, r4_key_offset(&k), pid, body, len)))
+			break;
+next:
+		if ((rc = r4_tree_next(db, &p)) <= 0)
+			break;
+		if (!r4_path_item(db, &p, &k, &pid, &body, &len) || !is_body_of(ino, &k)) {
+			rc = 0;
+			break;
+		}
+	}
+	r4_path_release(db, &p);
+	return rc < 0 ? rc : 0;
+}
+
+struct read_ctx {
+	struct r4_db *db;
+	uint64_t off, end;
+	uint8_t *buf;
+};
+
+static int read_fn(void *ctx, uint64_t ioff, unsigned pid, const uint8_t *b, unsigned len)
+{
+	struct read_ctx *r = ctx;
+	struct r4_db *db = r->db;
+
+	if (pid == R4_ITEM_PLAIN40) {
+		uint64_t from = R4_MAX(ioff, r->off), to = R4_MIN(ioff + len, r->end);
+
+		if (from < to)
+			memcpy(r->buf + (from - r->off), b + (from - ioff), to - from);
+		return 0;
+	}
+	if (pid != R4_ITEM_EXTENT40)
+		return R4_CORRUPT(&db->lg, 0, "body item of plugin %u", pid);
+	size_t n;
+	int rc;
+
+	if ((rc = r4_item_extent_count(b, len, &n)))
+		return rc;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t start = r4_le64_get(b + i * 16), width = r4_le64_get(b + i * 16 + 8);
+		uint64_t uoff = ioff, uend = ioff + width * db->bs;
+
+		ioff = uend;
+		if (uend <= r->off || start == R4_EXTENT_HOLE)
+			continue;
+		if (uoff >= r->end)
+			break;
+		if (start == R4_EXTENT_UNALLOC)
+			return R4_CORRUPT(&db->lg, start, "unallocated extent on disk");
+		for (uint64_t o = R4_MAX(uoff, r->off); o < R4_MIN(uend, r->end);) {
+			uint64_t blk = start + (o - uoff) / db->bs;
+			uint32_t at = (uint32_t)(o % db->bs);
+			size_t cnt = R4_MIN(db->bs - at, r->end - o);
+
+			if ((rc = read_block(db, blk, at, r->buf + (o - r->off), cnt)))
+				return rc;
+			o += cnt;
+		}
+	}
+	return 0;
+}
+
+int r4_reg_read(struct r4_db *db, const struct r4_inode *ino, uint64_t off, void *buf,
+		size_t len, size_t *got)
+{
+	uint64_t size = ino->sd.sd_size;
+	struct read_ctx r = {db, off, 0, buf};
+	int rc;
+
+	if (off >= size || len == 0) {
+		*got = 0;
+		return 0;
+	}
+	r.end = R4_MIN(size, off + len);
+	memset(buf, 0, r.end - off);
+	if ((rc = each_body_item(db, ino, off, r.end, read_fn, &r)))
+		return rc;
+	*got = r.end - off;
+	return 0;
+}
+
+/* The whole content of a (small) file. */
+static int read_all(struct r4_db *db, const struct r4_inode *ino, uint64_t want, uint8_t **out)
+{
+	uint8_t *buf = r4_calloc(1, want ? want : 1);
+	size_t got;
+	int rc;
+
+	if (!buf)
+		return -ENOMEM;
+	if ((rc = r4_reg_read(db, ino, 0, buf, want, &got))) {
+		r4_free(buf);
+		return rc;
+	}
+	*out = buf;
+	return 0;
+}
+
+/* Remove every body item; extents' blocks are freed when `free_blocks`. */
+static int remove_body(struct r4_db *db, const struct r4_inode *ino, bool free_blocks)
+{
+	struct r4_path p;
+	uint8_t *body;
+	unsigned pid, len;
+	r4_key k, last;
+	int rc;
+
+	body_key(ino, UINT64_MAX, &last);
+	for (;;) {
+		if ((rc = r4_tree_lookup(db, &last, R4_LEVEL_LEAF, &p)))
+			return rc;
+		if (!r4_path_item(db, &p, &k, &pid, &body, &len) || !is_body_of(ino, &k)) {
+			r4_path_release(db, &p);
+			return 0;
+		}
+		if (pid == R4_ITEM_EXTENT40 && free_blocks)
+			for (unsigned i = 0; i + 16 <= len; i += 16) {
+				uint64_t start = r4_le64_get(body + i), w = r4_le64_get(body + i + 8);
+
+				if (start > R4_EXTENT_UNALLOC)
+					r4_reg_forget_blocks(db, start, w);
+			}
+		if ((rc = r4_tree_remove(db, &p)))
+			return rc;
+	}
+}
+
+static int write_tails(struct r4_db *db, const struct r4_inode *ino, const uint8_t *data,
+		       uint64_t size)
+{
+	unsigned max = r4_tree_max_item(db);
+	struct r4_path p;
+	r4_key k;
+	int rc;
+
+	for (uint64_t o = 0; o < size; o += max) {
+		unsigned n = (unsigned)R4_MIN((uint64_t)max, size - o);
+
+		body_key(ino, o, &k);
+		if ((rc = r4_tree_lookup(db, &k, R4_LEVEL_LEAF, &p)) ||
+		    (rc = r4_tree_insert(db, &p, &k, R4_ITEM_PLAIN40, data + o, n)))
+			return rc;
+	}
+	return 0;
+}
+
+/* ---- extent maps ---- */
+
+struct map {
+	struct r4_extent *e;
+	size_t n, cap;
+};
+
+static int map_push(struct map *m, uint64_t start, uint64_t width)
+{
+	if (width == 0)
+		return 0;
+	if (m->n && ((start == 0 && m->e[m->n - 1].ex_start == 0) ||
+		     (start > R4_EXTENT_UNALLOC &&
+		      m->e[m->n - 1].ex_start + m->e[m->n - 1].ex_width == start &&
+		      m->e[m->n - 1].ex_start > R4_EXTENT_UNALLOC))) {
+		m->e[m->n - 1].ex_width += width;
+		return 0;
+	}
+	if (m->n == m->cap) {
+		size_t nc = m->cap ? m->cap * 2 : 16;
+		struct r4_extent *ne = r4_realloc(m->e, nc * sizeof(*ne));
+
+		if (!ne)
+			return -ENOMEM;
+		m->e = ne;
+		m->cap = nc;
+	}
+	m->e[m->n].ex_start = start;
+	m->e[m->n].ex_width = width;
+	m->n++;
+	return 0;
+}
+
+static uint64_t map_blocks(const struct map *m)
+{
+	return r4_item_extent_width(m->e, m->n);
+}
+
+struct load_ctx {
+	struct r4_db *db;
+	struct map *m;
+};
+
+static int load_fn(void *ctx, uint64_t ioff, unsigned pid, const uint8_t *b, unsigned len)
+{
+	struct load_ctx *l = ctx;
+	uint64_t have = map_blocks(l->m) * l->db->bs;
+	int rc;
+
+	if (pid != R4_ITEM_EXTENT40)
+		return R4_CORRUPT(&l->db->lg, 0, "tail item in an extent file");
+	if (ioff % l->db->bs || ioff < have)
+		return R4_CORRUPT(&l->db->lg, 0, "extent item at offset %llu overlaps",
+				  (unsigned long long)ioff);
+	if ((rc = map_push(l->m, 0, (ioff - have) / l->db->bs)))
+		return rc;
+	for (unsigned i = 0; i + 16 <= len; i += 16)
+		if ((rc = map_push(l->m, r4_le64_get(b + i), r4_le64_get(b + i + 8))))
+			return rc;
+	return 0;
+}
+
+static int map_load(struct r4_db *db, const struct r4_inode *ino, struct map *m)
+{
+	struct load_ctx l = {db, m};
+
+	memset(m, 0, sizeof(*m));
+	return each_body_item(db, ino, 0, UINT64_MAX, load_fn, &l);
+}
+
+static int map_store(struct r4_db *db, const struct r4_inode *ino, struct map *m)
+{
+	size_t per = r4_tree_max_item(db) / R4_EXTENT_UNIT, n = m->n;
+	uint64_t off = 0;
+	struct r4_path p;
+	uint8_t *buf;
+	r4_key k;
+	int rc;
+
+	if ((rc = remove_body(db, ino, false)))
+		return rc;
+	if (!(buf = r4_malloc(R4_MIN(n, per) * R4_EXTENT_UNIT + 1)))
+		return -ENOMEM;
+	for (size_t i = 0; i < n && !rc; i += per) {
+		size_t cnt = R4_MIN(per, n - i);
+
+		r4_item_extent_encode(m->e + i, cnt, buf);
+		body_key(ino, off, &k);
+		if (!(rc = r4_tree_lookup(db, &k, R4_LEVEL_TWIG, &p)))
+			rc = r4_tree_insert(db, &p, &k, R4_ITEM_EXTENT40, buf,
+					    (unsigned)(cnt * R4_EXTENT_UNIT));
+		off += r4_item_extent_width(m->e + i, cnt) * db->bs;
+	}
+	r4_free(buf);
+	return rc;
+}
+
+static uint64_t map_allocated(const struct map *m)
+{
+	uint64_t n = 0;
+
+	for (size_t i = 0; i < m->n; i++)
+		if (m->e[i].ex_start > R4_EXTENT_UNALLOC)
+			n += m->e[i].ex_width;
+	return n;
+}
+
+/* Copy data into blocks [first, ...) of physical run start (new: no read). */
+static int fill_blocks(struct r4_db *db, uint64_t start, uint64_t bidx, uint64_t count,
+		       bool fresh, uint64_t off, const uint8_t *buf, uint64_t len)
+{
+	for (uint64_t i = 0; i < count; i++) {
+		uint64_t bo = (bidx + i) * db->bs;
+		uint64_t from = R4_MAX(bo, off), to = R4_MIN(bo + db->bs, off + len);
+		bool whole = from == bo && to == bo + db->bs;
+		struct r4_page *pg;
+		int rc;
+
+		if ((rc = page_get(db, start + i, !fresh && !whole, &pg)))
+			return rc;
+		db->gen++;
+		memcpy(pg->data + (from - bo), buf + (from - off), to - from);
+	}
+	return 0;
+}
+
+/*
+ * Write [off, off + len) into the map: allocated blocks are rewritten (as
+ * pending pages), holes and the space past the end get new blocks, placed
+ * after the file's previous block where the allocator can.
+ */
+static int map_write(struct r4_db *db, struct map *m, uint64_t off, const uint8_t *buf,
+		     uint64_t len)
+{
+	uint64_t first = off / db->bs, last = (off + len - 1) / db->bs, idx = 0, hint = 0;
+	struct map out = {0};
+	int rc = 0;
+
+	if (map_blocks(m) <= last && (rc = map_push(m, 0, last + 1 - map_blocks(m))))
+		return rc;
+	for (size_t i = 0; i < m->n && !rc; i++) {
+		struct r4_extent u = m->e[i];
+		uint64_t a = R4_MAX(idx, first), b = R4_MIN(idx + u.ex_width - 1, last);
+
+		if (a > b) {		/* no overlap */
+			rc = map_push(&out, u.ex_start, u.ex_width);
+		} else if (u.ex_start > R4_EXTENT_UNALLOC) {
+			rc = map_push(&out, u.ex_start, u.ex_width);
+			if (!rc)
+				rc = fill_blocks(db, u.ex_start + (a - idx), a, b - a + 1, false, off,
+						 buf, len);
+		} else {
+			rc = map_push(&out, 0, a - idx);
+			for (uint64_t at = a; at <= b && !rc;) {
+				uint64_t s, got;
+
+				if ((rc = r4_alloc_alloc(db->alloc, hint, b - at + 1, &s, &got)))
+					break;
+				if (!(rc = map_push(&out, s, got)))
+					rc = fill_blocks(db, s, at, got, true, off, buf, len);
+				at += got;
+				hint = s + got;
+			}
+			if (!rc)
+				rc = map_push(&out, 0, idx + u.ex_width - 1 - b);
+		}
+		if (u.ex_start > R4_EXTENT_UNALLOC)
+			hint = u.ex_start + u.ex_width;
+		idx += u.ex_width;
+	}
+	r4_free(m->e);
+	*m = out;
+	return rc;
+}
+
+/* Keep blocks below `keep`; free the rest. */
+static void map_cut(struct r4_db *db, struct map *m, uint64_t keep)
+{
+	uint64_t idx = 0;
+	size_t n = 0;
+
+	for (size_t i = 0; i < m->n; i++) {
+		struct r4_extent *u = &m->e[i];
+
+		if (idx >= keep) {
+			if (u->ex_start > R4_EXTENT_UNALLOC)
+				r4_reg_forget_blocks(db, u->ex_start, u->ex_width);
+		} else if (idx + u->ex_width > keep) {
+			uint64_t cut = idx + u->ex_width - keep;
+
+			if (u->ex_start > R4_EXTENT_UNALLOC)
+				r4_reg_forget_blocks(db, u->ex_start + (keep - idx), cut);
+			u->ex_width -= cut;
+			n = i + 1;
+		} else {
+			n = i + 1;
+		}
+		idx += u->ex_width;
+	}
+	m->n = n;
+}
+
+/* Make the map cover exactly the blocks of a file of `size` bytes. */
+static int map_fit(struct r4_db *db, struct map *m, uint64_t size)
+{
+	uint64_t want = (size + db->bs - 1) / db->bs, have = map_blocks(m);
+
+	if (have > want)
+		map_cut(db, m, want);
+	return have < want ? map_push(m, 0, want - have) : 0;
+}
+
+/* ---- policy and the public operations ---- */
+
+static bool want_tails(const struct r4_db *db, const struct r4_inode *ino, uint64_t size)
+{
+	return ino->formatting == 1 || (ino->formatting == 2 && size <= 4 * (uint64_t)db->bs);
+}
+
+static void set_size(struct r4_inode *ino, uint64_t size, uint64_t bytes)
+{
+	ino->sd.sd_size = size;
+	ino->sd.sd_bytes_rdev = bytes;
+}
+
+/* Rewrite the whole body as tails holding data[0, size). */
+static int to_tails(struct r4_db *db, struct r4_inode *ino, const uint8_t *data, uint64_t size)
+{
+	int rc;
+
+	if ((rc = remove_body(db, ino, true)) || (rc = write_tails(db, ino, data, size)))
+		return rc;
+	set_size(ino, size, size);
+	return 0;
+}
+
+/* Write into an extent body (converting a tail body first). */
+static int extent_write(struct r4_db *db, struct r4_inode *ino, enum body_kind kind,
+			uint64_t off, const uint8_t *buf, uint64_t len, uint64_t newsize)
+{
+	struct map m = {0};
+	uint8_t *old = NULL;
+	uint64_t oldsize = ino->sd.sd_size;
+	int rc;
+
+	if (kind == BODY_TAILS) {
+		if ((rc = read_all(db, ino, oldsize, &old)) || (rc = remove_body(db, ino, true)))
+			goto out;
+		if (oldsize && (rc = map_write(db, &m, 0, old, oldsize)))
+			goto out;
+	} else if ((rc = map_load(db, ino, &m))) {
+		goto out;
+	}
+	if (len && (rc = map_write(db, &m, off, buf, len)))
+		goto out;
+	if ((rc = map_fit(db, &m, newsize)) || (rc = map_store(db, ino, &m)))
+		goto out;
+	set_size(ino, newsize, map_allocated(&m) * db->bs);
+out:
+	r4_free(old);
+	r4_free(m.e);
+	return rc;
+}
+
+int r4_reg_write(struct r4_db *db, struct r4_inode *ino, uint64_t off, const void *buf,
+		 size_t len)
+{
+	uint64_t size = ino->sd.sd_size, newsize = R4_MAX(size, off + len);
+	enum body_kind kind;
+	uint8_t *all;
+	int rc;
+
+	if (len == 0)
+		return 0;
+	if (off + len < off || off + len > ((uint64_t)1 << 62))
+		return -EFBIG;
+	if ((rc = body_kind(db, ino, &kind)))
+		return rc;
+	if (kind == BODY_EXTENTS || !want_tails(db, ino, newsize))
+		rc = extent_write(db, ino, kind, off, buf, len, newsize);
+	else if (!(rc = read_all(db, ino, newsize, &all))) {
+		memcpy(all + off, buf, len);
+		rc = to_tails(db, ino, all, newsize);
+		r4_free(all);
+	}
+	if (rc)
+		return rc;
+	r4_obj_touch(db, ino, true, true);
+	return r4_obj_save(db, ino);
+}
+
+int r4_reg_truncate(struct r4_db *db, struct r4_inode *ino, uint64_t size)
+{
+	uint64_t old = ino->sd.sd_size;
+	enum body_kind kind;
+	uint8_t *all = NULL;
+	int rc;
+
+	if (size > ((uint64_t)1 << 62))
+		return -EFBIG;
+	if ((rc = body_kind(db, ino, &kind)))
+		return rc;
+	if (want_tails(db, ino, size)) {
+		/* shrinks into (or stays in) tails; zeros fill a growth */
+		if (!(rc = read_all(db, ino, size, &all)))
+			rc = to_tails(db, ino, all, size);
+	} else if (kind == BODY_EXTENTS && size < old) {
+		struct map m;
+
+		if (!(rc = map_load(db, ino, &m)) && !(rc = map_fit(db, &m, size))) {
+			struct r4_extent *last = m.n ? &m.e[m.n - 1] : NULL;
+
+			if (size % db->bs && last && last->ex_start > R4_EXTENT_UNALLOC) {
+				/* zero the cut part of the last block */
+				uint8_t *z = r4_calloc(1, db->bs);
+
+				rc = z ? map_write(db, &m, size, z, db->bs - size % db->bs) : -ENOMEM;
+				r4_free(z);
+			}
+			if (!rc && !(rc = map_store(db, ino, &m)))
+				set_size(ino, size, map_allocated(&m) * db->bs);
+			r4_free(m.e);
+		}
+	} else {
+		/* grows past the tail limit: holes are implied past the map */
+		rc = extent_write(db, ino, kind, 0, NULL, 0, size);
+	}
+	r4_free(all);
+	if (rc)
+		return rc;
+	r4_obj_touch(db, ino, true, true);
+	return r4_obj_save(db, ino);
+}

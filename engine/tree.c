@@ -1,0 +1,690 @@
+/*
+ * tree.c - search, iteration and balancing of the Reiser4 tree (tree.h).
+ *
+ * Balancing, the simple way that keeps every fsck.reiser4 invariant:
+ *   1. an item goes where it fits: its node, else the right neighbour's
+ *      front (appending past a full node) or the left neighbour's end
+ *      (prepending), else a split that keeps the left node as full as it
+ *      can be, else a node of its own;
+ *   2. a parent's pointer key always equals its child's first key
+ *      (fix_lkey runs whenever position 0 changes);
+ *   3. emptied nodes leave the tree at once; the root never shrinks below
+ *      height 2 (a twig), and a root with one child at height > 2 goes;
+ *   4. new nodes get fake block numbers; r4_tree_flush gives them real ones
+ *      at commit, parents before children (delayed allocation).
+ * Packing beyond this (squeezing dirty neighbours) belongs to commit.
+ * Extents live on the twig level; a leaf item whose key falls after an
+ * extent goes to the front of the next leaf or into a new leaf (eottl.c in
+ * the kernel does the same).
+ */
+#include "tree.h"
+
+#include <stdlib.h>
+
+#include "alloc.h"
+#include "db.h"
+
+static const uint8_t *ibody(const r4_node *n, const struct r4_db *db, unsigned i)
+{
+	return n->data + r4_node_item_off(n->data, db->bs, i);
+}
+
+static uint64_t child_of(const struct r4_db *db, const r4_node *n, unsigned i)
+{
+	return r4_le64_get(ibody(n, db, i));
+}
+
+void r4_path_release(struct r4_db *db, struct r4_path *p)
+{
+	for (unsigned l = 0; l < R4_ARRAY_SIZE(p->lv); l++) {
+		r4_node_put(db, p->lv[l].node);
+		p->lv[l].node = NULL;
+	}
+}
+
+static int get_child(struct r4_db *db, const r4_node *n, unsigned i, unsigned level,
+		     r4_node **out)
+{
+	if (r4_node_item_pid(n->data, db->bs, i) != R4_IPID_NODEPTR ||
+	    r4_node_item_len(n->data, db->bs, i) != 8)
+		return R4_CORRUPT(&db->lg, n->blk, "item %u is not a node pointer", i);
+	return r4_node_get(db, child_of(db, n, i), level, out);
+}
+
+int r4_tree_lookup(struct r4_db *db, const r4_key *k, unsigned stop, struct r4_path *p)
+{
+	unsigned level = db->height;
+	r4_node *n;
+	int rc;
+
+	memset(p, 0, sizeof(*p));
+	p->height = db->height;
+	if ((rc = r4_node_get(db, db->root, level, &n)))
+		return rc;
+	for (;;) {
+		int pos = r4_node_lookup(n->data, db->bs, k);
+
+		p->lv[level].node = n;
+		p->lv[level].pos = pos;
+		if (level == stop)
+			break;
+		if (level == R4_LEVEL_TWIG &&
+		    r4_node_item_pid(n->data, db->bs, pos < 0 ? 0 : (unsigned)pos) == R4_IPID_EXTENT)
+			break;
+		if (pos < 0)
+			p->lv[level].pos = pos = 0;
+		if ((rc = get_child(db, n, (unsigned)pos, level - 1, &n))) {
+			r4_path_release(db, p);
+			return rc;
+		}
+		level--;
+	}
+	p->level = level;
+	return 0;
+}
+
+bool r4_path_item(const struct r4_db *db, const struct r4_path *p, r4_key *k, unsigned *pid,
+		  uint8_t **body, unsigned *len)
+{
+	const r4_node *n = p->lv[p->level].node;
+	int pos = p->lv[p->level].pos;
+
+	if (!n || pos < 0 || (unsigned)pos >= r4_node_nr(n->data))
+		return false;
+	if (k)
+		r4_node_key(n->data, db->bs, (unsigned)pos, k);
+	if (pid)
+		*pid = r4_node_item_pid(n->data, db->bs, (unsigned)pos);
+	if (body)
+		*body = n->data + r4_node_item_off(n->data, db->bs, (unsigned)pos);
+	if (len)
+		*len = r4_node_item_len(n->data, db->bs, (unsigned)pos);
+	return true;
+}
+
+/* From lv[level] (whose pos is set), descend leftmost until a leaf item or a
+ * twig extent is current. */
+static int descend_leftmost(struct r4_db *db, struct r4_path *p, unsigned level)
+{
+	int rc;
+
+	while (level > R4_LEVEL_LEAF) {
+		r4_node *n = p->lv[level].node, *c;
+		unsigned pos = (unsigned)p->lv[level].pos;
+
+		if (level == R4_LEVEL_TWIG &&
+		    r4_node_item_pid(n->data, db->bs, pos) == R4_IPID_EXTENT)
+			break;
+		if ((rc = get_child(db, n, pos, level - 1, &c)))
+			return rc;
+		r4_node_put(db, p->lv[level - 1].node);
+		p->lv[level - 1].node = c;
+		p->lv[level - 1].pos = 0;
+		level--;
+	}
+	for (unsigned l = 1; l < level; l++) {
+		r4_node_put(db, p->lv[l].node);
+		p->lv[l].node = NULL;
+	}
+	p->level = level;
+	return 0;
+}
+
+int r4_tree_next(struct r4_db *db, struct r4_path *p)
+{
+	unsigned l = p->level;
+	int rc;
+
+	if (l == R4_LEVEL_LEAF && p->lv[1].pos + 1 < (int)r4_node_nr(p->lv[1].node->data)) {
+		p->lv[1].pos++;
+		return 1;
+	}
+	if (l == R4_LEVEL_LEAF)
+		l = R4_LEVEL_TWIG;
+	else if (p->lv[l].pos + 1 < (int)r4_node_nr(p->lv[l].node->data)) {
+		p->lv[l].pos++;
+		goto down;
+	} else {
+		l++;
+	}
+	/* climb to the first level with an item to the right */
+	for (; l <= p->height; l++)
+		if (p->lv[l].pos + 1 < (int)r4_node_nr(p->lv[l].node->data))
+			break;
+	if (l > p->height)
+		return 0;
+	p->lv[l].pos++;
+	for (; l > R4_LEVEL_TWIG; l--) {
+		r4_node *c;
+
+		if ((rc = get_child(db, p->lv[l].node, (unsigned)p->lv[l].pos, l - 1, &c)))
+			return rc;
+		r4_node_put(db, p->lv[l - 1].node);
+		p->lv[l - 1].node = c;
+		p->lv[l - 1].pos = 0;
+	}
+down:
+	if ((rc = descend_leftmost(db, p, l)))
+		return rc;
+	return 1;
+}
+
+/* ---- balancing helpers ---- */
+
+/* Parents of cached children placed in n at [from, to) are n. */
+static void adopt(struct r4_db *db, r4_node *n, unsigned from, unsigned to)
+{
+	if (r4_node_level(n->data) < R4_LEVEL_TWIG)
+		return;
+	for (unsigned i = from; i < to; i++) {
+		r4_node *c;
+
+		if (r4_node_item_pid(n->data, db->bs, i) != R4_IPID_NODEPTR)
+			continue;
+		if ((c = r4_cache_find(db, child_of(db, n, i))))
+			c->parent = n;
+	}
+}
+
+/* lv[level].node's first key became k: update the pointer keys above. */
+static void fix_lkey(struct r4_db *db, struct r4_path *p, unsigned level, const r4_key *k)
+{
+	for (unsigned l = level; l < p->height; l++) {
+		r4_node *up = p->lv[l + 1].node;
+		int i = p->lv[l + 1].pos;
+
+		r4_node_dirty(db, up);
+		r4_node_set_key(up->data, db->bs, (unsigned)i, k);
+		if (i != 0)
+			break;
+	}
+}
+
+static unsigned item_cost(const struct r4_db *db, const r4_node *n, unsigned i)
+{
+	return r4_node_item_len(n->data, db->bs, i) + R4_IH_SIZE;
+}
+
+/* Append items [from, nr) of src to the end of dst (which has room), then
+ * cut them from src. */
+static void move_tail(struct r4_db *db, r4_node *src, unsigned from, r4_node *dst)
+{
+	unsigned nr = r4_node_nr(src->data), d0 = r4_node_nr(dst->data);
+	r4_key k;
+
+	for (unsigned i = from; i < nr; i++) {
+		unsigned len = r4_node_item_len(src->data, db->bs, i);
+		uint8_t *to;
+
+		r4_node_key(src->data, db->bs, i, &k);
+		to = r4_node_insert(dst->data, db->bs, r4_node_nr(dst->data), &k,
+				    r4_node_item_pid(src->data, db->bs, i), len);
+		memcpy(to, ibody(src, db, i), len);
+	}
+	if (from < nr)
+		r4_node_remove(src->data, db->bs, from, nr - from);
+	adopt(db, dst, d0, r4_node_nr(dst->data));
+}
+
+static int grow(struct r4_db *db, struct r4_path *p)
+{
+	r4_node *old = p->lv[p->height].node, *root;
+	uint8_t ptr[8];
+	r4_key k;
+	int rc;
+
+	if (p->height >= R4_MAX_HEIGHT)
+		return -EFBIG;
+	if ((rc = r4_node_new(db, p->height + 1, &root)))
+		return rc;
+	r4_node_key(old->data, db->bs, 0, &k);
+	r4_le64_put(ptr, old->blk);
+	memcpy(r4_node_insert(root->data, db->bs, 0, &k, R4_IPID_NODEPTR, 8), ptr, 8);
+	old->parent = root;
+	p->height++;
+	p->lv[p->height].node = root;
+	p->lv[p->height].pos = 0;
+	db->root = root->blk;
+	db->height = p->height;
+	return 0;
+}
+
+static int insert_at(struct r4_db *db, struct r4_path *p, unsigned level, unsigned idx,
+		     const r4_key *k, unsigned pid, const void *body, unsigned len);
+
+/* Put a pointer to the new node c right after lv[level]'s pointer
+ * (before it when `before`). */
+static int link_node(struct r4_db *db, struct r4_path *p, unsigned level, r4_node *c,
+		     bool before)
+{
+	uint8_t ptr[8];
+	r4_key k;
+	int rc;
+
+	if (level == p->height && (rc = grow(db, p)))
+		return rc;
+	r4_node_key(c->data, db->bs, 0, &k);
+	r4_le64_put(ptr, c->blk);
+	return insert_at(db, p, level + 1, (unsigned)p->lv[level + 1].pos + (before ? 0 : 1), &k,
+			 R4_IPID_NODEPTR, ptr, 8);
+}
+
+static void put_item(struct r4_db *db, r4_node *n, unsigned idx, const r4_key *k, unsigned pid,
+		     const void *body, unsigned len)
+{
+	r4_node_dirty(db, n);
+	memcpy(r4_node_insert(n->data, db->bs, idx, k, pid, len), body, len);
+	if (pid == R4_IPID_NODEPTR)
+		adopt(db, n, idx, idx + 1);
+}
+
+/* The sibling under the same parent, at offset dir (-1 or +1), if it is a
+ * formatted node of this level. */
+static int sibling(struct r4_db *db, struct r4_path *p, unsigned level, int dir, r4_node **out)
+{
+	r4_node *up = p->lv[level + 1].node;
+	int i = p->lv[level + 1].pos + dir;
+
+	*out = NULL;
+	if (level >= p->height || i < 0 || i >= (int)r4_node_nr(up->data) ||
+	    r4_node_item_pid(up->data, db->bs, (unsigned)i) != R4_IPID_NODEPTR)
+		return 0;
+	return get_child(db, up, (unsigned)i, level, out);
+}
+
+/* Try the neighbours: append past a full node into the right sibling's
+ * front, or prepend into the left sibling's end.  1 done, 0 not possible. */
+static int insert_neighbour(struct r4_db *db, struct r4_path *p, unsigned level, unsigned idx,
+			    const r4_key *k, unsigned pid, const void *body, unsigned len)
+{
+	r4_node *n = p->lv[level].node, *s;
+	int rc;
+
+	if (idx == r4_node_nr(n->data)) {
+		if ((rc = sibling(db, p, level, +1, &s)) || !s)
+			return rc;
+		if (r4_node_free(s->data) >= len + R4_IH_SIZE) {
+			r4_node *up = p->lv[level + 1].node;
+
+			put_item(db, s, 0, k, pid, body, len);
+			r4_node_dirty(db, up);
+			r4_node_set_key(up->data, db->bs, (unsigned)p->lv[level + 1].pos + 1, k);
+			r4_node_put(db, s);
+			return 1;
+		}
+		r4_node_put(db, s);
+	} else if (idx == 0) {
+		if ((rc = sibling(db, p, level, -1, &s)) || !s)
+			return rc;
+		if (r4_node_free(s->data) >= len + R4_IH_SIZE) {
+			put_item(db, s, r4_node_nr(s->data), k, pid, body, len);
+			r4_node_put(db, s);
+			return 1;
+		}
+		r4_node_put(db, s);
+	}
+	return 0;
+}
+
+/*
+ * Split lv[level] so that the new item fits: choose the largest s such
+ * that the first s items of the virtual sequence (old items with the new
+ * one at idx) fill the left node and the rest fit a new right node.
+ * Returns 1 done, 0 when no such split exists.
+ */
+static int split_insert(struct r4_db *db, struct r4_path *p, unsigned level, unsigned idx,
+			const r4_key *k, unsigned pid, const void *body, unsigned len)
+{
+	r4_node *n = p->lv[level].node, *r;
+	unsigned nr = r4_node_nr(n->data), cap = db->bs - r4_node_hdr_size(db->node_pid);
+	unsigned total = len + R4_IH_SIZE, left = 0, s;
+	int rc;
+
+	for (unsigned i = 0; i < nr; i++)
+		total += item_cost(db, n, i);
+	/* left = cost of virtual items [0, s) */
+	for (s = 0; s <= nr; s++) {
+		unsigned c = s == idx ? len + R4_IH_SIZE : item_cost(db, n, s < idx ? s : s - 1);
+
+		if (left + c > cap)
+			break;
+		left += c;
+	}
+	/* now virtual items [0, s) fit left; need s >= 1, s <= nr, rest fits */
+	if (s > nr)
+		s = nr;
+	if (s == 0 || total - left > cap)
+		return 0;
+	if ((rc = r4_node_new(db, level, &r)))
+		return rc;
+	r4_node_dirty(db, n);
+	if (s <= idx) {
+		move_tail(db, n, s, r);
+		put_item(db, r, idx - s, k, pid, body, len);
+	} else {
+		move_tail(db, n, s - 1, r);
+		put_item(db, n, idx, k, pid, body, len);
+		if (idx == 0)
+			fix_lkey(db, p, level, k);
+	}
+	rc = link_node(db, p, level, r, false);
+	r4_node_put(db, r);
+	return rc ? rc : 1;
+}
+
+static int insert_at(struct r4_db *db, struct r4_path *p, unsigned level, unsigned idx,
+		     const r4_key *k, unsigned pid, const void *body, unsigned len)
+{
+	r4_node *n = p->lv[level].node, *m;
+	int rc;
+
+	if (r4_node_free(n->data) >= len + R4_IH_SIZE) {
+		put_item(db, n, idx, k, pid, body, len);
+		if (idx == 0)
+			fix_lkey(db, p, level, k);
+		return 0;
+	}
+	if ((rc = insert_neighbour(db, p, level, idx, k, pid, body, len)))
+		return rc < 0 ? rc : 0;
+	if ((rc = split_insert(db, p, level, idx, k, pid, body, len)))
+		return rc < 0 ? rc : 0;
+	/* No two-way split fits: the new item gets a node of its own. */
+	if (idx != 0 && idx != r4_node_nr(n->data)) {
+		/* cut n at idx first, then the item goes between */
+		r4_node *r;
+
+		if ((rc = r4_node_new(db, level, &r)))
+			return rc;
+		r4_node_dirty(db, n);
+		move_tail(db, n, idx, r);
+		rc = link_node(db, p, level, r, false);
+		r4_node_put(db, r);
+		if (rc)
+			return rc;
+		/* the path above may have changed: find n's place again */
+		r4_key nk;
+		r4_node_key(n->data, db->bs, 0, &nk);
+		r4_path_release(db, p);
+		if ((rc = r4_tree_lookup(db, &nk, level, p)))
+			return rc;
+		return insert_at(db, p, level, r4_node_nr(p->lv[level].node->data), k, pid, body,
+				 len);
+	}
+	if ((rc = r4_node_new(db, level, &m)))
+		return rc;
+	put_item(db, m, 0, k, pid, body, len);
+	rc = link_node(db, p, level, m, idx == 0);
+	r4_node_put(db, m);
+	return rc;
+}
+
+/* A leaf item whose search ended on a twig extent (or before the first
+ * twig item): the front of the next leaf, or a new leaf. */
+static int insert_after_extent(struct r4_db *db, struct r4_path *p, const r4_key *k,
+			       unsigned pid, const void *body, unsigned len)
+{
+	r4_node *t = p->lv[R4_LEVEL_TWIG].node, *leaf;
+	int next = p->lv[R4_LEVEL_TWIG].pos + 1;
+	uint8_t ptr[8];
+	int rc;
+
+	if (next < (int)r4_node_nr(t->data) &&
+	    r4_node_item_pid(t->data, db->bs, (unsigned)next) == R4_IPID_NODEPTR) {
+		if ((rc = get_child(db, t, (unsigned)next, R4_LEVEL_LEAF, &leaf)))
+			return rc;
+		p->lv[R4_LEVEL_TWIG].pos = next;
+		p->lv[R4_LEVEL_LEAF].node = leaf;
+		p->lv[R4_LEVEL_LEAF].pos = -1;
+		return insert_at(db, p, R4_LEVEL_LEAF, 0, k, pid, body, len);
+	}
+	if ((rc = r4_node_new(db, R4_LEVEL_LEAF, &leaf)))
+		return rc;
+	put_item(db, leaf, 0, k, pid, body, len);
+	r4_le64_put(ptr, leaf->blk);
+	rc = insert_at(db, p, R4_LEVEL_TWIG, (unsigned)next, k, R4_IPID_NODEPTR, ptr, 8);
+	r4_node_put(db, leaf);
+	return rc;
+}
+
+/* An extent at twig position after lv[2].pos: the leaf under that pointer
+ * must not hold keys greater than k, or it is cut in two first. */
+static int split_leaf_for_extent(struct r4_db *db, struct r4_path *p, const r4_key *k,
+				 bool *again)
+{
+	r4_node *t = p->lv[R4_LEVEL_TWIG].node, *leaf, *r;
+	int pos = p->lv[R4_LEVEL_TWIG].pos, cut;
+	int rc;
+
+	*again = false;
+	if (pos < 0 || r4_node_item_pid(t->data, db->bs, (unsigned)pos) != R4_IPID_NODEPTR)
+		return 0;
+	if ((rc = get_child(db, t, (unsigned)pos, R4_LEVEL_LEAF, &leaf)))
+		return rc;
+	cut = r4_node_lookup(leaf->data, db->bs, k) + 1;
+	if (cut >= (int)r4_node_nr(leaf->data)) {
+		r4_node_put(db, leaf);
+		return 0;
+	}
+	if ((rc = r4_node_new(db, R4_LEVEL_LEAF, &r))) {
+		r4_node_put(db, leaf);
+		return rc;
+	}
+	r4_node_dirty(db, leaf);
+	move_tail(db, leaf, (unsigned)cut, r);
+	p->lv[R4_LEVEL_LEAF].node = leaf;
+	p->lv[R4_LEVEL_LEAF].pos = 0;
+	rc = link_node(db, p, R4_LEVEL_LEAF, r, false);
+	r4_node_put(db, r);
+	*again = true;
+	return rc;
+}
+
+int r4_tree_insert(struct r4_db *db, struct r4_path *p, const r4_key *k, unsigned pid,
+		   const void *body, unsigned len)
+{
+	int rc;
+
+	if (len == 0 || len > r4_tree_max_item(db)) {
+		rc = -EINVAL;
+	} else if (pid == R4_IPID_EXTENT) {
+		bool again;
+
+		if (p->level != R4_LEVEL_TWIG) {
+			r4_node_put(db, p->lv[1].node);
+			p->lv[1].node = NULL;
+			p->level = R4_LEVEL_TWIG;
+		}
+		rc = split_leaf_for_extent(db, p, k, &again);
+		if (!rc && again) {
+			r4_path_release(db, p);
+			rc = r4_tree_lookup(db, k, R4_LEVEL_TWIG, p);
+		}
+		if (!rc)
+			rc = insert_at(db, p, R4_LEVEL_TWIG, (unsigned)(p->lv[2].pos + 1), k, pid, body,
+				       len);
+	} else if (p->level == R4_LEVEL_TWIG) {
+		rc = insert_after_extent(db, p, k, pid, body, len);
+	} else {
+		rc = insert_at(db, p, R4_LEVEL_LEAF, (unsigned)(p->lv[1].pos + 1), k, pid, body, len);
+	}
+	r4_path_release(db, p);
+	return rc;
+}
+
+/* ---- removal ---- */
+
+static void drop_block(struct r4_db *db, r4_node *n)
+{
+	if (!r4_blk_is_fake(n->blk))
+		r4_alloc_free(db->alloc, n->blk, 1);
+	r4_node_forget(db, n);
+}
+
+static void remove_at(struct r4_db *db, struct r4_path *p, unsigned level)
+{
+	r4_node *n = p->lv[level].node;
+	unsigned pos = (unsigned)p->lv[level].pos;
+	r4_key k;
+
+	r4_node_dirty(db, n);
+	r4_node_remove(n->data, db->bs, pos, 1);
+	if (r4_node_nr(n->data) == 0 && level < p->height) {
+		p->lv[level].node = NULL;
+		n->refs--;
+		drop_block(db, n);
+		remove_at(db, p, level + 1);
+		return;
+	}
+	if (pos == 0 && r4_node_nr(n->data) > 0) {
+		r4_node_key(n->data, db->bs, 0, &k);
+		fix_lkey(db, p, level, &k);
+	}
+}
+
+/* A root with a single pointer above the twig level hands over to its child. */
+static int shrink(struct r4_db *db)
+{
+	while (db->height > R4_LEVEL_TWIG) {
+		r4_node *root, *c;
+		int rc;
+
+		if ((rc = r4_node_get(db, db->root, db->height, &root)))
+			return rc;
+		if (r4_node_nr(root->data) != 1) {
+			r4_node_put(db, root);
+			return 0;
+		}
+		if ((rc = get_child(db, root, 0, db->height - 1, &c))) {
+			r4_node_put(db, root);
+			return rc;
+		}
+		db->root = c->blk;
+		db->height--;
+		c->parent = NULL;
+		r4_node_put(db, c);
+		root->refs--;
+		drop_block(db, root);
+	}
+	return 0;
+}
+
+int r4_tree_remove(struct r4_db *db, struct r4_path *p)
+{
+	remove_at(db, p, p->level);
+	r4_path_release(db, p);
+	return shrink(db);
+}
+
+int r4_tree_resize(struct r4_db *db, struct r4_path *p, unsigned at, int delta)
+{
+	r4_node *n = p->lv[p->level].node;
+
+	if (delta > 0 && r4_node_free(n->data) < (unsigned)delta)
+		return -ENOSPC;
+	r4_node_dirty(db, n);
+	r4_node_resize(n->data, db->bs, (unsigned)p->lv[p->level].pos, at, delta);
+	return 0;
+}
+
+void r4_tree_touch(struct r4_db *db, struct r4_path *p)
+{
+	r4_node_dirty(db, p->lv[p->level].node);
+}
+
+void r4_tree_set_key(struct r4_db *db, struct r4_path *p, const r4_key *k)
+{
+	r4_node *n = p->lv[p->level].node;
+	unsigned pos = (unsigned)p->lv[p->level].pos;
+
+	r4_node_dirty(db, n);
+	r4_node_set_key(n->data, db->bs, pos, k);
+	if (pos == 0)
+		fix_lkey(db, p, p->level, k);
+}
+
+/* ---- commit support ---- */
+
+static int cmp_fake(const void *a, const void *b)
+{
+	const r4_node *x = *(r4_node *const *)a, *y = *(r4_node *const *)b;
+	unsigned lx = r4_node_level(x->data), ly = r4_node_level(y->data);
+
+	if (lx != ly)
+		return lx > ly ? -1 : 1;
+	return x->blk < y->blk ? -1 : x->blk > y->blk;
+}
+
+static int repoint(struct r4_db *db, r4_node *n, uint64_t blk)
+{
+	r4_node *up = n->parent;
+
+	if (db->root == n->blk) {
+		db->root = blk;
+		return 0;
+	}
+	if (!up)
+		return R4_CORRUPT(&db->lg, blk, "new node without a parent");
+	for (unsigned i = 0; i < r4_node_nr(up->data); i++)
+		if (r4_node_item_pid(up->data, db->bs, i) == R4_IPID_NODEPTR &&
+		    child_of(db, up, i) == n->blk) {
+			r4_le64_put(up->data + r4_node_item_off(up->data, db->bs, i), blk);
+			return 0;
+		}
+	return R4_CORRUPT(&db->lg, blk, "new node's parent does not point to it");
+}
+
+int r4_tree_flush(struct r4_db *db, int (*emit)(void *ctx, uint64_t blk, const uint8_t *buf),
+		  void *ctx)
+{
+	struct r4_cache *c = &db->cache;
+	r4_node **fake = NULL;
+	size_t nf = 0;
+	uint64_t hint = 0;
+	int rc = 0;
+
+	if (c->ndirty && !(fake = r4_malloc(c->ndirty * sizeof(*fake))))
+		return -ENOMEM;
+	for (r4_node *n = c->dirty.next; n != &c->dirty; n = n->next)
+		if (r4_blk_is_fake(n->blk))
+			fake[nf++] = n;
+	qsort(fake, nf, sizeof(*fake), cmp_fake);
+	for (size_t i = 0; i < nf && !rc; i++) {
+		uint64_t blk, got;
+
+		if ((rc = r4_alloc_alloc(db->alloc, hint, 1, &blk, &got)))
+			break;
+		if ((rc = repoint(db, fake[i], blk)))
+			break;
+		r4_node_rekey(db, fake[i], blk);
+		hint = blk + 1;
+	}
+	r4_free(fake);
+	for (r4_node *n = c->dirty.next; n != &c->dirty && !rc; n = n->next) {
+		r4_node_seal(n->data, db->bs);
+		rc = emit(ctx, n->blk, n->data);
+	}
+	return rc;
+}
+
+static int walk(struct r4_db *db, uint64_t blk, unsigned level,
+		int (*visit)(void *, uint64_t, const uint8_t *, unsigned), void *ctx)
+{
+	r4_node *n;
+	int rc;
+
+	if ((rc = r4_node_get(db, blk, level, &n)))
+		return rc;
+	rc = visit(ctx, n->blk, n->data, level);
+	for (unsigned i = 0; !rc && level > R4_LEVEL_LEAF && i < r4_node_nr(n->data); i++)
+		if (r4_node_item_pid(n->data, db->bs, i) == R4_IPID_NODEPTR)
+			rc = walk(db, child_of(db, n, i), level - 1, visit, ctx);
+	r4_node_put(db, n);
+	return rc;
+}
+
+int r4_tree_walk(struct r4_db *db,
+		 int (*visit)(void *ctx, uint64_t blk, const uint8_t *node, unsigned level),
+		 void *ctx)
+{
+	return walk(db, db->root, db->height, visit, ctx);
+}

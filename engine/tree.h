@@ -1,0 +1,93 @@
+/*
+ * tree.h - the Reiser4 tree: search, iteration, insert, remove and resize
+ * of items, with balancing (ENGINE.md section 3).
+ *
+ * A path records, for each level from the root down, the node and the
+ * position of the item the search chose (-1: before the first item).
+ * Leaf items live at level 1; extents live on the twig (level 2), so the
+ * "current item" of a path is at level 1, or at level 2 when it is an
+ * extent (path.level says which).
+ *
+ * Every function that changes the tree's structure (insert, remove)
+ * releases the path: callers look up again.  resize keeps it.
+ */
+#ifndef R4_TREE_H
+#define R4_TREE_H
+
+#include "cache.h"
+#include "node.h"
+
+struct r4_db;
+
+enum {				/* item plugin ids the tree itself interprets */
+	R4_IPID_NODEPTR = 3,
+	R4_IPID_EXTENT = 5,
+};
+
+struct r4_path {
+	unsigned height;
+	unsigned level;		/* level of the current item: 1, or 2 for an extent */
+	struct {
+		r4_node *node;
+		int pos;
+	} lv[R4_MAX_HEIGHT + 2];
+};
+
+/*
+ * Search for the last item with key <= k, descending to `stop` (1: leaf
+ * items and extents, 2: the twig).  The path holds references: release it
+ * with r4_path_release.  Errors: -EUCLEAN/-EBADMSG/-EIO from reading nodes.
+ */
+int r4_tree_lookup(struct r4_db *db, const r4_key *k, unsigned stop, struct r4_path *p);
+void r4_path_release(struct r4_db *db, struct r4_path *p);
+
+/* The current item (p->lv[p->level]); false if the position is -1 or past the end. */
+bool r4_path_item(const struct r4_db *db, const struct r4_path *p, r4_key *k, unsigned *pid,
+		  uint8_t **body, unsigned *len);
+
+/* Move to the next item in key order (leaf items and twig extents):
+ * 1 moved, 0 at the end of the tree, < 0 error. */
+int r4_tree_next(struct r4_db *db, struct r4_path *p);
+
+/*
+ * Insert a new item right after the current position of p at p->level
+ * (leaf items at level 1; extents: look up with stop = 2 and insert at 2).
+ * Balances as needed.  Releases p.  -ENOSPC when no block is left.
+ */
+int r4_tree_insert(struct r4_db *db, struct r4_path *p, const r4_key *k, unsigned pid,
+		   const void *body, unsigned len);
+/* Remove the current item.  Releases p. */
+int r4_tree_remove(struct r4_db *db, struct r4_path *p);
+/*
+ * Grow or shrink the current item's body at byte `at` by delta; -ENOSPC
+ * (nothing changed) if the node has no room.  The path stays valid; the
+ * body pointer moves (fetch it again).
+ */
+int r4_tree_resize(struct r4_db *db, struct r4_path *p, unsigned at, int delta);
+/* Before changing the current item's body in place. */
+void r4_tree_touch(struct r4_db *db, struct r4_path *p);
+/* Change the current item's key (its first unit changed); fixes the parents. */
+void r4_tree_set_key(struct r4_db *db, struct r4_path *p, const r4_key *k);
+
+/* Largest body an item may have (one item alone in a node). */
+static inline unsigned r4_tree_max_item(const struct r4_db *db);
+
+/*
+ * Commit support: give every fake node a real block (parents first), then
+ * hand every dirty node, sealed, to `emit`.  Sets db->root.
+ */
+int r4_tree_flush(struct r4_db *db, int (*emit)(void *ctx, uint64_t blk, const uint8_t *buf),
+		  void *ctx);
+
+/* Visit every node of the tree top-down (for checkers and dumps). */
+int r4_tree_walk(struct r4_db *db,
+		 int (*visit)(void *ctx, uint64_t blk, const uint8_t *node, unsigned level),
+		 void *ctx);
+
+#include "db.h"
+static inline unsigned r4_tree_max_item(const struct r4_db *db)
+{
+	return db->bs - r4_node_hdr_size(db->node_pid) - R4_IH_SIZE;
+}
+
+#endif

@@ -1,0 +1,109 @@
+/*
+ * util.c - heap funnel, logging, corruption provenance, error text.
+ *
+ * All engine heap use goes through r4_malloc and friends so that a test can
+ * fail the Nth allocation (r4_heap_fail_at) and LeakSanitizer sees every
+ * error path.  The engine never prints except through r4_log.
+ */
+#include "r4_int.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+static unsigned long heap_countdown;	/* 0 = off; one process, tests only */
+
+void r4_heap_fail_at(unsigned long n)
+{
+	heap_countdown = n;
+}
+
+static bool heap_should_fail(void)
+{
+	if (heap_countdown == 0)
+		return false;
+	return --heap_countdown == 0;
+}
+
+void *r4_malloc(size_t n)
+{
+	return heap_should_fail() ? NULL : malloc(n ? n : 1);
+}
+
+void *r4_calloc(size_t n, size_t size)
+{
+	return heap_should_fail() ? NULL : calloc(n ? n : 1, size ? size : 1);
+}
+
+void *r4_realloc(void *p, size_t n)
+{
+	return heap_should_fail() ? NULL : realloc(p, n ? n : 1);
+}
+
+void r4_free(void *p)
+{
+	free(p);
+}
+
+char *r4_memdup(const void *p, size_t n)
+{
+	char *q = r4_malloc(n + 1);
+
+	if (q) {
+		memcpy(q, p, n);
+		q[n] = 0;
+	}
+	return q;
+}
+
+__attribute__((format(printf, 3, 0)))
+static void vlog(const struct r4_logger *lg, int level, const char *fmt, va_list ap)
+{
+	char msg[512];
+
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	if (lg && lg->fn)
+		lg->fn(lg->ctx, level, msg);
+	else if (!lg)
+		fprintf(stderr, "r4: %s\n", msg);
+}
+
+void r4_log(const struct r4_logger *lg, int level, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vlog(lg, level, fmt, ap);
+	va_end(ap);
+}
+
+void r4_corrupt_hook(void)
+{
+}
+
+int r4_corrupt(const struct r4_logger *lg, int rc, uint64_t blk, const char *file, int line,
+	       const char *func, const char *fmt, ...)
+{
+	char why[384];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	r4_log(lg, R4_LOG_ERR, "%s at block %llu: %s (%s:%d %s)",
+	       rc == -EBADMSG ? "checksum mismatch" : "corrupt image", (unsigned long long)blk, why,
+	       file, line, func);
+#ifdef R4_DEBUG
+	r4_corrupt_hook();
+#endif
+	return rc;
+}
+
+const char *r4_strerror(int rc)
+{
+	if (rc == 0)
+		return "Success";
+	if (rc == -EUCLEAN)
+		return "Structure needs cleaning (corrupt image)";
+	return strerror(rc < 0 ? -rc : rc);
+}

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# demo.sh - the main job, from a fresh Debian 12 machine: install what is
+# missing (scripts/deps.sh), build (make), make a demo Reiser4 image with
+# `r4 mkfs` and print `r4 info` of it; then, if reiser4progs is there, let
+# fsck.reiser4 check the image r4 made.
+#
+#   bash scripts/demo.sh [IMAGE]      (default IMAGE: build/demo.img)
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+img=${1:-build/demo.img}
+
+bash scripts/deps.sh
+make -j"$(nproc)"
+
+mkdir -p "$(dirname "$img")"
+rm -f "$img"
+echo "+ build/r4 mkfs $img 64M --label r4demo"
+build/r4 mkfs "$img" 64M --label r4demo
+echo "+ build/r4 info $img"
+build/r4 info "$img"
+
+if command -v fsck.reiser4 >/dev/null 2>&1; then
+	echo "+ fsck.reiser4 --check -y $img"
+	if out=$(fsck.reiser4 --check -y "$img" 2>&1) && grep -q 'FS is consistent' <<<"$out"; then
+		echo "fsck.reiser4: FS is consistent."
+	else
+		printf '%s\n' "$out"
+		echo "demo: fsck.reiser4 does not accept $img" >&2
+		exit 1
+	fi
+fi

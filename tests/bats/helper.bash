@@ -1,0 +1,98 @@
+# tests/bats/helper.bash - common setup for the bats suites.
+#
+# In a suite:
+#     setup() { load helper; r4_setup; }
+#     teardown() { r4_teardown; }
+#
+# Gives:
+#   $R4        the r4 binary (tests/run.sh sets R4=$B/r4; default build/r4)
+#   $R4_BUILD  the build directory (default build); $R4P = $R4_BUILD/tests/r4p
+#   $T         a fresh temp dir per test, removed in r4_teardown unless the
+#              test failed and R4_KEEP=1
+#   need_cmd CMD [REASON]   skip the test unless CMD is on PATH
+#   need_file PATH [REASON] skip the test unless PATH exists
+#   need_r4p                skip unless the libreiser4 helper was built
+#   mkfs_reiser4 IMG [SIZE] [MKFS_OPTS...]
+#              make a reiser4 image with reiser4progs' mkfs.reiser4
+#              (SIZE like 64M, default 64M; e.g. `mkfs_reiser4 $T/a.img 32M
+#              -o create=reg40`); fails the test if mkfs fails
+#   fsck_reiser4 IMG        fsck.reiser4 --check on IMG; fails unless clean
+# and bats-support / bats-assert / bats-file (assert_success, assert_output,
+# assert_file_exists, ...) from Debian's /usr/lib/bats.
+
+_r4_repo=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
+: "${R4_BUILD:=$_r4_repo/build}"
+: "${R4:=$R4_BUILD/r4}"
+R4P=$R4_BUILD/tests/r4p
+export R4 R4_BUILD R4P
+
+_r4_bats_lib=${BATS_LIB_PATH_DEBIAN:-/usr/lib/bats}
+for _lib in bats-support bats-assert bats-file; do
+	if [ -f "$_r4_bats_lib/$_lib/load.bash" ]; then
+		load "$_r4_bats_lib/$_lib/load.bash"
+	else
+		echo "helper.bash: $_r4_bats_lib/$_lib missing (bash scripts/deps.sh)" >&2
+		return 1
+	fi
+done
+unset _lib
+
+
+r4_setup() {
+	T=$(mktemp -d "${BATS_TEST_TMPDIR:-${BATS_TMPDIR:-/tmp}}/r4.XXXXXX")
+	export T
+}
+
+r4_teardown() {
+	if [ -n "${T:-}" ] && [ -d "$T" ]; then
+		if [ "${R4_KEEP:-0}" = 1 ] && [ -z "${BATS_TEST_COMPLETED:-}" ]; then
+			echo "# kept $T" >&3
+		else
+			rm -rf "$T"
+		fi
+	fi
+}
+
+need_cmd() {
+	command -v "$1" >/dev/null 2>&1 || skip "${2:-$1 not installed}"
+}
+
+need_file() {
+	[ -e "$1" ] || skip "${2:-$1 missing}"
+}
+
+need_r4p() {
+	need_file "$R4P" "$R4P not built (make interop)"
+	need_cmd mkfs.reiser4 "reiser4progs not installed"
+}
+
+# mkfs_reiser4 IMG [SIZE] [MKFS_OPTS...]: a fresh reiser4 image.
+mkfs_reiser4() {
+	local img=$1 size=${2:-64M}
+	shift; [ $# -gt 0 ] && shift
+	need_cmd mkfs.reiser4 "reiser4progs not installed"
+	rm -f "$img"
+	truncate -s "$size" "$img" || return 1
+	if ! mkfs.reiser4 -y -f "$@" "$img" >"$img.mkfs.log" 2>&1; then
+		cat "$img.mkfs.log" >&2
+		echo "mkfs_reiser4: mkfs.reiser4 -y -f $* $img failed" >&2
+		return 1
+	fi
+	rm -f "$img.mkfs.log"
+}
+
+# fsck_reiser4 IMG: fsck.reiser4 --check; succeeds only for a clean image.
+fsck_reiser4() {
+	need_cmd fsck.reiser4 "reiser4progs not installed"
+	local out
+	if ! out=$(fsck.reiser4 --check -y "$1" 2>&1); then
+		printf '%s\n' "$out" >&2
+		echo "fsck_reiser4: fsck.reiser4 --check -y $1 failed" >&2
+		return 1
+	fi
+	if ! grep -q 'FS is consistent' <<<"$out"; then
+		printf '%s\n' "$out" >&2
+		echo "fsck_reiser4: $1 is not reported consistent" >&2
+		return 1
+	fi
+}

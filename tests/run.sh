@@ -1,0 +1,149 @@
+#!/usr/bin/env bash
+# tests/run.sh - run every test suite and print one closing line.
+#
+#   B=build/san bash tests/run.sh      (what `make check` runs)
+#
+# B is the build directory holding the (sanitizer) binaries.  Runs
+#   1. every $B/tests/test_* unit program: each prints a final line
+#      "N passed, M failed" and exits non-zero on failure; each line
+#      "skip: REASON" it prints counts as one skip;
+#   2. every tests/bats/*.bats with `bats --tap`, with R4=$B/r4 and
+#      R4_BUILD=$B in the environment.
+# A passing suite gets one line; a failing one also shows its output.  A
+# program that crashes, hangs (R4_TEST_TIMEOUT seconds, default 900), exits
+# non-zero without reporting a failure, or prints no summary line counts as
+# one more failure.  The last line is exactly "N passed, N failed" (with
+# ", N skipped" when something skipped); exit status 1 if anything failed.
+set -uo pipefail
+
+cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 2
+B=${B:-build}
+case $B in /*) ;; *) B=$PWD/$B ;; esac
+export R4="$B/r4" R4_BUILD="$B"
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1}
+TIMEOUT=${R4_TEST_TIMEOUT:-900}
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/r4-run.XXXXXX") || exit 2
+trap 'rm -rf "$tmp"' EXIT
+
+total_pass=0 total_fail=0 total_skip=0
+failed_suites=()
+
+# show_output FILE: the output of a failing suite, indented, at most 200 lines.
+show_output() {
+	local n
+	n=$(wc -l <"$1")
+	if [ "$n" -gt 200 ]; then
+		echo "    ... ($((n - 200)) earlier lines in the output cut)"
+		tail -n 200 "$1" | sed 's/^/    | /'
+	else
+		sed 's/^/    | /' "$1"
+	fi
+}
+
+# report NAME PASS FAIL SKIP PROBLEM LOG
+report() {
+	local name=$1 p=$2 f=$3 s=$4 problem=$5 log=$6 status=PASS
+	total_pass=$((total_pass + p)) total_fail=$((total_fail + f)) total_skip=$((total_skip + s))
+	[ "$f" -gt 0 ] && status=FAIL
+	[ "$f" -eq 0 ] && [ "$p" -eq 0 ] && [ "$s" -gt 0 ] && status=SKIP
+	printf '%-4s %-40s %d passed, %d failed' "$status" "$name" "$p" "$f"
+	[ "$s" -gt 0 ] && printf ', %d skipped' "$s"
+	printf '\n'
+	if [ "$s" -gt 0 ]; then
+		grep -E '^skip: |^ok [0-9]+ .*# skip' "$log" | sed 's/^/    /'
+	fi
+	if [ "$f" -gt 0 ]; then
+		failed_suites+=("$name")
+		[ -n "$problem" ] && echo "    $name: $problem"
+		if [ "${name#bats/}" != "$name" ]; then
+			# TAP: keep what failing tests printed, not the passing ones.
+			grep -v -E '^(ok [0-9]+ |1\.\.[0-9]+$)' "$log" >"$log.failed"
+			show_output "$log.failed"
+		else
+			show_output "$log"
+		fi
+	fi
+}
+
+# describe_rc RC: words for an abnormal exit status.
+describe_rc() {
+	if [ "$1" -eq 124 ]; then echo "timed out after ${TIMEOUT}s"
+	elif [ "$1" -gt 128 ]; then echo "killed by signal $(($1 - 128)) ($(kill -l $(($1 - 128)) 2>/dev/null || echo '?'))"
+	else echo "exit status $1"
+	fi
+}
+
+# --- 1. unit programs ------------------------------------------------------
+units=()
+for prog in "$B"/tests/test_*; do
+	[ -f "$prog" ] && [ -x "$prog" ] && units+=("$prog")
+done
+[ ${#units[@]} -eq 0 ] && echo "note: no unit programs in $B/tests (run make SAN=1 unit first?)"
+
+for prog in ${units[@]+"${units[@]}"}; do
+	name=unit/${prog##*/}
+	log=$tmp/${prog##*/}.log
+	# (the subshell keeps bash's "Segmentation fault" notice off our output)
+	( timeout --kill-after=10 "$TIMEOUT" "$prog" >"$log" 2>&1 </dev/null ) 2>/dev/null
+	rc=$?
+	summary=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$log" | tail -n 1)
+	skips=$(grep -c '^skip: ' "$log")
+	problem=
+	if [ -z "$summary" ]; then
+		p=0 f=1 problem="no summary line ($(describe_rc $rc))"
+	else
+		p=${summary%% passed*}
+		f=${summary#*passed, } f=${f%% failed*}
+		if [ $rc -ne 0 ] && [ "$f" -eq 0 ]; then
+			f=1 problem="reported no failure but $(describe_rc $rc)"
+		elif [ $rc -eq 0 ] && [ "$f" -ne 0 ]; then
+			problem="reported $f failures but exit status 0"
+		fi
+	fi
+	report "$name" "$p" "$f" "$skips" "$problem" "$log"
+done
+
+# --- 2. bats suites --------------------------------------------------------
+suites=()
+for f in tests/bats/*.bats; do
+	[ -f "$f" ] && suites+=("$f")
+done
+if [ ${#suites[@]} -gt 0 ] && ! command -v bats >/dev/null 2>&1; then
+	echo "FAIL bats not installed: ${#suites[@]} suites not run (bash scripts/deps.sh)"
+	total_fail=$((total_fail + ${#suites[@]}))
+	failed_suites+=(bats)
+	suites=()
+fi
+
+for suite in ${suites[@]+"${suites[@]}"}; do
+	name=bats/${suite##*/}
+	log=$tmp/${suite##*/}.log
+	( timeout --kill-after=10 "$TIMEOUT" bats --tap "$suite" >"$log" 2>&1 </dev/null ) 2>/dev/null
+	rc=$?
+	s=$(grep -c -E '^ok [0-9]+ .*# skip' "$log")
+	p=$(grep -E '^ok [0-9]+' "$log" | grep -c -v -E '# skip')
+	f=$(grep -c -E '^not ok [0-9]+' "$log")
+	plan=$(grep -E '^1\.\.[0-9]+$' "$log" | head -n 1)
+	problem=
+	if [ -z "$plan" ]; then
+		f=$((f + 1)) problem="no TAP plan ($(describe_rc $rc))"
+	elif [ $((p + f + s)) -lt "${plan#1..}" ]; then
+		problem="ran $((p + f + s)) of ${plan#1..} tests ($(describe_rc $rc))" f=$((f + 1))
+	elif [ $rc -ne 0 ] && [ "$f" -eq 0 ]; then
+		f=1 problem="bats reported no failure but $(describe_rc $rc)"
+	fi
+	report "$name" "$p" "$f" "$s" "$problem" "$log"
+done
+
+# --- summary ---------------------------------------------------------------
+nsuites=$(( ${#units[@]} + ${#suites[@]} ))
+if [ ${#failed_suites[@]} -gt 0 ]; then
+	echo "suites: $nsuites run, ${#failed_suites[@]} failed: ${failed_suites[*]}"
+else
+	echo "suites: $nsuites run, all passed"
+fi
+line="$total_pass passed, $total_fail failed"
+[ "$total_skip" -gt 0 ] && line="$line, $total_skip skipped"
+echo "$line"
+[ "$total_fail" -eq 0 ]

@@ -1,0 +1,32 @@
+/*
+ * t.h - the tiny harness of the engine's C test programs.
+ *
+ * CHECK(expr) counts a pass or prints file:line and the expression;
+ * CHECK_RC(call) expects 0 and prints r4_strerror of anything else.
+ * T_DONE() prints "N passed, M failed" and returns the exit code.
+ * Random tests take their seed from R4_SEED or the clock and print it.
+ */
+#ifndef R4_T_H
+#define R4_T_H
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "r4.h"
+
+extern int t_pass, t_fail;
+
+#define CHECK(e) do { if (e) t_pass++; else { t_fail++; \
+	fprintf(stderr, "%s:%d: FAILED: %s\n", __FILE__, __LINE__, #e); } } while (0)
+#define CHECK_RC(e) do { int t_rc_ = (e); if (t_rc_ == 0) t_pass++; else { t_fail++; \
+	fprintf(stderr, "%s:%d: FAILED: %s = %d (%s)\n", __FILE__, __LINE__, #e, t_rc_, \
+		r4_strerror(t_rc_)); } } while (0)
+#define CHECK_EQ(a, b) do { long long t_a_ = (long long)(a), t_b_ = (long long)(b); \
+	if (t_a_ == t_b_) t_pass++; else { t_fail++; fprintf(stderr, \
+	"%s:%d: FAILED: %s == %s (%lld != %lld)\n", __FILE__, __LINE__, #a, #b, t_a_, t_b_); } } while (0)
+#define T_DONE() (printf("%d passed, %d failed\n", t_pass, t_fail), t_fail ? 1 : 0)
+
+unsigned long t_seed(void);
+
+#endif
