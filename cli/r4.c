@@ -5,12 +5,15 @@
  * The names r4sh and r4fuse are reserved for the shell and the FUSE
  * bridge (they will dispatch on argv[0]).
  */
+#include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <uuid/uuid.h>
 
 #include "exit.h"
@@ -26,11 +29,12 @@ static int usage(FILE *f)
 		"       %s info IMAGE\n"
 		"       %s ls IMAGE [PATH]     list a directory (type, mode, size, name)\n"
 		"       %s cat IMAGE PATH      write a file's bytes to stdout\n"
+		"       %s import IMAGE SRCDIR [DEST]  copy a host tree into the image\n"
 		"SIZE takes K, M, G or T suffixes (powers of 1024).\n"
 		"TYPE=PLUGIN: hash=r5_hash|rupasov_hash|tea_hash|fnv1_hash|deg_hash,\n"
 		"  fibration=lexic_fibre|dot_o_fibre|ext_1_fibre|ext_3_fibre,\n"
 		"  formatting=smart|tails|extents, node=node40|node41, create=reg40\n",
-		sh_prog, sh_prog, sh_prog, sh_prog);
+		sh_prog, sh_prog, sh_prog, sh_prog, sh_prog);
 	return R4_EXIT_USAGE;
 }
 
@@ -333,6 +337,88 @@ static int cmd_ls(int argc, char **argv)
 	return rc ? R4_EXIT_FAIL : R4_EXIT_OK;
 }
 
+/* Copy host path src (file, directory, symlink) to image path dst. */
+static int import_one(r4_db *db, const char *src, const char *dst)
+{
+	struct stat st;
+	int rc = 0;
+
+	if (lstat(src, &st) < 0)
+		return -errno;
+	if (S_ISDIR(st.st_mode)) {
+		DIR *d;
+		struct dirent *de;
+
+		if (strcmp(dst, "/") && (rc = r4_mkdir(db, dst, st.st_mode & 07777, st.st_uid,
+						       st.st_gid)) && rc != -EEXIST)
+			return rc;
+		if (!(d = opendir(src)))
+			return -errno;
+		rc = 0;
+		while (!rc && (de = readdir(d))) {
+			char s2[PATH_MAX], d2[PATH_MAX];
+
+			if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+				continue;
+			snprintf(s2, sizeof(s2), "%s/%s", src, de->d_name);
+			snprintf(d2, sizeof(d2), "%s/%s", strcmp(dst, "/") ? dst : "", de->d_name);
+			rc = import_one(db, s2, d2);
+		}
+		closedir(d);
+		return rc;
+	}
+	if (S_ISLNK(st.st_mode)) {
+		char t[PATH_MAX];
+		ssize_t n = readlink(src, t, sizeof(t) - 1);
+
+		if (n < 0)
+			return -errno;
+		t[n] = 0;
+		return r4_symlink(db, t, dst, st.st_uid, st.st_gid);
+	}
+	if (!S_ISREG(st.st_mode))
+		return r4_mknod(db, dst, st.st_mode, st.st_rdev, st.st_uid, st.st_gid);
+	if ((rc = r4_create(db, dst, st.st_mode & 07777, st.st_uid, st.st_gid)))
+		return rc;
+	FILE *f = fopen(src, "rb");
+	static char buf[1 << 20];
+	uint64_t off = 0;
+	size_t n;
+
+	if (!f)
+		return -errno;
+	while (!rc && (n = fread(buf, 1, sizeof(buf), f)) > 0) {
+		rc = r4_write(db, dst, off, buf, n);
+		off += n;
+	}
+	if (!rc && ferror(f))
+		rc = -EIO;
+	fclose(f);
+	return rc;
+}
+
+static int cmd_import(int argc, char **argv)
+{
+	struct r4_open_opts oo = {.rw = true};
+	const char *dst = argc > 3 ? argv[3] : "/";
+	r4_db *db = NULL;
+	int rc;
+
+	if (argc < 3 || argc > 4)
+		return usage(stderr);
+	if ((rc = r4_open(argv[1], &oo, &db))) {
+		fprintf(stderr, "%s: cannot open image '%s': %s\n", sh_prog, argv[1], r4_strerror(rc));
+		return R4_EXIT_FAIL;
+	}
+	if (!(rc = r4_begin(db)) && !(rc = import_one(db, argv[2], dst)))
+		rc = r4_commit(db);
+	if (rc)
+		fprintf(stderr, "%s: cannot import '%s': %s (nothing was changed)\n", sh_prog,
+			argv[2], r4_strerror(rc));
+	r4_close(db);
+	return rc ? R4_EXIT_FAIL : R4_EXIT_OK;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2)
@@ -349,6 +435,8 @@ int main(int argc, char **argv)
 		return cmd_ls(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "cat"))
 		return cmd_cat(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "import"))
+		return cmd_import(argc - 1, argv + 1);
 	fprintf(stderr, "%s: unknown command '%s'\n", sh_prog, argv[1]);
 	return usage(stderr);
 }

@@ -126,12 +126,19 @@ static void for_each_piece(struct r4_alloc *a, uint64_t start, uint64_t count,
 	}
 }
 
+/* Marking used also cancels a deferred free of the same blocks. */
 static void mark_piece(struct r4_alloc *a, uint64_t z, uint64_t lo, uint64_t hi)
 {
 	uint64_t n = work_set(a, lo, hi);
 
 	a->zfree[z] -= (uint32_t)n;
 	a->nfree -= n;
+	for (size_t i = (size_t)(lo / 64); (uint64_t)i * 64 < hi; i++) {
+		uint64_t d = a->defer[i] & word_mask(i, lo, hi);
+
+		a->ndefer -= (uint64_t)__builtin_popcountll(d);
+		a->defer[i] &= ~d;
+	}
 }
 
 /* The bits of word i that are never freed: bit 0 of zone z and its bitmap block. */
@@ -431,7 +438,8 @@ int r4_alloc_load(struct r4_io *io, const struct r4_logger *lg, uint32_t bs, uin
 		want = r4_le32_get(a->buf);
 		have = r4_adler32(a->buf + CSUM, bs - CSUM);
 		if (want != have) {
-			rc = R4_BADCSUM(lg, blk, "bitmap of zone %llu: stored Adler-32 %08x, computed %08x",
+			rc = R4_BADCSUM(lg, blk,
+					"bitmap of zone %llu: stored Adler-32 %08x, computed %08x",
 					(unsigned long long)z, want, have);
 			goto fail;
 		}
@@ -441,7 +449,8 @@ int r4_alloc_load(struct r4_io *io, const struct r4_logger *lg, uint32_t bs, uin
 			goto fail;
 		}
 		for (uint64_t j = 0; j < a->span / 8; j++)
-			set_byte(a->work, g0 + j, (uint8_t)(get_byte(a->work, g0 + j) | a->buf[CSUM + j]));
+			set_byte(a->work, g0 + j,
+				 (uint8_t)(get_byte(a->work, g0 + j) | a->buf[CSUM + j]));
 	}
 	memcpy(a->commit, a->work, a->nwords * 8);
 	count_all(a);

@@ -62,7 +62,8 @@ void r4_alloc_free(struct r4_alloc *a, uint64_t start, uint64_t count);
  * step's fresh blocks); other blocks in the range are left alone, as are
  * bitmap blocks and block 0. */
 void r4_alloc_release(struct r4_alloc *a, uint64_t start, uint64_t count);
-/* Mark blocks used in the working state (clipped to the volume). */
+/* Mark blocks used in the working state (clipped to the volume); this
+ * cancels a deferred free of any of them. */
 void r4_alloc_mark_used(struct r4_alloc *a, uint64_t start, uint64_t count);
 /* Used in the working state (a deferred-freed block is still used); true
  * past the end. */

@@ -145,7 +145,8 @@ int r4_jh_decode(const struct r4_logger *lg, const uint8_t *buf, uint32_t bs, ui
 
 	jh.jh_last_committed = r4_le64_get(buf + R4_JH_LAST_COMMITTED);
 	if (!jblock_ok(jh.jh_last_committed, bs, blocks))
-		return R4_CORRUPT(lg, R4_JHEADER_BLOCK(bs), "last committed tx head %llu out of range",
+		return R4_CORRUPT(lg, R4_JHEADER_BLOCK(bs),
+				  "last committed tx head %llu out of range",
 				  (unsigned long long)jh.jh_last_committed);
 	*out = jh;
 	return 0;
@@ -171,7 +172,8 @@ int r4_jf_decode(const struct r4_logger *lg, const uint8_t *buf, uint32_t bs, ui
 				  (unsigned long long)jf.jf_last_flushed);
 	if (jf.jf_free_blocks > blocks)
 		return R4_CORRUPT(lg, blk, "%llu free blocks of %llu",
-				  (unsigned long long)jf.jf_free_blocks, (unsigned long long)blocks);
+				  (unsigned long long)jf.jf_free_blocks,
+				  (unsigned long long)blocks);
 	*out = jf;
 	return 0;
 }
@@ -211,7 +213,8 @@ int r4_th_decode(const struct r4_logger *lg, uint64_t blk, const uint8_t *buf, u
 				  (unsigned long long)th.th_next_block);
 	if (th.th_free_blocks > blocks)
 		return R4_CORRUPT(lg, blk, "%llu free blocks of %llu",
-				  (unsigned long long)th.th_free_blocks, (unsigned long long)blocks);
+				  (unsigned long long)th.th_free_blocks,
+				  (unsigned long long)blocks);
 	*out = th;
 	return 0;
 }
@@ -401,7 +404,8 @@ void r4_format_backup_encode(const struct r4_msb *m, const struct r4_fsb *sb, co
 		return;		/* version 0 backups carry no plugin set */
 	memcpy(buf + R4_BK_PSET, pset_magic, sizeof(pset_magic));
 	if (pset)
-		memcpy(buf + R4_BK_PSET_IDS, pset, R4_MIN(pset_len, (size_t)4 * R4_BK_PSET_MEMBERS));
+		memcpy(buf + R4_BK_PSET_IDS, pset,
+		       R4_MIN(pset_len, (size_t)4 * R4_BK_PSET_MEMBERS));
 }
 
 void r4_backup_encode(const struct r4_msb *m, const struct r4_fsb *sb, const uint32_t *pset14,

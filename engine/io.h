@@ -93,7 +93,7 @@ int r4_io_mem_load(const char *path, struct r4_io **out);
 /* Write the whole RAM image to path (created or truncated).  -errno, -EIO. */
 int r4_io_mem_save(struct r4_io *io, const char *path);
 /* The bytes of a RAM image (valid until the next write, truncate or close)
- * and their count; io must come from r4_io_mem_new/load. */
+ * and their count; NULL and 0 when io is not a RAM image. */
 const uint8_t *r4_io_mem_data(struct r4_io *io, uint64_t *size);
 
 /* ---- io_fault.c ---- */
@@ -146,7 +146,7 @@ struct r4_io_fault_stats {
 	uint64_t fs_failed;			/* calls failed on purpose */
 	uint64_t fs_pending;			/* writes kept, not yet synced */
 	uint64_t fs_applied, fs_dropped;	/* at the crash: writes applied / dropped */
-	uint64_t fs_torn_sectors;		/* at the crash: sectors of the torn write dropped */
+	uint64_t fs_torn_sectors;		/* at the crash: sectors torn off the last write */
 	bool fs_crashed;
 };
 

@@ -168,7 +168,8 @@ static void test_file(void)
 		r4_io_close(m);
 	}
 	CHECK_EQ(r4_io_file_open(tmpdir, false, &ro), -EISDIR);
-	CHECK_EQ(r4_io_file_open("/dev/null", false, &ro), -EINVAL);	/* neither file nor device */
+	/* a character device is neither a file nor a block device */
+	CHECK_EQ(r4_io_file_open("/dev/null", false, &ro), -EINVAL);
 	unlink(p);
 	r4_heap_fail_at(1);
 	CHECK_EQ(r4_io_file_open(p, false, &ro), -ENOMEM);
