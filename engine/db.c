@@ -101,6 +101,17 @@ static int load_super(struct r4_db *db)
 	if ((rc = r4_io_read(db->io, R4_MSB_OFFSET, buf, 4096)) ||
 	    (rc = r4_msb_decode(&db->lg, buf, 4096, &msb)))
 		return rc;
+	if (msb.msb_blksize != 4096) {
+		r4_log(&db->lg, R4_LOG_ERR,
+		       "master super block (block 16): unsupported block size %u (r4 reads 4096)",
+		       msb.msb_blksize);
+		return -EINVAL;
+	}
+	if (msb.msb_diskmap) {
+		r4_log(&db->lg, R4_LOG_ERR, "master super block (block 16): disk maps are not "
+		       "supported (diskmap at block %llu)", (unsigned long long)msb.msb_diskmap);
+		return -EOPNOTSUPP;
+	}
 	db->bs = msb.msb_blksize;
 	memcpy(db->uuid, msb.msb_uuid, 16);
 	memcpy(db->label, msb.msb_label, 16);

@@ -1,0 +1,345 @@
+/*
+ * scale.c - r4's scale benchmark (issue 2): many small files in one
+ * directory and one big file, with time, peak memory and space used.
+ *
+ *   scale small IMG N     mkfs IMG, create /d/fNNNNNNN (N files of 100 bytes)
+ *                         committing every 1,000 files; then reopen and read
+ *                         every file back, comparing its bytes
+ *   scale big IMG MIB     mkfs IMG, write /big (MIB MiB) in 1 MiB chunks
+ *                         committing every 64 MiB; then reopen and read it
+ *                         back in 1 MiB chunks, comparing every byte
+ *
+ * Each phase (write, read) runs in its own child process (fork + wait4), so
+ * the peak RSS the parent prints (ru_maxrss of the child) is that phase's
+ * alone.  The image is opened with the default cache bound (cache_nodes 0).
+ * Output, one line per phase, for bench/run.sh to tabulate:
+ *
+ *   phase=small-write n=N secs=S rate=R unit=files/s maxrss_kib=K used_before=B used_after=A
+ *
+ * plus a line "space n=N bytes_per_file=X" (small) or "space bytes=X" (big)
+ * from the used blocks (r4_statfs: blocks - bfree) before the workload and
+ * after it, read again after the reopen.  Exit status 0 when every phase
+ * worked and every byte compared equal, 1 otherwise (the failing call is on
+ * stderr).  Timing is reported, never judged: this is no test.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "r4.h"
+
+#define FILE_BYTES 100
+#define FILES_PER_TXN 1000
+#define CHUNK (1024 * 1024)
+#define CHUNKS_PER_TXN 64
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static int fail(const char *what, const char *subject, int rc)
+{
+	fprintf(stderr, "scale: %s '%s': %s\n", what, subject, r4_strerror(rc));
+	return 1;
+}
+
+static uint64_t mix64(uint64_t z)
+{
+	z += 0x9E3779B97F4A7C15ull;
+	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+	z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+	return z ^ (z >> 31);
+}
+
+/* The content of small file i: 100 bytes, different for every file. */
+static void small_content(uint64_t i, uint8_t *p)
+{
+	for (unsigned j = 0; j < FILE_BYTES; j += 8) {
+		uint64_t r = mix64(i * 131 + j);
+		memcpy(p + j, &r, FILE_BYTES - j < 8 ? FILE_BYTES - j : 8);
+	}
+}
+
+/* Chunk c of the big file: 8-byte words that depend on their offset. */
+static void big_content(uint64_t c, uint8_t *p)
+{
+	for (size_t j = 0; j < CHUNK; j += 8) {
+		uint64_t r = (c * CHUNK + j) * 0x9E3779B97F4A7C15ull ^ 0x5DEECE66Dull;
+		memcpy(p + j, &r, 8);
+	}
+}
+
+static int used_blocks(r4_db *db, uint64_t *used)
+{
+	struct r4_statfs sf;
+	int rc = r4_statfs(db, &sf);
+
+	if (!rc)
+		*used = sf.blocks - sf.bfree;
+	return rc;
+}
+
+static int open_db(const char *img, bool rw, r4_db **db)
+{
+	struct r4_open_opts o = { .rw = rw, .cache_nodes = 0 };
+	int rc = r4_open(img, &o, db);
+
+	return rc ? fail("cannot open image", img, rc) : 0;
+}
+
+/* ---- the phases (each runs in a child; prints "used=U" on stdout) ---- */
+
+static int small_write(const char *img, uint64_t n, uint64_t *before, uint64_t *after)
+{
+	uint8_t buf[FILE_BYTES];
+	char path[64];
+	r4_db *db;
+	int rc;
+
+	if (open_db(img, true, &db))
+		return 1;
+	if ((rc = used_blocks(db, before)) || (rc = r4_mkdir(db, "/d", 0755, 0, 0))) {
+		r4_close(db);
+		return fail("cannot make directory", "/d", rc);
+	}
+	for (uint64_t i = 0; i < n; i++) {
+		if (i % FILES_PER_TXN == 0 && (rc = r4_begin(db)))
+			goto bad;
+		snprintf(path, sizeof(path), "/d/f%07" PRIu64, i);
+		small_content(i, buf);
+		if ((rc = r4_create(db, path, S_IFREG | 0644, 0, 0)) ||
+		    (rc = r4_write(db, path, 0, buf, sizeof(buf))))
+			goto bad;
+		if ((i + 1) % FILES_PER_TXN == 0 || i + 1 == n) {
+			snprintf(path, sizeof(path), "commit after file %" PRIu64, i);
+			if ((rc = r4_commit(db)))
+				goto bad;
+		}
+	}
+	if ((rc = r4_sync(db)) || (rc = used_blocks(db, after)))
+		goto bad;
+	r4_close(db);
+	return 0;
+bad:
+	r4_close(db);
+	return fail("failed at", path, rc);
+}
+
+static int small_read(const char *img, uint64_t n, uint64_t *before, uint64_t *after)
+{
+	uint8_t want[FILE_BYTES], got[FILE_BYTES + 1];
+	char path[64];
+	size_t len;
+	r4_db *db;
+	int rc;
+
+	(void)before;
+	if (open_db(img, false, &db))
+		return 1;
+	for (uint64_t i = 0; i < n; i++) {
+		snprintf(path, sizeof(path), "/d/f%07" PRIu64, i);
+		small_content(i, want);
+		if ((rc = r4_read(db, path, 0, got, sizeof(got), &len))) {
+			r4_close(db);
+			return fail("cannot read", path, rc);
+		}
+		if (len != FILE_BYTES || memcmp(want, got, FILE_BYTES)) {
+			fprintf(stderr, "scale: '%s': wrong content (%zu bytes)\n", path, len);
+			r4_close(db);
+			return 1;
+		}
+	}
+	rc = used_blocks(db, after);
+	r4_close(db);
+	return rc ? fail("cannot statfs", img, rc) : 0;
+}
+
+static int big_write(const char *img, uint64_t mib, uint64_t *before, uint64_t *after)
+{
+	uint8_t *buf = malloc(CHUNK);
+	r4_db *db = NULL;
+	int rc = 0;
+	uint64_t c = 0;
+
+	if (!buf || open_db(img, true, &db)) {
+		free(buf);
+		return 1;
+	}
+	if ((rc = used_blocks(db, before)) || (rc = r4_create(db, "/big", S_IFREG | 0644, 0, 0)))
+		goto bad;
+	for (c = 0; c < mib; c++) {
+		if (c % CHUNKS_PER_TXN == 0 && (rc = r4_begin(db)))
+			goto bad;
+		big_content(c, buf);
+		if ((rc = r4_write(db, "/big", c * CHUNK, buf, CHUNK)))
+			goto bad;
+		if (((c + 1) % CHUNKS_PER_TXN == 0 || c + 1 == mib) && (rc = r4_commit(db)))
+			goto bad;
+	}
+	if ((rc = r4_sync(db)) || (rc = used_blocks(db, after)))
+		goto bad;
+	r4_close(db);
+	free(buf);
+	return 0;
+bad:
+	fprintf(stderr, "scale: /big: failed at MiB %" PRIu64 ": %s\n", c, r4_strerror(rc));
+	r4_close(db);
+	free(buf);
+	return 1;
+}
+
+static int big_read(const char *img, uint64_t mib, uint64_t *before, uint64_t *after)
+{
+	uint8_t *want = malloc(CHUNK), *got = malloc(CHUNK);
+	r4_db *db = NULL;
+	size_t len;
+	int rc = 1;
+
+	(void)before;
+	if (!want || !got || open_db(img, false, &db))
+		goto out;
+	for (uint64_t c = 0; c < mib; c++) {
+		big_content(c, want);
+		if ((rc = r4_read(db, "/big", c * CHUNK, got, CHUNK, &len))) {
+			fail("cannot read", "/big", rc);
+			rc = 1;
+			goto out;
+		}
+		if (len != CHUNK || memcmp(want, got, CHUNK)) {
+			fprintf(stderr, "scale: /big: wrong content in MiB %" PRIu64 "\n", c);
+			rc = 1;
+			goto out;
+		}
+	}
+	rc = used_blocks(db, after) ? 1 : 0;
+out:
+	r4_close(db);
+	free(want);
+	free(got);
+	return rc;
+}
+
+/* ---- driver ---- */
+
+typedef int (*phase_fn)(const char *img, uint64_t n, uint64_t *before, uint64_t *after);
+
+/*
+ * Run fn in a child; print its line.  The child sends the used-block counts
+ * back through a pipe; wait4 gives its own peak RSS.
+ */
+static int run_phase(const char *name, phase_fn fn, const char *img, uint64_t n, double units,
+		     const char *unit, uint64_t *before, uint64_t *after)
+{
+	uint64_t res[2] = { 0, 0 };
+	struct rusage ru;
+	int pfd[2], status;
+	double t0, secs;
+	pid_t pid;
+
+	fflush(stdout);
+	if (pipe(pfd))
+		return perror("scale: pipe"), 1;
+	t0 = now();
+	if ((pid = fork()) < 0)
+		return perror("scale: fork"), 1;
+	if (pid == 0) {
+		int rc;
+
+		close(pfd[0]);
+		rc = fn(img, n, &res[0], &res[1]);
+		if (write(pfd[1], res, sizeof(res)) != (ssize_t)sizeof(res))
+			rc = 1;
+		_exit(rc);
+	}
+	close(pfd[1]);
+	if (read(pfd[0], res, sizeof(res)) != (ssize_t)sizeof(res))
+		memset(res, 0, sizeof(res));
+	close(pfd[0]);
+	if (wait4(pid, &status, 0, &ru) < 0)
+		return perror("scale: wait4"), 1;
+	secs = now() - t0;
+	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+		printf("phase=%s n=%" PRIu64 " FAILED status=%d secs=%.2f maxrss_kib=%ld\n", name,
+		       n, status, secs, ru.ru_maxrss);
+		return 1;
+	}
+	if (res[0])
+		*before = res[0];
+	*after = res[1];
+	printf("phase=%s n=%" PRIu64 " secs=%.3f rate=%.1f unit=%s maxrss_kib=%ld used_after=%" PRIu64
+	       "\n",
+	       name, n, secs, units / secs, unit, ru.ru_maxrss, res[1]);
+	return 0;
+}
+
+static int make_image(const char *img, uint64_t size)
+{
+	struct r4_mkfs_opts o;
+	int rc;
+
+	r4_mkfs_defaults(&o);
+	unlink(img);
+	if ((rc = r4_mkfs(img, size, &o)))
+		return fail("cannot make image", img, rc);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	uint64_t n, before = 0, after = 0, after_read = 0;
+	char *end;
+	bool small;
+	int rc;
+
+	if (argc != 4 || (strcmp(argv[1], "small") && strcmp(argv[1], "big"))) {
+		fprintf(stderr, "usage: scale small IMG N | scale big IMG MIB\n");
+		return 2;
+	}
+	small = !strcmp(argv[1], "small");
+	n = strtoull(argv[3], &end, 10);
+	if (*end || !n) {
+		fprintf(stderr, "scale: bad count '%s'\n", argv[3]);
+		return 2;
+	}
+	/* 4 KiB per small file (ten times what it should take) or the file
+	   plus a quarter, at least 256 MiB: sparse, so room costs nothing */
+	if (make_image(argv[2], small ? 256ull * 1024 * 1024 + n * 4096 : n * CHUNK / 4 * 5))
+		return 1;
+	if (small) {
+		rc = run_phase("small-write", small_write, argv[2], n, (double)n, "files/s", &before,
+			       &after) ||
+		     run_phase("small-read", small_read, argv[2], n, (double)n, "files/s", &before,
+			       &after_read);
+	} else {
+		rc = run_phase("big-write", big_write, argv[2], n, (double)n, "MiB/s", &before,
+			       &after) ||
+		     run_phase("big-read", big_read, argv[2], n, (double)n, "MiB/s", &before,
+			       &after_read);
+	}
+	if (rc)
+		return 1;
+	if (after_read != after)
+		printf("warning: used blocks %" PRIu64 " after writing, %" PRIu64 " after reopen\n",
+		       after, after_read);
+	if (small)
+		printf("space n=%" PRIu64 " used_before=%" PRIu64 " used_after=%" PRIu64
+		       " bytes_per_file=%.1f\n",
+		       n, before, after_read, (double)(after_read - before) * 4096 / (double)n);
+	else
+		printf("space mib=%" PRIu64 " used_before=%" PRIu64 " used_after=%" PRIu64
+		       " overhead_bytes=%" PRId64 "\n",
+		       n, before, after_read,
+		       (int64_t)((after_read - before) * 4096) - (int64_t)(n * CHUNK));
+	return 0;
+}
