@@ -10,6 +10,7 @@
  * so no half-done operation can be committed.
  */
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 
 #include "alloc.h"
 #include "db.h"
@@ -173,8 +174,9 @@ static void fill_stat(const struct r4_db *db, const struct r4_inode *ino, struct
 	st->uid = sd->sd_uid;
 	st->gid = sd->sd_gid;
 	st->size = sd->sd_size;
-	if (r4_sd_is_dev(sd->sd_mode))
-		st->rdev = sd->sd_bytes_rdev;
+	if (r4_sd_is_dev(sd->sd_mode))	/* stored as the kernel's dev_t: major << 20 | minor */
+		st->rdev = makedev((unsigned)(sd->sd_bytes_rdev >> 20),
+				   (unsigned)(sd->sd_bytes_rdev & 0xfffff));
 	else
 		st->blocks = (sd->sd_bytes_rdev + 511) / 512;
 	st->atime.tv_sec = sd->sd_atime;
@@ -337,8 +339,11 @@ int r4_mknod(r4_db *db, const char *path, uint32_t mode, uint64_t rdev, uint32_t
 		return -EINVAL;
 	}
 	tmpl_init(&t, mode, uid, gid);
-	if (r4_sd_is_dev(t.sd_mode))
-		t.sd_bytes_rdev = rdev;
+	if (r4_sd_is_dev(t.sd_mode)) {
+		if (major(rdev) >= 1u << 12 || minor(rdev) >= 1u << 20)
+			return -EOVERFLOW;	/* does not fit the kernel's encoding */
+		t.sd_bytes_rdev = (uint64_t)major(rdev) << 20 | minor(rdev);
+	}
 	return make(db, path, &t);
 }
 

@@ -368,13 +368,20 @@ static int write_tails(struct r4_db *db, const struct r4_inode *ino, const uint8
 	r4_key k;
 	int rc;
 
-	for (uint64_t o = 0; o < size; o += max) {
-		unsigned n = (unsigned)R4_MIN((uint64_t)max, size - o);
+	for (uint64_t o = 0; o < size;) {
+		unsigned n = (unsigned)R4_MIN((uint64_t)max, size - o), room;
 
 		body_key(ino, o, &k);
-		if ((rc = r4_tree_lookup(db, &k, R4_LEVEL_LEAF, &p)) ||
-		    (rc = r4_tree_insert(db, &p, &k, R4_ITEM_PLAIN40, data + o, n)))
+		if ((rc = r4_tree_lookup(db, &k, R4_LEVEL_LEAF, &p)))
 			return rc;
+		/* fill what the leaf has left instead of splitting it (the tail
+		 * continues in the next leaf), unless that piece would be tiny */
+		room = p.level == R4_LEVEL_LEAF ? r4_tree_room(db, &p) : 0;
+		if (room < n && room >= 256)
+			n = room;
+		if ((rc = r4_tree_insert(db, &p, &k, R4_ITEM_PLAIN40, data + o, n)))
+			return rc;
+		o += n;
 	}
 	return 0;
 }

@@ -575,6 +575,15 @@ int r4_tree_remove(struct r4_db *db, struct r4_path *p)
 	return shrink(db);
 }
 
+unsigned r4_tree_room(const struct r4_db *db, const struct r4_path *p)
+{
+	const r4_node *n = p->lv[p->level].node;
+	unsigned f = r4_node_free(n->data);
+
+	(void)db;
+	return f > R4_IH_SIZE ? f - R4_IH_SIZE : 0;
+}
+
 int r4_tree_resize(struct r4_db *db, struct r4_path *p, unsigned at, int delta)
 {
 	r4_node *n = p->lv[p->level].node;
