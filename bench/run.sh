@@ -31,8 +31,10 @@ B=build/bench
 
 make -s all
 mkdir -p "$B"
+UUID_LIBS=$(pkg-config --libs uuid 2>/dev/null || echo -luuid)
+# shellcheck disable=SC2086 # UUID_LIBS is a list of flags
 $CC -std=c11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -Iengine bench/scale.c build/libr4engine.a \
-	"$(pkg-config --libs uuid 2>/dev/null || echo -luuid)" -o "$B/scale"
+	$UUID_LIBS -o "$B/scale"
 PEER=1
 if [[ -f /usr/include/reiser4/libreiser4.h ]] && command -v mkfs.reiser4 >/dev/null; then
 	$CC -std=c11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -Wno-unused-parameter \

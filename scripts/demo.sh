@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # demo.sh - the main job, from a fresh Debian 12 machine: install what is
 # missing (scripts/deps.sh), build (make), make a demo Reiser4 image with
-# `r4 mkfs` and print `r4 info` of it; then, if reiser4progs is there, let
+# `r4 mkfs`, copy the engine's sources into it with `r4 import`, list and
+# read them back, and print `r4 info`; then, if reiser4progs is there, let
 # fsck.reiser4 check the image r4 made.
 #
 #   bash scripts/demo.sh [IMAGE]      (default IMAGE: build/demo.img)
@@ -17,6 +18,12 @@ mkdir -p "$(dirname "$img")"
 rm -f "$img"
 echo "+ build/r4 mkfs $img 64M --label r4demo"
 build/r4 mkfs "$img" 64M --label r4demo
+echo "+ build/r4 import $img engine /src/engine      (a host tree, one transaction)"
+build/r4 import "$img" engine /src/engine
+echo "+ build/r4 ls $img /src/engine | head"
+build/r4 ls "$img" /src/engine | head
+echo "+ build/r4 cat $img /src/engine/r4.h | head -3"
+build/r4 cat "$img" /src/engine/r4.h | head -3
 echo "+ build/r4 info $img"
 build/r4 info "$img"
 
