@@ -160,7 +160,7 @@ END {
 		       bp["r4", "small", n] / bp["peer", "small", n], wm["r4", "small", n] / wm["peer", "small", n],
 		       rm["r4", "small", n] / rm["peer", "small", n]
 	}
-	printf "\nraw lines (median run of each):\n"
+	printf "\nraw lines (median run of each):"
 	for (i = 1; i <= nk; i++) { s = data[order[i], pick[order[i]]]; gsub(/\n/, "\n  ", s); printf "%s", s }
 	printf "\n"
 }' "$LOG"

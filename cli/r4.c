@@ -397,6 +397,22 @@ static int import_one(r4_db *db, const char *src, const char *dst)
 	return rc;
 }
 
+/* mkdir -p of dst's parents. */
+static int make_parents(r4_db *db, const char *dst)
+{
+	char buf[PATH_MAX];
+	int rc;
+
+	snprintf(buf, sizeof(buf), "%s", dst);
+	for (char *s = buf + 1; (s = strchr(s, '/')); s++) {
+		*s = 0;
+		if ((rc = r4_mkdir(db, buf, 0755, 0, 0)) && rc != -EEXIST)
+			return rc;
+		*s = '/';
+	}
+	return 0;
+}
+
 static int cmd_import(int argc, char **argv)
 {
 	struct r4_open_opts oo = {.rw = true};
@@ -410,7 +426,8 @@ static int cmd_import(int argc, char **argv)
 		fprintf(stderr, "%s: cannot open image '%s': %s\n", sh_prog, argv[1], r4_strerror(rc));
 		return R4_EXIT_FAIL;
 	}
-	if (!(rc = r4_begin(db)) && !(rc = import_one(db, argv[2], dst)))
+	if (!(rc = r4_begin(db)) && !(rc = make_parents(db, dst)) &&
+	    !(rc = import_one(db, argv[2], dst)))
 		rc = r4_commit(db);
 	if (rc)
 		fprintf(stderr, "%s: cannot import '%s': %s (nothing was changed)\n", sh_prog,
