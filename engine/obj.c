@@ -578,6 +578,9 @@ int r4_obj_create(struct r4_db *db, struct r4_inode *dir, const char *name, size
 	size_t size;
 	int rc;
 
+	/* refuse before the first change, so the transaction stays usable */
+	if ((rc = r4_dir_lookup(db, dir, name, len, &ek)) != -ENOENT)
+		return rc ? rc : -EEXIST;
 	r4_key_entry(&ek, doid, name, len, dir->hash, dir->fibre);
 	r4_key_sd(&ino.sdkey, doid, ek.el[1], oid);
 	ino.sd = *tmpl;

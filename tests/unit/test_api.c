@@ -1,0 +1,304 @@
+/*
+ * test_api.c - exact outcomes of the fs API's rules: errnos of refusals,
+ * renameat2 flags, nlink bookkeeping, st_blocks, nanosecond times, the
+ * readdir cursor across changes, transactions (abort restores, a failure
+ * after a change poisons), and images byte-for-byte untouched by a
+ * refused or aborted change.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "t.h"
+
+static char img[64];
+
+static r4_db *fresh(void)
+{
+	struct r4_open_opts oo = {.rw = true};
+	r4_db *db = NULL;
+
+	CHECK_RC(r4_mkfs(img, 64u << 20, NULL));
+	CHECK_RC(r4_open(img, &oo, &db));
+	return db;
+}
+
+/* A cheap digest of the image file. */
+static unsigned long long image_sum(void)
+{
+	FILE *f = fopen(img, "rb");
+	unsigned long long h = 1469598103934665603ull;
+	int c;
+
+	if (!f)
+		return 0;
+	while ((c = getc(f)) != EOF)
+		h = (h ^ (unsigned)c) * 1099511628211ull;
+	fclose(f);
+	return h;
+}
+
+static void test_refusals(r4_db *db)
+{
+	char longname[300];
+
+	memset(longname, 'x', 256);
+	longname[0] = '/';
+	longname[257] = 0;
+	CHECK_EQ(r4_create(db, longname, 0644, 0, 0), -ENAMETOOLONG);
+	CHECK_EQ(r4_create(db, "relative", 0644, 0, 0), -EINVAL);
+	CHECK_RC(r4_mkdir(db, "/d", 0755, 1, 2));
+	CHECK_RC(r4_create(db, "/d/f", 0600, 1, 2));
+	CHECK_EQ(r4_create(db, "/d/f", 0600, 1, 2), -EEXIST);
+	CHECK_EQ(r4_mkdir(db, "/d/f/x", 0755, 0, 0), -ENOTDIR);
+	CHECK_EQ(r4_create(db, "/nope/f", 0644, 0, 0), -ENOENT);
+	CHECK_EQ(r4_rmdir(db, "/d"), -ENOTEMPTY);
+	CHECK_EQ(r4_rmdir(db, "/d/f"), -ENOTDIR);
+	CHECK_EQ(r4_unlink(db, "/d"), -EISDIR);
+	CHECK_EQ(r4_rmdir(db, "/"), -EBUSY);
+	CHECK_EQ(r4_link(db, "/d", "/d2"), -EPERM);
+	CHECK_EQ(r4_rename(db, "/d", "/d/sub", 0), -EINVAL);
+	CHECK_EQ(r4_mkdir(db, "/d/.", 0755, 0, 0), -EEXIST);
+	CHECK_RC(r4_symlink(db, "f", "/d/l", 0, 0));
+	CHECK_EQ(r4_stat(db, "/d/l/x", &(struct r4_stat){0}), -ENOTDIR);
+	CHECK_EQ(r4_mknod(db, "/d/bad", S_IFDIR | 0755, 0, 0, 0), -EINVAL);
+}
+
+static void test_nlink_and_blocks(r4_db *db)
+{
+	struct r4_stat st, root;
+	char buf[20000];
+
+	CHECK_RC(r4_stat(db, "/", &root));
+	CHECK_RC(r4_mkdir(db, "/n", 0755, 0, 0));
+	CHECK_RC(r4_mkdir(db, "/n/a", 0755, 0, 0));
+	CHECK_RC(r4_mkdir(db, "/n/b", 0755, 0, 0));
+	CHECK_RC(r4_stat(db, "/n", &st));
+	CHECK_EQ(st.nlink, 4);
+	CHECK_EQ(st.size, 4);		/* entries: . .. a b */
+	CHECK_EQ(st.blocks, 1);		/* 4 x 50 bytes */
+	CHECK_RC(r4_stat(db, "/", &st));
+	CHECK_EQ(st.nlink, root.nlink + 1);
+	CHECK_RC(r4_rename(db, "/n/a", "/a", 0));
+	CHECK_RC(r4_stat(db, "/n", &st));
+	CHECK_EQ(st.nlink, 3);
+	CHECK_RC(r4_stat(db, "/", &st));
+	CHECK_EQ(st.nlink, root.nlink + 2);
+	CHECK_RC(r4_stat(db, "/a/..", &st));
+	CHECK_EQ(st.ino, root.ino);	/* ".." follows the move */
+
+	memset(buf, 'z', sizeof(buf));
+	CHECK_RC(r4_create(db, "/n/t", 0644, 0, 0));
+	CHECK_RC(r4_write(db, "/n/t", 0, buf, 1000));
+	CHECK_RC(r4_stat(db, "/n/t", &st));
+	CHECK_EQ(st.blocks, 2);		/* 1000 tail bytes */
+	CHECK_RC(r4_write(db, "/n/t", 0, buf, sizeof(buf)));
+	CHECK_RC(r4_stat(db, "/n/t", &st));
+	CHECK_EQ(st.blocks, 5 * 8);	/* 20000 bytes: 5 extent blocks */
+	CHECK_RC(r4_truncate(db, "/n/t", 1u << 30));
+	CHECK_RC(r4_stat(db, "/n/t", &st));
+	CHECK_EQ(st.blocks, 5 * 8);	/* the rest is a hole */
+	CHECK_EQ(st.size, 1u << 30);
+	CHECK_RC(r4_link(db, "/n/t", "/n/t2"));
+	CHECK_RC(r4_stat(db, "/n/t2", &st));
+	CHECK_EQ(st.nlink, 2);
+	CHECK_RC(r4_unlink(db, "/n/t"));
+	CHECK_RC(r4_stat(db, "/n/t2", &st));
+	CHECK_EQ(st.nlink, 1);
+}
+
+static void test_rename_flags(r4_db *db)
+{
+	struct r4_stat a, b, st;
+	size_t got;
+	char buf[8];
+
+	CHECK_RC(r4_mkdir(db, "/r", 0755, 0, 0));
+	CHECK_RC(r4_create(db, "/r/a", 0644, 0, 0));
+	CHECK_RC(r4_write(db, "/r/a", 0, "AAAA", 4));
+	CHECK_RC(r4_mkdir(db, "/r/b", 0755, 0, 0));
+	CHECK_RC(r4_stat(db, "/r/a", &a));
+	CHECK_RC(r4_stat(db, "/r/b", &b));
+	CHECK_EQ(r4_rename(db, "/r/a", "/r/b", R4_RENAME_NOREPLACE), -EEXIST);
+	CHECK_EQ(r4_rename(db, "/r/a", "/r/none", R4_RENAME_EXCHANGE), -ENOENT);
+	CHECK_EQ(r4_rename(db, "/r/a", "/r/b", 0), -EISDIR);
+	CHECK_RC(r4_rename(db, "/r/a", "/r/b", R4_RENAME_EXCHANGE));
+	CHECK_RC(r4_stat(db, "/r/a", &st));
+	CHECK_EQ(st.ino, b.ino);
+	CHECK_RC(r4_stat(db, "/r/b", &st));
+	CHECK_EQ(st.ino, a.ino);
+	CHECK_RC(r4_read(db, "/r/b", 0, buf, sizeof(buf), &got));
+	CHECK(got == 4 && !memcmp(buf, "AAAA", 4));
+	CHECK_EQ(r4_rename(db, "/r/a", "/r/b", R4_RENAME_EXCHANGE | R4_RENAME_NOREPLACE), -EINVAL);
+	/* over an existing file: the old one goes */
+	CHECK_RC(r4_create(db, "/r/c", 0644, 0, 0));
+	CHECK_RC(r4_rename(db, "/r/c", "/r/b", 0));
+	CHECK_EQ(r4_stat(db, "/r/c", &st), -ENOENT);
+	CHECK_RC(r4_stat(db, "/r/b", &st));
+	CHECK_EQ(st.size, 0);
+	/* a directory over an empty directory, across parents */
+	CHECK_RC(r4_mkdir(db, "/r/a/inner", 0755, 0, 0));
+	CHECK_RC(r4_mkdir(db, "/r2", 0755, 0, 0));
+	CHECK_RC(r4_mkdir(db, "/r2/empty", 0755, 0, 0));
+	CHECK_RC(r4_rename(db, "/r/a", "/r2/empty", 0));
+	CHECK_RC(r4_stat(db, "/r2/empty/inner", &st));
+	CHECK_RC(r4_stat(db, "/r2", &st));
+	CHECK_EQ(st.nlink, 3);
+	CHECK_RC(r4_rename(db, "/r2/empty", "/r2/empty", 0));	/* same name: nothing */
+}
+
+static void test_times(r4_db *db)
+{
+	struct r4_setattr sa = {0};
+	struct r4_stat st;
+
+	CHECK_RC(r4_create(db, "/tm", 0644, 0, 0));
+	sa.mask = R4_SET_ATIME | R4_SET_MTIME | R4_SET_MODE | R4_SET_UID | R4_SET_GID;
+	sa.atime.tv_sec = 1000000000;
+	sa.atime.tv_nsec = 123456789;
+	sa.mtime.tv_sec = 1700000000;
+	sa.mtime.tv_nsec = 999999999;
+	sa.mode = 04711;
+	sa.uid = 42;
+	sa.gid = 43;
+	CHECK_RC(r4_setattr(db, "/tm", &sa));
+	CHECK_RC(r4_stat(db, "/tm", &st));
+	CHECK_EQ(st.atime.tv_sec, 1000000000);
+	CHECK_EQ(st.atime.tv_nsec, 123456789);
+	CHECK_EQ(st.mtime.tv_nsec, 999999999);
+	CHECK_EQ(st.mode, S_IFREG | 04711);
+	CHECK_EQ(st.uid, 42);
+	CHECK_EQ(st.gid, 43);
+}
+
+struct names {
+	char seen[400][8];
+	int n, round;
+};
+
+static int collect(void *ctx, const char *name, size_t len, uint64_t ino, uint32_t type)
+{
+	struct names *nm = ctx;
+
+	(void)ino;
+	(void)type;
+	if (nm->n >= 400 || len >= 8 || ++nm->round > 50)
+		return 1;		/* a partial listing: this entry is not delivered */
+	memcpy(nm->seen[nm->n], name, len);
+	nm->seen[nm->n++][len] = 0;
+	return 0;
+}
+
+/* Entries present throughout a listing that is interrupted by changes are
+ * delivered exactly once. */
+static void test_readdir_cursor(r4_db *db)
+{
+	struct r4_dirpos pos = {0};
+	struct names nm = {.n = 0};
+	char p[64];
+	int rc, rounds = 0;
+
+	CHECK_RC(r4_mkdir(db, "/rd", 0755, 0, 0));
+	for (int i = 0; i < 200; i++) {
+		snprintf(p, sizeof(p), "/rd/k%03d", i);
+		CHECK_RC(r4_create(db, p, 0644, 0, 0));
+	}
+	do {
+		int before = nm.n;
+
+		nm.round = 0;
+		rc = r4_readdir(db, "/rd", &pos, collect, &nm);
+		/* between calls: add new names and remove some not yet listed */
+		snprintf(p, sizeof(p), "/rd/n%03d", rounds);
+		r4_create(db, p, 0644, 0, 0);
+		snprintf(p, sizeof(p), "/rd/k%03d", 199 - rounds);
+		r4_unlink(db, p);
+		if (nm.n == before)
+			break;
+	} while (!rc && ++rounds < 20);
+	CHECK_RC(rc);
+	for (int i = 0; i < 150; i++) {	/* k000..k149 were never removed */
+		int count = 0;
+
+		snprintf(p, sizeof(p), "k%03d", i);
+		for (int j = 0; j < nm.n; j++)
+			count += !strcmp(nm.seen[j], p);
+		CHECK_EQ(count, 1);
+	}
+	CHECK(!strcmp(nm.seen[0], ".") && !strcmp(nm.seen[1], ".."));
+}
+
+static void test_transactions(void)
+{
+	struct r4_open_opts oo = {.rw = true};
+	unsigned long long sum;
+	struct r4_stat st;
+	r4_db *db = NULL;
+
+	CHECK_RC(r4_mkfs(img, 64u << 20, NULL));
+	sum = image_sum();
+	CHECK_RC(r4_open(img, &oo, &db));
+	CHECK_RC(r4_begin(db));
+	CHECK_RC(r4_mkdir(db, "/x", 0755, 0, 0));
+	char big[100000];
+	memset(big, 7, sizeof(big));
+	CHECK_RC(r4_create(db, "/x/f", 0644, 0, 0));
+	CHECK_RC(r4_write(db, "/x/f", 0, big, sizeof(big)));
+	CHECK_RC(r4_stat(db, "/x/f", &st));
+	r4_abort(db);
+	CHECK_EQ(r4_stat(db, "/x", &st), -ENOENT);
+	r4_close(db);
+	CHECK(image_sum() == sum);	/* abort: the image was never touched */
+
+	/* refusals do not poison; nothing reaches the image before commit */
+	CHECK_RC(r4_open(img, &oo, &db));
+	CHECK_RC(r4_begin(db));
+	CHECK_RC(r4_mkdir(db, "/y", 0755, 0, 0));
+	CHECK_EQ(r4_mkdir(db, "/y", 0755, 0, 0), -EEXIST);
+	CHECK_RC(r4_create(db, "/y/f", 0644, 0, 0));
+	CHECK(image_sum() == sum);
+	CHECK_RC(r4_commit(db));
+	CHECK(image_sum() != sum);
+	CHECK_RC(r4_stat(db, "/y/f", &st));
+	/* read-only handles refuse changes */
+	r4_close(db);
+	oo.rw = false;
+	CHECK_RC(r4_open(img, &oo, &db));
+	CHECK_EQ(r4_create(db, "/z", 0644, 0, 0), -EROFS);
+	CHECK_EQ(r4_begin(db), -EROFS);
+	r4_close(db);
+}
+
+int main(void)
+{
+	char dir[] = "/tmp/r4apiXXXXXX";
+	r4_db *db;
+
+	if (!mkdtemp(dir))
+		return 1;
+	snprintf(img, sizeof(img), "%s/a.img", dir);
+	db = fresh();
+	if (db) {
+		test_refusals(db);
+		test_nlink_and_blocks(db);
+		test_rename_flags(db);
+		test_times(db);
+		test_readdir_cursor(db);
+		r4_close(db);
+	}
+	test_transactions();
+	if (system("command -v fsck.reiser4 >/dev/null 2>&1") == 0) {
+		char cmd[256];
+
+		snprintf(cmd, sizeof(cmd), "fsck.reiser4 --check -y %s >/dev/null 2>&1", img);
+		CHECK(system(cmd) == 0);
+	}
+	char cmd[128];
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	if (system(cmd))
+		return 1;
+	return T_DONE();
+}
