@@ -293,7 +293,8 @@ int r4_commit(r4_db *db)
 		return 0;
 	}
 	/* data first, then the tree that points at it, then the maps */
-	if ((rc = r4_page_flush(db)) || (rc = r4_tree_flush(db, emit_block, db)) ||
+	if ((rc = r4_tree_squeeze(db)) || (rc = r4_page_flush(db)) ||
+	    (rc = r4_tree_flush(db, emit_block, db)) ||
 	    (rc = r4_alloc_commit(db->alloc, emit_block, db)) || (rc = write_super(db)) ||
 	    (rc = r4_io_sync(db->io))) {
 		/* blocks may be half written: no more writes until reopened */

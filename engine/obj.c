@@ -341,43 +341,58 @@ int r4_dir_lookup(struct r4_db *db, const struct r4_inode *dir, const char *name
 }
 
 /* Write units e[0..n) back as the item at p: in place when the node has
- * room, else as two items.  Releases p. */
+ * room; else the first units that fit stay in place and the rest become a
+ * new item after it (appending to a full node so leaves it full).
+ * Releases p. */
 static int cde_store(struct r4_db *db, struct r4_path *p, unsigned oldlen,
 		     const struct r4_dirent *e, unsigned n)
 {
-	size_t size = r4_item_cde_size(e, n), half;
+	size_t avail = oldlen + r4_tree_free(db, p), size = R4_CDE_HDR;
 	uint8_t *buf, *body;
 	unsigned k;
 	int rc;
 
-	if (size <= r4_tree_max_item(db) &&
-	    (size <= oldlen || !r4_tree_resize(db, p, oldlen, (int)(size - oldlen)))) {
-		if (size < oldlen)
-			r4_tree_resize(db, p, (unsigned)size, (int)size - (int)oldlen);
-		r4_tree_touch(db, p);
-		r4_path_item(db, p, NULL, NULL, &body, NULL);
-		r4_item_cde_encode(e, n, body);
-		r4_tree_set_key(db, p, &e[0].de_key);
+	if (avail > r4_tree_max_item(db))
+		avail = r4_tree_max_item(db);
+	for (k = 0; k < n && size + r4_item_cde_unit_size(&e[k]) <= avail; k++)
+		size += r4_item_cde_unit_size(&e[k]);
+	if (k == 0) {
+		/* not even one unit fits beside the others: move the whole item */
+		if (!(buf = r4_malloc(r4_item_cde_size(e, n))))
+			return r4_path_release(db, p), -ENOMEM;
+		rc = r4_tree_remove(db, p);
+		k = 0;
+		goto rest;
+	}
+	if ((rc = r4_tree_resize(db, p, R4_MIN(oldlen, (unsigned)size),
+				 (int)size - (int)oldlen))) {
 		r4_path_release(db, p);
+		return rc;
+	}
+	r4_path_item(db, p, NULL, NULL, &body, NULL);
+	r4_item_cde_encode(e, k, body);
+	r4_tree_set_key(db, p, &e[0].de_key);
+	r4_path_release(db, p);
+	if (k == n)
 		return 0;
-	}
-	/* two items: split where the first half reaches half the size */
-	if (!(buf = r4_malloc(size)))
-		return r4_path_release(db, p), -ENOMEM;
-	for (k = 1, half = r4_item_cde_size(e, 1); k + 1 < n && half < size / 2; k++)
-		half += r4_item_cde_unit_size(&e[k]);
-	if ((rc = r4_tree_remove(db, p)))
-		goto out;
-	for (unsigned part = 0; part < 2 && !rc; part++) {
-		const struct r4_dirent *pe = part ? e + k : e;
-		unsigned pn = part ? n - k : k;
+	if (!(buf = r4_malloc(r4_item_cde_size(e + k, n - k))))
+		return -ENOMEM;
+rest:
+	/* the rest, as one new item (cut in two if it exceeds a node) */
+	while (!rc && k < n) {
+		unsigned m = 0;
 
-		r4_item_cde_encode(pe, pn, buf);
-		if (!(rc = r4_tree_lookup(db, &pe[0].de_key, R4_LEVEL_LEAF, p)))
-			rc = r4_tree_insert(db, p, &pe[0].de_key, R4_ITEM_CDE40, buf,
-					    (unsigned)r4_item_cde_size(pe, pn));
+		for (size = R4_CDE_HDR; k + m < n; m++) {
+			if (size + r4_item_cde_unit_size(&e[k + m]) > r4_tree_max_item(db))
+				break;
+			size += r4_item_cde_unit_size(&e[k + m]);
+		}
+		r4_item_cde_encode(e + k, m, buf);
+		if (!(rc = r4_tree_lookup(db, &e[k].de_key, R4_LEVEL_LEAF, p)))
+			rc = r4_tree_insert(db, p, &e[k].de_key, R4_ITEM_CDE40, buf,
+					    (unsigned)size);
+		k += m;
 	}
-out:
 	r4_free(buf);
 	return rc;
 }

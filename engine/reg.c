@@ -376,7 +376,8 @@ static int write_tails(struct r4_db *db, const struct r4_inode *ino, const uint8
 			return rc;
 		/* fill what the leaf has left instead of splitting it (the tail
 		 * continues in the next leaf), unless that piece would be tiny */
-		room = p.level == R4_LEVEL_LEAF ? r4_tree_room(db, &p) : 0;
+		room = p.level == R4_LEVEL_LEAF ? r4_tree_free(db, &p) : 0;
+		room = room > R4_IH_SIZE ? room - R4_IH_SIZE : 0;
 		if (room < n && room >= 256)
 			n = room;
 		if ((rc = r4_tree_insert(db, &p, &k, R4_ITEM_PLAIN40, data + o, n)))

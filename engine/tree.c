@@ -326,34 +326,47 @@ static int insert_neighbour(struct r4_db *db, struct r4_path *p, unsigned level,
 	return 0;
 }
 
+/* Cost of virtual item j: the old items with the new one at idx. */
+static unsigned vcost(const struct r4_db *db, const r4_node *n, unsigned idx, unsigned len,
+		      unsigned j)
+{
+	return j == idx ? len + R4_IH_SIZE : item_cost(db, n, j < idx ? j : j - 1);
+}
+
 /*
- * Split lv[level] so that the new item fits: choose the largest s such
- * that the first s items of the virtual sequence (old items with the new
- * one at idx) fill the left node and the rest fit a new right node.
- * Returns 1 done, 0 when no such split exists.
+ * Split lv[level] so that the new item fits.  Of the split points s (the
+ * first s virtual items stay left) where both halves fit, take the
+ * largest when appending at the node's end or in a leaf (sequential growth
+ * keeps the left node full), else the one nearest to half the bytes
+ * (pointers inserted in the middle of an internal node keep room on both
+ * sides).  1 done, 0 when no split fits.
  */
 static int split_insert(struct r4_db *db, struct r4_path *p, unsigned level, unsigned idx,
 			const r4_key *k, unsigned pid, const void *body, unsigned len)
 {
 	r4_node *n = p->lv[level].node, *r;
 	unsigned nr = r4_node_nr(n->data), cap = db->bs - r4_node_hdr_size(db->node_pid);
-	unsigned total = len + R4_IH_SIZE, left = 0, s;
+	unsigned total = 0, left = 0, s = 0, best = 0, bestd = UINT32_MAX;
 	int rc;
 
-	for (unsigned i = 0; i < nr; i++)
-		total += item_cost(db, n, i);
-	/* left = cost of virtual items [0, s) */
-	for (s = 0; s <= nr; s++) {
-		unsigned c = s == idx ? len + R4_IH_SIZE : item_cost(db, n, s < idx ? s : s - 1);
-
-		if (left + c > cap)
+	for (unsigned j = 0; j <= nr; j++)
+		total += vcost(db, n, idx, len, j);
+	for (unsigned j = 1; j <= nr; j++) {
+		left += vcost(db, n, idx, len, j - 1);
+		if (left > cap)
 			break;
-		left += c;
+		if (total - left > cap)
+			continue;
+		unsigned d = left > total / 2 ? left - total / 2 : total / 2 - left;
+
+		/* leaves: the left stays full (squeeze packs the rest at commit);
+		 * internal nodes: balanced, since pointers arrive in the middle */
+		if (idx == nr || (level == R4_LEVEL_LEAF && idx != 0) || d < bestd) {
+			best = j;
+			bestd = d;
+		}
 	}
-	/* now virtual items [0, s) fit left; need s >= 1, s <= nr, rest fits */
-	if (s > nr)
-		s = nr;
-	if (s == 0 || total - left > cap)
+	if ((s = best) == 0)
 		return 0;
 	if ((rc = r4_node_new(db, level, &r)))
 		return rc;
@@ -575,13 +588,10 @@ int r4_tree_remove(struct r4_db *db, struct r4_path *p)
 	return shrink(db);
 }
 
-unsigned r4_tree_room(const struct r4_db *db, const struct r4_path *p)
+unsigned r4_tree_free(const struct r4_db *db, const struct r4_path *p)
 {
-	const r4_node *n = p->lv[p->level].node;
-	unsigned f = r4_node_free(n->data);
-
 	(void)db;
-	return f > R4_IH_SIZE ? f - R4_IH_SIZE : 0;
+	return r4_node_free(p->lv[p->level].node->data);
 }
 
 int r4_tree_resize(struct r4_db *db, struct r4_path *p, unsigned at, int delta)
@@ -609,6 +619,101 @@ void r4_tree_set_key(struct r4_db *db, struct r4_path *p, const r4_key *k)
 	r4_node_set_key(n->data, db->bs, pos, k);
 	if (pos == 0)
 		fix_lkey(db, p, p->level, k);
+}
+
+/* ---- squeezing (the dancing tree's packing, ENGINE.md 3.4) ---- */
+
+/* Move whole items from the front of n into its dirty left sibling while
+ * they fit; n leaves the tree when emptied.  p rests on n (lv[level]). */
+static int squeeze_into_left(struct r4_db *db, struct r4_path *p, unsigned level)
+{
+	r4_node *n = p->lv[level].node, *s;
+	unsigned moved = 0;
+	r4_key k;
+	int rc;
+
+	if ((rc = sibling(db, p, level, -1, &s)) || !s)
+		return rc;
+	if (!s->dirty) {		/* clean nodes are not touched: no extra writes */
+		r4_node_put(db, s);
+		return 0;
+	}
+	for (unsigned room = r4_node_free(s->data);
+	     moved < r4_node_nr(n->data) && room >= item_cost(db, n, moved); moved++)
+		room -= item_cost(db, n, moved);
+	if (moved) {
+		unsigned d0 = r4_node_nr(s->data);
+
+		r4_node_dirty(db, n);
+		for (unsigned i = 0; i < moved; i++) {
+			unsigned len = r4_node_item_len(n->data, db->bs, i);
+
+			r4_node_key(n->data, db->bs, i, &k);
+			memcpy(r4_node_insert(s->data, db->bs, r4_node_nr(s->data), &k,
+					      r4_node_item_pid(n->data, db->bs, i), len),
+			       ibody(n, db, i), len);
+		}
+		adopt(db, s, d0, r4_node_nr(s->data));
+		if (moved == r4_node_nr(n->data)) {
+			/* emptied: n's pointer goes, the parent shrinks */
+			p->lv[level].node = NULL;
+			n->refs--;
+			drop_block(db, n);
+			remove_at(db, p, level + 1);
+		} else {
+			r4_node_remove(n->data, db->bs, 0, moved);
+			r4_node_key(n->data, db->bs, 0, &k);
+			fix_lkey(db, p, level, &k);
+		}
+	}
+	r4_node_put(db, s);
+	return 0;
+}
+
+static int cmp_first_key(const void *a, const void *b)
+{
+	const r4_key *x = a, *y = b;
+
+	return r4_key_cmp(x, y);
+}
+
+/*
+ * Before allocation at commit: on each level from the leaves up, every
+ * dirty node gives what fits to its dirty left neighbour under the same
+ * parent, so nodes split during the transaction are packed again.
+ */
+int r4_tree_squeeze(struct r4_db *db)
+{
+	for (unsigned level = R4_LEVEL_LEAF; level < db->height; level++) {
+		struct r4_cache *c = &db->cache;
+		r4_key *keys = NULL;
+		size_t nk = 0;
+		int rc = 0;
+
+		if (c->ndirty && !(keys = r4_malloc(c->ndirty * sizeof(*keys))))
+			return -ENOMEM;
+		for (r4_node *n = c->dirty.next; n != &c->dirty; n = n->next)
+			if (r4_node_level(n->data) == level && r4_node_nr(n->data))
+				r4_node_key(n->data, db->bs, 0, &keys[nk++]);
+		qsort(keys, nk, sizeof(*keys), cmp_first_key);
+		/* right to left: a node that took items may give them on */
+		for (size_t i = nk; i-- > 0 && !rc;) {
+			struct r4_path p;
+
+			if ((rc = r4_tree_lookup(db, &keys[i], level, &p)))
+				break;
+			r4_key fk;
+			r4_node *n = p.lv[level].node;
+			if (n->dirty && r4_node_nr(n->data) && p.lv[level].pos == 0 &&
+			    (r4_node_key(n->data, db->bs, 0, &fk), !r4_key_cmp(&fk, &keys[i])))
+				rc = squeeze_into_left(db, &p, level);
+			r4_path_release(db, &p);
+		}
+		r4_free(keys);
+		if (rc || (rc = shrink(db)))
+			return rc;
+	}
+	return 0;
 }
 
 /* ---- commit support ---- */

@@ -69,12 +69,15 @@ void r4_tree_touch(struct r4_db *db, struct r4_path *p);
 /* Change the current item's key (its first unit changed); fixes the parents. */
 void r4_tree_set_key(struct r4_db *db, struct r4_path *p, const r4_key *k);
 
-/* Bytes a new item's body could take in the node of p's current level
- * without balancing (0 if not even a header fits). */
-unsigned r4_tree_room(const struct r4_db *db, const struct r4_path *p);
+/* Free bytes in the node of p's current level (a new item also needs its
+ * 38-byte header out of them). */
+unsigned r4_tree_free(const struct r4_db *db, const struct r4_path *p);
 
 /* Largest body an item may have (one item alone in a node). */
 static inline unsigned r4_tree_max_item(const struct r4_db *db);
+
+/* Commit support: pack dirty nodes into their dirty left neighbours. */
+int r4_tree_squeeze(struct r4_db *db);
 
 /*
  * Commit support: give every fake node a real block (parents first), then
