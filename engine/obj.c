@@ -403,8 +403,9 @@ static void dir_account(struct r4_inode *dir, const struct r4_dirent *e, int sig
 	dir->sd.sd_bytes_rdev += (uint64_t)((int64_t)sign * (int64_t)r4_item_cde_unit_size(e));
 }
 
-int r4_dir_add(struct r4_db *db, struct r4_inode *dir, const char *name, size_t len,
-	       const r4_key *target)
+/* Add an entry known not to exist yet. */
+static int dir_insert(struct r4_db *db, struct r4_inode *dir, const char *name, size_t len,
+		      const r4_key *target)
 {
 	uint64_t doid = r4_key_objectid(&dir->sdkey);
 	struct r4_dirent ne = {0};
@@ -414,8 +415,6 @@ int r4_dir_add(struct r4_db *db, struct r4_inode *dir, const char *name, size_t 
 	unsigned pid, at;
 	int rc;
 
-	if ((rc = r4_dir_lookup(db, dir, name, len, &ne.de_sdkey)) != -ENOENT)
-		return rc ? rc : -EEXIST;
 	r4_key_entry(&ne.de_key, doid, name, len, dir->hash, dir->fibre);
 	ne.de_sdkey = *target;
 	ne.de_sdkey.el[3] = 0;
@@ -449,6 +448,17 @@ int r4_dir_add(struct r4_db *db, struct r4_inode *dir, const char *name, size_t 
 		rc = r4_obj_save(db, dir);
 	}
 	return rc;
+}
+
+int r4_dir_add(struct r4_db *db, struct r4_inode *dir, const char *name, size_t len,
+	       const r4_key *target)
+{
+	r4_key k;
+	int rc;
+
+	if ((rc = r4_dir_lookup(db, dir, name, len, &k)) != -ENOENT)
+		return rc ? rc : -EEXIST;
+	return dir_insert(db, dir, name, len, target);
 }
 
 int r4_dir_remove(struct r4_db *db, struct r4_inode *dir, const char *name, size_t len)
@@ -627,12 +637,12 @@ int r4_obj_create(struct r4_db *db, struct r4_inode *dir, const char *name, size
 		return rc;
 	if (S_ISDIR(tmpl->sd_mode)) {
 		/* "." and "..": the new directory's first item */
-		if ((rc = r4_dir_add(db, out, ".", 1, &out->sdkey)) ||
-		    (rc = r4_dir_add(db, out, "..", 2, &dir->sdkey)))
+		if ((rc = dir_insert(db, out, ".", 1, &out->sdkey)) ||
+		    (rc = dir_insert(db, out, "..", 2, &dir->sdkey)))
 			return rc;
 		dir->sd.sd_nlink++;
 	}
-	if ((rc = r4_dir_add(db, dir, name, len, &out->sdkey)))
+	if ((rc = dir_insert(db, dir, name, len, &out->sdkey)))
 		return rc;
 	return 0;
 }
