@@ -92,7 +92,8 @@ static int used_blocks(r4_db *db, uint64_t *used)
 
 static int open_db(const char *img, bool rw, r4_db **db)
 {
-	struct r4_open_opts o = { .rw = rw, .cache_nodes = 0 };
+	struct r4_open_opts o = { .rw = rw, .cache_nodes = 0,
+				  .seconds_only = getenv("R4_SECONDS_ONLY") != NULL };
 	int rc = r4_open(img, &o, db);
 
 	return rc ? fail("cannot open image", img, rc) : 0;

@@ -152,6 +152,7 @@ static void init_db(struct r4_db *db, const struct r4_open_opts *o)
 {
 	memset(db, 0, sizeof(*db));
 	db->rw = o && o->rw;
+	db->seconds_only = o && o->seconds_only;
 	db->lg.fn = o && o->log ? o->log : NULL;
 	db->lg.ctx = o ? o->log_ctx : NULL;
 	db->clock_override = -1;

@@ -25,6 +25,7 @@ struct r4_db {
 	struct r4_io *io;
 	struct r4_logger lg;
 	bool rw;
+	bool seconds_only;	/* r4_open_opts.seconds_only */
 	bool broken;		/* a commit failed half-way: no more writes until reopened */
 	uint64_t damaged;	/* status block's state at open (0 = consistent) */
 

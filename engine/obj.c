@@ -50,6 +50,8 @@ void r4_obj_touch(struct r4_db *db, struct r4_inode *ino, bool m, bool c)
 	uint32_t s, ns;
 
 	now(db, &s, &ns);
+	if (!r4_sd_has(&ino->sd, R4_SDEXT_LT))
+		ns = 0;		/* whole-second stat data (seconds_only, libreiser4) */
 	if (m) {
 		ino->sd.sd_mtime = s;
 		ino->sd.sd_mtime_ns = ns;
@@ -609,8 +611,12 @@ int r4_obj_create(struct r4_db *db, struct r4_inode *dir, const char *name, size
 	r4_key_entry(&ek, doid, name, len, dir->hash, dir->fibre);
 	r4_key_sd(&ino.sdkey, doid, ek.el[1], oid);
 	ino.sd = *tmpl;
-	ino.sd.sd_mask |= 1u << R4_SDEXT_LW | 1u << R4_SDEXT_UNIX | 1u << R4_SDEXT_LT;
+	ino.sd.sd_mask |= 1u << R4_SDEXT_LW | 1u << R4_SDEXT_UNIX;
+	if (!db->seconds_only)
+		ino.sd.sd_mask |= 1u << R4_SDEXT_LT;
 	now(db, &ino.sd.sd_atime, &ino.sd.sd_atime_ns);
+	if (db->seconds_only)
+		ino.sd.sd_atime_ns = 0;
 	ino.sd.sd_mtime = ino.sd.sd_ctime = ino.sd.sd_atime;
 	ino.sd.sd_mtime_ns = ino.sd.sd_ctime_ns = ino.sd.sd_atime_ns;
 	ino.sd.sd_nlink = S_ISDIR(tmpl->sd_mode) ? 2 : 1;

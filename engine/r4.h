@@ -39,6 +39,9 @@ struct r4_io;
 struct r4_open_opts {
 	bool rw;			/* read-write; default read-only */
 	size_t cache_nodes;		/* clean nodes kept in memory; 0 = default (16384) */
+	bool seconds_only;		/* new objects without the LARGE_TIMES extension (12
+					   bytes less stat data, whole-second times), like the
+					   kernel's 32bittimes mount option */
 	void (*log)(void *ctx, int level, const char *msg);	/* NULL: stderr */
 	void *log_ctx;
 };
