@@ -231,6 +231,37 @@ static void test_readdir_cursor(r4_db *db)
 	CHECK(!strcmp(nm.seen[0], ".") && !strcmp(nm.seen[1], ".."));
 }
 
+/* Deleting everything gives every block back (after commit: frees are
+ * deferred until then). */
+static void test_space_reclaimed(r4_db *db)
+{
+	struct r4_statfs a, b;
+	static char buf[300000];
+	char p[64];
+
+	CHECK_RC(r4_statfs(db, &a));
+	CHECK_RC(r4_begin(db));
+	CHECK_RC(r4_mkdir(db, "/sp", 0755, 0, 0));
+	for (int i = 0; i < 300; i++) {
+		snprintf(p, sizeof(p), "/sp/f%03d-with-a-name-long-enough-to-be-hashed", i);
+		CHECK_RC(r4_create(db, p, 0644, 0, 0));
+		CHECK_RC(r4_write(db, p, (uint64_t)i * 1000, buf, (size_t)(i * 997) % sizeof(buf)));
+	}
+	CHECK_RC(r4_commit(db));
+	CHECK_RC(r4_statfs(db, &b));
+	CHECK(b.bfree < a.bfree);
+	CHECK_RC(r4_begin(db));
+	for (int i = 0; i < 300; i++) {
+		snprintf(p, sizeof(p), "/sp/f%03d-with-a-name-long-enough-to-be-hashed", i);
+		CHECK_RC(r4_unlink(db, p));
+	}
+	CHECK_RC(r4_rmdir(db, "/sp"));
+	CHECK_RC(r4_commit(db));
+	CHECK_RC(r4_statfs(db, &b));
+	CHECK_EQ(b.bfree, a.bfree);
+	CHECK_EQ(b.files, a.files);
+}
+
 static void test_transactions(void)
 {
 	struct r4_open_opts oo = {.rw = true};
@@ -287,6 +318,7 @@ int main(void)
 		test_rename_flags(db);
 		test_times(db);
 		test_readdir_cursor(db);
+		test_space_reclaimed(db);
 		r4_close(db);
 	}
 	test_transactions();
