@@ -98,6 +98,10 @@ static int load_super(struct r4_db *db)
 		return R4_CORRUPT(&db->lg, R4_MSB_OFFSET / 4096,
 				  "image of %llu bytes is too small for a Reiser4 volume",
 				  (unsigned long long)bytes);
+	if (bytes < (uint64_t)(R4_STATUS_BLOCK(4096) + 1) * 4096)
+		return R4_CORRUPT(&db->lg, R4_FSB_BLOCK(4096),
+				  "image of %llu bytes ends before the format super block and "
+				  "the fixed blocks (truncated?)", (unsigned long long)bytes);
 	if ((rc = r4_io_read(db->io, R4_MSB_OFFSET, buf, 4096)) ||
 	    (rc = r4_msb_decode(&db->lg, buf, 4096, &msb)))
 		return rc;

@@ -42,13 +42,42 @@ void r4_path_release(struct r4_db *db, struct r4_path *p)
 	}
 }
 
+/*
+ * The child under pointer i of n, which must be a node of `level`.  A bad
+ * pointer is reported against n, where the damage is: outside the tree
+ * area, or to a node of another level (which is also how a pointer loop
+ * back up the tree shows).
+ */
 static int get_child(struct r4_db *db, const r4_node *n, unsigned i, unsigned level,
 		     r4_node **out)
 {
+	uint64_t c;
+	r4_node *child;
+	int rc;
+
 	if (r4_node_item_pid(n->data, db->bs, i) != R4_IPID_NODEPTR ||
 	    r4_node_item_len(n->data, db->bs, i) != 8)
 		return R4_CORRUPT(&db->lg, n->blk, "item %u is not a node pointer", i);
-	return r4_node_get(db, child_of(db, n, i), level, out);
+	c = child_of(db, n, i);
+	if ((r4_blk_is_fake(c) && !r4_cache_find(db, c)) || (!r4_blk_is_fake(c) &&
+							     (c >= db->block_count || c <= 21)))
+		return R4_CORRUPT(&db->lg, n->blk,
+				  "item %u points to block %llu, outside the volume's tree area", i,
+				  (unsigned long long)c);
+	if ((rc = r4_node_get(db, c, 0, &child))) {
+		if (rc == -EUCLEAN || rc == -EBADMSG)
+			r4_log(&db->lg, R4_LOG_ERR, "block %llu item %u points to that block",
+			       (unsigned long long)n->blk, i);
+		return rc;
+	}
+	if (r4_node_level(child->data) != level) {
+		r4_node_put(db, child);
+		return R4_CORRUPT(&db->lg, n->blk,
+				  "item %u points to block %llu of level %u, expected level %u", i,
+				  (unsigned long long)c, r4_node_level(child->data), level);
+	}
+	*out = child;
+	return 0;
 }
 
 int r4_tree_lookup(struct r4_db *db, const r4_key *k, unsigned stop, struct r4_path *p)
