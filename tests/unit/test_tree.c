@@ -1,0 +1,220 @@
+/*
+ * test_tree.c - the tree against a sorted-array model: seeded random
+ * inserts and removals of items of random sizes (growing the tree to
+ * height 4 and back down to 2), with a small node cache, commits, aborts
+ * and reopens; after each phase every item is found by key and the whole
+ * key range is iterated in order with the same bodies as the model.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "db.h"
+#include "item.h"
+#include "t.h"
+#include "tree.h"
+
+#define LOC 1000000		/* a locality no object uses */
+
+struct mitem {
+	uint64_t off;
+	unsigned len;
+	uint8_t fill;
+};
+
+static struct mitem *m;
+static size_t mn;
+static unsigned long rng;
+
+static unsigned rnd(unsigned n)
+{
+	rng = rng * 6364136223846793005UL + 1442695040888963407UL;
+	return (unsigned)((rng >> 33) % n);
+}
+
+static void key_of(uint64_t off, r4_key *k)
+{
+	r4_key_set(k, LOC, R4_KEY_BODY, 0, 7, off);
+}
+
+static size_t find(uint64_t off, bool *hit)
+{
+	size_t lo = 0, hi = mn;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (m[mid].off < off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	*hit = lo < mn && m[lo].off == off;
+	return lo;
+}
+
+static int insert(r4_db *db, uint64_t off, unsigned len, uint8_t fill)
+{
+	uint8_t body[4096];
+	struct r4_path p;
+	r4_key k;
+	bool hit;
+	size_t at = find(off, &hit);
+	int rc;
+
+	if (hit)
+		return 0;
+	memset(body, fill, len);
+	key_of(off, &k);
+	if ((rc = r4_tree_lookup(db, &k, R4_LEVEL_LEAF, &p)) ||
+	    (rc = r4_tree_insert(db, &p, &k, R4_ITEM_PLAIN40, body, len)))
+		return rc;
+	memmove(m + at + 1, m + at, (mn - at) * sizeof(*m));
+	m[at] = (struct mitem){off, len, fill};
+	mn++;
+	return 0;
+}
+
+static int remove_at(r4_db *db, size_t i)
+{
+	struct r4_path p;
+	r4_key k, ik;
+	int rc;
+
+	key_of(m[i].off, &k);
+	if ((rc = r4_tree_lookup(db, &k, R4_LEVEL_LEAF, &p)))
+		return rc;
+	if (!r4_path_item(db, &p, &ik, NULL, NULL, NULL) || r4_key_cmp(&ik, &k)) {
+		r4_path_release(db, &p);
+		return -ENOENT;
+	}
+	if ((rc = r4_tree_remove(db, &p)))
+		return rc;
+	memmove(m + i, m + i + 1, (mn - i - 1) * sizeof(*m));
+	mn--;
+	return 0;
+}
+
+/* Iterate the range and compare with the model. */
+static void compare(r4_db *db, const char *what)
+{
+	struct r4_path p;
+	r4_key k, ik;
+	uint8_t *body;
+	unsigned len, pid;
+	size_t i = 0;
+	int rc, bad = 0;
+
+	key_of(0, &k);
+	if ((rc = r4_tree_lookup(db, &k, R4_LEVEL_LEAF, &p))) {
+		CHECK_RC(rc);
+		return;
+	}
+	if (!r4_path_item(db, &p, &ik, NULL, NULL, NULL) || r4_key_locality(&ik) != LOC)
+		rc = r4_tree_next(db, &p);
+	else
+		rc = 1;
+	while (rc == 1 && r4_path_item(db, &p, &ik, &pid, &body, &len) &&
+	       r4_key_locality(&ik) == LOC) {
+		if (i >= mn || r4_key_offset(&ik) != m[i].off || len != m[i].len ||
+		    body[0] != m[i].fill || body[len - 1] != m[i].fill) {
+			bad = 1;
+			break;
+		}
+		i++;
+		rc = r4_tree_next(db, &p);
+	}
+	r4_path_release(db, &p);
+	if (bad || i != mn || rc < 0)
+		fprintf(stderr, "%s: tree and model differ at item %zu of %zu (rc %d)\n", what, i,
+			mn, rc);
+	CHECK(!bad && i == mn && rc >= 0);
+}
+
+static r4_db *reopen(r4_db *db, const char *img)
+{
+	struct r4_open_opts oo = {.rw = true, .cache_nodes = 64};
+
+	r4_close(db);
+	db = NULL;
+	CHECK_RC(r4_open(img, &oo, &db));
+	return db;
+}
+
+int main(void)
+{
+	unsigned long seed = t_seed();
+	char dir[] = "/tmp/r4treeXXXXXX", img[64];
+	unsigned maxh = 0;
+	r4_db *db = NULL;
+	int rc = 0;
+
+	rng = seed;
+	if (!mkdtemp(dir))
+		return 1;
+	snprintf(img, sizeof(img), "%s/t.img", dir);
+	m = malloc(60000 * sizeof(*m));
+	CHECK_RC(r4_mkfs(img, 512ull << 20, NULL));
+	db = reopen(NULL, img);
+	if (!db)
+		return T_DONE();
+	/* grow: 30,000 items of 600..1400 bytes, ~4 per leaf */
+	for (int round = 0; round < 30 && !rc; round++) {
+		CHECK_RC(r4_begin(db));
+		for (int i = 0; i < 1000 && !rc; i++)
+			rc = insert(db, (uint64_t)rnd(1u << 30) * 8, 600 + rnd(800), (uint8_t)rnd(256));
+		CHECK_RC(rc);
+		CHECK_RC(r4_commit(db));
+		if (db->height > maxh)
+			maxh = db->height;
+		if (round % 10 == 9) {
+			db = reopen(db, img);
+			compare(db, "after grow and reopen");
+		}
+	}
+	CHECK(maxh >= 4);
+	printf("height after growth: %u (max %u), %zu items\n", db->height, maxh, mn);
+	/* an aborted transaction changes nothing */
+	size_t before = mn;
+	struct mitem *copy = malloc(mn * sizeof(*m));
+	memcpy(copy, m, mn * sizeof(*m));
+	CHECK_RC(r4_begin(db));
+	for (int i = 0; i < 2000 && !rc; i++)
+		rc = rnd(2) ? insert(db, (uint64_t)rnd(1u << 30) * 8, 50 + rnd(3000), 1)
+			    : remove_at(db, rnd((unsigned)mn));
+	CHECK_RC(rc);
+	r4_abort(db);
+	memcpy(m, copy, before * sizeof(*m));
+	mn = before;
+	free(copy);
+	compare(db, "after abort");
+	/* shrink: remove everything in random order, mixed with small inserts */
+	while (mn && !rc) {
+		CHECK_RC(r4_begin(db));
+		for (int i = 0; i < 1500 && mn && !rc; i++)
+			rc = rnd(10) ? remove_at(db, rnd((unsigned)mn))
+				     : insert(db, (uint64_t)rnd(1u << 30) * 8, 1 + rnd(100), 2);
+		CHECK_RC(rc);
+		CHECK_RC(r4_commit(db));
+		if (rnd(4) == 0)
+			compare(db, "while shrinking");
+	}
+	compare(db, "emptied");
+	db = reopen(db, img);
+	CHECK_EQ(db->height, 2);
+	compare(db, "emptied and reopened");
+	r4_close(db);
+	free(m);
+	if (system("command -v fsck.reiser4 >/dev/null 2>&1") == 0) {
+		char cmd[256];
+
+		snprintf(cmd, sizeof(cmd), "fsck.reiser4 --check -y %s >/dev/null 2>&1", img);
+		CHECK(system(cmd) == 0);
+	}
+	char cmd[128];
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	if (t_fail == 0 && system(cmd))
+		return 1;
+	if (t_fail)
+		fprintf(stderr, "failed with R4_SEED=%lu (image in %s)\n", seed, dir);
+	return T_DONE();
+}
