@@ -248,12 +248,42 @@ bad:
  * fn returns 0 to go on, 1 to stop (the path then rests on that unit's
  * item, *unit its index), or < 0.
  */
+/* First unit of the cde item (body, len, key ik) with key >= from, by
+ * binary search; n if none.  -EUCLEAN for a unit that does not decode. */
+static int first_unit_from(const r4_key *ik, const uint8_t *body, unsigned len, unsigned n,
+			   const r4_key *from, unsigned *out)
+{
+	unsigned lo = 0, hi = n;
+	struct r4_dirent e;
+	int rc;
+
+	while (lo < hi) {
+		unsigned mid = lo + (hi - lo) / 2;
+
+		if ((rc = r4_item_cde_decode(ik, body, len, mid, &e)))
+			return rc;
+		if (r4_key_cmp(&e.de_key, from) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	*out = lo;
+	return 0;
+}
+
+/*
+ * Walk the units of dir with key >= from (in order), calling fn on each;
+ * fn returns 0 to go on, 1 to stop (the path then rests on that unit's
+ * item, *unit its index), or < 0.  Units are decoded in place, one at a
+ * time: fn must not change the tree.
+ */
 static int scan_entries(struct r4_db *db, uint64_t dir_oid, const r4_key *from,
 			int (*fn)(void *ctx, const struct r4_dirent *e), void *ctx,
 			struct r4_path *p, unsigned *unit)
 {
 	r4_key pk = key_pred(from), ik;
-	unsigned pid;
+	unsigned pid, len, n, i;
+	uint8_t *body;
 	int rc;
 
 	if ((rc = r4_tree_lookup(db, &pk, R4_LEVEL_LEAF, p)))
@@ -261,23 +291,23 @@ static int scan_entries(struct r4_db *db, uint64_t dir_oid, const r4_key *from,
 	if (!r4_path_item(db, p, &ik, &pid, NULL, NULL) || !is_dir_item(&ik, pid, dir_oid))
 		goto next;
 	for (;;) {
-		struct cde c;
+		struct r4_dirent e;
 
-		if ((rc = cde_load(db, p, &c, 0)))
-			break;
-		for (unsigned i = 0; i < c.n; i++) {
-			if (r4_key_cmp(&c.e[i].de_key, from) < 0)
-				continue;
-			if ((rc = fn(ctx, &c.e[i])) != 0) {
+		r4_path_item(db, p, &ik, NULL, &body, &len);
+		if ((rc = r4_item_cde_count(body, len, &n)) ||
+		    (rc = first_unit_from(&ik, body, len, n, from, &i)))
+			goto bad;
+		for (; i < n; i++) {
+			if ((rc = r4_item_cde_decode(&ik, body, len, i, &e)))
+				goto bad;
+			if ((rc = fn(ctx, &e)) != 0) {
 				if (unit)
 					*unit = i;
-				cde_free(&c);
 				if (rc < 0)
 					r4_path_release(db, p);
 				return rc;
 			}
 		}
-		cde_free(&c);
 next:
 		if ((rc = r4_tree_next(db, p)) <= 0)
 			break;
@@ -286,6 +316,10 @@ next:
 			break;
 		}
 	}
+	r4_path_release(db, p);
+	return rc;
+bad:
+	rc = R4_CORRUPT(&db->lg, p->lv[1].node->blk, "bad directory item");
 	r4_path_release(db, p);
 	return rc;
 }
