@@ -105,6 +105,7 @@ int r4_create(r4_db *db, const char *path, uint32_t mode, uint32_t uid, uint32_t
 int r4_mkdir(r4_db *db, const char *path, uint32_t mode, uint32_t uid, uint32_t gid);
 int r4_mknod(r4_db *db, const char *path, uint32_t mode, uint64_t rdev, uint32_t uid,
 	     uint32_t gid);
+/* The target lives in the stat data: up to 2047 bytes (-ENAMETOOLONG). */
 int r4_symlink(r4_db *db, const char *target, const char *path, uint32_t uid, uint32_t gid);
 /* Copies at most n bytes of the target (not NUL-terminated) and its full length. */
 int r4_readlink(r4_db *db, const char *path, char *buf, size_t n, size_t *len);
@@ -128,7 +129,8 @@ int r4_truncate(r4_db *db, const char *path, uint64_t size);
  * Directory listing with a cursor that survives changes between calls:
  * entries are delivered in key order after the cursor; each delivered
  * entry advances it.  The callback returns nonzero to stop (that entry
- * counts as not delivered).  "." and ".." come first.
+ * counts as not delivered).  "." and ".." come first.  The callback
+ * must not change the image (collect, then act).
  */
 struct r4_dirpos {
 	uint64_t k[4];			/* key of the last delivered entry */
