@@ -262,6 +262,74 @@ static void test_space_reclaimed(r4_db *db)
 	CHECK_EQ(b.files, a.files);
 }
 
+static int count_fn(void *ctx, const char *name, size_t len, uint64_t ino, uint32_t type)
+{
+	(void)name;
+	(void)len;
+	(void)ino;
+	(void)type;
+	++*(int *)ctx;
+	return 0;
+}
+
+/* deg_hash gives every long name the same hash: 300 names sharing their
+ * first 15 bytes all get one key, spread over several items and leaves.
+ * Lookup, listing, unlink and rename must still tell them apart. */
+static void test_collisions(void)
+{
+	struct r4_open_opts oo = {.rw = true, .cache_nodes = 16};
+	struct r4_mkfs_opts mo;
+	struct r4_stat st;
+	r4_db *db = NULL;
+	char p[128];
+	int n = 0;
+
+	r4_mkfs_defaults(&mo);
+	mo.hash = 4;		/* deg_hash */
+	CHECK_RC(r4_mkfs(img, 64u << 20, &mo));
+	CHECK_RC(r4_open(img, &oo, &db));
+	if (!db)
+		return;
+	CHECK_RC(r4_begin(db));
+	CHECK_RC(r4_mkdir(db, "/c", 0755, 0, 0));
+	for (int i = 0; i < 300; i++) {
+		snprintf(p, sizeof(p), "/c/same-prefix-1234-%04d-tail-of-the-name", i);
+		CHECK_RC(r4_create(db, p, 0644, (uint32_t)i, 0));
+	}
+	CHECK_EQ(r4_create(db, "/c/same-prefix-1234-0150-tail-of-the-name", 0644, 0, 0), -EEXIST);
+	CHECK_RC(r4_commit(db));
+	for (int i = 0; i < 300; i += 7) {
+		snprintf(p, sizeof(p), "/c/same-prefix-1234-%04d-tail-of-the-name", i);
+		CHECK_RC(r4_stat(db, p, &st));
+		CHECK_EQ(st.uid, i);
+	}
+	CHECK_RC(r4_readdir(db, "/c", &(struct r4_dirpos){0}, count_fn, &n));
+	CHECK_EQ(n, 302);
+	CHECK_RC(r4_begin(db));
+	for (int i = 0; i < 300; i += 2) {
+		snprintf(p, sizeof(p), "/c/same-prefix-1234-%04d-tail-of-the-name", i);
+		CHECK_RC(r4_unlink(db, p));
+	}
+	CHECK_RC(r4_rename(db, "/c/same-prefix-1234-0001-tail-of-the-name",
+			   "/c/same-prefix-1234-0001-renamed-within-the-run", 0));
+	CHECK_RC(r4_commit(db));
+	CHECK_EQ(r4_stat(db, "/c/same-prefix-1234-0000-tail-of-the-name", &st), -ENOENT);
+	CHECK_RC(r4_stat(db, "/c/same-prefix-1234-0001-renamed-within-the-run", &st));
+	CHECK_EQ(st.uid, 1);
+	CHECK_RC(r4_stat(db, "/c/same-prefix-1234-0299-tail-of-the-name", &st));
+	CHECK_EQ(st.uid, 299);
+	n = 0;
+	CHECK_RC(r4_readdir(db, "/c", &(struct r4_dirpos){0}, count_fn, &n));
+	CHECK_EQ(n, 152);
+	r4_close(db);
+	if (system("command -v fsck.reiser4 >/dev/null 2>&1") == 0) {
+		char cmd[256];
+
+		snprintf(cmd, sizeof(cmd), "fsck.reiser4 --check -y %s >/dev/null 2>&1", img);
+		CHECK(system(cmd) == 0);
+	}
+}
+
 static void test_transactions(void)
 {
 	struct r4_open_opts oo = {.rw = true};
@@ -321,6 +389,7 @@ int main(void)
 		test_space_reclaimed(db);
 		r4_close(db);
 	}
+	test_collisions();
 	test_transactions();
 	if (system("command -v fsck.reiser4 >/dev/null 2>&1") == 0) {
 		char cmd[256];
