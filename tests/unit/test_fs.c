@@ -603,6 +603,11 @@ static void run(const char *img, unsigned long ops, size_t maxsize, bool node41)
 
 	r4_mkfs_defaults(&mo);
 	mo.node41 = node41;
+	if (node41) {		/* the second run: other plugins, chosen by the seed */
+		mo.hash = rnd(5);
+		mo.fibration = rnd(4);
+		printf("second image: hash %u, fibration %u, node41\n", mo.hash, mo.fibration);
+	}
 	CHECK_RC(r4_mkfs(img, 256ull << 20, &mo));
 	CHECK_RC(rc = r4_open(img, &oo, &db));
 	if (rc)
