@@ -652,8 +652,9 @@ void r4_tree_set_key(struct r4_db *db, struct r4_path *p, const r4_key *k)
 
 /* ---- squeezing (the dancing tree's packing, ENGINE.md 3.4) ---- */
 
-/* Move whole items from the front of n into its dirty left sibling while
- * they fit; n leaves the tree when emptied.  p rests on n (lv[level]). */
+/* Move whole items from the front of n into its left sibling while they
+ * fit (into a clean sibling only if all of n fits); n leaves the tree when
+ * emptied.  p rests on n (lv[level]). */
 static int squeeze_into_left(struct r4_db *db, struct r4_path *p, unsigned level)
 {
 	r4_node *n = p->lv[level].node, *s;
@@ -663,13 +664,15 @@ static int squeeze_into_left(struct r4_db *db, struct r4_path *p, unsigned level
 
 	if ((rc = sibling(db, p, level, -1, &s)) || !s)
 		return rc;
-	if (!s->dirty) {		/* clean nodes are not touched: no extra writes */
-		r4_node_put(db, s);
-		return 0;
-	}
 	for (unsigned room = r4_node_free(s->data);
 	     moved < r4_node_nr(n->data) && room >= item_cost(db, n, moved); moved++)
 		room -= item_cost(db, n, moved);
+	/* a clean neighbour is touched only when n disappears into it: one
+	 * write instead of one, and a block less */
+	if (!s->dirty && moved < r4_node_nr(n->data))
+		moved = 0;
+	if (moved && !s->dirty)
+		r4_node_dirty(db, s);
 	if (moved) {
 		unsigned d0 = r4_node_nr(s->data);
 
