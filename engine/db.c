@@ -237,7 +237,7 @@ int r4_begin(r4_db *db)
 	if (db->in_txn)
 		return -EBUSY;
 	if (db->broken)
-		return -EIO;
+		return db->damaged ? -EROFS : -EIO;
 	db->in_txn = true;
 	db->txn_err = 0;
 	db->saved_root = db->root;
@@ -318,6 +318,32 @@ int r4_sync(r4_db *db)
 	int rc = db->in_txn ? r4_commit(db) : 0;
 
 	return rc ? rc : (db->rw ? r4_io_sync(db->io) : 0);
+}
+
+int r4_db_seen(struct r4_db *db, int rc)
+{
+	uint8_t buf[R4_MAX_BLOCKSIZE];
+	struct r4_status st = {0};
+
+	if ((rc != -EUCLEAN && rc != -EBADMSG) || !db->rw || db->damaged)
+		return rc;
+	db->damaged = R4_ST_DAMAGED;
+	db->broken = true;
+	if (db->in_txn && !db->txn_err)
+		db->txn_err = rc;
+	st.st_present = true;
+	st.st_status = R4_ST_DAMAGED;
+	snprintf(st.st_message, sizeof(st.st_message), "r4: %s; run fsck.reiser4",
+		 r4_strerror(rc));
+	memset(buf, 0, db->bs);
+	r4_status_encode(&st, buf);
+	/* outside any transaction, like the kernel's error handling */
+	if (!r4_io_write(db->io, (uint64_t)R4_STATUS_BLOCK(db->bs) * db->bs, buf, db->bs) &&
+	    !r4_io_sync(db->io))
+		r4_log(&db->lg, R4_LOG_ERR, "the volume is marked damaged in its status block "
+		       "(block %u); read-write opens are refused until fsck.reiser4 --fix",
+		       (unsigned)R4_STATUS_BLOCK(db->bs));
+	return rc;
 }
 
 /* ---- info ---- */

@@ -27,7 +27,7 @@ struct r4_db {
 	bool rw;
 	bool seconds_only;	/* r4_open_opts.seconds_only */
 	bool broken;		/* a commit failed half-way: no more writes until reopened */
-	uint64_t damaged;	/* status block's state at open (0 = consistent) */
+	uint64_t damaged;	/* status block's state (0 = consistent) */
 
 	uint32_t bs;		/* block size */
 	unsigned node_pid;	/* node40 or node41 */
@@ -61,5 +61,13 @@ struct r4_db {
 	unsigned saved_height;
 	int64_t clock_override;	/* tests: fixed time when >= 0 */
 };
+
+/*
+ * A structure error (-EUCLEAN, -EBADMSG) met by a read-write handle: mark
+ * the volume damaged in its status block (once), poison the transaction
+ * and stop writing, so the next read-write open is refused until fsck.
+ * Returns rc, so callers can `return r4_db_seen(db, rc);`.
+ */
+int r4_db_seen(struct r4_db *db, int rc);
 
 #endif

@@ -7,7 +7,8 @@
  * in one of its own (autocommit).  A call that fails before changing
  * anything (db->gen unchanged) leaves the transaction usable; one that
  * fails after a change poisons it (an autocommit one is aborted at once),
- * so no half-done operation can be committed.
+ * so no half-done operation can be committed.  A structure error met by
+ * any call of a read-write handle marks the volume damaged (r4_db_seen).
  */
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -143,6 +144,7 @@ static int op_begin(struct r4_db *db, struct op *op)
 
 static int op_end(struct r4_db *db, struct op *op, int rc)
 {
+	r4_db_seen(db, rc);
 	if (rc && db->gen != op->gen) {
 		if (op->autocommit) {
 			r4_abort(db);
@@ -193,7 +195,7 @@ int r4_stat(r4_db *db, const char *path, struct r4_stat *st)
 	int rc;
 
 	if ((rc = resolve(db, path, &ino)))
-		return rc;
+		return r4_db_seen(db, rc);
 	fill_stat(db, &ino, st);
 	r4_obj_fini(&ino);
 	return 0;
@@ -205,7 +207,7 @@ int r4_readlink(r4_db *db, const char *path, char *buf, size_t n, size_t *len)
 	int rc;
 
 	if ((rc = resolve(db, path, &ino)))
-		return rc;
+		return r4_db_seen(db, rc);
 	if (!S_ISLNK(ino.sd.sd_mode)) {
 		rc = -EINVAL;
 	} else {
@@ -222,7 +224,7 @@ int r4_read(r4_db *db, const char *path, uint64_t off, void *buf, size_t len, si
 	int rc;
 
 	if ((rc = resolve(db, path, &ino)))
-		return rc;
+		return r4_db_seen(db, rc);
 	if (S_ISDIR(ino.sd.sd_mode))
 		rc = -EISDIR;
 	else if (!S_ISREG(ino.sd.sd_mode))
@@ -230,7 +232,7 @@ int r4_read(r4_db *db, const char *path, uint64_t off, void *buf, size_t len, si
 	else
 		rc = r4_reg_read(db, &ino, off, buf, len, got);
 	r4_obj_fini(&ino);
-	return rc;
+	return r4_db_seen(db, rc);
 }
 
 struct rd_ctx {
@@ -261,10 +263,10 @@ int r4_readdir(r4_db *db, const char *path, struct r4_dirpos *pos, r4_dirent_fn 
 	int rc;
 
 	if ((rc = resolve(db, path, &dir)))
-		return rc;
+		return r4_db_seen(db, rc);
 	rc = S_ISDIR(dir.sd.sd_mode) ? r4_dir_iterate(db, &dir, pos, rd_fn, &r) : -ENOTDIR;
 	r4_obj_fini(&dir);
-	return rc;
+	return r4_db_seen(db, rc);
 }
 
 int r4_statfs(r4_db *db, struct r4_statfs *out)

@@ -265,7 +265,11 @@ static int save_file(const char *path, const uint8_t *b, size_t len)
 /* A 64-bit hash of a whole file and its size: "was it modified".  FNV-1a
  * over 64-bit words, read in chunks: cheap enough to run several times per
  * case in the sanitizer build. */
-static uint64_t file_sum(const char *path)
+/* The status block (21) is left out of the sums of read-write sessions: the
+ * engine marks a volume damaged there when it meets a structure error. */
+#define STATUS_OFF (21u * 4096)
+
+static uint64_t sum_of(const char *path, bool skip_status)
 {
 	static uint8_t buf[1 << 20];
 	uint64_t h = 0xcbf29ce484222325ull, total = 0;
@@ -275,6 +279,8 @@ static uint64_t file_sum(const char *path)
 	if (fd < 0)
 		return 0;
 	while ((n = read(fd, buf, sizeof(buf))) > 0) {
+		if (skip_status && total <= STATUS_OFF && STATUS_OFF + 4096 <= total + (uint64_t)n)
+			memset(buf + (STATUS_OFF - total), 0, 4096);
 		for (ssize_t i = 0; i < n; i += 8) {
 			uint64_t w = 0;
 
@@ -285,6 +291,24 @@ static uint64_t file_sum(const char *path)
 	}
 	close(fd);
 	return h ^ total;
+}
+
+static uint64_t file_sum(const char *path)
+{
+	return sum_of(path, false);
+}
+
+/* Does the status block of the image say "damaged"? */
+static bool marked_damaged(const char *path)
+{
+	uint8_t b[24] = {0};
+	int fd = open(path, O_RDONLY);
+	bool yes = fd >= 0 && pread(fd, b, sizeof(b), STATUS_OFF) == (ssize_t)sizeof(b) &&
+		   !memcmp(b, "ReiSeR4StATusBl", 16) && (b[16] & R4_ST_DAMAGED);
+
+	if (fd >= 0)
+		close(fd);
+	return yes;
 }
 
 static uint8_t *blkp(const struct image *im, uint64_t blk)
@@ -686,7 +710,8 @@ static int check_open(const char *img, const struct expect *x, bool rw, bool *no
 	struct r4_open_opts oo = {.rw = rw, .log = log_cb};
 	const char *mode = rw ? "read-write" : "read-only";
 	struct walk w = {.x = x};
-	uint64_t sum0 = rw ? file_sum(img) : 0;
+	uint64_t sum0 = rw ? sum_of(img, true) : 0;
+	bool was_marked = marked_damaged(img);
 	r4_db *db = NULL;
 	int rc;
 
@@ -699,7 +724,7 @@ static int check_open(const char *img, const struct expect *x, bool rw, bool *no
 			x->err2 ? rcname(x->err2) : "");
 	} else {
 		if (rw)
-			verdict(file_sum(img) == sum0, "read-write open wrote to the damaged image");
+			verdict(sum_of(img, true) == sum0, "read-write open wrote to the damaged image");
 		walk_all(db, &w);
 		if (rw)
 			probe_writes(db, &w);
@@ -714,9 +739,21 @@ static int check_open(const char *img, const struct expect *x, bool rw, bool *no
 		}
 	}
 	fuzz_account(rc, &w);
-	if (rw)
-		verdict(file_sum(img) == sum0, "the image changed across a read-write session "
+	if (rw) {
+		verdict(sum_of(img, true) == sum0, "the image changed across a read-write session "
 			"that made no commit");
+		/* a structure error met in the session marks the volume: the next
+		 * read-write open is refused */
+		if (!rc && !was_marked && (w.hist[0] || w.hist[1])) {	/* EUCLEAN, EBADMSG */
+			r4_db *again = NULL;
+			struct r4_open_opts o2 = {.rw = true, .log = log_cb};
+
+			verdict(marked_damaged(img), "structure errors did not mark the status block");
+			verdict(r4_open(img, &o2, &again) == -EROFS,
+				"a marked volume opens read-write");
+			r4_close(again);
+		}
+	}
 	if (!x->fuzz) {
 		verdict(*noticed, "%s: the damage went unnoticed (open and every read succeeded)",
 			mode);
@@ -1219,10 +1256,10 @@ static bool fuzz_one(const char *img, const struct expect *x)
 	int rc;
 
 	check_open(img, x, false, &seen);
-	sum0 = file_sum(img);
+	sum0 = sum_of(img, true);
 	rc = r4_open(img, &oo, &db);
 	r4_close(db);
-	verdict(file_sum(img) == sum0, "read-write open (rc %d) changed the image", rc);
+	verdict(sum_of(img, true) == sum0, "read-write open (rc %d) changed the image", rc);
 	return seen;
 }
 
