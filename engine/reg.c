@@ -180,7 +180,7 @@ static bool is_body_of(const struct r4_inode *ino, const r4_key *k)
 	       k->el[1] == ino->sdkey.el[1] && r4_key_objectid(k) == r4_key_objectid(&ino->sdkey);
 }
 
-enum body_kind { BODY_NONE, BODY_TAILS, BODY_EXTENTS };
+enum body_kind { BODY_NONE, BODY_TAILS, BODY_EXTENTS, BODY_CTAILS };
 
 static int body_kind(struct r4_db *db, const struct r4_inode *ino, enum body_kind *kind)
 {
@@ -198,7 +198,9 @@ static int body_kind(struct r4_db *db, const struct r4_inode *ino, enum body_kin
 		r4_key ik;
 
 		if (r4_path_item(db, &p, &ik, &pid, NULL, NULL) && is_body_of(ino, &ik)) {
-			*kind = pid == R4_ITEM_EXTENT40 ? BODY_EXTENTS : BODY_TAILS;
+			*kind = pid == R4_ITEM_EXTENT40  ? BODY_EXTENTS
+				: pid == R4_ITEM_CTAIL40 ? BODY_CTAILS
+							 : BODY_TAILS;
 			break;
 		}
 		if (step == 0 && (rc = r4_tree_next(db, &p)) <= 0)
@@ -263,6 +265,11 @@ static int read_fn(void *ctx, uint64_t ioff, unsigned pid, const uint8_t *b, uns
 		if (from < to)
 			memcpy(r->buf + (from - r->off), b + (from - ioff), to - from);
 		return 0;
+	}
+	if (pid == R4_ITEM_CTAIL40) {
+		/* a compressed (ccreg40) file: a valid volume, a plugin r4 lacks */
+		r4_log(&db->lg, R4_LOG_WARN, "compressed files (ccreg40) are not supported yet");
+		return -EOPNOTSUPP;
 	}
 	if (pid != R4_ITEM_EXTENT40)
 		return R4_CORRUPT(&db->lg, 0, "body item of plugin %u", pid);
@@ -601,6 +608,17 @@ static int map_fit(struct r4_db *db, struct map *m, uint64_t size)
 
 /* ---- policy and the public operations ---- */
 
+/* A body r4 may change: reg40 only (ccreg40 comes with issue 7). */
+static int writable_body(const struct r4_inode *ino, enum body_kind kind)
+{
+	uint16_t id;
+
+	if (kind == BODY_CTAILS ||
+	    (r4_item_pset_get(&ino->sd.sd_pset, R4_PSET_FILE, &id) && id != 0))
+		return -EOPNOTSUPP;
+	return 0;
+}
+
 static bool want_tails(const struct r4_db *db, const struct r4_inode *ino, uint64_t size)
 {
 	return ino->formatting == 1 || (ino->formatting == 2 && size <= 4 * (uint64_t)db->bs);
@@ -663,7 +681,7 @@ int r4_reg_write(struct r4_db *db, struct r4_inode *ino, uint64_t off, const voi
 		return 0;
 	if (off + len < off || off + len > ((uint64_t)1 << 62))
 		return -EFBIG;
-	if ((rc = body_kind(db, ino, &kind)))
+	if ((rc = body_kind(db, ino, &kind)) || (rc = writable_body(ino, kind)))
 		return rc;
 	if (kind == BODY_EXTENTS || !want_tails(db, ino, newsize))
 		rc = extent_write(db, ino, kind, off, buf, len, newsize);
@@ -687,7 +705,7 @@ int r4_reg_truncate(struct r4_db *db, struct r4_inode *ino, uint64_t size)
 
 	if (size > ((uint64_t)1 << 62))
 		return -EFBIG;
-	if ((rc = body_kind(db, ino, &kind)))
+	if ((rc = body_kind(db, ino, &kind)) || (rc = writable_body(ino, kind)))
 		return rc;
 	if (want_tails(db, ino, size)) {
 		/* shrinks into (or stays in) tails; zeros fill a growth */
