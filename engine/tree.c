@@ -702,6 +702,32 @@ static int squeeze_into_left(struct r4_db *db, struct r4_path *p, unsigned level
 	return 0;
 }
 
+/* A clean right sibling that fits wholly into n (dirty) goes into it: n is
+ * written anyway, and the sibling's block is freed.  p rests on n. */
+static int absorb_right(struct r4_db *db, struct r4_path *p, unsigned level)
+{
+	r4_node *n = p->lv[level].node, *s;
+	int rc;
+
+	if ((rc = sibling(db, p, level, +1, &s)) || !s)
+		return rc;
+	if (s->dirty || r4_node_used(s->data, db->bs, 0, r4_node_nr(s->data)) >
+			       r4_node_free(n->data)) {
+		r4_node_put(db, s);
+		return 0;
+	}
+	r4_node_dirty(db, s);
+	move_tail(db, s, 0, n);
+	/* s is empty: its pointer, right after n's, goes */
+	r4_node_put(db, n);
+	p->lv[level].node = NULL;
+	p->lv[level + 1].pos++;
+	s->refs--;
+	drop_block(db, s);
+	remove_at(db, p, level + 1);
+	return 0;
+}
+
 static int cmp_first_key(const void *a, const void *b)
 {
 	const r4_key *x = a, *y = b;
@@ -737,8 +763,17 @@ int r4_tree_squeeze(struct r4_db *db)
 			r4_key fk;
 			r4_node *n = p.lv[level].node;
 			if (n->dirty && r4_node_nr(n->data) && p.lv[level].pos == 0 &&
-			    (r4_node_key(n->data, db->bs, 0, &fk), !r4_key_cmp(&fk, &keys[i])))
-				rc = squeeze_into_left(db, &p, level);
+			    (r4_node_key(n->data, db->bs, 0, &fk), !r4_key_cmp(&fk, &keys[i]))) {
+				rc = absorb_right(db, &p, level);
+				if (!rc && p.lv[level].node == NULL) {
+					/* n took its right neighbour: find n again */
+					r4_path_release(db, &p);
+					if ((rc = r4_tree_lookup(db, &keys[i], level, &p)))
+						break;
+				}
+				if (!rc)
+					rc = squeeze_into_left(db, &p, level);
+			}
 			r4_path_release(db, &p);
 		}
 		r4_free(keys);
