@@ -364,11 +364,11 @@ static unsigned vcost(const struct r4_db *db, const r4_node *n, unsigned idx, un
 
 /*
  * Split lv[level] so that the new item fits.  Of the split points s (the
- * first s virtual items stay left) where both halves fit, take the
- * largest when appending at the node's end or in a leaf (sequential growth
- * keeps the left node full), else the one nearest to half the bytes
- * (pointers inserted in the middle of an internal node keep room on both
- * sides).  1 done, 0 when no split fits.
+ * first s virtual items stay left) where both halves fit, take: when
+ * appending at the node's end, the largest (sequential growth keeps the
+ * left node full); in the middle of a leaf, the largest up to just after
+ * the new item; in the middle of an internal node, the one nearest to half
+ * the bytes.  1 done, 0 when no split fits.
  */
 static int split_insert(struct r4_db *db, struct r4_path *p, unsigned level, unsigned idx,
 			const r4_key *k, unsigned pid, const void *body, unsigned len)
@@ -388,9 +388,19 @@ static int split_insert(struct r4_db *db, struct r4_path *p, unsigned level, uns
 			continue;
 		unsigned d = left > total / 2 ? left - total / 2 : total / 2 - left;
 
-		/* leaves: the left stays full (squeeze packs the rest at commit);
-		 * internal nodes: balanced, since pointers arrive in the middle */
-		if (idx == nr || (level == R4_LEVEL_LEAF && idx != 0) || d < bestd) {
+		/* a leaf cut in its middle ends with the new item: what follows it
+		 * (the next run of keys: bodies after stat data, say) moves right
+		 * whole, and the run being appended to keeps growing in place;
+		 * appends keep the left full; internal nodes split balanced, since
+		 * pointers arrive in the middle */
+		if (level == R4_LEVEL_LEAF && idx != 0 && idx != nr) {
+			if (j <= idx + 1) {
+				best = j;
+				bestd = 0;
+			}
+			continue;
+		}
+		if (idx == nr || d < bestd) {
 			best = j;
 			bestd = d;
 		}
