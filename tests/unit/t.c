@@ -11,3 +11,21 @@ unsigned long t_seed(void)
 	printf("seed: R4_SEED=%lu\n", seed);
 	return seed;
 }
+
+int t_fsck(const char *img)
+{
+	char cmd[4200];
+
+	if (system("command -v fsck.reiser4 >/dev/null 2>&1"))
+		return -1;
+	snprintf(cmd, sizeof(cmd), "fsck.reiser4 --check -y '%s' >'%s.fsck' 2>&1", img, img);
+	return system(cmd) == 0;
+}
+
+int t_rmdir(const char *dir)
+{
+	char cmd[4200];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	return system(cmd) ? -1 : 0;
+}

@@ -28,5 +28,10 @@ extern int t_pass, t_fail;
 #define T_DONE() (printf("%d passed, %d failed\n", t_pass, t_fail), t_fail ? 1 : 0)
 
 unsigned long t_seed(void);
+/* fsck.reiser4 --check -y on img (its output kept in img.fsck): 1 consistent,
+ * 0 not, -1 when reiser4progs is not installed (the caller prints a skip). */
+int t_fsck(const char *img);
+/* rm -rf of a test's temporary directory: 0 or -1. */
+int t_rmdir(const char *dir);
 
 #endif

@@ -582,18 +582,6 @@ static void check_r4p(const char *img)
 	}
 }
 
-static int fsck_ok(const char *img)
-{
-	char cmd[4200];
-
-	if (system("command -v fsck.reiser4 >/dev/null 2>&1"))
-		return -1;
-	snprintf(cmd, sizeof(cmd), "fsck.reiser4 --check -y %s >%s.fsck 2>&1", img, img);
-	return system(cmd) == 0;
-}
-
-		/* R4_PARANOID: compare after every operation */
-
 static void run(const char *img, unsigned long ops, size_t maxsize, bool node41)
 {
 	struct r4_mkfs_opts mo;
@@ -655,7 +643,7 @@ static void run(const char *img, unsigned long ops, size_t maxsize, bool node41)
 	if (r4_in_txn(db))
 		CHECK_RC(r4_commit(db));
 	r4_close(db);
-	rc = fsck_ok(img);
+	rc = t_fsck(img);
 	if (rc < 0)
 		printf("skip: fsck.reiser4 not installed, interop check skipped\n");
 	else {
@@ -692,12 +680,7 @@ int main(void)
 	free(names);
 	if (t_fail)
 		fprintf(stderr, "failed with R4_SEED=%lu (images kept in %s)\n", seed, dir);
-	else {
-		char cmd[128];
-
-		snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-		if (system(cmd) != 0)
-			return 1;
-	}
+	else if (t_rmdir(dir))
+		return 1;
 	return T_DONE();
 }

@@ -78,9 +78,7 @@ int main(void)
 	db = NULL;
 	CHECK_RC(r4_open(img, &oo, &db));	/* still opens read-write */
 	r4_close(db);
-	char cmd[128];
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-	if (system(cmd))
+	if (t_rmdir(dir))
 		return 1;
 	return T_DONE();
 }
