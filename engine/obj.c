@@ -687,13 +687,13 @@ int r4_obj_create(struct r4_db *db, struct r4_inode *dir, const char *name, size
 	return 0;
 }
 
-/* Remove every item with key in [from, upto) of one object's body or entries. */
+/* Remove every item with key in [from, upto): a directory's entries, a
+ * stat data.  (File bodies, whose extents hold blocks, go through
+ * r4_reg_remove_body.) */
 static int remove_range(struct r4_db *db, const r4_key *from, const r4_key *upto)
 {
 	struct r4_path p;
 	r4_key k;
-	unsigned pid, len;
-	uint8_t *body;
 	int rc;
 
 	r4_key below = key_pred(upto);
@@ -702,25 +702,9 @@ static int remove_range(struct r4_db *db, const r4_key *from, const r4_key *upto
 		/* the last item below upto */
 		if ((rc = r4_tree_lookup(db, &below, R4_LEVEL_LEAF, &p)))
 			return rc;
-		if (!r4_path_item(db, &p, &k, &pid, &body, &len) || r4_key_cmp(&k, from) < 0) {
+		if (!r4_path_item(db, &p, &k, NULL, NULL, NULL) || r4_key_cmp(&k, from) < 0) {
 			r4_path_release(db, &p);
 			return 0;
-		}
-		if (pid == R4_ITEM_EXTENT40) {
-			size_t n;
-			struct r4_extent *e;
-
-			if ((rc = r4_item_extent_count(body, len, &n)))
-				return r4_path_release(db, &p), rc;
-			if (!(e = r4_calloc(n, sizeof(*e))))
-				return r4_path_release(db, &p), -ENOMEM;
-			if (!(rc = r4_item_extent_decode(body, len, e, n)))
-				for (size_t i = 0; i < n; i++)
-					if (e[i].ex_start > R4_EXTENT_UNALLOC)
-						r4_reg_forget_blocks(db, e[i].ex_start, e[i].ex_width);
-			r4_free(e);
-			if (rc)
-				return r4_path_release(db, &p), rc;
 		}
 		if ((rc = r4_tree_remove(db, &p)))
 			return rc;
@@ -739,13 +723,8 @@ int r4_obj_destroy(struct r4_db *db, struct r4_inode *ino)
 		if ((rc = remove_range(db, &from, &upto)))
 			return rc;
 	}
-	if (S_ISREG(ino->sd.sd_mode)) {
-		r4_key_body(&from, r4_key_locality(&ino->sdkey), ino->sdkey.el[1], oid, 0);
-		upto = from;
-		upto.el[3] = UINT64_MAX;
-		if ((rc = remove_range(db, &from, &upto)))
-			return rc;
-	}
+	if (S_ISREG(ino->sd.sd_mode) && (rc = r4_reg_remove_body(db, ino)))
+		return rc;
 	from = ino->sdkey;
 	upto = from;
 	upto.el[3] = 1;

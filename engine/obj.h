@@ -60,6 +60,8 @@ int r4_reg_write(struct r4_db *db, struct r4_inode *ino, uint64_t off, const voi
 		 size_t len);
 int r4_reg_truncate(struct r4_db *db, struct r4_inode *ino, uint64_t size);
 
+/* Remove every body item of a file, freeing its extents' blocks. */
+int r4_reg_remove_body(struct r4_db *db, const struct r4_inode *ino);
 /* Release data blocks (deferred until commit) and drop their pending pages. */
 void r4_reg_forget_blocks(struct r4_db *db, uint64_t start, uint64_t count);
 

@@ -367,6 +367,11 @@ static int remove_body(struct r4_db *db, const struct r4_inode *ino, bool free_b
 	}
 }
 
+int r4_reg_remove_body(struct r4_db *db, const struct r4_inode *ino)
+{
+	return remove_body(db, ino, true);
+}
+
 static int write_tails(struct r4_db *db, const struct r4_inode *ino, const uint8_t *data,
 		       uint64_t size)
 {
