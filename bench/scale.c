@@ -33,42 +33,17 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench.h"
 #include "r4.h"
 
-#define FILE_BYTES 100
 #define FILES_PER_TXN 1000
 #define CHUNK (1024 * 1024)
 #define CHUNKS_PER_TXN 64
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 static int fail(const char *what, const char *subject, int rc)
 {
 	fprintf(stderr, "scale: %s '%s': %s\n", what, subject, r4_strerror(rc));
 	return 1;
-}
-
-static uint64_t mix64(uint64_t z)
-{
-	z += 0x9E3779B97F4A7C15ull;
-	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-	z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-	return z ^ (z >> 31);
-}
-
-/* The content of small file i: 100 bytes, different for every file. */
-static void small_content(uint64_t i, uint8_t *p)
-{
-	for (unsigned j = 0; j < FILE_BYTES; j += 8) {
-		uint64_t r = mix64(i * 131 + j);
-		memcpy(p + j, &r, FILE_BYTES - j < 8 ? FILE_BYTES - j : 8);
-	}
 }
 
 /* Chunk c of the big file: 8-byte words that depend on their offset. */

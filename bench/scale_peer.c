@@ -33,34 +33,10 @@
 
 #include <reiser4/libreiser4.h>
 
-#define FILE_BYTES 100
+#include "bench.h"
+
 #define FILES_PER_SYNC 1000
 #define CACHE_LIMIT 16384
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static uint64_t mix64(uint64_t z)
-{
-	z += 0x9E3779B97F4A7C15ull;
-	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-	z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-	return z ^ (z >> 31);
-}
-
-/* As scale.c's small_content. */
-static void small_content(uint64_t i, uint8_t *p)
-{
-	for (unsigned j = 0; j < FILE_BYTES; j += 8) {
-		uint64_t r = mix64(i * 131 + j);
-		memcpy(p + j, &r, FILE_BYTES - j < 8 ? FILE_BYTES - j : 8);
-	}
-}
 
 static uint64_t le64(const uint8_t *p)
 {
