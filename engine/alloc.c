@@ -293,7 +293,7 @@ static bool encode_zone(struct r4_alloc *a, uint64_t z)
 	return changed;
 }
 
-int r4_alloc_commit(struct r4_alloc *a, int (*emit)(void *ctx, uint64_t blk, const uint8_t *buf),
+int r4_alloc_encode(struct r4_alloc *a, int (*emit)(void *ctx, uint64_t blk, const uint8_t *buf),
 		    void *ctx)
 {
 	int rc;
@@ -303,8 +303,13 @@ int r4_alloc_commit(struct r4_alloc *a, int (*emit)(void *ctx, uint64_t blk, con
 			continue;
 		if ((encode_zone(a, z) || (a->zstate[z] & Z_FORCE)) &&
 		    (rc = emit(ctx, r4_format_bitmap_block(a->bs, z), a->buf)))
-			return rc;	/* nothing applied yet: abort still works */
+			return rc;
 	}
+	return 0;
+}
+
+void r4_alloc_apply(struct r4_alloc *a)
+{
 	for (uint64_t z = 0; z < a->nzones; z++) {
 		uint64_t g0 = z * (a->span / 8);
 
@@ -324,7 +329,21 @@ int r4_alloc_commit(struct r4_alloc *a, int (*emit)(void *ctx, uint64_t blk, con
 	a->nfree += a->ndefer;
 	a->ndefer = 0;
 	a->commit_free = a->nfree;
-	return 0;
+}
+
+int r4_alloc_commit(struct r4_alloc *a, int (*emit)(void *ctx, uint64_t blk, const uint8_t *buf),
+		    void *ctx)
+{
+	int rc = r4_alloc_encode(a, emit, ctx);
+
+	if (!rc)
+		r4_alloc_apply(a);
+	return rc;
+}
+
+bool r4_alloc_is_committed(const struct r4_alloc *a, uint64_t blk)
+{
+	return blk >= a->blocks || test_bit(a->commit, blk);
 }
 
 void r4_alloc_abort(struct r4_alloc *a)

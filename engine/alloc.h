@@ -75,16 +75,27 @@ uint64_t r4_alloc_free_count(const struct r4_alloc *a);
 uint64_t r4_alloc_committed_free_count(const struct r4_alloc *a);
 
 /*
- * Make the working state, minus the deferred frees, the committed state:
- * for each bitmap block whose content changes (all of them after
- * r4_alloc_new), encode it with its checksum into a bs-byte buffer and
- * call emit(ctx, block number, buffer), ascending; the buffer is valid
- * only during the call.  The caller writes it (later through the
- * journal).  If emit fails its error is returned and nothing changes, so
- * r4_alloc_abort still restores the last committed state.
+ * Commit in two steps, as the journal needs them.  r4_alloc_encode: for
+ * each bitmap block whose content changes (all of them after
+ * r4_alloc_new), encode the next committed state (working minus deferred
+ * frees) with its checksum into a bs-byte buffer and call emit(ctx, block
+ * number, buffer), ascending; the buffer is valid only during the call.
+ * Nothing changes, so a failed emit leaves r4_alloc_abort working.
+ * Allocations after it (the journal's wandered copies and records) are not
+ * in what it emitted; release them (r4_alloc_release) before
+ * r4_alloc_apply, which makes working minus deferred frees the committed
+ * state: only then can the deferred frees be handed out again.
+ * r4_alloc_commit = encode + apply (mkfs, where nothing is journalled).
  */
+int r4_alloc_encode(struct r4_alloc *a, int (*emit)(void *ctx, uint64_t blk, const uint8_t *buf),
+		    void *ctx);
+void r4_alloc_apply(struct r4_alloc *a);
 int r4_alloc_commit(struct r4_alloc *a, int (*emit)(void *ctx, uint64_t blk, const uint8_t *buf),
 		    void *ctx);
+/* Used in the last committed state (true past the end): a block the
+ * previous tree may need, so a commit must not write it before its commit
+ * point (it goes through the journal). */
+bool r4_alloc_is_committed(const struct r4_alloc *a, uint64_t blk);
 /* Forget everything since the last commit: allocations, marks, deferred frees. */
 void r4_alloc_abort(struct r4_alloc *a);
 

@@ -2,17 +2,19 @@
  * db.c - opening and closing an image, transactions, mkfs and info.
  *
  * Open: master super block (byte 65536) -> format40 super block ->
- * status block (a damaged volume opens read-only only) -> journal footer
- * (its counters are authoritative, ENGINE.md 4.6) -> bitmaps -> root
- * directory's plugin set.  Nothing is written at open.
+ * status block (a damaged volume opens read-only only) -> the journal:
+ * committed but unplayed transactions are finished (jnl.h), and its
+ * counters taken -> bitmaps -> root directory's plugin set.  A read-only
+ * open writes nothing, even when the journal needs replaying.
  *
- * Transactions (this is the issue 2 protocol, before the wandered journal):
+ * Transactions:
  *
  *   r4_begin -> changes (dirty nodes, pending pages, allocator working
- *   state) -> r4_commit: new nodes get blocks, data pages, nodes, bitmaps,
- *   super block and footer are written in place, then synced
- *             -> r4_abort: everything dirty is dropped; the image was
- *                never touched.
+ *   state) -> r4_commit: squeeze, new nodes get blocks (parents first),
+ *             the blocks to write are split into the relocate and the
+ *             overwrite set and go through the journal
+ *          -> r4_abort: everything dirty is dropped; the image was
+ *             never touched.
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -83,11 +85,45 @@ static int load_root_pset(struct r4_db *db)
 	return rc;
 }
 
-static int load_super(struct r4_db *db)
+/* The format super block (again after a replay changed it). */
+static int read_format(struct r4_db *db, uint64_t bytes)
+{
+	uint8_t buf[R4_MAX_BLOCKSIZE];
+	struct r4_fsb sb;
+	int rc;
+
+	if ((rc = read_block(db, R4_MSB_OFFSET / db->bs + 1, buf)) ||
+	    (rc = r4_fsb_decode(&db->lg, buf, db->bs, &sb)))
+		return rc;
+	if (sb.sb_block_count * db->bs > bytes)
+		return R4_CORRUPT(&db->lg, R4_MSB_OFFSET / db->bs + 1,
+				  "volume of %llu blocks does not fit the %llu-byte image (truncated?)",
+				  (unsigned long long)sb.sb_block_count, (unsigned long long)bytes);
+	db->block_count = sb.sb_block_count;
+	db->root = sb.sb_root_block;
+	db->height = sb.sb_tree_height;
+	db->next_oid = sb.sb_oid;
+	db->file_count = sb.sb_file_count;
+	db->mkfs_id = sb.sb_mkfs_id;
+	db->flags = sb.sb_flags;
+	db->version = sb.sb_version;
+	db->policy = sb.sb_policy;
+	db->node_pid = sb.sb_node_pid;
+	db->sb = sb;
+	if (db->root <= R4_STATUS_BLOCK(db->bs) || db->root >= db->block_count)
+		return R4_CORRUPT(&db->lg, R4_MSB_OFFSET / db->bs + 1, "root block %llu outside the volume",
+				  (unsigned long long)db->root);
+	if (db->height < 2 || db->height > R4_MAX_HEIGHT)
+		return R4_CORRUPT(&db->lg, R4_MSB_OFFSET / db->bs + 1, "tree height %u", db->height);
+	if (!(db->flags & 1))
+		return -EOPNOTSUPP;	/* short keys */
+	return 0;
+}
+
+static int load_super(struct r4_db *db, uint64_t *bytes_out)
 {
 	uint8_t buf[R4_MAX_BLOCKSIZE];
 	struct r4_msb msb;
-	struct r4_fsb sb;
 	struct r4_status st;
 	uint64_t bytes;
 	int rc;
@@ -120,35 +156,40 @@ static int load_super(struct r4_db *db)
 	memcpy(db->uuid, msb.msb_uuid, 16);
 	memcpy(db->label, msb.msb_label, 16);
 	db->label[16] = 0;
-	if ((rc = read_block(db, R4_MSB_OFFSET / db->bs + 1, buf)) ||
-	    (rc = r4_fsb_decode(&db->lg, buf, db->bs, &sb)))
+	if ((rc = read_format(db, bytes)))
 		return rc;
-	if (sb.sb_block_count * db->bs > bytes)
-		return R4_CORRUPT(&db->lg, R4_MSB_OFFSET / db->bs + 1,
-				  "volume of %llu blocks does not fit the %llu-byte image (truncated?)",
-				  (unsigned long long)sb.sb_block_count, (unsigned long long)bytes);
-	db->block_count = sb.sb_block_count;
-	db->root = sb.sb_root_block;
-	db->height = sb.sb_tree_height;
-	db->next_oid = sb.sb_oid;
-	db->file_count = sb.sb_file_count;
-	db->mkfs_id = sb.sb_mkfs_id;
-	db->flags = sb.sb_flags;
-	db->version = sb.sb_version;
-	db->policy = sb.sb_policy;
-	db->node_pid = sb.sb_node_pid;
-	db->sb = sb;
-	if (db->root <= R4_STATUS_BLOCK(db->bs) || db->root >= db->block_count)
-		return R4_CORRUPT(&db->lg, R4_MSB_OFFSET / db->bs + 1, "root block %llu outside the volume",
-				  (unsigned long long)db->root);
-	if (db->height < 2 || db->height > R4_MAX_HEIGHT)
-		return R4_CORRUPT(&db->lg, R4_MSB_OFFSET / db->bs + 1, "tree height %u", db->height);
-	if (!(db->flags & 1))
-		return -EOPNOTSUPP;	/* short keys */
 	if ((rc = read_block(db, R4_STATUS_BLOCK(db->bs), buf)))
 		return rc;
 	if (!r4_status_decode(&db->lg, buf, db->bs, &st) && st.st_status)
 		db->damaged = st.st_status;
+	*bytes_out = bytes;
+	return 0;
+}
+
+/*
+ * Finish what the journal holds, then take its counters: after a replay
+ * the newest tx head's are the truth (ENGINE.md 4.6).  Otherwise the super
+ * block's stand, but the oid counter never goes back: a tool that writes
+ * without the journal (libreiser4) leaves an old footer behind.
+ */
+static int recover(struct r4_db *db, uint64_t bytes)
+{
+	int rc;
+
+	if ((rc = r4_jnl_recover(db, &db->replayed)))
+		return rc;
+	if (db->replayed) {
+		if ((rc = read_format(db, bytes)))
+			return rc;
+		r4_log(&db->lg, R4_LOG_INFO, "journal: %u committed transaction%s %s", db->replayed,
+		       db->replayed == 1 ? "" : "s",
+		       db->rw ? "replayed" : "read from the journal (the image is unchanged; "
+		       "a read-write open replays it)");
+		db->next_oid = db->jcnt.next_oid;
+		db->file_count = db->jcnt.nr_files;
+	} else if (db->have_jcnt && db->jcnt.next_oid > db->next_oid) {
+		db->next_oid = db->jcnt.next_oid;
+	}
 	return 0;
 }
 
@@ -179,7 +220,9 @@ int r4_open_io(struct r4_io *io, const struct r4_open_opts *o, r4_db **out)
 	if ((rc = r4_cache_init(&db->cache, o && o->cache_nodes ? o->cache_nodes
 								  : DEFAULT_CACHE_NODES)))
 		goto fail;
-	if ((rc = load_super(db)))
+	uint64_t bytes;
+
+	if ((rc = load_super(db, &bytes)))
 		goto fail;
 	if (db->damaged && db->rw) {
 		r4_log(&db->lg, R4_LOG_ERR,
@@ -188,7 +231,9 @@ int r4_open_io(struct r4_io *io, const struct r4_open_opts *o, r4_db **out)
 		rc = -EROFS;
 		goto fail;
 	}
-	if ((rc = r4_alloc_load(io, &db->lg, db->bs, db->block_count, &db->alloc)))
+	if ((rc = recover(db, bytes)))
+		goto fail;
+	if ((rc = r4_alloc_load(db->io, &db->lg, db->bs, db->block_count, &db->alloc)))
 		goto fail;
 	if ((rc = load_root_pset(db)))
 		goto fail;
@@ -262,31 +307,79 @@ void r4_abort(r4_db *db)
 	db->txn_err = 0;
 }
 
-static int emit_block(void *ctx, uint64_t blk, const uint8_t *buf)
+/* A block the commit writes: straight to its place when the committed
+ * state does not use it, else through the journal. */
+static int add_block(struct r4_db *db, struct r4_plan *p, uint64_t blk, const uint8_t *data,
+		     bool copy)
 {
-	struct r4_db *db = ctx;
+	bool over = r4_alloc_is_committed(db->alloc, blk);
 
-	return r4_io_write(db->io, blk * db->bs, buf, db->bs);
+	return r4_wset_add(over ? &p->over : &p->reloc, blk, data, copy);
 }
 
-static int write_super(struct r4_db *db)
+static int add_page(void *ctx, uint64_t blk, const uint8_t *data)
+{
+	struct r4_db *db = ((void **)ctx)[0];
+
+	return add_block(db, ((void **)ctx)[1], blk, data, false);
+}
+
+static int add_bitmap(void *ctx, uint64_t blk, const uint8_t *data)
+{
+	struct r4_db *db = ((void **)ctx)[0];
+
+	return add_block(db, ((void **)ctx)[1], blk, data, true);
+}
+
+/* Everything a commit writes, in memory; blocks for new nodes, wandered
+ * copies and records allocated.  Nothing is written yet. */
+static int plan_commit(struct r4_db *db, struct r4_plan *p)
 {
 	uint8_t buf[R4_MAX_BLOCKSIZE];
+	void *ctx[2] = {db, p};
 	struct r4_fsb sb = db->sb;
+	int rc;
 
+	if ((rc = r4_tree_squeeze(db)) || (rc = r4_tree_place(db, UINT64_MAX)))
+		return rc;
+	for (r4_node *n = db->cache.dirty.next; n != &db->cache.dirty; n = n->next) {
+		r4_node_seal(n->data, db->bs);
+		if ((rc = add_block(db, p, n->blk, n->data, false)))
+			return rc;
+	}
+	if ((rc = r4_page_each(db, add_page, ctx)) ||
+	    (rc = r4_alloc_encode(db->alloc, add_bitmap, ctx)))
+		return rc;
+	p->cnt.free_blocks = r4_alloc_free_count(db->alloc);
+	p->cnt.nr_files = db->file_count;
+	p->cnt.next_oid = db->next_oid;
 	sb.sb_root_block = db->root;
 	sb.sb_tree_height = (uint16_t)db->height;
-	sb.sb_free_blocks = r4_alloc_free_count(db->alloc);
-	sb.sb_oid = db->next_oid;
-	sb.sb_file_count = db->file_count;
+	sb.sb_free_blocks = p->cnt.free_blocks;
+	sb.sb_oid = p->cnt.next_oid;
+	sb.sb_file_count = p->cnt.nr_files;
 	memset(buf, 0, db->bs);
 	r4_fsb_encode(&sb, buf);
+	if ((rc = r4_wset_add(&p->over, R4_FSB_BLOCK(db->bs), buf, true)))
+		return rc;
+	if ((rc = r4_jnl_reserve(db, p)))
+		return rc;
 	db->sb = sb;
-	return emit_block(db, R4_MSB_OFFSET / db->bs + 1, buf);
+	return 0;
 }
 
+/*
+ * The journal's protocol (jnl.h).  A failure while planning leaves the
+ * transaction open and poisoned, the image untouched: r4_abort restores
+ * everything.  A failure while writing, before the commit point is
+ * durable, returns the error: the image holds the previous state or (if
+ * the header reached the disk after all) this one, and the handle stops
+ * writing until reopened.  After the commit point the transaction is
+ * durable whatever happens: a failure to play it is left to the next open.
+ */
 int r4_commit(r4_db *db)
 {
+	struct r4_plan p = {0};
 	int rc;
 
 	if (!db->in_txn)
@@ -297,17 +390,28 @@ int r4_commit(r4_db *db)
 		db->in_txn = false;
 		return 0;
 	}
-	/* data first, then the tree that points at it, then the maps */
-	if ((rc = r4_tree_squeeze(db)) || (rc = r4_page_flush(db)) ||
-	    (rc = r4_tree_flush(db, emit_block, db)) ||
-	    (rc = r4_alloc_commit(db->alloc, emit_block, db)) || (rc = write_super(db)) ||
-	    (rc = r4_io_sync(db->io))) {
-		/* blocks may be half written: no more writes until reopened */
+	if ((rc = plan_commit(db, &p))) {
+		r4_plan_fini(&p);
+		db->txn_err = rc;
+		return rc;
+	}
+	if ((rc = r4_jnl_write(db, &p))) {
+		r4_plan_fini(&p);
 		db->broken = true;
 		db->txn_err = rc;
 		return rc;
 	}
+	if ((rc = r4_jnl_play(db, &p))) {
+		r4_log(&db->lg, R4_LOG_ERR, "commit: the transaction is durable, but writing it in "
+		       "place failed (%s): the next open finishes it", r4_strerror(rc));
+		db->broken = true;
+	} else {
+		r4_jnl_release(db, &p);
+		r4_alloc_apply(db->alloc);
+	}
+	r4_plan_fini(&p);
 	r4_cache_clean_all(db);
+	r4_page_discard(db);
 	db->in_txn = false;
 	db->gen = 0;
 	return 0;

@@ -11,6 +11,7 @@
 #include "r4_int.h"
 #include "cache.h"
 #include "format.h"
+#include "jnl.h"
 
 struct r4_io;
 struct r4_alloc;
@@ -51,6 +52,12 @@ struct r4_db {
 	/* dirty data pages of extent files, by block number (reg.c) */
 	struct r4_page **pages;
 	size_t npage_buckets, npages;
+
+	/* journal */
+	uint64_t last_tx;	/* tx head of the newest committed transaction, 0 = none */
+	struct r4_jcounters jcnt;	/* the footer's (or newest replayed tx head's) counters */
+	bool have_jcnt;
+	unsigned replayed;	/* transactions recovery finished at open */
 
 	uint64_t gen;		/* bumped by every change: tells a refusal from a failure */
 

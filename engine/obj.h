@@ -65,8 +65,10 @@ int r4_reg_remove_body(struct r4_db *db, const struct r4_inode *ino);
 /* Release data blocks (deferred until commit) and drop their pending pages. */
 void r4_reg_forget_blocks(struct r4_db *db, uint64_t start, uint64_t count);
 
-/* Dirty data pages (pending until commit) */
-int r4_page_flush(struct r4_db *db);
+/* Dirty data pages (pending until commit): hand each to fn (commit), or
+ * drop them all (after commit, or abort). */
+int r4_page_each(struct r4_db *db, int (*fn)(void *ctx, uint64_t blk, const uint8_t *data),
+		 void *ctx);
 void r4_page_discard(struct r4_db *db);
 
 #endif

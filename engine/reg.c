@@ -127,15 +127,14 @@ static void pages_clear(struct r4_db *db)
 	db->npages = 0;
 }
 
-int r4_page_flush(struct r4_db *db)
+int r4_page_each(struct r4_db *db, int (*fn)(void *ctx, uint64_t blk, const uint8_t *data),
+		 void *ctx)
 {
 	int rc = 0;
 
 	for (size_t i = 0; i < db->npage_buckets && !rc; i++)
 		for (struct r4_page *pg = db->pages[i]; pg && !rc; pg = pg->next)
-			rc = r4_io_write(db->io, pg->blk * db->bs, pg->data, db->bs);
-	if (!rc)
-		pages_clear(db);
+			rc = fn(ctx, pg->blk, pg->data);
 	return rc;
 }
 

@@ -795,14 +795,20 @@ int r4_tree_squeeze(struct r4_db *db)
 
 /* ---- commit support ---- */
 
-static int cmp_fake(const void *a, const void *b)
-{
-	const r4_node *x = *(r4_node *const *)a, *y = *(r4_node *const *)b;
-	unsigned lx = r4_node_level(x->data), ly = r4_node_level(y->data);
+struct placed {
+	r4_node *n;
+	unsigned level;
+	r4_key first;
+};
 
-	if (lx != ly)
-		return lx > ly ? -1 : 1;
-	return x->blk < y->blk ? -1 : x->blk > y->blk;
+/* Parent-first: higher levels first, left to right within a level. */
+static int cmp_placed(const void *a, const void *b)
+{
+	const struct placed *x = a, *y = b;
+
+	if (x->level != y->level)
+		return x->level > y->level ? -1 : 1;
+	return r4_key_cmp(&x->first, &y->first);
 }
 
 static int repoint(struct r4_db *db, r4_node *n, uint64_t blk)
@@ -824,36 +830,38 @@ static int repoint(struct r4_db *db, r4_node *n, uint64_t blk)
 	return R4_CORRUPT(&db->lg, blk, "new node's parent does not point to it");
 }
 
-int r4_tree_flush(struct r4_db *db, int (*emit)(void *ctx, uint64_t blk, const uint8_t *buf),
-		  void *ctx)
+int r4_tree_place(struct r4_db *db, uint64_t hint)
 {
 	struct r4_cache *c = &db->cache;
-	r4_node **fake = NULL;
+	struct placed *v = NULL;
 	size_t nf = 0;
-	uint64_t hint = 0;
 	int rc = 0;
 
-	if (c->ndirty && !(fake = r4_malloc(c->ndirty * sizeof(*fake))))
+	if (c->ndirty && !(v = r4_malloc(c->ndirty * sizeof(*v))))
 		return -ENOMEM;
 	for (r4_node *n = c->dirty.next; n != &c->dirty; n = n->next)
-		if (r4_blk_is_fake(n->blk))
-			fake[nf++] = n;
-	qsort(fake, nf, sizeof(*fake), cmp_fake);
+		if (r4_blk_is_fake(n->blk)) {
+			struct placed *p = &v[nf++];
+
+			p->n = n;
+			p->level = r4_node_level(n->data);
+			if (r4_node_nr(n->data))
+				r4_node_key(n->data, db->bs, 0, &p->first);
+			else
+				memset(&p->first, 0, sizeof(p->first));
+		}
+	qsort(v, nf, sizeof(*v), cmp_placed);
 	for (size_t i = 0; i < nf && !rc; i++) {
 		uint64_t blk, got;
 
 		if ((rc = r4_alloc_alloc(db->alloc, hint, 1, &blk, &got)))
 			break;
-		if ((rc = repoint(db, fake[i], blk)))
+		if ((rc = repoint(db, v[i].n, blk)))
 			break;
-		r4_node_rekey(db, fake[i], blk);
+		r4_node_rekey(db, v[i].n, blk);
 		hint = blk + 1;
 	}
-	r4_free(fake);
-	for (r4_node *n = c->dirty.next; n != &c->dirty && !rc; n = n->next) {
-		r4_node_seal(n->data, db->bs);
-		rc = emit(ctx, n->blk, n->data);
-	}
+	r4_free(v);
 	return rc;
 }
 

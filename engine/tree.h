@@ -80,11 +80,12 @@ static inline unsigned r4_tree_max_item(const struct r4_db *db);
 int r4_tree_squeeze(struct r4_db *db);
 
 /*
- * Commit support: give every fake node a real block (parents first), then
- * hand every dirty node, sealed, to `emit`.  Sets db->root.
+ * Commit support: give every fake node a real block, parents first and
+ * left to right within a level, from hint on (delayed allocation, ENGINE.md
+ * 4.3); fixes the pointers to them and db->root.  -ENOSPC leaves the
+ * allocations to r4_alloc_abort.
  */
-int r4_tree_flush(struct r4_db *db, int (*emit)(void *ctx, uint64_t blk, const uint8_t *buf),
-		  void *ctx);
+int r4_tree_place(struct r4_db *db, uint64_t hint);
 
 /* Visit every node of the tree top-down (for checkers and dumps). */
 int r4_tree_walk(struct r4_db *db,

@@ -45,7 +45,7 @@ static void test_refusals(r4_db *db)
 {
 	char longname[300];
 
-	memset(longname, 'x', 256);
+	memset(longname, 'x', 257);	/* "/" and a 256-byte name */
 	longname[0] = '/';
 	longname[257] = 0;
 	CHECK_EQ(r4_create(db, longname, 0644, 0, 0), -ENAMETOOLONG);

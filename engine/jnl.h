@@ -1,0 +1,80 @@
+/*
+ * jnl.h - the wandered-block journal: how a commit reaches the image and
+ * how an interrupted one is finished at open (ENGINE.md 1.6, 4.5, 4.8).
+ *
+ * A commit hands two sets of blocks to the journal:
+ *   reloc  blocks free in the last committed state (new nodes, new data):
+ *          written straight to their place before the commit point, since
+ *          nothing committed can see them;
+ *   over   blocks the committed state uses (changed nodes, data pages of
+ *          allocated extents, bitmaps, the super block): each gets a
+ *          wandered copy in free space and an entry in a wander record,
+ *          and is written in place only after the commit point.
+ * The order on disk:
+ *   reloc + wandered copies + records; sync; journal header (the commit
+ *   point); sync; over in place; sync; journal footer; sync.
+ * A crash before the header leaves the previous state (everything written
+ * went to blocks free in it); after it, open replays the records.
+ */
+#ifndef R4_JNL_H
+#define R4_JNL_H
+
+#include "r4_int.h"
+
+struct r4_db;
+
+struct r4_wblk {
+	uint64_t blk;		/* where the block belongs */
+	uint64_t wand;		/* over: its wandered copy, once reserved */
+	const uint8_t *data;	/* bs bytes, stable until the commit ends */
+	uint8_t *own;		/* set when the set keeps its own copy (= data) */
+};
+
+struct r4_wset {
+	struct r4_wblk *v;
+	size_t n, cap;
+};
+
+/* Counters the kernel carries in tx heads and the footer (ENGINE.md 4.6). */
+struct r4_jcounters {
+	uint64_t free_blocks, nr_files, next_oid;
+};
+
+struct r4_plan {
+	struct r4_wset reloc, over;
+	uint64_t *rec;		/* record blocks, rec[0] the tx head */
+	size_t nrec;
+	struct r4_jcounters cnt;
+	uint64_t tx;		/* this commit's tx head = rec[0] */
+};
+
+/* Add a block; with copy the set copies data now (a buffer the caller
+ * reuses), else data must stay valid until r4_plan_fini.  -ENOMEM. */
+int r4_wset_add(struct r4_wset *s, uint64_t blk, const uint8_t *data, bool copy);
+void r4_plan_fini(struct r4_plan *p);
+
+/*
+ * Allocate the wandered copies of the over set and the record blocks
+ * (working bitmap only: they never reach the committed one).  On -ENOSPC
+ * nothing stays allocated.
+ */
+int r4_jnl_reserve(struct r4_db *db, struct r4_plan *p);
+/* Every write up to and including the commit point; 0 means durable. */
+int r4_jnl_write(struct r4_db *db, struct r4_plan *p);
+/* The over set in place, then the footer (the transaction is played). */
+int r4_jnl_play(struct r4_db *db, struct r4_plan *p);
+/* Give back the wandered copies and records (after the footer). */
+void r4_jnl_release(struct r4_db *db, struct r4_plan *p);
+
+/*
+ * At open, after the format super block: finish every committed but
+ * unplayed transaction, oldest first.  Read-write: replay on the image
+ * (idempotent; a crash during it is finished by the next open).
+ * Read-only: nothing is written; db->io is wrapped so reads of replayed
+ * blocks see their wandered copies.  *replayed = transactions finished.
+ * Sets db->last_tx and, when the footer (or newest tx head) has them, the
+ * oid counters.  -EUCLEAN for a broken journal (the log says where).
+ */
+int r4_jnl_recover(struct r4_db *db, unsigned *replayed);
+
+#endif
