@@ -1,5 +1,6 @@
 /*
- * r4.c - the r4 multi-call program: admin subcommands (mkfs, info).
+ * r4.c - the r4 multi-call program: admin subcommands (mkfs, info, ls,
+ * cat, import, fsck).
  *
  * Thin: parse options, call the engine, print, map errors to exit codes.
  * The names r4sh and r4fuse are reserved for the shell and the FUSE
@@ -30,11 +31,12 @@ static int usage(FILE *f)
 		"       %s ls IMAGE [PATH]     list a directory (type, mode, size, name)\n"
 		"       %s cat IMAGE PATH      write a file's bytes to stdout\n"
 		"       %s import IMAGE SRCDIR [DEST]  copy a host tree into the image\n"
+		"       %s fsck IMAGE [-n | --fix | -y]  check the image; repair what is safe\n"
 		"SIZE takes K, M, G or T suffixes (powers of 1024).\n"
 		"TYPE=PLUGIN: hash=r5_hash|rupasov_hash|tea_hash|fnv1_hash|deg_hash,\n"
 		"  fibration=lexic_fibre|dot_o_fibre|ext_1_fibre|ext_3_fibre,\n"
 		"  formatting=smart|tails|extents, node=node40|node41, create=reg40\n",
-		sh_prog, sh_prog, sh_prog, sh_prog, sh_prog);
+		sh_prog, sh_prog, sh_prog, sh_prog, sh_prog, sh_prog);
 	return R4_EXIT_USAGE;
 }
 
@@ -436,6 +438,138 @@ static int cmd_import(int argc, char **argv)
 	return rc ? R4_EXIT_FAIL : R4_EXIT_OK;
 }
 
+/* ---- fsck ---- */
+
+/* fsck's exit codes are e2fsck's (docs/fsck.md), not the R4_EXIT_ ones:
+ * scripts that run fsck tools test these bits. */
+enum {
+	FSCK_CLEAN = 0,
+	FSCK_FIXED = 1,		/* problems found, all repaired */
+	FSCK_UNFIXED = 4,	/* problems left uncorrected */
+	FSCK_OPERROR = 8,	/* could not open, read or write */
+	FSCK_USAGE = 16,
+};
+
+struct fsck_ui {
+	bool fix;
+	bool bar;		/* stderr is a terminal */
+	bool drawn;		/* a progress line is on the screen */
+	enum r4_check_class last;	/* class of the last problem reported */
+};
+
+static void fsck_clear_bar(struct fsck_ui *ui)
+{
+	if (ui->drawn) {
+		fputs("\r\033[K", stderr);
+		ui->drawn = false;
+	}
+}
+
+static void fsck_progress(void *ctx, uint64_t done, uint64_t total)
+{
+	struct fsck_ui *ui = ctx;
+
+	if (!ui->bar || !total)
+		return;
+	fprintf(stderr, "\rchecking %3u%% (%llu/%llu blocks)", (unsigned)(done * 100 / total),
+		(unsigned long long)done, (unsigned long long)total);
+	ui->drawn = true;
+}
+
+/* One line per problem: WHERE: CLASS: WHAT [fixed]. */
+static void fsck_report(void *ctx, const struct r4_problem *p)
+{
+	struct fsck_ui *ui = ctx;
+	char where[4400];
+	size_t n = 0;
+
+	where[0] = 0;
+	if (p->blk != R4_CHECK_NOBLK && p->nblk > 1)
+		n += (size_t)snprintf(where + n, sizeof(where) - n, "blocks %llu-%llu",
+				      (unsigned long long)p->blk,
+				      (unsigned long long)(p->blk + p->nblk - 1));
+	else if (p->blk != R4_CHECK_NOBLK)
+		n += (size_t)snprintf(where + n, sizeof(where) - n, "block %llu",
+				      (unsigned long long)p->blk);
+	if (p->oid && n < sizeof(where))
+		n += (size_t)snprintf(where + n, sizeof(where) - n, "%sobject %llu", n ? ", " : "",
+				      (unsigned long long)p->oid);
+	if (p->path && n < sizeof(where))
+		n += (size_t)snprintf(where + n, sizeof(where) - n, "%s'%s'", n ? " " : "", p->path);
+	if (p->key && n < sizeof(where))
+		n += (size_t)snprintf(where + n, sizeof(where) - n, "%skey %s", n ? ", " : "", p->key);
+	fsck_clear_bar(ui);
+	ui->last = p->cls;
+	printf("%s: %s: %s%s\n", n ? where : "volume", r4_check_class_name(p->cls), p->msg,
+	       ui->fix ? (p->fixed ? " [fixed]" : " [not fixed]") : p->fixable ? " [fixable]" : "");
+}
+
+static int cmd_fsck(int argc, char **argv)
+{
+	static const struct option lopts[] = {
+		{"fix", no_argument, NULL, 'f'},
+		{"yes", no_argument, NULL, 'y'},
+		{"no", no_argument, NULL, 'n'},
+		{NULL, 0, NULL, 0},
+	};
+	struct fsck_ui ui = {.bar = isatty(STDERR_FILENO)};
+	struct r4_check_opts co = {.report = fsck_report, .progress = fsck_progress, .ctx = &ui};
+	struct r4_check_result res;
+	bool no = false;
+	r4_db *db = NULL;
+	int c, rc;
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "yn", lopts, NULL)) != -1) {
+		switch (c) {
+		case 'f': case 'y': ui.fix = true; break;
+		case 'n': no = true; break;
+		default:
+			fprintf(stderr, "%s: fsck: unknown option '%s'\n", sh_prog, argv[optind - 1]);
+			usage(stderr);
+			return FSCK_USAGE;
+		}
+	}
+	if (optind != argc - 1 || (no && ui.fix)) {
+		if (no && ui.fix)
+			fprintf(stderr, "%s: fsck: -n and --fix exclude each other\n", sh_prog);
+		usage(stderr);
+		return FSCK_USAGE;
+	}
+	co.fix = ui.fix;
+	if ((rc = r4_check_open(argv[optind], &co, NULL, &db))) {
+		/* no usable super block: nothing could be checked */
+		if ((rc != -EUCLEAN && rc != -EBADMSG) || ui.last == R4_CC_SUPER) {
+			fprintf(stderr, "%s: cannot open image '%s': %s\n", sh_prog, argv[optind],
+				r4_strerror(rc));
+			return FSCK_OPERROR;
+		}
+		printf("%s: 1 problem, 0 fixed, 1 left uncorrected (the volume does not open)\n",
+		       argv[optind]);
+		return FSCK_UNFIXED;
+	}
+	rc = r4_check(db, &co, &res);
+	fsck_clear_bar(&ui);
+	r4_close(db);
+	if (rc) {
+		fprintf(stderr, "%s: fsck '%s': %s%s\n", sh_prog, argv[optind], r4_strerror(rc),
+			ui.fix ? " (no repair was written)" : "");
+		return FSCK_OPERROR;
+	}
+	if (res.semantic_skipped)
+		printf("%s: the tree is damaged: bitmap and object checks were skipped\n",
+		       argv[optind]);
+	if (!res.problems)
+		printf("%s: clean, %llu objects, %llu nodes, %llu blocks in use\n", argv[optind],
+		       (unsigned long long)res.objects, (unsigned long long)res.nodes,
+		       (unsigned long long)res.used_blocks);
+	else
+		printf("%s: %llu problem%s, %llu fixed, %llu left uncorrected\n", argv[optind],
+		       (unsigned long long)res.problems, res.problems == 1 ? "" : "s",
+		       (unsigned long long)res.fixed, (unsigned long long)res.unfixed);
+	return res.unfixed ? FSCK_UNFIXED : res.problems ? FSCK_FIXED : FSCK_CLEAN;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2)
@@ -454,6 +588,8 @@ int main(int argc, char **argv)
 		return cmd_cat(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "import"))
 		return cmd_import(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "fsck"))
+		return cmd_fsck(argc - 1, argv + 1);
 	fprintf(stderr, "%s: unknown command '%s'\n", sh_prog, argv[1]);
 	return usage(stderr);
 }

@@ -179,4 +179,120 @@ const char *r4_plugin_label(unsigned type, unsigned id);
 enum { R4_PTYPE_FILE = 0, R4_PTYPE_NODE = 2, R4_PTYPE_HASH = 3, R4_PTYPE_FIBRE = 4,
        R4_PTYPE_FORMATTING = 5 };
 
+/* ---- consistency check and repair: r4 fsck (engine/check.c, docs/fsck.md) ---- */
+
+/* What part of the image a problem lies in.  Order matters: it is the
+ * order the checker works in, and reports come in it. */
+enum r4_check_class {
+	R4_CC_SUPER = 1,	/* master, format super block, backups, status block */
+	R4_CC_JOURNAL,		/* journal header, footer, transaction chain */
+	R4_CC_NODE,		/* one node: header, checksum, level, layout, emptiness */
+	R4_CC_TREE,		/* between nodes: key order, delimiting keys, pointers */
+	R4_CC_ITEM,		/* an item body, or items no object owns */
+	R4_CC_BLOCK,		/* a block used twice, or outside the volume */
+	R4_CC_BITMAP,		/* the bitmap against the blocks in use; free count */
+	R4_CC_OBJECT,		/* stat data against the object's items */
+	R4_CC_NAME,		/* directory entries: ".", "..", dangling, orphans */
+};
+
+/* The exact finding (each belongs to one class, r4_check_class_of). */
+enum r4_check_code {
+	R4_CK_SB_FREE = 1,	/* free-block count differs from the free blocks */
+	R4_CK_SB_OID,		/* next oid not above every oid in the tree */
+	R4_CK_SB_FILES,		/* file count differs from the objects found */
+	R4_CK_SB_BACKUP,	/* a backup block differs from the super blocks */
+	R4_CK_SB_STATUS,	/* the status block marks the volume damaged */
+	R4_CK_SB_BAD,		/* the volume does not open: super block, bitmap, root */
+	R4_CK_JNL_PENDING,	/* committed transactions not yet played */
+	R4_CK_JNL_BAD,		/* journal header, footer or tx chain unreadable */
+	R4_CK_NODE_BAD,		/* node does not validate (magic, level, layout, order) */
+	R4_CK_NODE_CSUM,	/* node41 checksum mismatch */
+	R4_CK_NODE_EMPTY,	/* node with no items */
+	R4_CK_TREE_ORDER,	/* keys not ascending across items or nodes */
+	R4_CK_TREE_DKEY,	/* child's keys disagree with its parent's delimiting keys */
+	R4_CK_TREE_PTR,		/* node pointer outside the volume or into the fixed area */
+	R4_CK_TREE_TWICE,	/* a node reached twice */
+	R4_CK_ITEM_BAD,		/* item body does not decode */
+	R4_CK_ITEM_KEY,		/* item or entry key wrong for its content */
+	R4_CK_ITEM_NOSD,	/* items of an object that has no stat data */
+	R4_CK_BLK_TWICE,	/* block used by two nodes or extents */
+	R4_CK_BLK_RANGE,	/* extent outside the volume or into the fixed area */
+	R4_CK_BMP_LEAK,		/* used in the bitmap, reached by nothing */
+	R4_CK_BMP_FREE,		/* in use, free in the bitmap */
+	R4_CK_OBJ_SIZE,		/* size differs from the items */
+	R4_CK_OBJ_BYTES,	/* bytes (st_blocks) differs from the items */
+	R4_CK_OBJ_NLINK,	/* nlink differs from the names counted */
+	R4_CK_OBJ_BODY,		/* body items: gap, tails mixed with extents, unallocated */
+	R4_CK_OBJ_MODE,		/* stat data: no LW, unknown type, items of the wrong kind */
+	R4_CK_NAME_DOT,		/* "." missing or not naming the directory */
+	R4_CK_NAME_DOTDOT,	/* ".." missing or not naming the parent */
+	R4_CK_NAME_DANGLING,	/* entry naming an object with no stat data */
+	R4_CK_NAME_ORPHAN,	/* object that no entry names */
+	R4_CK_NAME_LINKS,	/* directory with more than one name */
+	R4_CK_NAME_KEY,		/* entry's stat-data key differs from the object's */
+	R4_CK_COUNT
+};
+
+#define R4_CHECK_NOBLK UINT64_MAX
+
+/* One finding; every pointer is valid only during the report callback. */
+struct r4_problem {
+	enum r4_check_class cls;
+	enum r4_check_code code;
+	uint64_t blk;		/* first block concerned, or R4_CHECK_NOBLK */
+	uint64_t nblk;		/* blocks in the range from blk (bitmap ranges), else 1 */
+	uint64_t oid;		/* object concerned, 0 = none */
+	const char *key;	/* item key, debugfs style "[2a:1(SD):0:10001:0]", or NULL */
+	const char *path;	/* a path of the object or entry, when known, or NULL */
+	const char *msg;	/* what is wrong, with what was found and expected */
+	bool fixable;		/* r4_check with fix repairs it */
+	bool fixed;		/* the repair is part of this run's commit (fix mode) */
+};
+
+struct r4_check_opts {
+	bool fix;		/* repair what is safe, in one transaction; the db must be rw */
+	void (*report)(void *ctx, const struct r4_problem *p);	/* NULL: count only */
+	void (*progress)(void *ctx, uint64_t done, uint64_t total);	/* blocks; may be NULL */
+	void *ctx;
+};
+
+struct r4_check_result {
+	uint64_t problems;	/* reported */
+	uint64_t fixed;		/* repaired: written by the committed transaction */
+	uint64_t unfixed;	/* problems - fixed */
+	uint64_t nodes, items, objects, dirs, entries, extent_blocks;
+	uint64_t used_blocks;	/* fixed area + nodes + extent blocks */
+	bool journal_pending;	/* committed transactions not yet played */
+	bool semantic_skipped;	/* tree damage: bitmap and object checks not run */
+};
+
+/*
+ * Check the open image: super blocks, journal, every node and item, the
+ * bitmap against the blocks in use, stat data against items and names
+ * (docs/fsck.md lists each check).  Problems go to o->report as they are
+ * found (o may be NULL).  With o->fix the repairs docs/fsck.md calls safe
+ * are made in one transaction and committed, unless the tree itself is
+ * damaged or the journal holds unplayed transactions (nothing is changed
+ * then).  Returns 0 when the check ran to its end, whatever it found
+ * (*out says what); -EIO from reading, -ENOMEM, -EBUSY inside a
+ * transaction, -EROFS for fix on a read-only db, or the commit's error
+ * (then nothing was repaired).  *out is written in every case.
+ */
+int r4_check(r4_db *db, const struct r4_check_opts *o, struct r4_check_result *out);
+
+/*
+ * Open an image for r4_check: as r4_open (read-write when o->fix), except
+ * that a volume the status block marks damaged opens read-write too,
+ * which is what a repair needs.  When the volume does not open because it
+ * is damaged (-EUCLEAN, -EBADMSG), the reason is reported to o->report as
+ * one R4_CK_SB_BAD problem naming the block, and the error is returned.
+ * log as in r4_open_opts (NULL: quiet).
+ */
+int r4_check_open(const char *path, const struct r4_check_opts *o,
+		  void (*log)(void *ctx, int level, const char *msg), r4_db **out);
+
+/* The class of a code; a short label of a class ("node", "bitmap"). */
+enum r4_check_class r4_check_class_of(enum r4_check_code code);
+const char *r4_check_class_name(enum r4_check_class cls);
+
 #endif
