@@ -410,6 +410,16 @@ static int check_journal(struct chk *c)
 	struct r4_th th;
 	int rc;
 
+	if (c->db->replayed && c->db->rw) {
+		/* the read-write open played them: reported as fixed */
+		bool wf = c->will_fix;
+
+		c->will_fix = true;
+		problem(c, R4_CK_JNL_PENDING, AT_BLK(hb), true,
+			"%u committed transaction%s not played; replayed at open", c->db->replayed,
+			c->db->replayed == 1 ? " was" : "s were");
+		c->will_fix = wf;
+	}
 	if ((rc = read_blk(c, hb, c->blk)))
 		return rc;
 	if (r4_jh_decode(&c->lg, c->blk, c->bs, c->blocks, &jh)) {
@@ -1234,7 +1244,6 @@ static int fix_object(struct chk *c, struct cobj *r)
 static int repair(struct chk *c)
 {
 	struct r4_db *db = c->db;
-	r4_node *root;
 	int rc;
 
 	if ((rc = r4_begin(db)))
@@ -1255,14 +1264,9 @@ static int repair(struct chk *c)
 		db->next_oid = c->max_oid + 1;
 	if (c->fix_files)
 		db->file_count = c->res->objects;
-	/* Counters and bitmap bits alone change no node, and commit writes
-	 * nothing without a change: count one, and rewrite the root node as it
-	 * is (r4_tree_squeeze mishandles an empty dirty set). */
+	/* counters and bitmap bits alone change no node: say the transaction
+	 * changed something, so commit writes the bitmaps and super block */
 	db->gen++;
-	if ((rc = r4_node_get(db, db->root, db->height, &root)))
-		goto fail;
-	r4_node_dirty(db, root);
-	r4_node_put(db, root);
 	if ((rc = r4_commit(db)))
 		goto fail;
 	return 0;
@@ -1358,7 +1362,7 @@ static int run(struct chk *c)
 		return rc;
 	if (c->o && c->o->progress)
 		c->o->progress(c->o->ctx, c->done, c->done);
-	c->will_fix = c->o && c->o->fix && !c->tree_bad && !c->res->journal_pending;
+	c->will_fix = c->o && c->o->fix && c->db->rw && !c->tree_bad && !c->res->journal_pending;
 	if (c->tree_bad) {
 		c->res->semantic_skipped = true;
 	} else {
@@ -1386,7 +1390,7 @@ int r4_check(r4_db *db, const struct r4_check_opts *o, struct r4_check_result *o
 	memset(out, 0, sizeof(*out));
 	if (db->in_txn)
 		return -EBUSY;
-	if (o && o->fix && !db->rw)
+	if (o && o->fix && !db->rw && !db->ignore_journal)
 		return -EROFS;
 	c.lg.fn = capture;
 	c.lg.ctx = c.why;
@@ -1404,6 +1408,7 @@ struct open_log {
 	char why[512];
 	uint64_t blk;
 	bool got;
+	bool journal;		/* the error came from reading the journal */
 	void (*log)(void *ctx, int level, const char *msg);
 	void *ctx;
 };
@@ -1417,6 +1422,9 @@ static void open_log_fn(void *ctx, int level, const char *msg)
 		ol->got = true;
 		ol->blk = strtoull(at + 10, NULL, 10);
 		capture(ol->why, level, msg);
+		ol->journal = strstr(msg, "jnl.c") || strstr(msg, "_jh_decode") ||
+			      strstr(msg, "_jf_decode") || strstr(msg, "_th_decode") ||
+			      strstr(msg, "_wr_decode");
 	}
 	if (ol->log)
 		ol->log(ol->ctx, level, msg);
@@ -1427,25 +1435,18 @@ int r4_check_open(const char *path, const struct r4_check_opts *o,
 {
 	struct open_log ol = {.log = log, .ctx = o ? o->ctx : NULL};
 	struct r4_open_opts oo = {.rw = o && o->fix, .log = open_log_fn, .log_ctx = &ol};
-	struct r4_io *io;
 	r4_db *db = NULL;
 	int rc;
 
+	oo.repair = oo.rw;
 	rc = r4_open(path, &oo, &db);
-	if (rc == -EROFS && oo.rw) {
-		/* marked damaged: open the file read-write, the volume read-only
-		 * (so the damaged mark does not refuse it), then allow writes */
-		if ((rc = r4_io_file_open(path, true, &io)))
-			return rc;
-		oo.rw = false;
-		if (!(rc = r4_open_io(io, &oo, &db))) {
-			if (db->damaged) {
-				db->rw = true;
-			} else {
-				r4_close(db);
-				rc = -EROFS;
-			}
-		}
+	if ((rc == -EUCLEAN || rc == -EBADMSG) && ol.journal) {
+		/* the journal cannot be replayed: check the image as it is in
+		 * place, read-only; check_journal says what is wrong with it */
+		oo.rw = oo.repair = false;
+		oo.ignore_journal = true;
+		ol.got = ol.journal = false;
+		rc = r4_open(path, &oo, &db);
 	}
 	if (rc == -EUCLEAN || rc == -EBADMSG) {
 		struct r4_problem p = {.code = R4_CK_SB_BAD, .blk = ol.got ? ol.blk : R4_CHECK_NOBLK,

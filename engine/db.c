@@ -198,6 +198,8 @@ static void init_db(struct r4_db *db, const struct r4_open_opts *o)
 	memset(db, 0, sizeof(*db));
 	db->rw = o && o->rw;
 	db->seconds_only = o && o->seconds_only;
+	db->repair = o && o->repair;
+	db->ignore_journal = o && o->ignore_journal;
 	db->lg.fn = o && o->log ? o->log : NULL;
 	db->lg.ctx = o ? o->log_ctx : NULL;
 	db->clock_override = -1;
@@ -224,14 +226,18 @@ int r4_open_io(struct r4_io *io, const struct r4_open_opts *o, r4_db **out)
 
 	if ((rc = load_super(db, &bytes)))
 		goto fail;
-	if (db->damaged && db->rw) {
+	if (db->rw && db->ignore_journal) {
+		rc = -EINVAL;
+		goto fail;
+	}
+	if (db->damaged && db->rw && !db->repair) {
 		r4_log(&db->lg, R4_LOG_ERR,
 		       "the volume is marked damaged (status 0x%llx): open it read-only or run "
 		       "fsck.reiser4 --fix", (unsigned long long)db->damaged);
 		rc = -EROFS;
 		goto fail;
 	}
-	if ((rc = recover(db, bytes)))
+	if (!db->ignore_journal && (rc = recover(db, bytes)))
 		goto fail;
 	if ((rc = r4_alloc_load(db->io, &db->lg, db->bs, db->block_count, &db->alloc)))
 		goto fail;

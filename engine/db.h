@@ -27,6 +27,7 @@ struct r4_db {
 	struct r4_logger lg;
 	bool rw;
 	bool seconds_only;	/* r4_open_opts.seconds_only */
+	bool repair, ignore_journal;	/* r4_open_opts, for checkers */
 	bool broken;		/* a commit failed half-way: no more writes until reopened */
 	uint64_t damaged;	/* status block's state (0 = consistent) */
 

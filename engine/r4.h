@@ -44,13 +44,22 @@ struct r4_open_opts {
 					   kernel's 32bittimes mount option */
 	void (*log)(void *ctx, int level, const char *msg);	/* NULL: stderr */
 	void *log_ctx;
+	/* For checkers (r4 fsck): */
+	bool repair;			/* read-write even when the status block marks the
+					   volume damaged */
+	bool ignore_journal;		/* read-only only: read the image as it is in place,
+					   without the journal's unplayed transactions (which
+					   the caller checks itself); -EINVAL with rw */
 };
 
 /*
  * Open an image file or block device.  -ENOENT/-EACCES from the OS,
- * -EUCLEAN for a missing or damaged super block or tree root (the log
- * names what and which block), -EINVAL for an unsupported block size or
- * format, -EROFS for a read-write open of a volume marked damaged.
+ * -EUCLEAN for a missing or damaged super block, tree root or journal
+ * (the log names what and which block), -EINVAL for an unsupported block
+ * size or format, -EROFS for a read-write open of a volume marked damaged.
+ * Committed transactions the journal holds unplayed (a crash) are
+ * replayed by a read-write open; a read-only open writes nothing and
+ * shows them as if replayed.
  */
 int r4_open(const char *path, const struct r4_open_opts *opts, r4_db **out);
 /* The same over an I/O backend (tests: memory, fault injection).  The db

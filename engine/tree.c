@@ -763,7 +763,8 @@ int r4_tree_squeeze(struct r4_db *db)
 		for (r4_node *n = c->dirty.next; n != &c->dirty; n = n->next)
 			if (r4_node_level(n->data) == level && r4_node_nr(n->data))
 				r4_node_key(n->data, db->bs, 0, &keys[nk++]);
-		qsort(keys, nk, sizeof(*keys), cmp_first_key);
+		if (nk)
+			qsort(keys, nk, sizeof(*keys), cmp_first_key);
 		/* right to left: a node that took items may give them on */
 		for (size_t i = nk; i-- > 0 && !rc;) {
 			struct r4_path p;
@@ -850,7 +851,8 @@ int r4_tree_place(struct r4_db *db, uint64_t hint)
 			else
 				memset(&p->first, 0, sizeof(p->first));
 		}
-	qsort(v, nf, sizeof(*v), cmp_placed);
+	if (nf)
+		qsort(v, nf, sizeof(*v), cmp_placed);
 	for (size_t i = 0; i < nf && !rc; i++) {
 		uint64_t blk, got;
 

@@ -400,6 +400,8 @@ static void op_rename(r4_db *db)
 /* ---- comparing r4 with the model ---- */
 
 static bool paranoid, paranoid_commit, trace;
+static unsigned long commits, fscked;	/* after-commit checks done */
+static void check_after_commit(r4_db *db, const char *img);
 
 struct seen {
 	char **paths;
@@ -626,6 +628,7 @@ static void run(const char *img, unsigned long ops, size_t maxsize, bool node41)
 		if ((rnd(50) == 0 || op_no == ops) && r4_in_txn(db)) {
 			CHECK_RC(r4_commit(db));
 			compare_all(db);
+			check_after_commit(db, img);
 		}
 		if (rnd(500) == 0) {
 			if (r4_in_txn(db))
@@ -652,6 +655,33 @@ static void run(const char *img, unsigned long ops, size_t maxsize, bool node41)
 			fprintf(stderr, "fsck.reiser4 --check failed on %s (see %s.fsck)\n", img, img);
 	}
 	check_r4p(img);
+	printf("%s: %lu commits, each checked by r4 fsck, %lu by fsck.reiser4\n", img, commits,
+	       fscked);
+	commits = fscked = 0;
+}
+
+/* After every commit: r4's checker on the open handle, fsck.reiser4 on a
+ * copy (even --check writes the status block and the super block). */
+static void check_after_commit(r4_db *db, const char *img)
+{
+	struct r4_check_result res;
+	char cmd[9000], copy[4200];
+	int f;
+
+	commits++;
+	CHECK_RC(r4_check(db, NULL, &res));
+	CHECK_EQ(res.problems, 0);
+	snprintf(copy, sizeof(copy), "%s.commit", img);
+	snprintf(cmd, sizeof(cmd), "cp --sparse=always '%s' '%s'", img, copy);
+	if (system(cmd) || (f = t_fsck(copy)) < 0)
+		return;
+	fscked++;
+	CHECK_EQ(f, 1);
+	if (f != 1)
+		fprintf(stderr, "fsck.reiser4 --check failed after commit %lu (see %s.fsck)\n",
+			commits, copy);
+	else
+		unlink(copy);
 }
 
 int main(void)
