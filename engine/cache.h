@@ -16,6 +16,8 @@
 struct r4_db;
 
 #define R4_FAKE_BLK (UINT64_C(1) << 63)
+/* Fake data block numbers (reg.c), apart from the nodes' */
+#define R4_FAKE_DATA (R4_FAKE_BLK | UINT64_C(1) << 62)
 static inline bool r4_blk_is_fake(uint64_t b) { return (b & R4_FAKE_BLK) != 0; }
 
 typedef struct r4_node {

@@ -203,6 +203,7 @@ static void init_db(struct r4_db *db, const struct r4_open_opts *o)
 	db->lg.fn = o && o->log ? o->log : NULL;
 	db->lg.ctx = o ? o->log_ctx : NULL;
 	db->clock_override = -1;
+	db->next_fake_data = R4_FAKE_DATA;
 	const char *clk = getenv("R4_TEST_CLOCK");
 	if (clk)
 		db->clock_override = strtoll(clk, NULL, 10);
@@ -268,6 +269,7 @@ void r4_close(r4_db *db)
 		r4_abort(db);
 	r4_page_discard(db);
 	r4_free(db->pages);
+	r4_free(db->fake_files);
 	r4_alloc_close(db->alloc);
 	r4_cache_fini(&db->cache);
 	r4_io_close(db->io);
@@ -346,7 +348,8 @@ static int plan_commit(struct r4_db *db, struct r4_plan *p)
 	struct r4_fsb sb = db->sb;
 	int rc;
 
-	if ((rc = r4_tree_squeeze(db)) || (rc = r4_tree_place(db, UINT64_MAX)))
+	if ((rc = r4_reg_place(db)) || (rc = r4_tree_squeeze(db)) ||
+	    (rc = r4_tree_place(db, UINT64_MAX)))
 		return rc;
 	for (r4_node *n = db->cache.dirty.next; n != &db->cache.dirty; n = n->next) {
 		r4_node_seal(n->data, db->bs);

@@ -53,6 +53,13 @@ struct r4_db {
 	/* dirty data pages of extent files, by block number (reg.c) */
 	struct r4_page **pages;
 	size_t npage_buckets, npages;
+	/* delayed allocation: new data blocks carry fake numbers from here
+	 * until commit places them; the files that got some (by stat-data key) */
+	uint64_t next_fake_data;
+	uint64_t fake_data;	/* fake data blocks alive: free space they will take */
+	uint64_t spilled;	/* pages written out early (memory bound), ever */
+	r4_key *fake_files;
+	size_t nfake_files, fake_files_cap;
 
 	/* journal */
 	uint64_t last_tx;	/* tx head of the newest committed transaction, 0 = none */

@@ -189,6 +189,11 @@ static void fill_stat(const struct r4_db *db, const struct r4_inode *ino, struct
 	st->ctime.tv_nsec = sd->sd_ctime_ns;
 }
 
+int r4_fs_resolve(struct r4_db *db, const char *path, struct r4_inode *out)
+{
+	return resolve(db, path, out);
+}
+
 int r4_stat(r4_db *db, const char *path, struct r4_stat *st)
 {
 	struct r4_inode ino;
@@ -274,7 +279,9 @@ int r4_statfs(r4_db *db, struct r4_statfs *out)
 	memset(out, 0, sizeof(*out));
 	out->bsize = db->bs;
 	out->blocks = db->block_count;
-	out->bfree = r4_alloc_free_count(db->alloc);
+	uint64_t f = r4_alloc_free_count(db->alloc);
+
+	out->bfree = f > db->fake_data ? f - db->fake_data : 0;	/* new data counts at once */
 	out->files = db->file_count;
 	out->ffree = out->bfree;	/* an object needs no preallocated slot */
 	out->namemax = R4_NAME_MAX;

@@ -112,6 +112,15 @@ static int batch_init(struct batch *b, struct r4_db *db)
 	return (b->buf = r4_malloc((size_t)BATCH_BLOCKS * db->bs)) ? 0 : -ENOMEM;
 }
 
+static int write_set(struct r4_db *db, const struct r4_wset *s, bool wandered);
+
+int r4_wset_write(struct r4_db *db, struct r4_wset *s)
+{
+	if (s->n)
+		qsort(s->v, s->n, sizeof(*s->v), cmp_blk);
+	return write_set(db, s, false);
+}
+
 /* Write every block of s to its place (wandered: to its copy), in order. */
 static int write_set(struct r4_db *db, const struct r4_wset *s, bool wandered)
 {

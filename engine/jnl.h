@@ -52,6 +52,9 @@ struct r4_plan {
  * reuses), else data must stay valid until r4_plan_fini.  -ENOMEM. */
 int r4_wset_add(struct r4_wset *s, uint64_t blk, const uint8_t *data, bool copy);
 void r4_plan_fini(struct r4_plan *p);
+/* Write the blocks of s to their places now, sorted and batched (blocks
+ * free in the committed state only). */
+int r4_wset_write(struct r4_db *db, struct r4_wset *s);
 
 /*
  * Allocate the wandered copies of the over set and the record blocks

@@ -53,6 +53,9 @@ int r4_obj_create(struct r4_db *db, struct r4_inode *dir, const char *name, size
 /* Remove every item of the object (stat data, body, entries of a dir). */
 int r4_obj_destroy(struct r4_db *db, struct r4_inode *ino);
 
+/* The object at an absolute path (fs.c; tests and tools).  r4_obj_fini it. */
+int r4_fs_resolve(struct r4_db *db, const char *path, struct r4_inode *out);
+
 /* Regular file bodies */
 int r4_reg_read(struct r4_db *db, const struct r4_inode *ino, uint64_t off, void *buf,
 		size_t len, size_t *got);
@@ -60,13 +63,24 @@ int r4_reg_write(struct r4_db *db, struct r4_inode *ino, uint64_t off, const voi
 		 size_t len);
 int r4_reg_truncate(struct r4_db *db, struct r4_inode *ino, uint64_t size);
 
+/* The extent map of an extent file: every unit in order (holes included);
+ * *units is the caller's to r4_free.  -EUCLEAN for a tail body. */
+int r4_reg_map(struct r4_db *db, const struct r4_inode *ino, struct r4_extent **units,
+	       size_t *n);
 /* Remove every body item of a file, freeing its extents' blocks. */
 int r4_reg_remove_body(struct r4_db *db, const struct r4_inode *ino);
 /* Release data blocks (deferred until commit) and drop their pending pages. */
 void r4_reg_forget_blocks(struct r4_db *db, uint64_t start, uint64_t count);
 
+/* Commit support: give the data blocks written in this transaction (fake
+ * numbers so far) real ones, file by file, each file's runs in order
+ * after its previous block (delayed allocation).  -ENOSPC, -ENOMEM leave
+ * the rest to abort. */
+int r4_reg_place(struct r4_db *db);
+
 /* Dirty data pages (pending until commit): hand each to fn (commit), or
- * drop them all (after commit, or abort). */
+ * drop them all (after commit, or abort, which also forgets the fake
+ * numbers). */
 int r4_page_each(struct r4_db *db, int (*fn)(void *ctx, uint64_t blk, const uint8_t *data),
 		 void *ctx);
 void r4_page_discard(struct r4_db *db);

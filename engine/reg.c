@@ -17,10 +17,12 @@
  */
 #include "obj.h"
 
+#include <stdlib.h>
 #include <sys/stat.h>
 
 #include "alloc.h"
 #include "io.h"
+#include "jnl.h"
 #include "key.h"
 #include "tree.h"
 
@@ -138,13 +140,35 @@ int r4_page_each(struct r4_db *db, int (*fn)(void *ctx, uint64_t blk, const uint
 	return rc;
 }
 
+/* A fake block's page gets its real number. */
+static void page_rekey(struct r4_db *db, uint64_t from, uint64_t to)
+{
+	for (struct r4_page **pp = &db->pages[page_bucket(db, from)]; *pp; pp = &(*pp)->next)
+		if ((*pp)->blk == from) {
+			struct r4_page *pg = *pp;
+			size_t b = page_bucket(db, to);
+
+			*pp = pg->next;
+			pg->blk = to;
+			pg->next = db->pages[b];
+			db->pages[b] = pg;
+			return;
+		}
+}
+
 void r4_page_discard(struct r4_db *db)
 {
 	pages_clear(db);
+	db->nfake_files = 0;
+	db->fake_data = 0;
 }
+
+static bool is_fake_data(uint64_t blk);
 
 void r4_reg_forget_blocks(struct r4_db *db, uint64_t start, uint64_t count)
 {
+	if (is_fake_data(start))
+		db->fake_data -= R4_MIN(count, db->fake_data);
 	if (db->npages)
 		for (uint64_t b = start; b < start + count; b++)
 			page_drop(db, b);
@@ -468,6 +492,21 @@ static int map_load(struct r4_db *db, const struct r4_inode *ino, struct map *m)
 	return each_body_item(db, ino, 0, UINT64_MAX, load_fn, &l);
 }
 
+int r4_reg_map(struct r4_db *db, const struct r4_inode *ino, struct r4_extent **units,
+	       size_t *n)
+{
+	struct map m;
+	int rc = map_load(db, ino, &m);
+
+	if (rc) {
+		r4_free(m.e);
+		return rc;
+	}
+	*units = m.e;
+	*n = m.n;
+	return 0;
+}
+
 static int map_store(struct r4_db *db, const struct r4_inode *ino, struct map *m)
 {
 	size_t per = r4_tree_max_item(db) / R4_EXTENT_UNIT, n = m->n;
@@ -525,14 +564,46 @@ static int fill_blocks(struct r4_db *db, uint64_t start, uint64_t bidx, uint64_t
 }
 
 /*
- * Write [off, off + len) into the map: allocated blocks are rewritten (as
- * pending pages), holes and the space past the end get new blocks, placed
- * after the file's previous block where the allocator can.
+ * n new data blocks for ino: a run of fake numbers, real ones come at
+ * commit (r4_reg_place).  The file is remembered for that.
  */
-static int map_write(struct r4_db *db, struct map *m, uint64_t off, const uint8_t *buf,
-		     uint64_t len)
+static int fake_run(struct r4_db *db, const struct r4_inode *ino, uint64_t n, uint64_t *start)
 {
-	uint64_t first = off / db->bs, last = (off + len - 1) / db->bs, idx = 0, hint = 0;
+	if (!db->nfake_files || r4_key_cmp(&db->fake_files[db->nfake_files - 1], &ino->sdkey)) {
+		if (db->nfake_files == db->fake_files_cap) {
+			size_t nc = db->fake_files_cap ? db->fake_files_cap * 2 : 16;
+			r4_key *nv = r4_realloc(db->fake_files, nc * sizeof(*nv));
+
+			if (!nv)
+				return -ENOMEM;
+			db->fake_files = nv;
+			db->fake_files_cap = nc;
+		}
+		db->fake_files[db->nfake_files++] = ino->sdkey;
+	}
+	/* the space is promised now, so the write (not the commit) is what
+	 * fails when it runs out */
+	if (db->fake_data + n > r4_alloc_free_count(db->alloc))
+		return -ENOSPC;
+	*start = db->next_fake_data;
+	db->next_fake_data += n;
+	db->fake_data += n;
+	return 0;
+}
+
+static bool is_fake_data(uint64_t blk)
+{
+	return (blk & R4_FAKE_DATA) == R4_FAKE_DATA;
+}
+
+/*
+ * Write [off, off + len) into the map: allocated blocks are rewritten (as
+ * pending pages), holes and the space past the end get new (fake) blocks.
+ */
+static int map_write(struct r4_db *db, const struct r4_inode *ino, struct map *m, uint64_t off,
+		     const uint8_t *buf, uint64_t len)
+{
+	uint64_t first = off / db->bs, last = (off + len - 1) / db->bs, idx = 0;
 	struct map out = {0};
 	int rc = 0;
 
@@ -550,22 +621,14 @@ static int map_write(struct r4_db *db, struct map *m, uint64_t off, const uint8_
 				rc = fill_blocks(db, u.ex_start + (a - idx), a, b - a + 1, false, off,
 						 buf, len);
 		} else {
-			rc = map_push(&out, 0, a - idx);
-			for (uint64_t at = a; at <= b && !rc;) {
-				uint64_t s, got;
+			uint64_t s;
 
-				if ((rc = r4_alloc_alloc(db->alloc, hint, b - at + 1, &s, &got)))
-					break;
-				if (!(rc = map_push(&out, s, got)))
-					rc = fill_blocks(db, s, at, got, true, off, buf, len);
-				at += got;
-				hint = s + got;
-			}
-			if (!rc)
+			if (!(rc = map_push(&out, 0, a - idx)) &&
+			    !(rc = fake_run(db, ino, b - a + 1, &s)) &&
+			    !(rc = map_push(&out, s, b - a + 1)) &&
+			    !(rc = fill_blocks(db, s, a, b - a + 1, true, off, buf, len)))
 				rc = map_push(&out, 0, idx + u.ex_width - 1 - b);
 		}
-		if (u.ex_start > R4_EXTENT_UNALLOC)
-			hint = u.ex_start + u.ex_width;
 		idx += u.ex_width;
 	}
 	r4_free(m->e);
@@ -610,6 +673,76 @@ static int map_fit(struct r4_db *db, struct map *m, uint64_t size)
 	return have < want ? map_push(m, 0, want - have) : 0;
 }
 
+/* ---- delayed allocation ---- */
+
+/* Real blocks for one file's fake runs, after its previous block. */
+static int place_file(struct r4_db *db, const r4_key *sdkey)
+{
+	struct r4_inode ino = {.sdkey = *sdkey};	/* body keys need only this */
+	struct map m, out = {0};
+	uint64_t hint = UINT64_MAX;	/* no previous block: after the last allocation */
+	enum body_kind kind;
+	bool any = false;
+	int rc;
+
+	if ((rc = body_kind(db, &ino, &kind)) || kind != BODY_EXTENTS)
+		return rc;	/* removed, or back to tails: its fake blocks went with it */
+	if ((rc = map_load(db, &ino, &m)))
+		return rc;
+	for (size_t i = 0; i < m.n && !rc; i++) {
+		struct r4_extent u = m.e[i];
+
+		if (!is_fake_data(u.ex_start)) {
+			rc = map_push(&out, u.ex_start, u.ex_width);
+			if (u.ex_start > R4_EXTENT_UNALLOC)
+				hint = u.ex_start + u.ex_width;
+			continue;
+		}
+		any = true;
+		for (uint64_t done = 0; done < u.ex_width && !rc;) {
+			uint64_t s, got;
+
+			if ((rc = r4_alloc_alloc(db->alloc, hint, u.ex_width - done, &s, &got)))
+				break;
+			for (uint64_t k = 0; k < got; k++)
+				page_rekey(db, u.ex_start + done + k, s + k);
+			db->fake_data -= R4_MIN(got, db->fake_data);
+			rc = map_push(&out, s, got);
+			done += got;
+			hint = s + got;
+		}
+	}
+	if (!rc && any)
+		rc = map_store(db, &ino, &out);
+	r4_free(m.e);
+	r4_free(out.e);
+	return rc;
+}
+
+static int cmp_sdkey(const void *a, const void *b)
+{
+	return r4_key_cmp(a, b);
+}
+
+int r4_reg_place(struct r4_db *db)
+{
+	size_t n = 0;
+	int rc = 0;
+
+	if (!db->nfake_files)
+		return 0;
+	qsort(db->fake_files, db->nfake_files, sizeof(*db->fake_files), cmp_sdkey);
+	for (size_t i = 0; i < db->nfake_files; i++)
+		if (!n || r4_key_cmp(&db->fake_files[n - 1], &db->fake_files[i]))
+			db->fake_files[n++] = db->fake_files[i];
+	db->nfake_files = n;
+	for (size_t i = 0; i < n && !rc; i++)
+		rc = place_file(db, &db->fake_files[i]);
+	if (!rc)
+		db->nfake_files = 0;
+	return rc;
+}
+
 /* ---- policy and the public operations ---- */
 
 /* A body r4 may change: reg40 only (ccreg40 comes with issue 7). */
@@ -645,6 +778,120 @@ static int to_tails(struct r4_db *db, struct r4_inode *ino, const uint8_t *data,
 	return 0;
 }
 
+/* ---- writes that leave the map alone or extend it at its end ---- */
+
+struct over_ctx {
+	struct r4_db *db;
+	uint64_t off, end;	/* the part of the write inside the map */
+	const uint8_t *buf;
+	uint64_t len;		/* the whole write: buf holds [off, off + len) */
+};
+
+/* Rewrite the allocated blocks of [off, end) as pages; a hole: -EAGAIN. */
+static int over_fn(void *ctx, uint64_t ioff, unsigned pid, const uint8_t *b, unsigned len)
+{
+	struct over_ctx *o = ctx;
+	struct r4_db *db = o->db;
+	int rc;
+
+	if (pid != R4_ITEM_EXTENT40)
+		return -EAGAIN;
+	for (unsigned i = 0; i + R4_EXTENT_UNIT <= len; i += R4_EXTENT_UNIT) {
+		uint64_t start = r4_le64_get(b + i), width = r4_le64_get(b + i + 8);
+		uint64_t ublk = ioff / db->bs, uend = ioff + width * db->bs;
+
+		ioff = uend;
+		if (uend <= o->off)
+			continue;
+		if (uend - width * db->bs >= o->end)
+			break;
+		if (start <= R4_EXTENT_UNALLOC)
+			return -EAGAIN;
+		uint64_t a = R4_MAX(ublk, o->off / db->bs);
+		uint64_t z = R4_MIN(ublk + width, (o->end + db->bs - 1) / db->bs);
+
+		if ((rc = fill_blocks(db, start + (a - ublk), a, z - a, false, o->off, o->buf,
+				      o->len)))
+			return rc;
+	}
+	return 0;
+}
+
+/*
+ * The common writes to an extent file without loading its map: blocks
+ * already allocated are rewritten, and blocks right after the map's end
+ * become one new (fake) run that extends the last unit or is added after
+ * it.  -EAGAIN for anything else (holes, a gap after the end): the caller
+ * takes the general path.  *added = blocks allocated.
+ */
+static int fast_write(struct r4_db *db, struct r4_inode *ino, uint64_t off, const uint8_t *buf,
+		      uint64_t len, uint64_t *added)
+{
+	uint64_t first = off / db->bs, last = (off + len - 1) / db->bs, end, s, ls, lw;
+	struct r4_path p;
+	uint8_t *body;
+	unsigned pid, ilen;
+	r4_key k;
+	int rc;
+
+	*added = 0;
+	body_key(ino, UINT64_MAX, &k);
+	if ((rc = r4_tree_lookup(db, &k, R4_LEVEL_LEAF, &p)))
+		return rc;
+	if (!r4_path_item(db, &p, &k, &pid, &body, &ilen) || !is_body_of(ino, &k) ||
+	    pid != R4_ITEM_EXTENT40 || ilen < R4_EXTENT_UNIT || ilen % R4_EXTENT_UNIT ||
+	    r4_key_offset(&k) % db->bs) {
+		rc = -EAGAIN;
+		goto out;
+	}
+	end = r4_key_offset(&k) / db->bs;
+	for (unsigned i = 0; i < ilen; i += R4_EXTENT_UNIT)
+		end += r4_le64_get(body + i + 8);
+	ls = r4_le64_get(body + ilen - R4_EXTENT_UNIT);
+	lw = r4_le64_get(body + ilen - 8);
+	if (first > end) {		/* a gap: holes to store */
+		rc = -EAGAIN;
+		goto out;
+	}
+	if (first < end) {
+		struct over_ctx o = {db, off, R4_MIN(off + len, end * db->bs), buf, len};
+
+		if ((rc = each_body_item(db, ino, off, o.end, over_fn, &o)))
+			goto out;
+	}
+	if (last < end)
+		goto out;
+	/* append blocks [a, last] */
+	uint64_t a = R4_MAX(first, end), n = last + 1 - a;
+
+	if ((rc = fake_run(db, ino, n, &s)) || (rc = fill_blocks(db, s, a, n, true, off, buf, len)))
+		goto out;
+	*added = n;
+	r4_path_item(db, &p, &k, &pid, &body, &ilen);
+	if (ls > R4_EXTENT_UNALLOC && ls + lw == s) {
+		r4_tree_touch(db, &p);
+		r4_le64_put(body + ilen - 8, lw + n);
+	} else if (ilen + R4_EXTENT_UNIT <= r4_tree_max_item(db) &&
+		   !r4_tree_resize(db, &p, ilen, R4_EXTENT_UNIT)) {
+		r4_path_item(db, &p, &k, &pid, &body, &ilen);
+		r4_le64_put(body + ilen - R4_EXTENT_UNIT, s);
+		r4_le64_put(body + ilen - 8, n);
+	} else {
+		uint8_t unit[R4_EXTENT_UNIT];
+
+		r4_path_release(db, &p);
+		r4_le64_put(unit, s);
+		r4_le64_put(unit + 8, n);
+		body_key(ino, a * db->bs, &k);
+		if ((rc = r4_tree_lookup(db, &k, R4_LEVEL_TWIG, &p)))
+			return rc;
+		rc = r4_tree_insert(db, &p, &k, R4_ITEM_EXTENT40, unit, R4_EXTENT_UNIT);
+	}
+out:
+	r4_path_release(db, &p);
+	return rc;
+}
+
 /* Write into an extent body (converting a tail body first). */
 static int extent_write(struct r4_db *db, struct r4_inode *ino, enum body_kind kind,
 			uint64_t off, const uint8_t *buf, uint64_t len, uint64_t newsize)
@@ -652,17 +899,24 @@ static int extent_write(struct r4_db *db, struct r4_inode *ino, enum body_kind k
 	struct map m = {0};
 	uint8_t *old = NULL;
 	uint64_t oldsize = ino->sd.sd_size;
+	uint64_t added;
 	int rc;
 
+	if (kind == BODY_EXTENTS && len &&
+	    (rc = fast_write(db, ino, off, buf, len, &added)) != -EAGAIN) {
+		if (!rc)
+			set_size(ino, newsize, ino->sd.sd_bytes_rdev + added * db->bs);
+		return rc;
+	}
 	if (kind == BODY_TAILS) {
 		if ((rc = read_all(db, ino, oldsize, &old)) || (rc = remove_body(db, ino, true)))
 			goto out;
-		if (oldsize && (rc = map_write(db, &m, 0, old, oldsize)))
+		if (oldsize && (rc = map_write(db, ino, &m, 0, old, oldsize)))
 			goto out;
 	} else if ((rc = map_load(db, ino, &m))) {
 		goto out;
 	}
-	if (len && (rc = map_write(db, &m, off, buf, len)))
+	if (len && (rc = map_write(db, ino, &m, off, buf, len)))
 		goto out;
 	if ((rc = map_fit(db, &m, newsize)) || (rc = map_store(db, ino, &m)))
 		goto out;
@@ -670,6 +924,31 @@ static int extent_write(struct r4_db *db, struct r4_inode *ino, enum body_kind k
 out:
 	r4_free(old);
 	r4_free(m.e);
+	return rc;
+}
+
+/*
+ * The transaction's pages outgrew the memory bound (the node cache's):
+ * place the new data now and write it out (to blocks free in the
+ * committed state: safe before the commit point), so it reads back from
+ * the image.  Overwrites of committed blocks stay in memory.
+ */
+static int spill(struct r4_db *db)
+{
+	struct r4_wset s = {0};
+	int rc;
+
+	if ((rc = r4_reg_place(db)))
+		return rc;
+	for (size_t i = 0; i < db->npage_buckets && !rc; i++)
+		for (struct r4_page *pg = db->pages[i]; pg && !rc; pg = pg->next)
+			if (!is_fake_data(pg->blk) && !r4_alloc_is_committed(db->alloc, pg->blk))
+				rc = r4_wset_add(&s, pg->blk, pg->data, false);
+	if (!rc && !(rc = r4_wset_write(db, &s)))
+		for (size_t i = 0; i < s.n; i++)
+			page_drop(db, s.v[i].blk);
+	db->spilled += s.n;
+	r4_free(s.v);
 	return rc;
 }
 
@@ -685,6 +964,8 @@ int r4_reg_write(struct r4_db *db, struct r4_inode *ino, uint64_t off, const voi
 		return 0;
 	if (off + len < off || off + len > ((uint64_t)1 << 62))
 		return -EFBIG;
+	if (db->npages >= db->cache.bound && (rc = spill(db)))
+		return rc;
 	if ((rc = body_kind(db, ino, &kind)) || (rc = writable_body(ino, kind)))
 		return rc;
 	if (kind == BODY_EXTENTS || !want_tails(db, ino, newsize))
@@ -725,7 +1006,8 @@ int r4_reg_truncate(struct r4_db *db, struct r4_inode *ino, uint64_t size)
 				/* zero the cut part of the last block */
 				uint8_t *z = r4_calloc(1, db->bs);
 
-				rc = z ? map_write(db, &m, size, z, db->bs - size % db->bs) : -ENOMEM;
+				rc = z ? map_write(db, ino, &m, size, z, db->bs - size % db->bs)
+				       : -ENOMEM;
 				r4_free(z);
 			}
 			if (!rc && !(rc = map_store(db, ino, &m)))
