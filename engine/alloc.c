@@ -276,6 +276,67 @@ int r4_alloc_alloc(struct r4_alloc *a, uint64_t hint, uint64_t want, uint64_t *s
 	return 0;
 }
 
+int r4_alloc_alloc_run(struct r4_alloc *a, uint64_t hint, uint64_t want, uint64_t *start,
+		       uint64_t *got)
+{
+	uint64_t h = hint < a->blocks ? hint : a->cursor, need = R4_MIN(want, 64), b, n;
+
+	if (want == 0)
+		return -EINVAL;
+	if (h >= a->blocks)
+		h = 0;
+	/* a run that continues the hint, or one of `need` blocks, first fit
+	 * from the hint round the volume; else whatever there is */
+	for (uint64_t pass = 0, from = h, to = a->blocks; pass < 2; pass++, from = 0, to = h)
+		while (from < to && (b = find_free(a, from, to)) != UINT64_MAX) {
+			n = free_run(a, b, want);
+			if (n >= need || b == hint) {
+				r4_alloc_mark_used(a, b, n);
+				a->cursor = b + n;
+				*start = b;
+				*got = n;
+				return 0;
+			}
+			from = b + n;
+		}
+	return r4_alloc_alloc(a, hint, want, start, got);
+}
+
+/* The last clear bit of work below to, or UINT64_MAX. */
+static uint64_t find_free_back(const struct r4_alloc *a, uint64_t to)
+{
+	while (to > 0) {
+		uint64_t z = (to - 1) / a->span, lo = z * a->span;
+
+		for (size_t i = (size_t)((to - 1) / 64); a->zfree[z]; i--) {
+			uint64_t w = ~a->work[i] & word_mask(i, lo, to);
+
+			if (w)
+				return (uint64_t)i * 64 + 63 - (uint64_t)__builtin_clzll(w);
+			if ((uint64_t)i * 64 <= lo)
+				break;
+		}
+		to = lo;
+	}
+	return UINT64_MAX;
+}
+
+int r4_alloc_alloc_high(struct r4_alloc *a, uint64_t want, uint64_t *start, uint64_t *got)
+{
+	uint64_t b, n = 1;
+
+	if (want == 0)
+		return -EINVAL;
+	if (a->nfree == 0 || (b = find_free_back(a, a->blocks)) == UINT64_MAX)
+		return -ENOSPC;
+	while (n < want && n <= b && !test_bit(a->work, b - n))
+		n++;
+	r4_alloc_mark_used(a, b + 1 - n, n);
+	*start = b + 1 - n;
+	*got = n;
+	return 0;
+}
+
 /* Encode zone z's next committed bitmap (work minus defer) into a->buf;
  * returns whether it differs from the committed one. */
 static bool encode_zone(struct r4_alloc *a, uint64_t z)

@@ -53,6 +53,15 @@ void r4_alloc_close(struct r4_alloc *a);
  */
 int r4_alloc_alloc(struct r4_alloc *a, uint64_t hint, uint64_t want, uint64_t *start,
 		   uint64_t *got);
+/* The same for data: the first run at or after hint that continues it
+ * or holds min(want, 64) blocks, so a file's new blocks do not crumble
+ * into small holes; the plain first fit when no such run is left. */
+int r4_alloc_alloc_run(struct r4_alloc *a, uint64_t hint, uint64_t want, uint64_t *start,
+		       uint64_t *got);
+/* The same from the top of the free space down, leaving the cursor alone:
+ * the run ends at the highest free block.  For the journal's blocks, which
+ * so stay out of the way of the data and nodes placed from the cursor. */
+int r4_alloc_alloc_high(struct r4_alloc *a, uint64_t want, uint64_t *start, uint64_t *got);
 /* Deferred free: the blocks stay used until r4_alloc_commit.  Blocks out of
  * the volume, already free or already freed in this transaction are
  * ignored, and so are bitmap blocks and block 0 (bit 0 of every bitmap). */

@@ -263,10 +263,16 @@ int r4_open(const char *path, const struct r4_open_opts *o, r4_db **out)
 
 void r4_close(r4_db *db)
 {
+	int rc;
+
 	if (!db)
 		return;
 	if (db->in_txn)
 		r4_abort(db);
+	if (db->unsettled.tx && !db->broken && (rc = r4_jnl_settle(db)))
+		r4_log(&db->lg, R4_LOG_ERR, "close: writing the journal footer failed (%s): the "
+		       "next open replays the last transaction", r4_strerror(rc));
+	r4_free(db->unsettled.blk);
 	r4_page_discard(db);
 	r4_free(db->pages);
 	r4_free(db->fake_files);
@@ -348,8 +354,9 @@ static int plan_commit(struct r4_db *db, struct r4_plan *p)
 	struct r4_fsb sb = db->sb;
 	int rc;
 
+	r4_jnl_hand_over(db);
 	if ((rc = r4_reg_place(db)) || (rc = r4_tree_squeeze(db)) ||
-	    (rc = r4_tree_place(db, UINT64_MAX)))
+	    (rc = r4_tree_relocate(db)) || (rc = r4_tree_place(db)))
 		return rc;
 	for (r4_node *n = db->cache.dirty.next; n != &db->cache.dirty; n = n->next) {
 		r4_node_seal(n->data, db->bs);
@@ -414,10 +421,8 @@ int r4_commit(r4_db *db)
 		r4_log(&db->lg, R4_LOG_ERR, "commit: the transaction is durable, but writing it in "
 		       "place failed (%s): the next open finishes it", r4_strerror(rc));
 		db->broken = true;
-	} else {
-		r4_jnl_release(db, &p);
-		r4_alloc_apply(db->alloc);
 	}
+	r4_alloc_apply(db->alloc);	/* the log blocks stay used until settled */
 	r4_plan_fini(&p);
 	r4_cache_clean_all(db);
 	r4_page_discard(db);
@@ -430,7 +435,9 @@ int r4_sync(r4_db *db)
 {
 	int rc = db->in_txn ? r4_commit(db) : 0;
 
-	return rc ? rc : (db->rw ? r4_io_sync(db->io) : 0);
+	if (rc || !db->rw)
+		return rc;
+	return db->unsettled.tx && !db->broken ? r4_jnl_settle(db) : r4_io_sync(db->io);
 }
 
 int r4_db_seen(struct r4_db *db, int rc)
@@ -466,7 +473,7 @@ int r4_info(r4_db *db, struct r4_info *out)
 	memset(out, 0, sizeof(*out));
 	out->blocksize = db->bs;
 	out->block_count = db->block_count;
-	out->free_blocks = r4_alloc_free_count(db->alloc);
+	out->free_blocks = r4_alloc_free_count(db->alloc) + db->unsettled.n;
 	out->root = db->root;
 	out->next_oid = db->next_oid;
 	out->file_count = db->file_count;

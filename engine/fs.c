@@ -279,7 +279,8 @@ int r4_statfs(r4_db *db, struct r4_statfs *out)
 	memset(out, 0, sizeof(*out));
 	out->bsize = db->bs;
 	out->blocks = db->block_count;
-	uint64_t f = r4_alloc_free_count(db->alloc);
+	/* the last commit's log blocks are free on disk, used until settled */
+	uint64_t f = r4_alloc_free_count(db->alloc) + db->unsettled.n;
 
 	out->bfree = f > db->fake_data ? f - db->fake_data : 0;	/* new data counts at once */
 	out->files = db->file_count;

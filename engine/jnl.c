@@ -146,14 +146,15 @@ static int write_fixed(struct r4_db *db, uint64_t blk, const uint8_t *buf)
 
 /* ---- commit ---- */
 
-/* n blocks from the working bitmap, in as few runs as the free space has. */
+/* n blocks from the top of the working bitmap's free space, in as few runs
+ * as it has. */
 static int take(struct r4_db *db, size_t n, uint64_t *out)
 {
 	size_t have = 0;
 
 	while (have < n) {
 		uint64_t start, got;
-		int rc = r4_alloc_alloc(db->alloc, UINT64_MAX, n - have, &start, &got);
+		int rc = r4_alloc_alloc_high(db->alloc, n - have, &start, &got);
 
 		if (rc) {
 			for (size_t i = 0; i < have; i++)
@@ -193,15 +194,18 @@ int r4_jnl_reserve(struct r4_db *db, struct r4_plan *p)
 	for (size_t i = 0; i < n; i++)
 		p->over.v[i].wand = wand[i];
 	/*
-	 * The footer names the last played tx head, whose block went back to
+	 * The footer on disk names a played tx head whose block went back to
 	 * free space.  Were this head to land on that block, the header would
-	 * equal the footer until this commit is played, and a crash in
+	 * equal the footer until this commit is settled, and a crash in
 	 * between would look like nothing to replay.  There are always two
-	 * records (the super block is in every over set): use the other.
+	 * records (the super block is in every over set), and the newest
+	 * committed head is still in use: one of the two will do.
 	 */
-	if (p->rec[0] == db->last_tx) {
+	if (p->rec[0] == db->footer_tx || p->rec[0] == db->last_tx) {
+		uint64_t t = p->rec[0];
+
 		p->rec[0] = p->rec[1];
-		p->rec[1] = db->last_tx;
+		p->rec[1] = t;
 	}
 	p->tx = p->rec[0];
 out:
@@ -254,48 +258,81 @@ static int write_records(struct r4_db *db, const struct r4_plan *p)
 	return rc;
 }
 
-int r4_jnl_write(struct r4_db *db, struct r4_plan *p)
+static void footer_block(const struct r4_db *db, uint64_t tx, const struct r4_jcounters *c,
+			 uint8_t *buf)
 {
-	uint8_t buf[R4_MAX_BLOCKSIZE];
-	struct r4_jh jh = {.jh_last_committed = p->tx};
-	int rc;
-
-	if ((rc = write_set(db, &p->reloc, false)) || (rc = write_set(db, &p->over, true)) ||
-	    (rc = write_records(db, p)) || (rc = r4_io_sync(db->io)))
-		return rc;
-	memset(buf, 0, db->bs);
-	r4_jh_encode(&jh, buf);
-	if ((rc = write_fixed(db, R4_JHEADER_BLOCK(db->bs), buf)) || (rc = r4_io_sync(db->io)))
-		return rc;
-	db->last_tx = p->tx;
-	return 0;
-}
-
-static int write_footer(struct r4_db *db, uint64_t tx, const struct r4_jcounters *c)
-{
-	uint8_t buf[R4_MAX_BLOCKSIZE];
 	struct r4_jf jf = {
 		.jf_last_flushed = tx,
 		.jf_free_blocks = c->free_blocks,
 		.jf_nr_files = c->nr_files,
 		.jf_next_oid = c->next_oid,
 	};
-	int rc;
 
 	memset(buf, 0, db->bs);
 	r4_jf_encode(&jf, buf);
+}
+
+static int write_footer(struct r4_db *db, uint64_t tx, const struct r4_jcounters *c)
+{
+	uint8_t buf[R4_MAX_BLOCKSIZE];
+	int rc;
+
+	footer_block(db, tx, c, buf);
 	if ((rc = write_fixed(db, R4_JFOOTER_BLOCK(db->bs), buf)))
 		return rc;
+	db->footer_tx = tx;
 	return r4_io_sync(db->io);
+}
+
+static void unsettled_clear(struct r4_db *db)
+{
+	r4_free(db->unsettled.blk);
+	memset(&db->unsettled, 0, sizeof(db->unsettled));
+}
+
+int r4_jnl_write(struct r4_db *db, struct r4_plan *p)
+{
+	uint8_t buf[R4_MAX_BLOCKSIZE];
+	struct r4_jh jh = {.jh_last_committed = p->tx};
+	struct r4_unsettled *u = &db->unsettled;
+	int rc;
+
+	if ((rc = write_set(db, &p->reloc, false)) || (rc = write_set(db, &p->over, true)) ||
+	    (rc = write_records(db, p)) || (rc = r4_io_sync(db->io)))
+		return rc;
+	/* the sync made the unsettled transaction's in-place writes durable:
+	 * its footer may go with this header (either order is safe) */
+	if (u->tx) {
+		footer_block(db, u->tx, &u->cnt, buf);
+		if ((rc = write_fixed(db, R4_JFOOTER_BLOCK(db->bs), buf)))
+			return rc;
+	}
+	memset(buf, 0, db->bs);
+	r4_jh_encode(&jh, buf);
+	if ((rc = write_fixed(db, R4_JHEADER_BLOCK(db->bs), buf)) || (rc = r4_io_sync(db->io)))
+		return rc;
+	db->last_tx = p->tx;
+	if (u->tx) {		/* its log blocks were handed over to this one */
+		db->footer_tx = u->tx;
+		unsettled_clear(db);
+	}
+	return 0;
 }
 
 int r4_jnl_play(struct r4_db *db, struct r4_plan *p)
 {
-	int rc;
+	struct r4_unsettled *u = &db->unsettled;
+	size_t n = p->over.n + p->nrec;
 
-	if ((rc = write_set(db, &p->over, false)) || (rc = r4_io_sync(db->io)))
-		return rc;
-	return write_footer(db, p->tx, &p->cnt);
+	if (!(u->blk = r4_malloc(n * sizeof(*u->blk))))
+		return -ENOMEM;
+	for (size_t i = 0; i < p->over.n; i++)
+		u->blk[i] = p->over.v[i].wand;
+	memcpy(u->blk + p->over.n, p->rec, p->nrec * sizeof(*p->rec));
+	u->n = n;
+	u->tx = p->tx;
+	u->cnt = p->cnt;
+	return write_set(db, &p->over, false);
 }
 
 void r4_jnl_release(struct r4_db *db, struct r4_plan *p)
@@ -304,6 +341,27 @@ void r4_jnl_release(struct r4_db *db, struct r4_plan *p)
 		r4_alloc_release(db->alloc, p->over.v[i].wand, 1);
 	for (size_t i = 0; i < p->nrec; i++)
 		r4_alloc_release(db->alloc, p->rec[i], 1);
+}
+
+void r4_jnl_hand_over(struct r4_db *db)
+{
+	for (size_t i = 0; i < db->unsettled.n; i++)
+		r4_alloc_free(db->alloc, db->unsettled.blk[i], 1);
+}
+
+int r4_jnl_settle(struct r4_db *db)
+{
+	struct r4_unsettled *u = &db->unsettled;
+	int rc;
+
+	if (!u->tx)
+		return 0;
+	if ((rc = r4_io_sync(db->io)) || (rc = write_footer(db, u->tx, &u->cnt)))
+		return rc;
+	r4_jnl_hand_over(db);
+	r4_alloc_apply(db->alloc);
+	unsettled_clear(db);
+	return 0;
 }
 
 /* ---- replay ---- */
@@ -516,6 +574,7 @@ int r4_jnl_recover(struct r4_db *db, unsigned *replayed)
 	    (rc = r4_jf_decode(&db->lg, buf, db->bs, db->block_count, &jf)))
 		return rc;
 	db->last_tx = jh.jh_last_committed;
+	db->footer_tx = jf.jf_last_flushed;
 	if (jf.jf_last_flushed) {
 		db->jcnt = (struct r4_jcounters){jf.jf_free_blocks, jf.jf_nr_files, jf.jf_next_oid};
 		db->have_jcnt = true;

@@ -12,9 +12,14 @@
  *          and is written in place only after the commit point.
  * The order on disk:
  *   reloc + wandered copies + records; sync; journal header (the commit
- *   point); sync; over in place; sync; journal footer; sync.
- * A crash before the header leaves the previous state (everything written
- * went to blocks free in it); after it, open replays the records.
+ *   point); sync; over in place.
+ * The footer that says "played" waits for the next sync anyway: the next
+ * commit writes it beside its own header (its first sync made the in-place
+ * writes durable), or r4_jnl_settle does (r4_sync, r4_close).  Two syncs
+ * per commit, where playing at once would take four.  Until its footer is
+ * durable a transaction's log blocks stay used, so a replay still finds
+ * them.  A crash before the header leaves the previous state (everything
+ * written went to blocks free in it); after it, open replays the records.
  */
 #ifndef R4_JNL_H
 #define R4_JNL_H
@@ -40,6 +45,14 @@ struct r4_jcounters {
 	uint64_t free_blocks, nr_files, next_oid;
 };
 
+/* A transaction played in place whose footer is not written yet. */
+struct r4_unsettled {
+	uint64_t tx;		/* its tx head; 0 = none */
+	struct r4_jcounters cnt;
+	uint64_t *blk;		/* its log blocks: wandered copies and records */
+	size_t n;
+};
+
 struct r4_plan {
 	struct r4_wset reloc, over;
 	uint64_t *rec;		/* record blocks, rec[0] the tx head */
@@ -62,12 +75,20 @@ int r4_wset_write(struct r4_db *db, struct r4_wset *s);
  * nothing stays allocated.
  */
 int r4_jnl_reserve(struct r4_db *db, struct r4_plan *p);
-/* Every write up to and including the commit point; 0 means durable. */
+/* Every write up to and including the commit point, with the footer of
+ * the unsettled transaction before it; 0 means durable. */
 int r4_jnl_write(struct r4_db *db, struct r4_plan *p);
-/* The over set in place, then the footer (the transaction is played). */
+/* The over set in place (no sync); p becomes db's unsettled transaction
+ * and keeps its log blocks. */
 int r4_jnl_play(struct r4_db *db, struct r4_plan *p);
-/* Give back the wandered copies and records (after the footer). */
+/* Give back the wandered copies and records of a plan never written. */
 void r4_jnl_release(struct r4_db *db, struct r4_plan *p);
+/* Defer-free the unsettled transaction's log blocks in the running one:
+ * they stay used until it commits, which writes the footer. */
+void r4_jnl_hand_over(struct r4_db *db);
+/* Outside a transaction: sync, write the unsettled transaction's footer,
+ * sync, free its log blocks.  0 when there is none. */
+int r4_jnl_settle(struct r4_db *db);
 
 /*
  * At open, after the format super block: finish every committed but

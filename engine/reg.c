@@ -429,6 +429,20 @@ struct map {
 	size_t n, cap;
 };
 
+/* Room for n units in all. */
+static int map_room(struct map *m, size_t n)
+{
+	struct r4_extent *ne;
+
+	if (n <= m->cap)
+		return 0;
+	if (!(ne = r4_realloc(m->e, n * sizeof(*ne))))
+		return -ENOMEM;
+	m->e = ne;
+	m->cap = n;
+	return 0;
+}
+
 static int map_push(struct map *m, uint64_t start, uint64_t width)
 {
 	if (width == 0)
@@ -545,15 +559,21 @@ static uint64_t map_allocated(const struct map *m)
 }
 
 /* Copy data into blocks [first, ...) of physical run start (new: no read). */
-static int fill_blocks(struct r4_db *db, uint64_t start, uint64_t bidx, uint64_t count,
-		       bool fresh, uint64_t off, const uint8_t *buf, uint64_t len)
+static int note_file(struct r4_db *db, const struct r4_inode *ino);
+
+static int fill_blocks(struct r4_db *db, const struct r4_inode *ino, uint64_t start,
+		       uint64_t bidx, uint64_t count, bool fresh, uint64_t off, const uint8_t *buf,
+		       uint64_t len)
 {
+	int rc;
+
+	if (count && (rc = note_file(db, ino)))
+		return rc;
 	for (uint64_t i = 0; i < count; i++) {
 		uint64_t bo = (bidx + i) * db->bs;
 		uint64_t from = R4_MAX(bo, off), to = R4_MIN(bo + db->bs, off + len);
 		bool whole = from == bo && to == bo + db->bs;
 		struct r4_page *pg;
-		int rc;
 
 		if ((rc = page_get(db, start + i, !fresh && !whole, &pg)))
 			return rc;
@@ -563,11 +583,8 @@ static int fill_blocks(struct r4_db *db, uint64_t start, uint64_t bidx, uint64_t
 	return 0;
 }
 
-/*
- * n new data blocks for ino: a run of fake numbers, real ones come at
- * commit (r4_reg_place).  The file is remembered for that.
- */
-static int fake_run(struct r4_db *db, const struct r4_inode *ino, uint64_t n, uint64_t *start)
+/* Remember ino for the commit's placement (r4_reg_place). */
+static int note_file(struct r4_db *db, const struct r4_inode *ino)
 {
 	if (!db->nfake_files || r4_key_cmp(&db->fake_files[db->nfake_files - 1], &ino->sdkey)) {
 		if (db->nfake_files == db->fake_files_cap) {
@@ -581,6 +598,12 @@ static int fake_run(struct r4_db *db, const struct r4_inode *ino, uint64_t n, ui
 		}
 		db->fake_files[db->nfake_files++] = ino->sdkey;
 	}
+	return 0;
+}
+
+/* n new data blocks: a run of fake numbers, real ones come at commit. */
+static int fake_run(struct r4_db *db, uint64_t n, uint64_t *start)
+{
 	/* the space is promised now, so the write (not the commit) is what
 	 * fails when it runs out */
 	if (db->fake_data + n > r4_alloc_free_count(db->alloc))
@@ -618,15 +641,15 @@ static int map_write(struct r4_db *db, const struct r4_inode *ino, struct map *m
 		} else if (u.ex_start > R4_EXTENT_UNALLOC) {
 			rc = map_push(&out, u.ex_start, u.ex_width);
 			if (!rc)
-				rc = fill_blocks(db, u.ex_start + (a - idx), a, b - a + 1, false, off,
+				rc = fill_blocks(db, ino, u.ex_start + (a - idx), a, b - a + 1, false, off,
 						 buf, len);
 		} else {
 			uint64_t s;
 
 			if (!(rc = map_push(&out, 0, a - idx)) &&
-			    !(rc = fake_run(db, ino, b - a + 1, &s)) &&
+			    !(rc = fake_run(db, b - a + 1, &s)) &&
 			    !(rc = map_push(&out, s, b - a + 1)) &&
-			    !(rc = fill_blocks(db, s, a, b - a + 1, true, off, buf, len)))
+			    !(rc = fill_blocks(db, ino, s, a, b - a + 1, true, off, buf, len)))
 				rc = map_push(&out, 0, idx + u.ex_width - 1 - b);
 		}
 		idx += u.ex_width;
@@ -673,47 +696,217 @@ static int map_fit(struct r4_db *db, struct map *m, uint64_t size)
 	return have < want ? map_push(m, 0, want - have) : 0;
 }
 
-/* ---- delayed allocation ---- */
+/* ---- delayed allocation and relocation ---- */
 
-/* Real blocks for one file's fake runs, after its previous block. */
-static int place_file(struct r4_db *db, const r4_key *sdkey)
+/*
+ * At commit every file noted in the transaction gets real blocks for its
+ * fake runs, after its previous block.  Its overwritten blocks (pending
+ * pages of committed blocks) are relocated the same way, written once to
+ * new blocks instead of twice through the journal, where that costs less:
+ * in an extent item with at least two of them, or whose twig is dirty
+ * anyway (ENGINE.md 4.4: the hybrid model's choice, by cost).  Relocation
+ * edits the file's extent items one by one in place, so only the twigs
+ * whose units change get dirty; the old blocks are freed at commit.
+ */
+struct placing {
+	struct r4_db *db;
+	uint64_t *over;		/* committed blocks with pages, sorted */
+	size_t nover;
+	bool relocate_all;	/* the memory bound: every overwrite goes */
+	bool no_room;		/* relocation met ENOSPC: the rest is journalled */
+	uint64_t hint;
+};
+
+static int cmp_u64(const void *a, const void *b)
 {
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Index of the first of pl->over >= blk. */
+static size_t over_at(const struct placing *pl, uint64_t blk)
+{
+	size_t lo = 0, hi = pl->nover;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (pl->over[mid] < blk)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Real blocks for [from, from + n), whose pages are keyed `from`.. now;
+ * freeing `from`.. when they were committed blocks (relocation). */
+static int move_run(struct placing *pl, struct map *out, uint64_t from, uint64_t n, bool reloc)
+{
+	struct r4_db *db = pl->db;
+
+	for (uint64_t done = 0; done < n;) {
+		uint64_t s, got;
+		int rc = r4_alloc_alloc_run(db->alloc, pl->hint, n - done, &s, &got);
+
+		if (rc == -ENOSPC && reloc) {	/* journal what is left */
+			pl->no_room = true;
+			return map_push(out, from + done, n - done);
+		}
+		if (rc)
+			return rc;
+		for (uint64_t k = 0; k < got; k++)
+			page_rekey(db, from + done + k, s + k);
+		if (reloc)
+			r4_alloc_free(db->alloc, from + done, got);
+		else
+			db->fake_data -= R4_MIN(got, db->fake_data);
+		if ((rc = map_push(out, s, got)))
+			return rc;
+		done += got;
+		pl->hint = s + got;
+	}
+	return 0;
+}
+
+/* One allocated unit: its runs of overwritten blocks move, the rest stays. */
+static int relocate_unit(struct placing *pl, struct map *out, const struct r4_extent *u)
+{
+	uint64_t at = u->ex_start, end = u->ex_start + u->ex_width;
+	int rc;
+
+	for (size_t i = over_at(pl, at); i < pl->nover && pl->over[i] < end && !pl->no_room;) {
+		size_t j = i + 1;
+
+		while (j < pl->nover && pl->over[j] == pl->over[j - 1] + 1 && pl->over[j] < end)
+			j++;
+		if ((rc = map_push(out, at, pl->over[i] - at)) ||
+		    (rc = move_run(pl, out, pl->over[i], j - i, true)))
+			return rc;
+		at = pl->over[i] + (j - i);
+		i = j;
+	}
+	if ((rc = map_push(out, at, end - at)))
+		return rc;
+	pl->hint = end;
+	return 0;
+}
+
+/* Overwritten blocks an item's units hold. */
+static size_t item_over(const struct placing *pl, const struct map *m)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < m->n; i++) {
+		const struct r4_extent *u = &m->e[i];
+
+		if (u->ex_start > R4_EXTENT_UNALLOC && !is_fake_data(u->ex_start))
+			for (size_t j = over_at(pl, u->ex_start);
+			     j < pl->nover && pl->over[j] < u->ex_start + u->ex_width; j++)
+				k++;
+	}
+	return k;
+}
+
+/* Put units in place of the current item (its first offset stays). */
+static int item_replace(struct r4_db *db, const struct r4_inode *ino, struct r4_path *p,
+			uint64_t ioff, unsigned len, const struct map *out)
+{
+	size_t per = r4_tree_max_item(db) / R4_EXTENT_UNIT;
+	unsigned want = (unsigned)(out->n * R4_EXTENT_UNIT);
+	uint8_t *body, *buf;
+	unsigned pid, ilen;
+	r4_key k;
+	int rc;
+
+	if (out->n <= per && (want == len || !r4_tree_resize(db, p, R4_MIN(want, len), (int)want - (int)len))) {
+		r4_tree_touch(db, p);
+		r4_path_item(db, p, &k, &pid, &body, &ilen);
+		r4_item_extent_encode(out->e, out->n, body);
+		return 0;
+	}
+	/* too big for its node: as several items */
+	if ((rc = r4_tree_remove(db, p)))
+		return rc;
+	if (!(buf = r4_malloc(R4_MIN(out->n, per) * R4_EXTENT_UNIT)))
+		return -ENOMEM;
+	for (size_t i = 0; i < out->n && !rc; i += per) {
+		size_t cnt = R4_MIN(per, out->n - i);
+
+		r4_item_extent_encode(out->e + i, cnt, buf);
+		body_key(ino, ioff, &k);
+		if (!(rc = r4_tree_lookup(db, &k, R4_LEVEL_TWIG, p)))
+			rc = r4_tree_insert(db, p, &k, R4_ITEM_EXTENT40, buf,
+					    (unsigned)(cnt * R4_EXTENT_UNIT));
+		ioff += r4_item_extent_width(out->e + i, cnt) * db->bs;
+	}
+	r4_free(buf);
+	return rc;
+}
+
+static int place_file(struct placing *pl, const r4_key *sdkey)
+{
+	struct r4_db *db = pl->db;
 	struct r4_inode ino = {.sdkey = *sdkey};	/* body keys need only this */
-	struct map m, out = {0};
-	uint64_t hint = UINT64_MAX;	/* no previous block: after the last allocation */
+	struct map m = {0}, out = {0};
 	enum body_kind kind;
-	bool any = false;
+	uint64_t off = 0;
 	int rc;
 
 	if ((rc = body_kind(db, &ino, &kind)) || kind != BODY_EXTENTS)
-		return rc;	/* removed, or back to tails: its fake blocks went with it */
-	if ((rc = map_load(db, &ino, &m)))
-		return rc;
-	for (size_t i = 0; i < m.n && !rc; i++) {
-		struct r4_extent u = m.e[i];
+		return rc;	/* removed, or back to tails: its blocks went with it */
+	pl->hint = UINT64_MAX;	/* no previous block: after the last allocation */
+	for (;;) {
+		struct r4_path p;
+		uint8_t *body;
+		unsigned pid, len;
+		r4_key k;
+		size_t n;
+		bool reloc, changed = false;
 
-		if (!is_fake_data(u.ex_start)) {
-			rc = map_push(&out, u.ex_start, u.ex_width);
-			if (u.ex_start > R4_EXTENT_UNALLOC)
-				hint = u.ex_start + u.ex_width;
-			continue;
+		body_key(&ino, off, &k);
+		if ((rc = r4_tree_lookup(db, &k, R4_LEVEL_TWIG, &p)))
+			break;
+		if (!r4_path_item(db, &p, &k, &pid, &body, &len) || !is_body_of(&ino, &k) ||
+		    pid != R4_ITEM_EXTENT40 || r4_key_offset(&k) != off) {
+			r4_path_release(db, &p);
+			break;	/* past the last item */
 		}
-		any = true;
-		for (uint64_t done = 0; done < u.ex_width && !rc;) {
-			uint64_t s, got;
+		if ((rc = r4_item_extent_count(body, len, &n)) ||
+		    (rc = map_room(&m, n)) ||
+		    (rc = r4_item_extent_decode(body, len, m.e, n))) {
+			r4_path_release(db, &p);
+			break;
+		}
+		m.n = n;
+		out.n = 0;
+		reloc = !pl->no_room && (pl->relocate_all || p.lv[R4_LEVEL_TWIG].node->dirty ||
+					 item_over(pl, &m) >= 2);
+		for (size_t i = 0; i < m.n && !rc; i++) {
+			const struct r4_extent *u = &m.e[i];
 
-			if ((rc = r4_alloc_alloc(db->alloc, hint, u.ex_width - done, &s, &got)))
-				break;
-			for (uint64_t k = 0; k < got; k++)
-				page_rekey(db, u.ex_start + done + k, s + k);
-			db->fake_data -= R4_MIN(got, db->fake_data);
-			rc = map_push(&out, s, got);
-			done += got;
-			hint = s + got;
+			if (is_fake_data(u->ex_start)) {
+				rc = move_run(pl, &out, u->ex_start, u->ex_width, false);
+				changed = true;
+			} else if (u->ex_start > R4_EXTENT_UNALLOC && reloc &&
+				   over_at(pl, u->ex_start) < pl->nover &&
+				   pl->over[over_at(pl, u->ex_start)] < u->ex_start + u->ex_width) {
+				rc = relocate_unit(pl, &out, u);
+				changed = true;
+			} else {
+				rc = map_push(&out, u->ex_start, u->ex_width);
+				if (u->ex_start > R4_EXTENT_UNALLOC)
+					pl->hint = u->ex_start + u->ex_width;
+			}
 		}
+		off += r4_item_extent_width(m.e, m.n) * db->bs;
+		if (!rc && changed)
+			rc = item_replace(db, &ino, &p, r4_key_offset(&k), len, &out);
+		r4_path_release(db, &p);
+		if (rc)
+			break;
 	}
-	if (!rc && any)
-		rc = map_store(db, &ino, &out);
 	r4_free(m.e);
 	r4_free(out.e);
 	return rc;
@@ -724,8 +917,9 @@ static int cmp_sdkey(const void *a, const void *b)
 	return r4_key_cmp(a, b);
 }
 
-int r4_reg_place(struct r4_db *db)
+static int place(struct r4_db *db, bool relocate_all)
 {
+	struct placing pl = {.db = db, .relocate_all = relocate_all};
 	size_t n = 0;
 	int rc = 0;
 
@@ -736,11 +930,25 @@ int r4_reg_place(struct r4_db *db)
 		if (!n || r4_key_cmp(&db->fake_files[n - 1], &db->fake_files[i]))
 			db->fake_files[n++] = db->fake_files[i];
 	db->nfake_files = n;
+	if (db->npages && !(pl.over = r4_malloc(db->npages * sizeof(*pl.over))))
+		return -ENOMEM;
+	for (size_t i = 0; i < db->npage_buckets; i++)
+		for (struct r4_page *pg = db->pages[i]; pg; pg = pg->next)
+			if (!is_fake_data(pg->blk) && r4_alloc_is_committed(db->alloc, pg->blk))
+				pl.over[pl.nover++] = pg->blk;
+	if (pl.nover)
+		qsort(pl.over, pl.nover, sizeof(*pl.over), cmp_u64);
 	for (size_t i = 0; i < n && !rc; i++)
-		rc = place_file(db, &db->fake_files[i]);
+		rc = place_file(&pl, &db->fake_files[i]);
 	if (!rc)
 		db->nfake_files = 0;
+	r4_free(pl.over);
 	return rc;
+}
+
+int r4_reg_place(struct r4_db *db)
+{
+	return place(db, false);
 }
 
 /* ---- policy and the public operations ---- */
@@ -782,6 +990,7 @@ static int to_tails(struct r4_db *db, struct r4_inode *ino, const uint8_t *data,
 
 struct over_ctx {
 	struct r4_db *db;
+	const struct r4_inode *ino;
 	uint64_t off, end;	/* the part of the write inside the map */
 	const uint8_t *buf;
 	uint64_t len;		/* the whole write: buf holds [off, off + len) */
@@ -810,7 +1019,7 @@ static int over_fn(void *ctx, uint64_t ioff, unsigned pid, const uint8_t *b, uns
 		uint64_t a = R4_MAX(ublk, o->off / db->bs);
 		uint64_t z = R4_MIN(ublk + width, (o->end + db->bs - 1) / db->bs);
 
-		if ((rc = fill_blocks(db, start + (a - ublk), a, z - a, false, o->off, o->buf,
+		if ((rc = fill_blocks(db, o->ino, start + (a - ublk), a, z - a, false, o->off, o->buf,
 				      o->len)))
 			return rc;
 	}
@@ -854,7 +1063,7 @@ static int fast_write(struct r4_db *db, struct r4_inode *ino, uint64_t off, cons
 		goto out;
 	}
 	if (first < end) {
-		struct over_ctx o = {db, off, R4_MIN(off + len, end * db->bs), buf, len};
+		struct over_ctx o = {db, ino, off, R4_MIN(off + len, end * db->bs), buf, len};
 
 		if ((rc = each_body_item(db, ino, off, o.end, over_fn, &o)))
 			goto out;
@@ -864,7 +1073,7 @@ static int fast_write(struct r4_db *db, struct r4_inode *ino, uint64_t off, cons
 	/* append blocks [a, last] */
 	uint64_t a = R4_MAX(first, end), n = last + 1 - a;
 
-	if ((rc = fake_run(db, ino, n, &s)) || (rc = fill_blocks(db, s, a, n, true, off, buf, len)))
+	if ((rc = fake_run(db, n, &s)) || (rc = fill_blocks(db, ino, s, a, n, true, off, buf, len)))
 		goto out;
 	*added = n;
 	r4_path_item(db, &p, &k, &pid, &body, &ilen);
@@ -929,16 +1138,17 @@ out:
 
 /*
  * The transaction's pages outgrew the memory bound (the node cache's):
- * place the new data now and write it out (to blocks free in the
- * committed state: safe before the commit point), so it reads back from
- * the image.  Overwrites of committed blocks stay in memory.
+ * place the new data and relocate every overwritten block now, and write
+ * them out (to blocks free in the committed state: safe before the commit
+ * point), so they read back from the image.  Only what relocation could
+ * not move (a full volume) stays in memory.
  */
 static int spill(struct r4_db *db)
 {
 	struct r4_wset s = {0};
 	int rc;
 
-	if ((rc = r4_reg_place(db)))
+	if ((rc = place(db, true)))
 		return rc;
 	for (size_t i = 0; i < db->npage_buckets && !rc; i++)
 		for (struct r4_page *pg = db->pages[i]; pg && !rc; pg = pg->next)

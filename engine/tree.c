@@ -796,6 +796,149 @@ int r4_tree_squeeze(struct r4_db *db)
 
 /* ---- commit support ---- */
 
+/*
+ * Relocation of changed nodes (ENGINE.md 4.4): a dirty node written to a
+ * new block costs one write, through the journal two.  Moving it changes
+ * its parent's pointer, which costs nothing when the parent is dirty
+ * anyway (or the node is the root: the super block is logged in every
+ * commit).  So, bottom-up, a clean parent with at least three dirty
+ * children is made dirty (one or two writes for it against three or more
+ * saved), and then, top-down, every dirty node whose parent is dirty gets
+ * a fake number, placed with the new nodes; its old block is freed at
+ * commit.  Skipped when free space is short: a move needs a block before
+ * its old one comes back.
+ */
+struct moving {
+	r4_node *n, *up;	/* up: the parent (NULL for the root) */
+	unsigned level, pos;	/* pos: the pointer's index in up */
+};
+
+static int cmp_moving(const void *a, const void *b)
+{
+	const struct moving *x = a, *y = b;
+
+	if (x->level != y->level)
+		return x->level < y->level ? -1 : 1;
+	return x->up < y->up ? -1 : x->up > y->up;
+}
+
+/* The parent of dirty node n, referenced, and the index of its pointer. */
+static int find_up(struct r4_db *db, r4_node *n, struct moving *m)
+{
+	unsigned level = r4_node_level(n->data);
+	struct r4_path p;
+	r4_key k;
+	int rc;
+
+	m->n = n;
+	m->level = level;
+	m->up = NULL;
+	if (n->blk == db->root || level >= db->height || !r4_node_nr(n->data))
+		return 0;
+	r4_node_key(n->data, db->bs, 0, &k);
+	if ((rc = r4_tree_lookup(db, &k, level + 1, &p)))
+		return rc;
+	r4_node *up = p.lv[level + 1].node;
+	int pos = p.lv[level + 1].pos;
+
+	if (up && pos >= 0 && (unsigned)pos < r4_node_nr(up->data) &&
+	    r4_node_item_pid(up->data, db->bs, (unsigned)pos) == R4_IPID_NODEPTR &&
+	    child_of(db, up, (unsigned)pos) == n->blk) {
+		r4_node_ref(up);
+		m->up = up;
+		m->pos = (unsigned)pos;
+	}
+	r4_path_release(db, &p);
+	return 0;
+}
+
+int r4_tree_relocate(struct r4_db *db)
+{
+	struct r4_cache *c = &db->cache;
+	struct moving *v = NULL;
+	size_t n = 0, cap = 0;
+	int rc = 0;
+
+	/* the dirty committed nodes, then, level by level, parents joining */
+	for (r4_node *d = c->dirty.next; d != &c->dirty && !rc; d = d->next) {
+		if (r4_blk_is_fake(d->blk))
+			continue;
+		if (n == cap) {
+			size_t nc = cap ? cap * 2 : 64;
+			struct moving *nv = r4_realloc(v, nc * sizeof(*nv));
+
+			if (!nv) {
+				rc = -ENOMEM;
+				break;
+			}
+			v = nv;
+			cap = nc;
+		}
+		rc = find_up(db, d, &v[n]);
+		n++;
+	}
+	if (rc || !n)
+		goto out;
+	if (r4_alloc_free_count(db->alloc) < db->fake_data + 2 * (n + c->ndirty) + 64)
+		goto out;
+	for (unsigned level = R4_LEVEL_LEAF; level < db->height && !rc; level++) {
+		qsort(v, n, sizeof(*v), cmp_moving);
+		for (size_t i = 0; i < n && !rc;) {
+			size_t j = i;
+
+			while (j < n && v[j].level == v[i].level && v[j].up == v[i].up)
+				j++;
+			if (v[i].level == level && v[i].up && !v[i].up->dirty && j - i >= 3) {
+				r4_node *up = v[i].up;
+
+				r4_node_dirty(db, up);
+				/* the parent joins; grow v for it (pointers into v stay
+				 * valid: nothing below keeps one) */
+				if (n == cap) {
+					size_t nc = cap * 2;
+					struct moving *nv = r4_realloc(v, nc * sizeof(*nv));
+
+					if (!nv) {
+						rc = -ENOMEM;
+						break;
+					}
+					v = nv;
+					cap = nc;
+				}
+				rc = find_up(db, up, &v[n]);
+				n++;
+			}
+			i = j;
+		}
+	}
+	if (rc)
+		goto out;
+	/* top-down: higher levels first, so a moved parent is dirty for its children */
+	qsort(v, n, sizeof(*v), cmp_moving);
+	for (size_t i = n; i-- > 0;) {
+		struct moving *m = &v[i];
+		uint64_t old = m->n->blk, fake = c->next_fake++;
+
+		if (m->up ? !m->up->dirty : old != db->root)
+			continue;
+		if (m->up) {
+			r4_le64_put(m->up->data + r4_node_item_off(m->up->data, db->bs, m->pos),
+				    fake);
+			m->n->parent = m->up;
+		} else {
+			db->root = fake;
+		}
+		r4_node_rekey(db, m->n, fake);
+		r4_alloc_free(db->alloc, old, 1);
+	}
+out:
+	for (size_t i = 0; i < n; i++)
+		r4_node_put(db, v[i].up);
+	r4_free(v);
+	return rc;
+}
+
+
 struct placed {
 	r4_node *n;
 	unsigned level;
@@ -810,6 +953,13 @@ static int cmp_placed(const void *a, const void *b)
 	if (x->level != y->level)
 		return x->level > y->level ? -1 : 1;
 	return r4_key_cmp(&x->first, &y->first);
+}
+
+static int cmp_blkno(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
 }
 
 static int repoint(struct r4_db *db, r4_node *n, uint64_t blk)
@@ -831,15 +981,21 @@ static int repoint(struct r4_db *db, r4_node *n, uint64_t blk)
 	return R4_CORRUPT(&db->lg, blk, "new node's parent does not point to it");
 }
 
-int r4_tree_place(struct r4_db *db, uint64_t hint)
+int r4_tree_place(struct r4_db *db)
 {
 	struct r4_cache *c = &db->cache;
 	struct placed *v = NULL;
-	size_t nf = 0;
+	uint64_t *blks = NULL;
+	size_t nf = 0, have = 0;
 	int rc = 0;
 
-	if (c->ndirty && !(v = r4_malloc(c->ndirty * sizeof(*v))))
-		return -ENOMEM;
+	if (!c->ndirty)
+		return 0;
+	if (!(v = r4_malloc(c->ndirty * sizeof(*v))) ||
+	    !(blks = r4_malloc(c->ndirty * sizeof(*blks)))) {
+		rc = -ENOMEM;
+		goto out;
+	}
 	for (r4_node *n = c->dirty.next; n != &c->dirty; n = n->next)
 		if (r4_blk_is_fake(n->blk)) {
 			struct placed *p = &v[nf++];
@@ -851,18 +1007,26 @@ int r4_tree_place(struct r4_db *db, uint64_t hint)
 			else
 				memset(&p->first, 0, sizeof(p->first));
 		}
-	if (nf)
-		qsort(v, nf, sizeof(*v), cmp_placed);
-	for (size_t i = 0; i < nf && !rc; i++) {
+	if (!nf)
+		goto out;
+	qsort(v, nf, sizeof(*v), cmp_placed);
+	/* from the top of the free space (runs come downwards), so nodes never
+	 * take the blocks right after a file's data, where it grows next */
+	while (have < nf && !rc) {
 		uint64_t blk, got;
 
-		if ((rc = r4_alloc_alloc(db->alloc, hint, 1, &blk, &got)))
-			break;
-		if ((rc = repoint(db, v[i].n, blk)))
-			break;
-		r4_node_rekey(db, v[i].n, blk);
-		hint = blk + 1;
+		if (!(rc = r4_alloc_alloc_high(db->alloc, nf - have, &blk, &got)))
+			for (uint64_t k = 0; k < got; k++)
+				blks[have++] = blk + k;
 	}
+	if (rc)
+		goto out;
+	qsort(blks, nf, sizeof(*blks), cmp_blkno);
+	for (size_t i = 0; i < nf && !rc; i++)
+		if (!(rc = repoint(db, v[i].n, blks[i])))
+			r4_node_rekey(db, v[i].n, blks[i]);
+out:
+	r4_free(blks);
 	r4_free(v);
 	return rc;
 }

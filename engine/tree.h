@@ -79,13 +79,18 @@ static inline unsigned r4_tree_max_item(const struct r4_db *db);
 /* Commit support: pack dirty nodes into their dirty left neighbours. */
 int r4_tree_squeeze(struct r4_db *db);
 
+/* Commit support: move dirty nodes whose parent is dirty too to fake
+ * numbers (relocation: written once, not journalled); see tree.c. */
+int r4_tree_relocate(struct r4_db *db);
+
 /*
  * Commit support: give every fake node a real block, parents first and
- * left to right within a level, from hint on (delayed allocation, ENGINE.md
- * 4.3); fixes the pointers to them and db->root.  -ENOSPC leaves the
+ * left to right within a level, in ascending blocks taken from the top of
+ * the free space (delayed allocation, ENGINE.md 4.3; data grows from the
+ * bottom); fixes the pointers to them and db->root.  -ENOSPC leaves the
  * allocations to r4_alloc_abort.
  */
-int r4_tree_place(struct r4_db *db, uint64_t hint);
+int r4_tree_place(struct r4_db *db);
 
 /* Visit every node of the tree top-down (for checkers and dumps). */
 int r4_tree_walk(struct r4_db *db,

@@ -88,6 +88,12 @@ static void test_basic(void)
 	CHECK_RC(r4_alloc_alloc(a, 99999, 1, &st, &got));	/* wraps round */
 	CHECK(st == 33 && got == 1);
 	CHECK_EQ(r4_alloc_alloc(a, 0, 0, &st, &got), -EINVAL);
+	CHECK_RC(r4_alloc_alloc_high(a, 4, &st, &got));	/* the top: 99998..99999 are taken */
+	CHECK(st == 99994 && got == 4);
+	CHECK_RC(r4_alloc_alloc(a, UINT64_MAX, 1, &st, &got));	/* the cursor did not move */
+	CHECK(st == 34 && got == 1);
+	r4_alloc_release(a, 99994, 4);
+	r4_alloc_release(a, 34, 1);
 	CHECK_EQ(r4_alloc_free_count(a), free0 - 1 - 10 - 6 - 100 - 5 - 2 - 1);
 
 	/* first commit after new: every bitmap block, ascending */
@@ -264,6 +270,22 @@ static void test_model(unsigned long seed)
 				work[i] = true;
 			}
 			bad += got < want && st + got < N && !work[st + got] ? 1 : 0;
+		} else if (r < 48) {	/* from the top: ends at the highest free block */
+			uint64_t want = 1 + (uint64_t)rand() % 50, hi = N;
+			int rc = r4_alloc_alloc_high(a, want, &st, &got);
+
+			while (hi > 0 && work[hi - 1])
+				hi--;
+			if (rc) {
+				bad += rc != -ENOSPC || hi != 0;
+				continue;
+			}
+			bad += st + got != hi || got < 1 || got > want;
+			for (uint64_t i = st; i < st + got; i++) {
+				bad += work[i];
+				work[i] = true;
+			}
+			bad += got < want && st > 0 && !work[st - 1] ? 1 : 0;
 		} else if (r < 65) {
 			r4_alloc_free(a, x, c);
 			for (uint64_t i = x; i < x + c && i < N; i++)
