@@ -201,6 +201,11 @@ uint64_t r4_alloc_free_count(const struct r4_alloc *a)
 	return a->nfree + a->ndefer;
 }
 
+uint64_t r4_alloc_avail(const struct r4_alloc *a)
+{
+	return a->nfree;
+}
+
 uint64_t r4_alloc_committed_free_count(const struct r4_alloc *a)
 {
 	return a->commit_free;

@@ -80,6 +80,8 @@ bool r4_alloc_is_used(const struct r4_alloc *a, uint64_t blk);
 /* Free blocks as the image will have them after commit: free now plus
  * deferred frees. */
 uint64_t r4_alloc_free_count(const struct r4_alloc *a);
+/* Free blocks this transaction can still allocate (deferred frees are not). */
+uint64_t r4_alloc_avail(const struct r4_alloc *a);
 /* Free blocks in the last committed state (what the super block says). */
 uint64_t r4_alloc_committed_free_count(const struct r4_alloc *a);
 

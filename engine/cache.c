@@ -251,6 +251,32 @@ void r4_cache_discard_dirty(struct r4_db *db)
 	c->ndirty = 0;
 }
 
+void r4_node_clean(struct r4_db *db, r4_node *n)
+{
+	if (!n->dirty)
+		return;
+	list_del(n);
+	n->dirty = false;
+	db->cache.ndirty--;
+	if (n->refs == 0)
+		list_add_tail(&db->cache.lru, n);
+}
+
+void r4_cache_drop_if(struct r4_db *db, bool (*pred)(void *ctx, uint64_t blk), void *ctx)
+{
+	struct r4_cache *c = &db->cache;
+
+	for (size_t i = 0; i < c->nbuckets; i++)
+		for (r4_node *n = c->hash[i], *nx; n; n = nx) {
+			nx = n->hnext;
+			if (!n->dirty && n->refs == 0 && pred(ctx, n->blk)) {
+				list_del(n);
+				hash_del(c, n);
+				node_free(n);
+			}
+		}
+}
+
 void r4_cache_clean_all(struct r4_db *db)
 {
 	struct r4_cache *c = &db->cache;

@@ -65,6 +65,10 @@ r4_node *r4_cache_find(struct r4_db *db, uint64_t blk);
 void r4_node_rekey(struct r4_db *db, r4_node *n, uint64_t blk);
 /* Abort: drop every dirty node; the next get re-reads the committed block. */
 void r4_cache_discard_dirty(struct r4_db *db);
+/* A dirty node written early (memory bound) leaves the dirty set. */
+void r4_node_clean(struct r4_db *db, r4_node *n);
+/* Drop the clean unreferenced nodes whose block pred says. */
+void r4_cache_drop_if(struct r4_db *db, bool (*pred)(void *ctx, uint64_t blk), void *ctx);
 /* After commit wrote them: dirty nodes become clean. */
 void r4_cache_clean_all(struct r4_db *db);
 /* Evict clean unreferenced nodes down to the bound. */

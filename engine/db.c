@@ -297,6 +297,15 @@ int r4_begin(r4_db *db)
 		return -EBUSY;
 	if (db->broken)
 		return db->damaged ? -EROFS : -EIO;
+	/* nearly full: the last commit's log blocks are wanted back now */
+	if (db->unsettled.tx && r4_alloc_avail(db->alloc) < R4_MAX(1024, 2 * db->unsettled.n)) {
+		int rc = r4_jnl_settle(db);
+
+		if (rc) {
+			db->broken = true;
+			return rc;
+		}
+	}
 	db->in_txn = true;
 	db->txn_err = 0;
 	db->saved_root = db->root;
@@ -306,11 +315,21 @@ int r4_begin(r4_db *db)
 	return 0;
 }
 
+/* A clean node on a block the committed state does not use: written
+ * early by the transaction being aborted. */
+static bool written_early(void *ctx, uint64_t blk)
+{
+	struct r4_db *db = ctx;
+
+	return !r4_blk_is_fake(blk) && !r4_alloc_is_committed(db->alloc, blk);
+}
+
 void r4_abort(r4_db *db)
 {
 	if (!db->in_txn)
 		return;
 	r4_cache_discard_dirty(db);
+	r4_cache_drop_if(db, written_early, db);	/* before the allocator forgets */
 	r4_page_discard(db);
 	r4_alloc_abort(db->alloc);
 	db->root = db->saved_root;

@@ -58,6 +58,7 @@ struct r4_db {
 	uint64_t next_fake_data;
 	uint64_t fake_data;	/* fake data blocks alive: free space they will take */
 	uint64_t spilled;	/* pages written out early (memory bound), ever */
+	uint64_t flushed_early;	/* nodes written out early (memory bound), ever */
 	r4_key *fake_files;
 	size_t nfake_files, fake_files_cap;
 

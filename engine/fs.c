@@ -16,6 +16,7 @@
 #include "alloc.h"
 #include "db.h"
 #include "obj.h"
+#include "tree.h"
 
 /* ---- paths ---- */
 
@@ -138,6 +139,11 @@ static int op_begin(struct r4_db *db, struct op *op)
 	op->autocommit = !db->in_txn;
 	if (op->autocommit && (rc = r4_begin(db)))
 		return rc;
+	/* the memory bound: a long transaction's dirty nodes go out early */
+	if (db->cache.ndirty > db->cache.bound && (rc = r4_tree_flush_early(db))) {
+		db->txn_err = rc;
+		return rc;
+	}
 	op->gen = db->gen;
 	return 0;
 }
@@ -154,10 +160,10 @@ static int op_end(struct r4_db *db, struct op *op, int rc)
 		return rc;
 	}
 	if (op->autocommit) {
-		if (rc)
-			r4_abort(db);
-		else
+		if (!rc)
 			rc = r4_commit(db);
+		if (rc && db->in_txn)	/* a failed commit: nothing of it stays */
+			r4_abort(db);
 	}
 	return rc;
 }

@@ -583,6 +583,10 @@ static int fill_blocks(struct r4_db *db, const struct r4_inode *ino, uint64_t st
 	return 0;
 }
 
+/* Blocks new data leaves free for the commit: wandered copies of the
+ * super block, bitmaps, the leaf and twig it changes, and the records. */
+enum { COMMIT_ROOM = 16 };
+
 /* Remember ino for the commit's placement (r4_reg_place). */
 static int note_file(struct r4_db *db, const struct r4_inode *ino)
 {
@@ -605,8 +609,9 @@ static int note_file(struct r4_db *db, const struct r4_inode *ino)
 static int fake_run(struct r4_db *db, uint64_t n, uint64_t *start)
 {
 	/* the space is promised now, so the write (not the commit) is what
-	 * fails when it runs out */
-	if (db->fake_data + n > r4_alloc_free_count(db->alloc))
+	 * fails when it runs out: blocks this transaction can allocate (not
+	 * its own deferred frees), less a little for the commit's journal */
+	if (db->fake_data + n + COMMIT_ROOM > r4_alloc_avail(db->alloc))
 		return -ENOSPC;
 	*start = db->next_fake_data;
 	db->next_fake_data += n;

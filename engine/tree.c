@@ -22,6 +22,7 @@
 #include <stdlib.h>
 
 #include "alloc.h"
+#include "jnl.h"
 #include "db.h"
 
 static const uint8_t *ibody(const r4_node *n, const struct r4_db *db, unsigned i)
@@ -852,6 +853,85 @@ static int find_up(struct r4_db *db, r4_node *n, struct moving *m)
 	return 0;
 }
 
+/*
+ * The memory bound for nodes: when a transaction's dirty nodes pass the
+ * cache's bound, they are written out early, bottom-up, every level but
+ * the root's, to blocks free in the committed state (safe before the
+ * commit point: nothing committed can see them), and become clean, so
+ * the cache may drop them.  A changed committed node so moves (its
+ * parent gets dirty), a new one gets its block now, one written early
+ * before is rewritten where it is.  Between operations only: no path may
+ * be held.  Out of space, it stops: memory grows, nothing breaks.
+ */
+int r4_tree_flush_early(struct r4_db *db)
+{
+	struct r4_cache *c = &db->cache;
+	struct r4_wset w = {0};
+	r4_node **v = NULL;
+	int rc = 0;
+
+	if (!(v = r4_malloc((c->ndirty + 1) * sizeof(*v))))
+		return -ENOMEM;
+	for (unsigned level = R4_LEVEL_LEAF; level < db->height && !rc; level++) {
+		size_t n = 0, k = 0;
+
+		for (r4_node *d = c->dirty.next; d != &c->dirty; d = d->next)
+			if (r4_node_level(d->data) == level && !d->refs && d->blk != db->root &&
+			    n <= c->ndirty)
+				v[n++] = d;
+		for (size_t i = 0; i < n && !rc; i++) {
+			r4_node *x = v[i];
+			uint64_t blk = x->blk, nb, got;
+			bool fake = r4_blk_is_fake(blk);
+
+			if (fake || r4_alloc_is_committed(db->alloc, blk)) {
+				struct moving m = {0};
+
+				if (fake) {
+					m.up = x->parent;
+					for (unsigned j = 0; m.up && j < r4_node_nr(m.up->data); j++)
+						if (r4_node_item_pid(m.up->data, db->bs, j) ==
+							    R4_IPID_NODEPTR &&
+						    child_of(db, m.up, j) == blk) {
+							m.pos = j;
+							goto found;
+						}
+					continue;	/* its parent is not known: stays */
+				} else if ((rc = find_up(db, x, &m)) || !m.up) {
+					continue;
+				}
+found:
+				if (r4_alloc_alloc_high(db->alloc, 1, &nb, &got)) {
+					if (!fake)
+						r4_node_put(db, m.up);
+					n = i;	/* out of space: stop here */
+					break;
+				}
+				r4_node_dirty(db, m.up);
+				r4_le64_put(m.up->data + r4_node_item_off(m.up->data, db->bs, m.pos), nb);
+				x->parent = m.up;
+				if (!fake) {
+					r4_alloc_free(db->alloc, blk, 1);
+					r4_node_put(db, m.up);
+				}
+				r4_node_rekey(db, x, nb);
+			}
+			r4_node_seal(x->data, db->bs);
+			if (!(rc = r4_wset_add(&w, x->blk, x->data, false)))
+				v[k++] = x;
+		}
+		if (!rc && !(rc = r4_wset_write(db, &w)))
+			for (size_t i = 0; i < k; i++)
+				r4_node_clean(db, v[i]);
+		db->flushed_early += rc ? 0 : k;
+		w.n = 0;
+	}
+	r4_free(w.v);
+	r4_free(v);
+	r4_cache_trim(db);
+	return rc;
+}
+
 int r4_tree_relocate(struct r4_db *db)
 {
 	struct r4_cache *c = &db->cache;
@@ -861,8 +941,8 @@ int r4_tree_relocate(struct r4_db *db)
 
 	/* the dirty committed nodes, then, level by level, parents joining */
 	for (r4_node *d = c->dirty.next; d != &c->dirty && !rc; d = d->next) {
-		if (r4_blk_is_fake(d->blk))
-			continue;
+		if (r4_blk_is_fake(d->blk) || !r4_alloc_is_committed(db->alloc, d->blk))
+			continue;	/* new, or written early: not in the committed tree */
 		if (n == cap) {
 			size_t nc = cap ? cap * 2 : 64;
 			struct moving *nv = r4_realloc(v, nc * sizeof(*nv));

@@ -185,6 +185,60 @@ int main(void)
 	CHECK(same);
 	CHECK_EQ(units(db, "/big", &a, &fake), 1);
 
+	/* dirty nodes under the bound too: 6000 files in one transaction with
+	 * 64 nodes of cache; once aborted (nothing of it visible, the checker
+	 * clean), once committed (all there) */
+	r4_close(db);
+	db = NULL;
+	struct r4_open_opts tiny = {.rw = true, .cache_nodes = 64};
+	CHECK_RC(r4_open(img, &tiny, &db));
+	if (!db)
+		return T_DONE();
+	uint64_t free3 = bfree(db);
+	for (int pass = 0; pass < 2; pass++) {
+		size_t dpeak = 0;
+		char name[64];
+
+		CHECK_RC(r4_begin(db));
+		CHECK_RC(r4_mkdir(db, "/many", 0755, 0, 0));
+		for (unsigned i = 0; i < 6000; i++) {
+			snprintf(name, sizeof(name), "/many/file-%05u", i);
+			CHECK_RC(r4_create(db, name, 0644, 0, 0));
+			CHECK_RC(r4_write(db, name, 0, name, strlen(name)));
+			dpeak = db->cache.ndirty > dpeak ? db->cache.ndirty : dpeak;
+		}
+		CHECK(db->flushed_early > 0);
+		CHECK(dpeak <= 64 + 8);
+		printf("6000 files in one transaction, 64 nodes of cache: peak %zu dirty nodes, "
+		       "%llu written early (%s)\n", dpeak, (unsigned long long)db->flushed_early,
+		       pass ? "committed" : "aborted");
+		if (pass == 0) {
+			r4_abort(db);
+			struct r4_stat st;
+			CHECK_EQ(r4_stat(db, "/many", &st), -ENOENT);
+			CHECK_EQ(bfree(db), free3);
+		} else {
+			CHECK_RC(r4_commit(db));
+		}
+		struct r4_check_result res;
+		CHECK_RC(r4_check(db, NULL, &res));
+		CHECK_EQ(res.problems, 0);
+	}
+	r4_close(db);
+	db = NULL;
+	CHECK_RC(r4_open(img, &oo, &db));
+	if (!db)
+		return T_DONE();
+	bool all = true;
+	for (unsigned i = 0; i < 6000 && all; i++) {
+		char name[64];
+
+		snprintf(name, sizeof(name), "/many/file-%05u", i);
+		all = !r4_read(db, name, 0, got, sizeof(got), &n) && n == strlen(name) &&
+		      !memcmp(got, name, n);
+	}
+	CHECK(all);
+
 	/* and everything reads back */
 	CHECK_RC(r4_read(db, "/b", 35 * sizeof(chunk), got, sizeof(got), &n));
 	CHECK(n == sizeof(got) && !memcmp(got, chunk, n));
