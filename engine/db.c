@@ -308,6 +308,7 @@ int r4_begin(r4_db *db)
 	}
 	db->in_txn = true;
 	db->txn_err = 0;
+	db->bfree_planned = 0;
 	db->saved_root = db->root;
 	db->saved_height = db->height;
 	db->saved_next_oid = db->next_oid;
@@ -332,6 +333,7 @@ void r4_abort(r4_db *db)
 	r4_cache_drop_if(db, written_early, db);	/* before the allocator forgets */
 	r4_page_discard(db);
 	r4_alloc_abort(db->alloc);
+	db->unsettled.handed = false;	/* the abort took the deferred frees back */
 	db->root = db->saved_root;
 	db->height = db->saved_height;
 	db->next_oid = db->saved_next_oid;
@@ -425,9 +427,13 @@ int r4_commit(r4_db *db)
 		db->in_txn = false;
 		return 0;
 	}
+	struct r4_statfs sf;
+
+	r4_statfs(db, &sf);
 	if ((rc = plan_commit(db, &p))) {
 		r4_plan_fini(&p);
 		db->txn_err = rc;
+		db->bfree_planned = sf.bfree;	/* not the half-planned counts */
 		return rc;
 	}
 	if ((rc = r4_jnl_write(db, &p))) {
@@ -492,7 +498,7 @@ int r4_info(r4_db *db, struct r4_info *out)
 	memset(out, 0, sizeof(*out));
 	out->blocksize = db->bs;
 	out->block_count = db->block_count;
-	out->free_blocks = r4_alloc_free_count(db->alloc) + db->unsettled.n;
+	out->free_blocks = r4_alloc_free_count(db->alloc) + r4_jnl_held(db);
 	out->root = db->root;
 	out->next_oid = db->next_oid;
 	out->file_count = db->file_count;

@@ -75,6 +75,7 @@ struct r4_db {
 	/* transaction */
 	bool in_txn;
 	int txn_err;		/* sticky: first failure after a change */
+	uint64_t bfree_planned;	/* r4_statfs's bfree when a failed commit began planning */
 	uint64_t saved_root, saved_next_oid, saved_file_count;
 	unsigned saved_height;
 	int64_t clock_override;	/* tests: fixed time when >= 0 */

@@ -286,9 +286,11 @@ int r4_statfs(r4_db *db, struct r4_statfs *out)
 	out->bsize = db->bs;
 	out->blocks = db->block_count;
 	/* the last commit's log blocks are free on disk, used until settled */
-	uint64_t f = r4_alloc_free_count(db->alloc) + db->unsettled.n;
+	uint64_t f = r4_alloc_free_count(db->alloc) + r4_jnl_held(db);
 
 	out->bfree = f > db->fake_data ? f - db->fake_data : 0;	/* new data counts at once */
+	if (db->in_txn && db->txn_err && db->bfree_planned)	/* a commit failed half-way */
+		out->bfree = db->bfree_planned;
 	out->files = db->file_count;
 	out->ffree = out->bfree;	/* an object needs no preallocated slot */
 	out->namemax = R4_NAME_MAX;

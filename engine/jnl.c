@@ -347,6 +347,12 @@ void r4_jnl_hand_over(struct r4_db *db)
 {
 	for (size_t i = 0; i < db->unsettled.n; i++)
 		r4_alloc_free(db->alloc, db->unsettled.blk[i], 1);
+	db->unsettled.handed = db->unsettled.n > 0;
+}
+
+size_t r4_jnl_held(const struct r4_db *db)
+{
+	return db->unsettled.handed ? 0 : db->unsettled.n;
 }
 
 int r4_jnl_settle(struct r4_db *db)

@@ -51,6 +51,7 @@ struct r4_unsettled {
 	struct r4_jcounters cnt;
 	uint64_t *blk;		/* its log blocks: wandered copies and records */
 	size_t n;
+	bool handed;		/* deferred-freed in the running transaction */
 };
 
 struct r4_plan {
@@ -86,6 +87,9 @@ void r4_jnl_release(struct r4_db *db, struct r4_plan *p);
 /* Defer-free the unsettled transaction's log blocks in the running one:
  * they stay used until it commits, which writes the footer. */
 void r4_jnl_hand_over(struct r4_db *db);
+/* Log blocks of the unsettled transaction the allocator counts as used
+ * (free on disk: statfs counts them free). */
+size_t r4_jnl_held(const struct r4_db *db);
 /* Outside a transaction: sync, write the unsettled transaction's footer,
  * sync, free its log blocks.  0 when there is none. */
 int r4_jnl_settle(struct r4_db *db);
