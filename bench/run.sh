@@ -16,16 +16,48 @@
 #     unallocated, see README.md);
 #   - fsck.reiser4 --check on every image afterwards.
 #
+# wa (bench/wa.c; issue 3 item 9): write amplification, bytes written to
+# the image (wchar of /proc/self/io) / bytes of user data:
+#   - new files on a fresh image (default 1024 files of 1 MiB, commit every
+#     64 files);
+#   - 1 GiB of random aligned 4 KiB overwrites, 256 per transaction, into
+#     a file of 64, 256 and 1024 MiB written and committed before; the
+#     content is compared with a model after a reopen.  Peer: the same
+#     writes with fsync per 256 on ext4 data=journal (a loop device; its
+#     sectors written), when this runs as root and the mount works;
+#   - fsck.reiser4 --check on every image.
+# commit (bench/commit.c): durable commits per second of a two-record
+# update (two 100-byte files in r4, two rows in SQLite WAL with
+# synchronous=FULL), side by side, with syncs and bytes per commit.
+#
 # Environment: R4_BENCH_SMALL (file counts, default "10000 200000"),
 # R4_BENCH_BIG_MIB (default 1024, 0 = skip), R4_BENCH_REPS (runs of each
-# workload, default 3; the table shows the run with the median write time).
-# Images live in a temporary directory under /tmp, removed at the end.
+# workload, default 3; the table shows the run with the median write time),
+# R4_BENCH_SCALE=0 skips all of scale.  R4_BENCH_WA=0 skips wa;
+# R4_BENCH_WA_NEW ("NFILES FILE_MIB FILES_PER_TXN", default "1024 1 64",
+# "" = skip), R4_BENCH_WA_FILES (file sizes in MiB, default "64 256 1024",
+# "" = skip), R4_BENCH_WA_MIB (MiB of overwrites, default 1024), R4_SEED
+# (default: the clock; printed), R4_BENCH_EXT4=0 skips the ext4 peer.
+# R4_BENCH_COMMIT=0 skips commit; R4_BENCH_COMMITS (default 2000).
+# Images live in a temporary directory under R4_BENCH_DIR (default /tmp),
+# removed at the end.  Just the issue 3 parts:
+#   R4_BENCH_SCALE=0 bash bench/run.sh
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 SMALL=${R4_BENCH_SMALL:-10000 200000}
 BIG_MIB=${R4_BENCH_BIG_MIB:-1024}
 REPS=${R4_BENCH_REPS:-3}
+SCALE=${R4_BENCH_SCALE:-1}
+WA=${R4_BENCH_WA:-1}
+WA_NEW=${R4_BENCH_WA_NEW-1024 1 64}
+WA_FILES=${R4_BENCH_WA_FILES-64 256 1024}
+WA_MIB=${R4_BENCH_WA_MIB:-1024}
+SEED=${R4_SEED:-$(date +%s)}
+EXT4=${R4_BENCH_EXT4:-1}
+COMMIT=${R4_BENCH_COMMIT:-1}
+COMMITS=${R4_BENCH_COMMITS:-2000}
+BDIR=${R4_BENCH_DIR:-/tmp}
 CC=${CC:-cc}
 B=build/bench
 
@@ -43,10 +75,37 @@ else
 	echo "bench: libreiser4-dev or mkfs.reiser4 missing: no peer columns (scripts/deps.sh installs them)"
 	PEER=0
 fi
+# wa and commit count the engine's pwrite and fdatasync calls through
+# link-time wrappers (bench/iocount.h).
+WRAP="-Wl,--wrap=pwrite -Wl,--wrap=fdatasync"
+# shellcheck disable=SC2086 # UUID_LIBS and WRAP are lists of flags
+$CC -std=c11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -Iengine bench/wa.c build/libr4engine.a \
+	$UUID_LIBS $WRAP -o "$B/wa"
+if ((COMMIT)); then
+	if pkg-config --exists sqlite3 2>/dev/null || [[ -f /usr/include/sqlite3.h ]]; then
+		SQLITE_LIBS=$(pkg-config --libs sqlite3 2>/dev/null || echo -lsqlite3)
+		# shellcheck disable=SC2086
+		$CC -std=c11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -Iengine bench/commit.c \
+			build/libr4engine.a $UUID_LIBS $SQLITE_LIBS $WRAP -o "$B/commit"
+	else
+		echo "bench: libsqlite3-dev missing: no commit benchmark (scripts/deps.sh installs it)"
+		COMMIT=0
+	fi
+fi
 FSCK=$(command -v fsck.reiser4 || true)
 
-TMP=$(mktemp -d /tmp/r4bench.XXXXXX)
-trap 'rm -rf "$TMP"' EXIT
+TMP=$(mktemp -d "$BDIR/r4bench.XXXXXX")
+MNT=$TMP/mnt
+LOOP=
+# shellcheck disable=SC2317 # run by the trap
+cleanup() {
+	if [[ -n $LOOP ]]; then
+		mountpoint -q "$MNT" && { umount "$MNT" || umount -l "$MNT"; }
+		losetup -d "$LOOP"
+	fi
+	rm -rf --one-file-system "$TMP"
+}
+trap cleanup EXIT
 LOG=$TMP/log
 : >"$LOG"
 status=0
@@ -82,33 +141,35 @@ run() {
 	printf '%s\n' "$out" | sed "s/^/$tag /" >>"$LOG"
 }
 
-for rep in $(seq 1 "$REPS"); do
-	for n in $SMALL; do
-		img=$TMP/r4-$n.img
-		run "r4 small $n $rep" "$B/scale" small "$img" "$n"
-		[[ $rep == 1 ]] && fsck_image "$img" "r4-small-$n"
-		rm -f "$img"
-		if ((PEER)); then
-			img=$TMP/peer-$n.img
-			truncate -s $((256 * 1024 * 1024 + n * 4096)) "$img"
-			mkfs.reiser4 -y -f -o create=reg40 "$img" >/dev/null 2>&1
-			run "peer small $n $rep" "$B/scale_peer" small "$img" "$n"
-			[[ $rep == 1 ]] && fsck_image "$img" "peer-small-$n"
+# ---- scale ----
+if ((SCALE)); then
+	for rep in $(seq 1 "$REPS"); do
+		for n in $SMALL; do
+			img=$TMP/r4-$n.img
+			run "r4 small $n $rep" "$B/scale" small "$img" "$n"
+			[[ $rep == 1 ]] && fsck_image "$img" "r4-small-$n"
+			rm -f "$img"
+			if ((PEER)); then
+				img=$TMP/peer-$n.img
+				truncate -s $((256 * 1024 * 1024 + n * 4096)) "$img"
+				mkfs.reiser4 -y -f -o create=reg40 "$img" >/dev/null 2>&1
+				run "peer small $n $rep" "$B/scale_peer" small "$img" "$n"
+				[[ $rep == 1 ]] && fsck_image "$img" "peer-small-$n"
+				rm -f "$img"
+			fi
+		done
+		if ((BIG_MIB > 0)); then
+			img=$TMP/r4-big.img
+			run "r4 big $BIG_MIB $rep" "$B/scale" big "$img" "$BIG_MIB"
+			[[ $rep == 1 ]] && fsck_image "$img" "r4-big-$BIG_MIB"
 			rm -f "$img"
 		fi
 	done
-	if ((BIG_MIB > 0)); then
-		img=$TMP/r4-big.img
-		run "r4 big $BIG_MIB $rep" "$B/scale" big "$img" "$BIG_MIB"
-		[[ $rep == 1 ]] && fsck_image "$img" "r4-big-$BIG_MIB"
-		rm -f "$img"
-	fi
-done
 
-# The table: per workload and implementation, the run with the median
-# write time; ratios are r4 / peer (time: > 1 means r4 is slower; space:
-# > 1 means r4 uses more).
-awk -v reps="$REPS" '
+	# The table: per workload and implementation, the run with the median
+	# write time; ratios are r4 / peer (time: > 1 means r4 is slower; space:
+	# > 1 means r4 uses more).
+	awk -v reps="$REPS" '
 function kv(s, k,   m) { return match(s, " " k "=[^ ]*") ? substr(s, RSTART + length(k) + 2, RLENGTH - length(k) - 2) : "" }
 /^fsck / { fsck[$2] = $3; next }
 {
@@ -164,4 +225,178 @@ END {
 	for (i = 1; i <= nk; i++) { s = data[order[i], pick[order[i]]]; gsub(/\n/, "\n  ", s); printf "%s", s }
 	printf "\n"
 }' "$LOG"
+fi
+
+# ---- wa and commit (issue 3 item 9) ----
+: >"$LOG"
+if ((WA || COMMIT)) && ! git diff --quiet HEAD -- engine 2>/dev/null; then
+	echo "bench: engine/ differs from HEAD: diff sha1 $(git diff HEAD -- engine | sha1sum | cut -c1-12)"
+fi
+
+# ext4_probe: can this run mount ext4 data=journal on a loop device?
+ext4_probe() {
+	local why='' img=$TMP/probe.img
+	if [[ $(id -u) != 0 ]]; then
+		why="not root"
+	elif ! command -v mke2fs >/dev/null || ! command -v losetup >/dev/null; then
+		why="mke2fs or losetup missing"
+	else
+		truncate -s 64M "$img"
+		mkdir -p "$MNT"
+		if ! mke2fs -q -t ext4 -F "$img" >/dev/null 2>&1 || ! LOOP=$(losetup -f --show "$img" 2>/dev/null); then
+			why="mke2fs or losetup failed"
+		elif ! mount -o data=journal "$LOOP" "$MNT" 2>/dev/null; then
+			why="mount -o data=journal failed"
+		fi
+		mountpoint -q "$MNT" && umount "$MNT"
+		[[ -n $LOOP ]] && losetup -d "$LOOP"
+		LOOP=
+		rm -f "$img"
+	fi
+	if [[ -n $why ]]; then
+		echo "bench: ext4 data=journal peer skipped ($why)"
+		echo "note ext4-skipped $why" >>"$LOG"
+		return 1
+	fi
+}
+
+# sectors_written: of the loop device, from /sys/block/*/stat (512-byte units).
+sectors_written() { awk '{ print $7 }' "/sys/block/${LOOP#/dev/}/stat"; }
+
+# ext4_over MIB: wa's overwrite workload on ext4 data=journal (a 4 GiB
+# image, mke2fs defaults: 64 MiB journal); bytes written are the loop
+# device's sectors written from after the mount to after the umount (so
+# the checkpoint of the journal is in), the file filled and synced before.
+ext4_over() {
+	local mib=$1 img=$TMP/ext4.img s0 s1 jmib opts=data=journal,noatime,noinit_itable
+	rm -f "$img"
+	truncate -s 4G "$img"
+	if ! mke2fs -q -t ext4 -F "$img" >/dev/null 2>&1 || ! LOOP=$(losetup -f --show "$img") ||
+		! mount -o "$opts" "$LOOP" "$MNT"; then
+		echo "bench: ext4 $mib: mke2fs, losetup or mount failed"
+		status=1
+		return
+	fi
+	jmib=$(dumpe2fs -h "$LOOP" 2>/dev/null | awk '/^Total journal size:/ { print $4 + 0 }')
+	run "ext4 wa-fill $mib" "$B/wa" posix-fill "$MNT/f" "$mib"
+	umount "$MNT"
+	mount -o "$opts" "$LOOP" "$MNT"
+	s0=$(sectors_written)
+	run "ext4 wa-over $mib" "$B/wa" posix-over "$MNT/f" "$mib" "$WA_MIB" "$SEED"
+	umount "$MNT"
+	s1=$(sectors_written)
+	echo "ext4 wa-over $mib phase=wa-over-ext4 file_mib=$mib journal_mib=${jmib:-?}" \
+		"bytes_user=$((WA_MIB * 1048576)) bytes_written=$(((s1 - s0) * 512))" \
+		"wa=$(awk -v w=$(((s1 - s0) * 512)) -v u=$((WA_MIB * 1048576)) 'BEGIN { printf "%.3f", w / u }')" \
+		>>"$LOG"
+	mount -o ro,noatime "$LOOP" "$MNT"
+	run "ext4 wa-verify $mib" "$B/wa" posix-verify "$MNT/f" "$mib" "$WA_MIB" "$SEED"
+	umount "$MNT"
+	losetup -d "$LOOP"
+	LOOP=
+	rm -f "$img"
+}
+
+if ((WA)); then
+	echo "bench: wa seed=$SEED"
+	if [[ -n $WA_NEW ]]; then
+		read -r nf fm pt <<<"$WA_NEW"
+		img=$TMP/wa-new.img
+		run "r4 wa-new $nf" "$B/wa" new "$img" "$nf" "$fm" "$pt"
+		[[ -f $img ]] && fsck_image "$img" "r4-wa-new"
+		rm -f "$img"
+	fi
+	ext4_ok=0
+	if ((EXT4)) && [[ -n $WA_FILES ]] && ext4_probe; then
+		ext4_ok=1
+	fi
+	for mib in $WA_FILES; do
+		img=$TMP/wa-over-$mib.img
+		run "r4 wa-over $mib" "$B/wa" over "$img" "$mib" "$WA_MIB" "$SEED"
+		[[ -f $img ]] && fsck_image "$img" "r4-wa-over-$mib"
+		rm -f "$img"
+		if ((ext4_ok)); then
+			ext4_over "$mib"
+		fi
+	done
+fi
+if ((COMMIT)); then
+	run "both commit $COMMITS" "$B/commit" "$TMP" "$COMMITS"
+	[[ -f $TMP/commit.img ]] && fsck_image "$TMP/commit.img" "r4-commit"
+	rm -f "$TMP"/commit.*
+fi
+
+# The table: WA = bytes written / user bytes (r4: wchar; ext4: loop
+# device sectors); ratios r4 / peer (WA > 1: r4 writes more; commits/s
+# > 1: r4 commits faster).
+if [[ -s $LOG ]]; then
+	awk '
+function kv(s, k,   m) { return match(s, " " k "=[^ ]*") ? substr(s, RSTART + length(k) + 2, RLENGTH - length(k) - 2) : "" }
+function get(tag, phase, k) { return ((tag, phase) in line) ? kv(line[tag, phase], k) : "" }
+function fs(t) { return (t in fsck) ? fsck[t] : "-" }
+/^fsck / { fsck[$2] = $3; next }
+/^note / { note = note "\n  " substr($0, 6); next }
+{
+	tag = $1 " " $2 " " $3; ph = kv($0, "phase")
+	if (ph != "") line[tag, ph] = $0
+	if (!(tag in seen)) { seen[tag] = 1; order[++nt] = tag }
+	raw = raw "\n  " $0
+}
+END {
+	printf "\nwrite amplification: bytes written to the image / bytes of user data\n"
+	printf "%-40s %-5s %7s %9s %8s %9s %8s %14s\n", "workload", "impl", "WA", "syncs/txn", "secs", "MiB/s",
+	       "content", "fsck"
+	for (i = 1; i <= nt; i++) {
+		tag = order[i]; split(tag, p, " ")
+		if (p[2] == "wa-new") {
+			l = line[tag, "wa-new"]
+			name = kv(l, "files") " new files x " kv(l, "file_mib") " MiB, " kv(l, "files_per_txn") "/txn"
+			if (l == "") { printf "%-40s %-5s FAILED (see above)\n", "new files", "r4"; continue }
+			printf "%-40s %-5s %7.3f %9.2f %8.2f %9.1f %8s %14s\n", name, "r4", kv(l, "wa"),
+			       kv(l, "syncs_per_txn"), kv(l, "secs"), kv(l, "rate"),
+			       ((tag, "wa-new-verify") in line) ? "ok" : "FAILED", fs("r4-wa-new")
+		} else if (p[2] == "wa-over" && p[1] == "r4") {
+			mib = p[3]; l = line[tag, "wa-over"]
+			name = kv(l, "over_mib") " MiB of 4K overwrites, " mib " MiB file"
+			if (l == "") { printf "%-40s %-5s FAILED (see above)\n", mib " MiB file", "r4"; continue }
+			printf "%-40s %-5s %7.3f %9.2f %8.2f %9.1f %8s %14s\n", name, "r4", kv(l, "wa"),
+			       kv(l, "syncs_per_txn"), kv(l, "secs"), kv(l, "rate"),
+			       ((tag, "wa-over-verify") in line) ? "ok" : "FAILED", fs("r4-wa-over-" mib)
+			r4wa[mib] = kv(l, "wa"); overs[++no] = mib
+			e = line["ext4 wa-over " mib, "wa-over-ext4"]; ep = line["ext4 wa-over " mib, "wa-over-posix"]
+			if (e != "" && ep != "") {
+				printf "%-40s %-5s %7.3f %9s %8.2f %9.1f %8s %14s\n", "  (journal " kv(e, "journal_mib") " MiB)",
+				       "ext4", kv(e, "wa"), "1 fsync", kv(ep, "secs"), kv(ep, "rate"),
+				       (("ext4 wa-verify " mib, "wa-over-posix-verify") in line) ? "ok" : "FAILED", "-"
+				e4wa[mib] = kv(e, "wa")
+			}
+		}
+	}
+	for (k = 1; k <= no; k++) {
+		mib = overs[k]
+		if (k == 1) printf "\nratios r4 / ext4 data=journal, overwrites (WA; target r4 <= 1.5):\n"
+		if (mib in e4wa) printf "  %s MiB file: WA %.3f / %.3f = %.2f\n", mib, r4wa[mib], e4wa[mib], r4wa[mib] / e4wa[mib]
+		else printf "  %s MiB file: WA %.3f (no ext4 peer run; the issue cites 2.0 for data=journal)\n", mib, r4wa[mib]
+	}
+	for (i = 1; i <= nt; i++) {
+		tag = order[i]; split(tag, p, " ")
+		if (p[2] != "commit") continue
+		r = line[tag, "commit-r4"]; q = line[tag, "commit-sqlite"]
+		printf "\ndurable commits/s, two 100-byte records per transaction, %s commits:\n", p[3]
+		printf "  %-28s %12s %12s %12s %14s\n", "impl", "commits/s", "syncs/commit", "bytes/commit", "check"
+		if (r != "") printf "  %-28s %12.0f %12.2f %12.0f %14s\n", "r4 (2 files)", kv(r, "rate"), kv(r, "syncs_per_commit"),
+		       kv(r, "bytes_per_commit"), fs("r4-commit")
+		else printf "  r4: FAILED (see above)\n"
+		if (q != "") printf "  %-28s %12.0f %12.2f %12.0f %14s\n", "sqlite WAL sync=FULL (2 rows)", kv(q, "rate"),
+		       kv(q, "syncs_per_commit"), kv(q, "bytes_per_commit"), "integrity ok"
+		else if (r != "") printf "  sqlite: FAILED (see above)\n"
+		if (r != "" && q != "")
+			printf "  ratio r4 / sqlite: commits/s %.2f, syncs/commit %.2f, bytes/commit %.2f\n",
+			       kv(r, "rate") / kv(q, "rate"), kv(r, "syncs_per_commit") / kv(q, "syncs_per_commit"),
+			       kv(r, "bytes_per_commit") / kv(q, "bytes_per_commit")
+	}
+	if (note != "") printf "\nnotes:%s\n", note
+	printf "\nraw lines:%s\n", raw
+}' "$LOG"
+fi
 exit $status

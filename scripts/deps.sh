@@ -28,6 +28,7 @@ libreiser4-dev    file:/usr/include/reiser4/libreiser4.h
 clang             cmd:clang
 libclang-rt-14-dev pkg:libclang-rt-14-dev
 sqlite3           cmd:sqlite3
+libsqlite3-dev    pc:sqlite3
 e2fsprogs         cmd:mke2fs
 fuse2fs           cmd:fuse2fs
 liblzo2-dev       pc:lzo2
