@@ -335,14 +335,6 @@ int r4_jnl_play(struct r4_db *db, struct r4_plan *p)
 	return write_set(db, &p->over, false);
 }
 
-void r4_jnl_release(struct r4_db *db, struct r4_plan *p)
-{
-	for (size_t i = 0; i < p->over.n; i++)
-		r4_alloc_release(db->alloc, p->over.v[i].wand, 1);
-	for (size_t i = 0; i < p->nrec; i++)
-		r4_alloc_release(db->alloc, p->rec[i], 1);
-}
-
 void r4_jnl_hand_over(struct r4_db *db)
 {
 	for (size_t i = 0; i < db->unsettled.n; i++)

@@ -82,8 +82,6 @@ int r4_jnl_write(struct r4_db *db, struct r4_plan *p);
 /* The over set in place (no sync); p becomes db's unsettled transaction
  * and keeps its log blocks. */
 int r4_jnl_play(struct r4_db *db, struct r4_plan *p);
-/* Give back the wandered copies and records of a plan never written. */
-void r4_jnl_release(struct r4_db *db, struct r4_plan *p);
 /* Defer-free the unsettled transaction's log blocks in the running one:
  * they stay used until it commits, which writes the footer. */
 void r4_jnl_hand_over(struct r4_db *db);

@@ -870,14 +870,16 @@ int r4_tree_flush_early(struct r4_db *db)
 	r4_node **v = NULL;
 	int rc = 0;
 
-	if (!(v = r4_malloc((c->ndirty + 1) * sizeof(*v))))
+	size_t cap = c->ndirty + 1;	/* per level; any more stay dirty */
+
+	if (!(v = r4_malloc(cap * sizeof(*v))))
 		return -ENOMEM;
 	for (unsigned level = R4_LEVEL_LEAF; level < db->height && !rc; level++) {
 		size_t n = 0, k = 0;
 
 		for (r4_node *d = c->dirty.next; d != &c->dirty; d = d->next)
 			if (r4_node_level(d->data) == level && !d->refs && d->blk != db->root &&
-			    n <= c->ndirty)
+			    n < cap)
 				v[n++] = d;
 		for (size_t i = 0; i < n && !rc; i++) {
 			r4_node *x = v[i];
