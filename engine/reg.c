@@ -798,19 +798,25 @@ static int relocate_unit(struct placing *pl, struct map *out, const struct r4_ex
 	return 0;
 }
 
+/* Overwritten blocks an allocated unit holds. */
+static size_t unit_over(const struct placing *pl, const struct r4_extent *u)
+{
+	size_t j = over_at(pl, u->ex_start), k = j;
+
+	if (u->ex_start <= R4_EXTENT_UNALLOC || is_fake_data(u->ex_start))
+		return 0;
+	while (k < pl->nover && pl->over[k] < u->ex_start + u->ex_width)
+		k++;
+	return k - j;
+}
+
 /* Overwritten blocks an item's units hold. */
 static size_t item_over(const struct placing *pl, const struct map *m)
 {
 	size_t k = 0;
 
-	for (size_t i = 0; i < m->n; i++) {
-		const struct r4_extent *u = &m->e[i];
-
-		if (u->ex_start > R4_EXTENT_UNALLOC && !is_fake_data(u->ex_start))
-			for (size_t j = over_at(pl, u->ex_start);
-			     j < pl->nover && pl->over[j] < u->ex_start + u->ex_width; j++)
-				k++;
-	}
+	for (size_t i = 0; i < m->n; i++)
+		k += unit_over(pl, &m->e[i]);
 	return k;
 }
 
@@ -894,9 +900,7 @@ static int place_file(struct placing *pl, const r4_key *sdkey)
 			if (is_fake_data(u->ex_start)) {
 				rc = move_run(pl, &out, u->ex_start, u->ex_width, false);
 				changed = true;
-			} else if (u->ex_start > R4_EXTENT_UNALLOC && reloc &&
-				   over_at(pl, u->ex_start) < pl->nover &&
-				   pl->over[over_at(pl, u->ex_start)] < u->ex_start + u->ex_width) {
+			} else if (reloc && unit_over(pl, u)) {
 				rc = relocate_unit(pl, &out, u);
 				changed = true;
 			} else {

@@ -809,6 +809,21 @@ int r4_tree_squeeze(struct r4_db *db)
  * commit.  Skipped when free space is short: a move needs a block before
  * its old one comes back.
  */
+/* Index of the pointer to blk in up, or -1. */
+static int ptr_pos(const struct r4_db *db, const r4_node *up, uint64_t blk)
+{
+	for (unsigned i = 0; up && i < r4_node_nr(up->data); i++)
+		if (r4_node_item_pid(up->data, db->bs, i) == R4_IPID_NODEPTR &&
+		    child_of(db, up, i) == blk)
+			return (int)i;
+	return -1;
+}
+
+static void set_ptr(const struct r4_db *db, r4_node *up, unsigned pos, uint64_t blk)
+{
+	r4_le64_put(up->data + r4_node_item_off(up->data, db->bs, pos), blk);
+}
+
 struct moving {
 	r4_node *n, *up;	/* up: the parent (NULL for the root) */
 	unsigned level, pos;	/* pos: the pointer's index in up */
@@ -863,6 +878,21 @@ static int find_up(struct r4_db *db, r4_node *n, struct moving *m)
  * before is rewritten where it is.  Between operations only: no path may
  * be held.  Out of space, it stops: memory grows, nothing breaks.
  */
+/* Add dirty node n (with its parent) to v, growing it. */
+static int join(struct r4_db *db, struct moving **v, size_t *n, size_t *cap, r4_node *x)
+{
+	if (*n == *cap) {
+		size_t nc = *cap ? *cap * 2 : 64;
+		struct moving *nv = r4_realloc(*v, nc * sizeof(*nv));
+
+		if (!nv)
+			return -ENOMEM;
+		*v = nv;
+		*cap = nc;
+	}
+	return find_up(db, x, &(*v)[(*n)++]);
+}
+
 int r4_tree_flush_early(struct r4_db *db)
 {
 	struct r4_cache *c = &db->cache;
@@ -890,19 +920,15 @@ int r4_tree_flush_early(struct r4_db *db)
 				struct moving m = {0};
 
 				if (fake) {
+					int pos = ptr_pos(db, x->parent, blk);
+
+					if (pos < 0)
+						continue;	/* its parent is not known: stays */
 					m.up = x->parent;
-					for (unsigned j = 0; m.up && j < r4_node_nr(m.up->data); j++)
-						if (r4_node_item_pid(m.up->data, db->bs, j) ==
-							    R4_IPID_NODEPTR &&
-						    child_of(db, m.up, j) == blk) {
-							m.pos = j;
-							goto found;
-						}
-					continue;	/* its parent is not known: stays */
+					m.pos = (unsigned)pos;
 				} else if ((rc = find_up(db, x, &m)) || !m.up) {
 					continue;
 				}
-found:
 				if (r4_alloc_alloc_high(db->alloc, 1, &nb, &got)) {
 					if (!fake)
 						r4_node_put(db, m.up);
@@ -910,7 +936,7 @@ found:
 					break;
 				}
 				r4_node_dirty(db, m.up);
-				r4_le64_put(m.up->data + r4_node_item_off(m.up->data, db->bs, m.pos), nb);
+				set_ptr(db, m.up, m.pos, nb);
 				x->parent = m.up;
 				if (!fake) {
 					r4_alloc_free(db->alloc, blk, 1);
@@ -945,19 +971,7 @@ int r4_tree_relocate(struct r4_db *db)
 	for (r4_node *d = c->dirty.next; d != &c->dirty && !rc; d = d->next) {
 		if (r4_blk_is_fake(d->blk) || !r4_alloc_is_committed(db->alloc, d->blk))
 			continue;	/* new, or written early: not in the committed tree */
-		if (n == cap) {
-			size_t nc = cap ? cap * 2 : 64;
-			struct moving *nv = r4_realloc(v, nc * sizeof(*nv));
-
-			if (!nv) {
-				rc = -ENOMEM;
-				break;
-			}
-			v = nv;
-			cap = nc;
-		}
-		rc = find_up(db, d, &v[n]);
-		n++;
+		rc = join(db, &v, &n, &cap, d);
 	}
 	if (rc || !n)
 		goto out;
@@ -974,21 +988,7 @@ int r4_tree_relocate(struct r4_db *db)
 				r4_node *up = v[i].up;
 
 				r4_node_dirty(db, up);
-				/* the parent joins; grow v for it (pointers into v stay
-				 * valid: nothing below keeps one) */
-				if (n == cap) {
-					size_t nc = cap * 2;
-					struct moving *nv = r4_realloc(v, nc * sizeof(*nv));
-
-					if (!nv) {
-						rc = -ENOMEM;
-						break;
-					}
-					v = nv;
-					cap = nc;
-				}
-				rc = find_up(db, up, &v[n]);
-				n++;
+				rc = join(db, &v, &n, &cap, up);	/* the parent joins */
 			}
 			i = j;
 		}
@@ -1004,8 +1004,7 @@ int r4_tree_relocate(struct r4_db *db)
 		if (m->up ? !m->up->dirty : old != db->root)
 			continue;
 		if (m->up) {
-			r4_le64_put(m->up->data + r4_node_item_off(m->up->data, db->bs, m->pos),
-				    fake);
+			set_ptr(db, m->up, m->pos, fake);
 			m->n->parent = m->up;
 		} else {
 			db->root = fake;
@@ -1054,13 +1053,12 @@ static int repoint(struct r4_db *db, r4_node *n, uint64_t blk)
 	}
 	if (!up)
 		return R4_CORRUPT(&db->lg, blk, "new node without a parent");
-	for (unsigned i = 0; i < r4_node_nr(up->data); i++)
-		if (r4_node_item_pid(up->data, db->bs, i) == R4_IPID_NODEPTR &&
-		    child_of(db, up, i) == n->blk) {
-			r4_le64_put(up->data + r4_node_item_off(up->data, db->bs, i), blk);
-			return 0;
-		}
-	return R4_CORRUPT(&db->lg, blk, "new node's parent does not point to it");
+	int pos = ptr_pos(db, up, n->blk);
+
+	if (pos < 0)
+		return R4_CORRUPT(&db->lg, blk, "new node's parent does not point to it");
+	set_ptr(db, up, (unsigned)pos, blk);
+	return 0;
 }
 
 int r4_tree_place(struct r4_db *db)
