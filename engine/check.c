@@ -71,6 +71,10 @@ enum {					/* struct cobj flags */
 	F_FIX_NLINK = 1 << 12,		/* repairs to make */
 	F_FIX_SIZE = 1 << 13,
 	F_FIX_BYTES = 1 << 14,
+	F_FIX_DOT = 1 << 15,		/* directory: add or retarget "." */
+	F_FIX_DOTDOT = 1 << 16,		/* directory: add or retarget ".." to its parent */
+	F_FIX_LINK = 1 << 17,		/* orphan: give it a name in /lost+found */
+	F_FIX_UNNAME = 1 << 18,		/* no stat data: remove the entries naming it */
 };
 
 #define NO_OID UINT64_MAX
@@ -81,7 +85,7 @@ struct cobj {
 	uint64_t el0, el1;		/* stat-data key: el0 (locality, type), el1 (ordering) */
 	uint64_t sd_blk;		/* leaf holding the stat data */
 	uint64_t parent;		/* directory of the first entry naming it, 0 none */
-	uint64_t dotdot;		/* directory: what its ".." names */
+	uint64_t dot, dotdot;		/* directory: what its "." and ".." name */
 	uint64_t size, bytes;		/* as stored */
 	uint64_t nent, cde_bytes;	/* directory: entries, sum of (cde item length - 2) */
 	uint64_t body_end, body_bytes;	/* file: end of the last body item, tails + blocks */
@@ -120,6 +124,9 @@ struct chk {
 	struct range *ranges;		/* bitmap repairs */
 	size_t nranges, capranges;
 	bool fix_free, fix_oid, fix_files;
+	bool fix_names;			/* some F_FIX_UNNAME: directories to rescan */
+	enum { LF_UNKNOWN, LF_HAVE, LF_MAKE, LF_NONE } lf;	/* /lost+found for orphans */
+	uint64_t lf_oid;
 
 	struct r4_logger lg;		/* captures rejections of the codecs */
 	char why[512];
@@ -568,10 +575,8 @@ static int entry(struct chk *c, uint64_t blk, struct cobj *d, const struct r4_di
 	d = obj_find(c, doid);		/* obj_get may have moved the table */
 	c->res->entries++;
 	if (is_dot(&e->de_key)) {
-		if (toid != doid)
-			problem(c, R4_CK_NAME_DOT, w, false, "'.' of directory %llu names object %llu",
-				(unsigned long long)doid, (unsigned long long)toid);
 		d->flags |= F_DOT;
+		d->dot = toid;
 		return 0;
 	}
 	if (len == 2 && !memcmp(name, "..", 2)) {
@@ -1067,30 +1072,81 @@ static struct where at_obj(struct chk *c, const struct cobj *r)
 			      .path = path_of(c, r->oid, NULL)};
 }
 
+/* Can orphans be given a name?  /lost+found must be a sound directory,
+ * or absent (then the repair makes it). */
+static bool lost_found(struct chk *c)
+{
+	struct r4_inode root;
+	struct cobj *t;
+	r4_key rk, k;
+	int rc;
+
+	if (c->lf != LF_UNKNOWN)
+		return c->lf != LF_NONE;
+	c->lf = LF_NONE;
+	r4_obj_root_key(&rk);
+	if (r4_obj_load(c->db, &rk, &root))
+		return false;
+	rc = r4_dir_lookup(c->db, &root, "lost+found", 10, &k);
+	r4_obj_fini(&root);
+	if (rc == -ENOENT) {
+		c->lf = LF_MAKE;
+	} else if (!rc && (t = obj_find(c, r4_key_objectid(&k))) && (t->flags & F_SD) &&
+		   !(t->flags & F_BADSD) && S_ISDIR(t->mode) && t->names == 1) {
+		c->lf = LF_HAVE;
+		c->lf_oid = t->oid;
+	}
+	return c->lf != LF_NONE;
+}
+
 static void check_names(struct chk *c, struct cobj *r, bool dir)
 {
-	bool root = r->oid == R4_ROOT_OID;
+	bool root = r->oid == R4_ROOT_OID, orphan = !root && !r->names;
 
-	if (dir && root && r->names)
+	if (dir && root && r->names) {
 		problem(c, R4_CK_NAME_LINKS, at_obj(c, r), false,
 			"the root directory is named by %u entries", r->names);
-	else if (!root && !r->names)
-		problem(c, R4_CK_NAME_ORPHAN, at_obj(c, r), false,
+	} else if (orphan) {
+		bool ok = lost_found(c);
+
+		if (ok)
+			r->flags |= F_FIX_LINK;
+		problem(c, R4_CK_NAME_ORPHAN, at_obj(c, r), ok,
 			"object %llu (mode 0%o) is named by no entry", (unsigned long long)r->oid,
 			r->mode);
-	else if (dir && r->names > 1)
+	} else if (dir && r->names > 1) {
 		problem(c, R4_CK_NAME_LINKS, at_obj(c, r), false,
 			"directory named by %u entries", r->names);
+	}
 	if (!dir)
 		return;
-	if (!(r->flags & F_DOT))
-		problem(c, R4_CK_NAME_DOT, at_obj(c, r), false, "directory has no '.'");
-	if (!(r->flags & F_DOTDOT))
-		problem(c, R4_CK_NAME_DOTDOT, at_obj(c, r), false, "directory has no '..'");
-	else if (root ? r->dotdot != r->oid : r->names == 1 && r->dotdot != r->parent)
-		problem(c, R4_CK_NAME_DOTDOT, at_obj(c, r), false,
+	if (!(r->flags & F_DOT) || r->dot != r->oid) {
+		r->flags |= F_FIX_DOT;
+		if (r->flags & F_DOT)
+			problem(c, R4_CK_NAME_DOT, at_obj(c, r), true, "'.' names object %llu",
+				(unsigned long long)r->dot);
+		else
+			problem(c, R4_CK_NAME_DOT, at_obj(c, r), true, "directory has no '.'");
+	}
+	/* an orphan's ".." is set by linking it; otherwise ".." must name
+	 * the one directory holding its name */
+	if (orphan) {
+		if (!(r->flags & F_DOTDOT))
+			problem(c, R4_CK_NAME_DOTDOT, at_obj(c, r), r->flags & F_FIX_LINK,
+				"directory has no '..'");
+		return;
+	}
+	if (!root && r->names != 1)
+		return;
+	if (!(r->flags & F_DOTDOT)) {
+		r->flags |= F_FIX_DOTDOT;
+		problem(c, R4_CK_NAME_DOTDOT, at_obj(c, r), true, "directory has no '..'");
+	} else if (r->dotdot != (root ? r->oid : r->parent)) {
+		r->flags |= F_FIX_DOTDOT;
+		problem(c, R4_CK_NAME_DOTDOT, at_obj(c, r), true,
 			"'..' names object %llu, the directory is in %llu",
 			(unsigned long long)r->dotdot, (unsigned long long)(root ? r->oid : r->parent));
+	}
 }
 
 static void fix_field(struct chk *c, struct cobj *r, enum r4_check_code code, uint32_t flag,
@@ -1117,13 +1173,20 @@ static void check_object(struct chk *c, struct cobj *r)
 
 	if (!(r->flags & F_SD)) {
 		if (r->names || r->dotdot_refs) {
+			/* entries are removed; a ".." is left to the fix of
+			 * its own directory, so those are not counted fixed */
+			bool ok = r->names && !r->dotdot_refs;
 			struct name_find f;
 			const char *path = NULL;
 
+			if (ok) {
+				r->flags |= F_FIX_UNNAME;
+				c->fix_names = true;
+			}
 			if (r->parent && name_in(c, r->parent, r->oid, &f))
 				path = path_of(c, r->parent, f.name);
 			problem(c, R4_CK_NAME_DANGLING, (struct where){.oid = r->oid, .path = path},
-				false, "%u entr%s (first in directory %llu) name%s object %llu, which "
+				ok, "%u entr%s (first in directory %llu) name%s object %llu, which "
 				"has no stat data", r->names + r->dotdot_refs,
 				r->names + r->dotdot_refs == 1 ? "y" : "ies",
 				(unsigned long long)r->parent, r->names + r->dotdot_refs == 1 ? "s" : "",
@@ -1244,6 +1307,210 @@ static int fix_object(struct chk *c, struct cobj *r)
 	return rc;
 }
 
+/* The repairs of names.  Problems are reported against the image as it
+ * was found, and fix_object has made those counts right; each repair
+ * below then keeps its own books: r4_dir_add and r4_dir_remove a
+ * directory's size and bytes, set_dotdot the nlinks of the directories a
+ * ".." stops and starts naming. */
+
+static int load(struct chk *c, const struct cobj *r, struct r4_inode *ino)
+{
+	r4_key k;
+
+	obj_sdkey(r, &k);
+	return r4_obj_load(c->db, &k, ino);
+}
+
+/* A ".." naming directory oid appeared (+1) or went (-1). */
+static int dotdot_nlink(struct chk *c, uint64_t oid, int delta)
+{
+	struct cobj *r = obj_find(c, oid);
+	struct r4_inode ino;
+	int rc;
+
+	if (!r || !(r->flags & F_SD) || (r->flags & F_BADSD) || !S_ISDIR(r->mode))
+		return 0;
+	if ((rc = load(c, r, &ino)))
+		return rc;
+	ino.sd.sd_nlink += (uint32_t)delta;
+	rc = r4_obj_save(c->db, &ino);
+	r4_obj_fini(&ino);
+	return rc;
+}
+
+/* Make ".." of directory r name directory `to` (which is in the table). */
+static int set_dotdot(struct chk *c, struct cobj *r, uint64_t to)
+{
+	struct r4_inode d;
+	r4_key k;
+	int rc;
+
+	obj_sdkey(obj_find(c, to), &k);
+	if ((rc = load(c, r, &d)))
+		return rc;
+	if (r->flags & F_DOTDOT)
+		rc = r4_dir_retarget(c->db, &d, "..", 2, &k);
+	else
+		rc = r4_dir_add(c->db, &d, "..", 2, &k);
+	r4_obj_fini(&d);
+	if (!rc && (r->flags & F_DOTDOT))
+		rc = dotdot_nlink(c, r->dotdot, -1);
+	if (!rc)
+		rc = dotdot_nlink(c, to, +1);
+	return rc;
+}
+
+static int set_dot(struct chk *c, struct cobj *r)
+{
+	struct r4_inode d;
+	int rc;
+
+	if ((rc = load(c, r, &d)))
+		return rc;
+	if (r->flags & F_DOT)
+		rc = r4_dir_retarget(c->db, &d, ".", 1, &d.sdkey);
+	else
+		rc = r4_dir_add(c->db, &d, ".", 1, &d.sdkey);
+	r4_obj_fini(&d);
+	return rc;
+}
+
+/* /lost+found, made like e2fsck's (root's, mode 0700) when absent, and
+ * entered in the table so set_dotdot can name it. */
+static int make_lost_found(struct chk *c)
+{
+	struct r4_sd t = {.sd_mode = S_IFDIR | 0700};
+	struct r4_inode root, lf;
+	struct cobj *r;
+	r4_key rk;
+	int rc;
+
+	r4_obj_root_key(&rk);
+	if ((rc = r4_obj_load(c->db, &rk, &root)))
+		return rc;
+	rc = r4_obj_create(c->db, &root, "lost+found", 10, &t, &lf);
+	r4_obj_fini(&root);
+	if (rc)
+		return rc;
+	if (!(r = obj_get(c, r4_key_objectid(&lf.sdkey)))) {
+		r4_obj_fini(&lf);
+		return -ENOMEM;
+	}
+	r->el0 = lf.sdkey.el[0];
+	r->el1 = lf.sdkey.el[1];
+	r->flags = F_SD | F_DOT | F_DOTDOT;
+	r->mode = lf.sd.sd_mode;
+	r->names = 1;
+	c->lf_oid = r->oid;
+	c->lf = LF_HAVE;
+	r4_obj_fini(&lf);
+	return 0;
+}
+
+/* An orphan gets the name "#OID" in /lost+found (e2fsck's "#INO"). */
+static int link_orphan(struct chk *c, struct cobj *r)
+{
+	char name[48];
+	struct r4_inode lf, ino;
+	r4_key k;
+	int rc = -EEXIST;
+
+	if ((rc = load(c, obj_find(c, c->lf_oid), &lf)))
+		return rc;
+	obj_sdkey(r, &k);
+	rc = -EEXIST;
+	for (unsigned n = 0; rc == -EEXIST && n < 100; n++) {
+		if (n)
+			snprintf(name, sizeof(name), "#%llu.%u", (unsigned long long)r->oid, n);
+		else
+			snprintf(name, sizeof(name), "#%llu", (unsigned long long)r->oid);
+		rc = r4_dir_add(c->db, &lf, name, strlen(name), &k);
+	}
+	r4_obj_fini(&lf);
+	if (rc)
+		return rc;
+	if (S_ISDIR(r->mode))
+		return set_dotdot(c, r, c->lf_oid);
+	if ((rc = load(c, r, &ino)))
+		return rc;
+	ino.sd.sd_nlink = 1;
+	rc = r4_obj_save(c->db, &ino);
+	r4_obj_fini(&ino);
+	return rc;
+}
+
+struct unname {
+	struct chk *c;
+	char (*names)[R4_NAME_MAX + 1];
+	size_t n, cap;
+	int rc;
+};
+
+static int unname_fn(void *ctx, const char *name, size_t len, const r4_key *sdkey)
+{
+	struct unname *u = ctx;
+	struct cobj *t = obj_find(u->c, r4_key_objectid(sdkey));
+
+	if (!t || !(t->flags & F_FIX_UNNAME) || (len == 1 && name[0] == '.') ||
+	    (len == 2 && !memcmp(name, "..", 2)))
+		return 0;
+	if (u->n == u->cap) {
+		size_t ncap = u->cap ? u->cap * 2 : 8;
+		void *p = r4_realloc(u->names, ncap * sizeof(*u->names));
+
+		if (!p)
+			return u->rc = -ENOMEM;
+		u->names = p;
+		u->cap = ncap;
+	}
+	snprintf(u->names[u->n++], R4_NAME_MAX + 1, "%.*s", (int)len, name);
+	return 0;
+}
+
+/* Remove, from directory d, every entry naming an object without stat data. */
+static int unname(struct chk *c, struct cobj *d)
+{
+	struct unname u = {.c = c};
+	struct r4_dirpos pos = {0};
+	struct r4_inode ino;
+	int rc;
+
+	if ((rc = load(c, d, &ino)))
+		return rc;
+	rc = r4_dir_iterate(c->db, &ino, &pos, unname_fn, &u);
+	if (u.rc)
+		rc = u.rc;
+	for (size_t i = 0; !rc && i < u.n; i++)
+		rc = r4_dir_remove(c->db, &ino, u.names[i], strlen(u.names[i]));
+	r4_obj_fini(&ino);
+	r4_free(u.names);
+	return rc;
+}
+
+static int repair_names(struct chk *c)
+{
+	int rc = 0;
+
+	for (size_t i = 0; !rc && i < c->tcap; i++)
+		if (c->tab[i].oid != NO_OID && (c->tab[i].flags & F_FIX_LINK) && c->lf == LF_MAKE)
+			rc = make_lost_found(c);	/* before the loop: obj_get may move the table */
+	for (size_t i = 0; !rc && i < c->tcap; i++) {
+		struct cobj *r = &c->tab[i];
+
+		if (r->oid == NO_OID)
+			continue;
+		if (c->fix_names && (r->flags & F_SD) && S_ISDIR(r->mode) && (r->flags & F_ENTRIES))
+			rc = unname(c, r);
+		if (!rc && (r->flags & F_FIX_DOT))
+			rc = set_dot(c, r);
+		if (!rc && (r->flags & F_FIX_DOTDOT))
+			rc = set_dotdot(c, r, r->oid == R4_ROOT_OID ? r->oid : r->parent);
+		if (!rc && (r->flags & F_FIX_LINK))
+			rc = link_orphan(c, r);
+	}
+	return rc;
+}
+
 static int repair(struct chk *c)
 {
 	struct r4_db *db = c->db;
@@ -1256,6 +1523,11 @@ static int repair(struct chk *c)
 			r4_alloc_free(db->alloc, c->ranges[i].start, c->ranges[i].count);
 		else
 			r4_alloc_mark_used(db->alloc, c->ranges[i].start, c->ranges[i].count);
+	/* counters first: /lost+found takes the next oid and counts as a file */
+	if (c->fix_oid)
+		db->next_oid = c->max_oid + 1;
+	if (c->fix_files)
+		db->file_count = c->res->objects;
 	for (size_t i = 0; i < c->tcap; i++) {
 		struct cobj *r = &c->tab[i];
 
@@ -1263,10 +1535,8 @@ static int repair(struct chk *c)
 		    (rc = fix_object(c, r)))
 			goto fail;
 	}
-	if (c->fix_oid)
-		db->next_oid = c->max_oid + 1;
-	if (c->fix_files)
-		db->file_count = c->res->objects;
+	if ((rc = repair_names(c)))
+		goto fail;
 	/* counters and bitmap bits alone change no node: say the transaction
 	 * changed something, so commit writes the bitmaps and super block */
 	db->gen++;

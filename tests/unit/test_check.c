@@ -504,14 +504,28 @@ static void case_counters(void)
 	r4_close(db);
 }
 
+/* The first n bytes of path equal fill(seed)? */
+static bool holds(r4_db *db, const char *path, size_t n, int seed)
+{
+	static uint8_t want[60000], got[60000];
+	struct r4_stat st;
+	size_t len = 0;
+
+	fill(want, sizeof(want), seed);
+	return !r4_stat(db, path, &st) && st.size == n &&
+	       !r4_read(db, path, 0, got, n, &len) && len == n && !memcmp(got, want, n);
+}
+
 static void case_names(void)
 {
 	struct r4_check_result res;
 	const struct prob *p;
 	struct r4_inode d1, sub;
+	struct r4_stat st;
 	r4_key k, ghost, rk;
+	char path[64];
 
-	printf("case: names\n");
+	printf("case: names (dangling entry, orphan file, wrong '.')\n");
 	copy_file(fix40, img);
 	uint64_t big = ino_of("/d1/big"), subo = ino_of("/d1/sub");
 	r4_db *db = open_rw();
@@ -532,16 +546,99 @@ static void case_names(void)
 	CHECK_RC(r4_commit(db));
 	r4_close(db);
 	CHECK_RC(check(img, false, &res));
-	CHECK((p = find(R4_CK_NAME_DANGLING)) && p->oid == 0x54321 && !p->fixable &&
+	CHECK((p = find(R4_CK_NAME_DANGLING)) && p->oid == 0x54321 && p->fixable &&
 	      !strcmp(p->path, "/d1/ghost") && p->cls == R4_CC_NAME);
-	CHECK((p = find(R4_CK_NAME_ORPHAN)) && p->oid == big && !p->fixable);
-	CHECK((p = find(R4_CK_NAME_DOT)) && p->oid == subo && p->blk != R4_CHECK_NOBLK);
+	CHECK((p = find(R4_CK_NAME_ORPHAN)) && p->oid == big && p->fixable);
+	CHECK((p = find(R4_CK_NAME_DOT)) && p->oid == subo && p->blk != R4_CHECK_NOBLK &&
+	      p->fixable && !strcmp(p->msg, "'.' names object 42"));
 	CHECK_EQ(res.problems, 3);
 	CHECK_EQ(res.unfixed, 3);
 	fsck_agrees(false);		/* the dangling entry */
-	/* fix mode changes nothing it cannot repair */
+	fix_then_clean(3);
+	fsck_agrees(true);
+	db = NULL;
+	CHECK_RC(r4_open(img, &(struct r4_open_opts){0}, &db));
+	if (!db)
+		return;
+	snprintf(path, sizeof(path), "/lost+found/#%llu", (unsigned long long)big);
+	CHECK(holds(db, path, 40000, 2));	/* the orphan's data, under its new name */
+	CHECK(!r4_stat(db, path, &st) && st.nlink == 1 && st.ino == big);
+	CHECK(!r4_stat(db, "/lost+found", &st) && st.mode == (S_IFDIR | 0700) && st.nlink == 2);
+	CHECK_EQ(r4_stat(db, "/d1/ghost", &st), -ENOENT);
+	CHECK(!r4_stat(db, "/d1/sub/.", &st) && st.ino == subo);
+	r4_close(db);
+}
+
+/* Orphan directories keep their children and get ".." right; a directory
+ * without ".." gets one; /lost+found that is not a directory stops the
+ * linking. */
+static void case_orphan_dir(void)
+{
+	struct r4_check_result res;
+	const struct prob *p;
+	struct r4_inode d1, dir;
+	struct r4_stat st;
+	r4_key k;
+	char path[80];
+
+	printf("case: orphan directory, missing '..'\n");
+	copy_file(fix40, img);
+	uint64_t subo = ino_of("/d1/sub"), many = ino_of("/many");
+	r4_db *db = open_rw();
+	if (!db)
+		return;
+	CHECK_RC(r4_mkdir(db, "/lost+found", 0755, 0, 0));
+	CHECK_RC(r4_create(db, "/d1/sub/inner", 0644, 0, 0));
+	CHECK_RC(r4_write(db, "/d1/sub/inner", 0, "kept", 4));
+	CHECK_RC(r4_begin(db));
+	CHECK_RC(key_of(db, "/d1", &k));
+	CHECK_RC(r4_obj_load(db, &k, &d1));
+	CHECK_RC(r4_dir_remove(db, &d1, "sub", 3));
+	r4_obj_fini(&d1);
+	CHECK_RC(key_of(db, "/many", &k));
+	CHECK_RC(r4_obj_load(db, &k, &dir));
+	CHECK_RC(r4_dir_remove(db, &dir, "..", 2));
+	r4_obj_fini(&dir);
+	CHECK_RC(r4_commit(db));
+	r4_close(db);
+	CHECK_RC(check(img, false, &res));
+	CHECK((p = find(R4_CK_NAME_ORPHAN)) && p->oid == subo && p->fixable);
+	CHECK((p = find(R4_CK_NAME_DOTDOT)) && p->oid == many && p->fixable &&
+	      !strcmp(p->msg, "directory has no '..'") && !strcmp(p->path, "/many"));
+	CHECK_EQ(count(R4_CK_OBJ_NLINK), 1);	/* "/" lost the ".." of /many */
+	CHECK_EQ(res.problems, 3);
+	fix_then_clean(3);
+	fsck_agrees(true);
+	CHECK_RC(r4_open(img, &(struct r4_open_opts){0}, &db));
+	if (!db)
+		return;
+	snprintf(path, sizeof(path), "/lost+found/#%llu/inner", (unsigned long long)subo);
+	CHECK(!r4_stat(db, path, &st) && st.size == 4);
+	snprintf(path, sizeof(path), "/lost+found/#%llu/..", (unsigned long long)subo);
+	CHECK(!r4_stat(db, path, &st) && st.ino == ino_of("/lost+found"));
+	CHECK(!r4_stat(db, "/lost+found", &st) && st.nlink == 3 && st.mode == (S_IFDIR | 0755));
+	CHECK(!r4_stat(db, "/d1", &st) && st.nlink == 2);
+	CHECK(!r4_stat(db, "/many/..", &st) && st.ino == R4_ROOT_OID);
+	r4_close(db);
+
+	/* /lost+found is a file: the orphan stays, and fix mode says why not */
+	copy_file(fix40, img);
+	db = open_rw();
+	if (!db)
+		return;
+	CHECK_RC(r4_create(db, "/lost+found", 0644, 0, 0));
+	CHECK_RC(r4_begin(db));
+	CHECK_RC(key_of(db, "/d1", &k));
+	CHECK_RC(r4_obj_load(db, &k, &d1));
+	CHECK_RC(r4_dir_remove(db, &d1, "small2", 6));
+	CHECK_RC(r4_dir_remove(db, &d1, "small", 5));
+	r4_obj_fini(&d1);
+	CHECK_RC(r4_commit(db));
+	r4_close(db);
 	unsigned long long before = digest(img);
 	CHECK_RC(check(img, true, &res));
+	CHECK((p = find(R4_CK_NAME_ORPHAN)) && !p->fixable && !p->fixed);
+	CHECK_EQ(res.problems, 1);
 	CHECK_EQ(res.fixed, 0);
 	CHECK_EQ(digest(img), before);
 }
@@ -551,11 +648,12 @@ static void case_dotdot(void)
 	struct r4_check_result res;
 	const struct prob *p;
 	struct r4_inode sub;
+	struct r4_stat st;
 	r4_key k, rk;
 
 	printf("case: dotdot\n");
 	copy_file(fix40, img);
-	uint64_t subo = ino_of("/d1/sub");
+	uint64_t subo = ino_of("/d1/sub"), d1 = ino_of("/d1");
 	r4_db *db = open_rw();
 	if (!db)
 		return;
@@ -569,9 +667,16 @@ static void case_dotdot(void)
 	r4_close(db);
 	CHECK_RC(check(img, false, &res));
 	CHECK((p = find(R4_CK_NAME_DOTDOT)) && p->oid == subo && !strcmp(p->path, "/d1/sub") &&
-	      !p->fixable);
+	      p->fixable);
 	CHECK_EQ(count(R4_CK_OBJ_NLINK), 2);	/* "/" gains a "..", /d1 loses one */
 	fsck_agrees(false);
+	fix_then_clean(3);
+	CHECK_RC(r4_open(img, &(struct r4_open_opts){0}, &db));
+	if (!db)
+		return;
+	CHECK(!r4_stat(db, "/d1/sub/..", &st) && st.ino == d1);
+	CHECK(!r4_stat(db, "/d1", &st) && st.nlink == 3);
+	r4_close(db);
 }
 
 static void case_node_order(void)
@@ -931,6 +1036,7 @@ int main(void)
 	case_leak_and_free();
 	case_counters();
 	case_names();
+	case_orphan_dir();
 	case_dotdot();
 	case_node_order();
 	case_empty_and_dkey();
