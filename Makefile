@@ -14,12 +14,14 @@ else
   B       = build
   SANFLAGS =
 endif
-CFLAGS_ALL = $(CFLAGS_WARN) $(OPT) $(SANFLAGS) -MMD -MP -Iengine -Itests/unit $(CFLAGS)
+CFLAGS_ALL = $(CFLAGS_WARN) $(OPT) $(SANFLAGS) -MMD -MP -Iengine -Itests/unit -Iparser $(CFLAGS)
 LDFLAGS_ALL = $(SANFLAGS) $(LDFLAGS)
 UUID_LIBS = $(shell pkg-config --libs uuid 2>/dev/null || echo -luuid)
 
 ENGINE_SRC = $(sort $(wildcard engine/*.c))
 ENGINE_OBJ = $(ENGINE_SRC:%.c=$(B)/%.o)
+PARSE_SRC  = $(sort $(wildcard parser/*.c))
+PARSE_OBJ  = $(PARSE_SRC:%.c=$(B)/%.o) $(B)/grammar/parser.o $(B)/grammar/lexer.o
 CLI_SRC    = $(sort $(wildcard cli/*.c))
 CLI_OBJ    = $(CLI_SRC:%.c=$(B)/%.o)
 UNIT_SRC   = $(sort $(wildcard tests/unit/test_*.c))
@@ -31,8 +33,8 @@ INTEROP_BIN = $(INTEROP_SRC:tests/interop/%.c=$(B)/tests/%)
 
 PROGS = $(B)/r4
 
-.PHONY: all check test unit interop clean layering bench
-all: $(PROGS) layering
+.PHONY: all check test unit interop clean layering bench fuzz fuzz-build
+all: $(PROGS) $(B)/libr4parse.a layering
 
 $(B)/libr4engine.a: $(ENGINE_OBJ)
 	@mkdir -p $(@D)
@@ -42,10 +44,36 @@ $(B)/%.o: %.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_ALL) -c -o $@ $<
 
-$(B)/r4: $(CLI_OBJ) $(B)/libr4engine.a
+# The language front end: grammar/ is generated into $(B)/grammar and built,
+# with parser/, into libr4parse.a.  Bison fails the build on any conflict.
+BISON ?= bison
+FLEX  ?= flex
+BISONFLAGS = -Wall -Werror -Wcounterexamples
+PARSE_INC = -Iparser -Igrammar -I$(B)/grammar
+$(B)/grammar/parser.c $(B)/grammar/parser.h &: grammar/parser.y
+	@mkdir -p $(@D)
+	$(BISON) $(BISONFLAGS) --header=$(B)/grammar/parser.h -o $(B)/grammar/parser.c $<
+$(B)/grammar/lexer.c $(B)/grammar/lexer.h &: grammar/lexer.l $(B)/grammar/parser.h
+	@mkdir -p $(@D)
+	$(FLEX) --header-file=$(B)/grammar/lexer.h -o $(B)/grammar/lexer.c $<
+# generated code: our flags, minus what flex's and bison's output trips
+GEN_CFLAGS = $(filter-out -Wmissing-prototypes,$(CFLAGS_ALL)) -Wno-unused-function \
+	-Wno-sign-compare -Wno-unused-parameter
+$(B)/grammar/%.o: $(B)/grammar/%.c
+	$(CC) $(GEN_CFLAGS) $(PARSE_INC) -c -o $@ $<
+$(B)/parser/%.o: parser/%.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_ALL) $(PARSE_INC) -c -o $@ $<
+# only parse.c includes the generated headers (-MMD cannot know them first)
+$(B)/parser/parse.o: $(B)/grammar/parser.h $(B)/grammar/lexer.h
+$(B)/libr4parse.a: $(PARSE_OBJ)
+	@mkdir -p $(@D)
+	rm -f $@ && ar rcs $@ $^
+
+$(B)/r4: $(CLI_OBJ) $(B)/libr4parse.a $(B)/libr4engine.a
 	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(UUID_LIBS)
 
-$(B)/tests/%: $(B)/tests/unit/%.o $(UNIT_LIB_OBJ) $(B)/libr4engine.a
+$(B)/tests/%: $(B)/tests/unit/%.o $(UNIT_LIB_OBJ) $(B)/libr4parse.a $(B)/libr4engine.a
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(UUID_LIBS)
 
@@ -64,8 +92,28 @@ interop: $(INTEROP_BIN)
 # every test against the sanitizer build.  Ends with "N passed, N failed".
 check:
 	$(MAKE) all
-	$(MAKE) SAN=1 all unit interop
+	$(MAKE) SAN=1 all unit interop build/san/tests/test_fuzz
+	if command -v $(FUZZ_CC) >/dev/null; then $(MAKE) fuzz-build; fi
 	B=build/san bash tests/run.sh
+
+# The libFuzzer target for lex + parse (clang).  `make fuzz` runs it for
+# R4_FUZZ_SECONDS (default 60) as make check does, through tests/fuzz/check.sh.
+FUZZ_CC ?= clang
+FUZZ_SRC = $(PARSE_SRC) engine/util.c tests/fuzz/fuzz_parse.c
+build/fuzz/fuzz_parse: $(FUZZ_SRC) build/grammar/parser.c build/grammar/lexer.c $(wildcard parser/*.h grammar/*.h)
+	@mkdir -p $(@D)
+	$(FUZZ_CC) -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined \
+		-fno-sanitize-recover=all -Iengine -Iparser -Igrammar -Ibuild/grammar -o $@ \
+		$(FUZZ_SRC) build/grammar/parser.c build/grammar/lexer.c
+fuzz-build: build/fuzz/fuzz_parse
+fuzz: fuzz-build
+	$(MAKE) unit
+	R4_BUILD=build bash tests/fuzz/check.sh
+# the fuzz run as one more "unit program" of tests/run.sh
+$(B)/tests/test_fuzz: tests/fuzz/check.sh
+	@mkdir -p $(@D)
+	printf '#!/bin/sh\nexec bash "%s/tests/fuzz/check.sh" "$$@"\n' "$(CURDIR)" >$@
+	chmod +x $@
 
 test: check
 

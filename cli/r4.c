@@ -1,6 +1,6 @@
 /*
  * r4.c - the r4 multi-call program: admin subcommands (mkfs, info, ls,
- * cat, import, fsck).
+ * cat, import, fsck) and the parse-only dump of the command language.
  *
  * Thin: parse options, call the engine, print, map errors to exit codes.
  * The names r4sh and r4fuse are reserved for the shell and the FUSE
@@ -19,6 +19,7 @@
 
 #include "exit.h"
 #include "r4.h"
+#include "r4_lang.h"
 
 static const char *sh_prog = "r4";
 
@@ -32,11 +33,12 @@ static int usage(FILE *f)
 		"       %s cat IMAGE PATH      write a file's bytes to stdout\n"
 		"       %s import IMAGE SRCDIR [DEST]  copy a host tree into the image\n"
 		"       %s fsck IMAGE [-n | --fix | -y]  check the image; repair what is safe\n"
+		"       %s parse (-c CMD | -f SCRIPT)  the AST of an R4L command, or its errors\n"
 		"SIZE takes K, M, G or T suffixes (powers of 1024).\n"
 		"TYPE=PLUGIN: hash=r5_hash|rupasov_hash|tea_hash|fnv1_hash|deg_hash,\n"
 		"  fibration=lexic_fibre|dot_o_fibre|ext_1_fibre|ext_3_fibre,\n"
 		"  formatting=smart|tails|extents, node=node40|node41, create=reg40\n",
-		sh_prog, sh_prog, sh_prog, sh_prog, sh_prog, sh_prog);
+		sh_prog, sh_prog, sh_prog, sh_prog, sh_prog, sh_prog, sh_prog);
 	return R4_EXIT_USAGE;
 }
 
@@ -570,6 +572,58 @@ static int cmd_fsck(int argc, char **argv)
 	return res.unfixed ? FSCK_UNFIXED : res.problems ? FSCK_FIXED : FSCK_CLEAN;
 }
 
+/* r4 parse -c CMD | -f SCRIPT ('-' for stdin): one line per statement, or
+ * the diagnostics and exit 3. */
+static int cmd_parse(int argc, char **argv)
+{
+	const char *name;
+	char *text = NULL;
+	size_t len = 0;
+	r4_diags *d;
+	r4_ast *ast = NULL;
+	int rc;
+
+	if (argc != 3 || (strcmp(argv[1], "-c") && strcmp(argv[1], "-f")))
+		return usage(stderr);
+	if (!strcmp(argv[1], "-c")) {
+		name = "<command>";
+		if (!(text = strdup(argv[2])))
+			return R4_EXIT_FAIL;
+		len = strlen(text);
+	} else {
+		FILE *f = strcmp(argv[2], "-") ? fopen(argv[2], "rb") : stdin;
+		FILE *m = open_memstream(&text, &len);
+		char buf[65536];
+		size_t n;
+
+		name = strcmp(argv[2], "-") ? argv[2] : "<stdin>";
+		if (!f || !m) {
+			fprintf(stderr, "%s: cannot read '%s': %s\n", sh_prog, argv[2], strerror(errno));
+			return R4_EXIT_FAIL;
+		}
+		while ((n = fread(buf, 1, sizeof(buf), f)))
+			fwrite(buf, 1, n, m);
+		if (f != stdin)
+			fclose(f);
+		fclose(m);
+	}
+	if (!(d = r4_diag_new(name, text, len))) {
+		free(text);
+		return R4_EXIT_FAIL;
+	}
+	rc = r4_parse(text, len, d, &ast);
+	if (!rc)
+		r4_ast_dump(ast, stdout);
+	else if (rc == -EINVAL)
+		r4_diag_print(d, stderr);
+	else
+		fprintf(stderr, "%s: parse: %s\n", sh_prog, r4_strerror(rc));
+	r4_ast_free(ast);
+	r4_diag_free(d);
+	free(text);
+	return !rc ? R4_EXIT_OK : rc == -EINVAL ? R4_EXIT_SYNTAX : R4_EXIT_FAIL;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2)
@@ -590,6 +644,8 @@ int main(int argc, char **argv)
 		return cmd_import(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "fsck"))
 		return cmd_fsck(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "parse"))
+		return cmd_parse(argc - 1, argv + 1);
 	fprintf(stderr, "%s: unknown command '%s'\n", sh_prog, argv[1]);
 	return usage(stderr);
 }

@@ -33,6 +33,20 @@ enum { R4_LOG_ERR = 0, R4_LOG_WARN = 1, R4_LOG_INFO = 2, R4_LOG_DEBUG = 3 };
 /* Text for a negative errno (or 0); never NULL. */
 const char *r4_strerror(int rc);
 
+/*
+ * The heap: every allocation of r4 (engine and parser) goes through these,
+ * so a test can fail the Nth one and the sanitizers see each.  Same
+ * contracts as malloc/calloc/realloc/free; r4_memdup copies n bytes and
+ * adds a NUL.
+ */
+void *r4_malloc(size_t n);
+void *r4_calloc(size_t n, size_t size);
+void *r4_realloc(void *p, size_t n);
+void r4_free(void *p);
+char *r4_memdup(const void *p, size_t n);
+/* Test hook: make the Nth allocation from now fail (0 = never). */
+void r4_heap_fail_at(unsigned long n);
+
 typedef struct r4_db r4_db;
 struct r4_io;
 

@@ -54,15 +54,7 @@ static inline void r4_le64_put(uint8_t *p, uint64_t v)
 	r4_le32_put(p + 4, (uint32_t)(v >> 32));
 }
 
-/* ---- heap: every allocation goes through here so tests can fail the Nth ---- */
-
-void *r4_malloc(size_t n);
-void *r4_calloc(size_t n, size_t size);
-void *r4_realloc(void *p, size_t n);
-void r4_free(void *p);
-char *r4_memdup(const void *p, size_t n);
-/* Test hook: make the Nth allocation from now fail (0 = never). */
-void r4_heap_fail_at(unsigned long n);
+/* (the heap funnel, r4_malloc and friends, is in r4.h: the parser uses it too) */
 
 /* ---- keys (large keys: four 64-bit elements, ENGINE.md section 2) ---- */
 

@@ -1,0 +1,88 @@
+/*
+ * r4_lang.h - the public header of r4's command language front end
+ * (LANGUAGE.md, "R4L"): parse a command into an AST, print it, and report
+ * diagnostics the way LANGUAGE.md section 8 says.
+ *
+ * Conventions, as in engine/r4.h: 0 or a negative errno; out-pointers are
+ * written only on success; nothing consumes its arguments; what a
+ * function hands back is the caller's, released with the matching _free
+ * (which accepts NULL).
+ */
+#ifndef R4_LANG_H
+#define R4_LANG_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* A byte range of the source: [off, off + len).  len 0 is one position
+ * (the end of input, a missing operand). */
+typedef struct r4_loc {
+	uint32_t off, len;
+} r4_loc;
+
+/* ---- diagnostics ---- */
+
+enum r4_diag_sev { R4_DIAG_ERROR, R4_DIAG_NOTE };
+
+struct r4_diag {
+	r4_loc loc;
+	enum r4_diag_sev sev;
+	char *msg;			/* owned by the list */
+};
+
+/* A list of diagnostics about one source text.  It borrows src (which must
+ * outlive it) and copies name ("<command>", "<stdin>" or a script path). */
+typedef struct r4_diags r4_diags;
+
+/* NULL on -ENOMEM. */
+r4_diags *r4_diag_new(const char *name, const char *src, size_t len);
+void r4_diag_free(r4_diags *d);
+size_t r4_diag_count(const r4_diags *d);		/* all, notes included */
+size_t r4_diag_errors(const r4_diags *d);		/* errors only */
+const struct r4_diag *r4_diag_get(const r4_diags *d, size_t i);	/* NULL past the end */
+/* Line and column (1-based, in bytes) of a source offset. */
+void r4_diag_position(const r4_diags *d, uint32_t off, unsigned *line, unsigned *col);
+/* Every diagnostic, in order: "NAME:LINE:COL: error: MSG", the source
+ * line, and a caret line ('^' at the range's first byte, '~' under the
+ * rest of it on that line, the line's TABs copied).  -EIO if f fails. */
+int r4_diag_print(const r4_diags *d, FILE *f);
+
+/* ---- parsing ---- */
+
+/* A parsed command.  Opaque to hosts; parser/ast.h inside the parser. */
+typedef struct r4_ast r4_ast;
+
+/*
+ * Lex and parse src[0..len) (binary-safe: NUL bytes are read as bytes,
+ * and rejected where LANGUAGE.md rejects them).  Every lexical and syntax
+ * error found goes to d (at most 20, recovering at statement separators).
+ * 0 and *out on success; -EINVAL when there were errors (d says which, and
+ * nothing is handed back); -ENOMEM.
+ */
+int r4_parse(const char *src, size_t len, r4_diags *d, r4_ast **out);
+void r4_ast_free(r4_ast *ast);
+
+/* The number of top-level statements of a parsed command. */
+size_t r4_ast_statements(const r4_ast *ast);
+
+/*
+ * The parse-only dump: one line per top-level statement, each expression
+ * fully bracketed (docs/language.md, "AST dump").  Deterministic: the same
+ * text gives the same dump.  -EIO if f fails.
+ */
+int r4_ast_dump(const r4_ast *ast, FILE *f);
+
+/*
+ * What the scanner knows at the end of src, for a shell deciding whether
+ * an entry is complete (LANGUAGE.md 2.5): it is when depth is 0, no quote
+ * is open and the last token can end a statement (or there is none).
+ */
+struct r4_lex_state {
+	unsigned depth;			/* open brackets */
+	int open_quote;			/* 0, '"' or '`' */
+	int can_end;			/* 1: the last token can end a statement; -1: no token */
+};
+void r4_lex_state(const char *src, size_t len, struct r4_lex_state *out);
+
+#endif
