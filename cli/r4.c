@@ -7,6 +7,7 @@
  * bridge (they will dispatch on argv[0]).
  */
 #include <dirent.h>
+#include <stdbool.h>
 #include <errno.h>
 #include <limits.h>
 #include <getopt.h>
@@ -34,11 +35,12 @@ static int usage(FILE *f)
 		"       %s import IMAGE SRCDIR [DEST]  copy a host tree into the image\n"
 		"       %s fsck IMAGE [-n | --fix | -y]  check the image; repair what is safe\n"
 		"       %s parse (-c CMD | -f SCRIPT)  the AST of an R4L command, or its errors\n"
+		"       %s explain [--script] (-c CMD | -f SCRIPT)  its transaction plan\n"
 		"SIZE takes K, M, G or T suffixes (powers of 1024).\n"
 		"TYPE=PLUGIN: hash=r5_hash|rupasov_hash|tea_hash|fnv1_hash|deg_hash,\n"
 		"  fibration=lexic_fibre|dot_o_fibre|ext_1_fibre|ext_3_fibre,\n"
 		"  formatting=smart|tails|extents, node=node40|node41, create=reg40\n",
-		sh_prog, sh_prog, sh_prog, sh_prog, sh_prog, sh_prog, sh_prog);
+		sh_prog, sh_prog, sh_prog, sh_prog, sh_prog, sh_prog, sh_prog, sh_prog);
 	return R4_EXIT_USAGE;
 }
 
@@ -572,10 +574,16 @@ static int cmd_fsck(int argc, char **argv)
 	return res.unfixed ? FSCK_UNFIXED : res.problems ? FSCK_FIXED : FSCK_CLEAN;
 }
 
-/* r4 parse -c CMD | -f SCRIPT ('-' for stdin): one line per statement, or
- * the diagnostics and exit 3. */
-static int cmd_parse(int argc, char **argv)
+/*
+ * r4 parse -c CMD | -f SCRIPT ('-' for stdin): the AST dump, one line per
+ * statement; r4 explain [--script] ...: the plan (--script: one unit per
+ * statement, as the batch runner runs a script).  Errors: the
+ * diagnostics and exit 3.
+ */
+static int cmd_parse(int argc, char **argv, bool explain)
 {
+	struct r4_compile_opts co = {0};
+	struct r4_plan *plan = NULL;
 	const char *name;
 	char *text = NULL;
 	size_t len = 0;
@@ -583,6 +591,11 @@ static int cmd_parse(int argc, char **argv)
 	r4_ast *ast = NULL;
 	int rc;
 
+	if (explain && argc == 4 && !strcmp(argv[1], "--script")) {
+		co.per_statement = true;
+		argc--;
+		argv++;
+	}
 	if (argc != 3 || (strcmp(argv[1], "-c") && strcmp(argv[1], "-f")))
 		return usage(stderr);
 	if (!strcmp(argv[1], "-c")) {
@@ -612,12 +625,17 @@ static int cmd_parse(int argc, char **argv)
 		return R4_EXIT_FAIL;
 	}
 	rc = r4_parse(text, len, d, &ast);
-	if (!rc)
+	if (!rc && explain)
+		rc = r4_compile(ast, &co, d, &plan);
+	if (!rc && explain)
+		r4_plan_explain(plan, text, len, stdout);
+	else if (!rc)
 		r4_ast_dump(ast, stdout);
 	else if (rc == -EINVAL)
 		r4_diag_print(d, stderr);
 	else
 		fprintf(stderr, "%s: parse: %s\n", sh_prog, r4_strerror(rc));
+	r4_plan_free(plan);
 	r4_ast_free(ast);
 	r4_diag_free(d);
 	free(text);
@@ -645,7 +663,9 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[1], "fsck"))
 		return cmd_fsck(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "parse"))
-		return cmd_parse(argc - 1, argv + 1);
+		return cmd_parse(argc - 1, argv + 1, false);
+	if (!strcmp(argv[1], "explain"))
+		return cmd_parse(argc - 1, argv + 1, true);
 	fprintf(stderr, "%s: unknown command '%s'\n", sh_prog, argv[1]);
 	return usage(stderr);
 }

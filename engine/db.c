@@ -344,7 +344,7 @@ void r4_abort(r4_db *db)
 
 /* A block the commit writes: straight to its place when the committed
  * state does not use it, else through the journal. */
-static int add_block(struct r4_db *db, struct r4_plan *p, uint64_t blk, const uint8_t *data,
+static int add_block(struct r4_db *db, struct r4_commit_plan *p, uint64_t blk, const uint8_t *data,
 		     bool copy)
 {
 	bool over = r4_alloc_is_committed(db->alloc, blk);
@@ -368,7 +368,7 @@ static int add_bitmap(void *ctx, uint64_t blk, const uint8_t *data)
 
 /* Everything a commit writes, in memory; blocks for new nodes, wandered
  * copies and records allocated.  Nothing is written yet. */
-static int plan_commit(struct r4_db *db, struct r4_plan *p)
+static int plan_commit(struct r4_db *db, struct r4_commit_plan *p)
 {
 	uint8_t buf[R4_MAX_BLOCKSIZE];
 	void *ctx[2] = {db, p};
@@ -416,7 +416,7 @@ static int plan_commit(struct r4_db *db, struct r4_plan *p)
  */
 int r4_commit(r4_db *db)
 {
-	struct r4_plan p = {0};
+	struct r4_commit_plan p = {0};
 	int rc;
 
 	if (!db->in_txn)
@@ -431,13 +431,13 @@ int r4_commit(r4_db *db)
 
 	r4_statfs(db, &sf);
 	if ((rc = plan_commit(db, &p))) {
-		r4_plan_fini(&p);
+		r4_jnl_plan_fini(&p);
 		db->txn_err = rc;
 		db->bfree_planned = sf.bfree;	/* not the half-planned counts */
 		return rc;
 	}
 	if ((rc = r4_jnl_write(db, &p))) {
-		r4_plan_fini(&p);
+		r4_jnl_plan_fini(&p);
 		db->broken = true;
 		db->txn_err = rc;
 		return rc;
@@ -448,7 +448,7 @@ int r4_commit(r4_db *db)
 		db->broken = true;
 	}
 	r4_alloc_apply(db->alloc);	/* the log blocks stay used until settled */
-	r4_plan_fini(&p);
+	r4_jnl_plan_fini(&p);
 	r4_cache_clean_all(db);
 	r4_page_discard(db);
 	db->in_txn = false;

@@ -56,7 +56,7 @@ static void wset_fini(struct r4_wset *s)
 	memset(s, 0, sizeof(*s));
 }
 
-void r4_plan_fini(struct r4_plan *p)
+void r4_jnl_plan_fini(struct r4_commit_plan *p)
 {
 	wset_fini(&p->reloc);
 	wset_fini(&p->over);
@@ -167,7 +167,7 @@ static int take(struct r4_db *db, size_t n, uint64_t *out)
 	return 0;
 }
 
-int r4_jnl_reserve(struct r4_db *db, struct r4_plan *p)
+int r4_jnl_reserve(struct r4_db *db, struct r4_commit_plan *p)
 {
 	uint32_t cap = r4_wr_capacity(db->bs);
 	size_t n = p->over.n;
@@ -218,7 +218,7 @@ out:
 	return rc;
 }
 
-static int write_records(struct r4_db *db, const struct r4_plan *p)
+static int write_records(struct r4_db *db, const struct r4_commit_plan *p)
 {
 	uint32_t cap = r4_wr_capacity(db->bs);
 	struct batch b;
@@ -290,7 +290,7 @@ static void unsettled_clear(struct r4_db *db)
 	memset(&db->unsettled, 0, sizeof(db->unsettled));
 }
 
-int r4_jnl_write(struct r4_db *db, struct r4_plan *p)
+int r4_jnl_write(struct r4_db *db, struct r4_commit_plan *p)
 {
 	uint8_t buf[R4_MAX_BLOCKSIZE];
 	struct r4_jh jh = {.jh_last_committed = p->tx};
@@ -319,7 +319,7 @@ int r4_jnl_write(struct r4_db *db, struct r4_plan *p)
 	return 0;
 }
 
-int r4_jnl_play(struct r4_db *db, struct r4_plan *p)
+int r4_jnl_play(struct r4_db *db, struct r4_commit_plan *p)
 {
 	struct r4_unsettled *u = &db->unsettled;
 	size_t n = p->over.n + p->nrec;

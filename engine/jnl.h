@@ -54,7 +54,7 @@ struct r4_unsettled {
 	bool handed;		/* deferred-freed in the running transaction */
 };
 
-struct r4_plan {
+struct r4_commit_plan {
 	struct r4_wset reloc, over;
 	uint64_t *rec;		/* record blocks, rec[0] the tx head */
 	size_t nrec;
@@ -63,9 +63,9 @@ struct r4_plan {
 };
 
 /* Add a block; with copy the set copies data now (a buffer the caller
- * reuses), else data must stay valid until r4_plan_fini.  -ENOMEM. */
+ * reuses), else data must stay valid until r4_jnl_plan_fini.  -ENOMEM. */
 int r4_wset_add(struct r4_wset *s, uint64_t blk, const uint8_t *data, bool copy);
-void r4_plan_fini(struct r4_plan *p);
+void r4_jnl_plan_fini(struct r4_commit_plan *p);
 /* Write the blocks of s to their places now, sorted and batched (blocks
  * free in the committed state only). */
 int r4_wset_write(struct r4_db *db, struct r4_wset *s);
@@ -75,13 +75,13 @@ int r4_wset_write(struct r4_db *db, struct r4_wset *s);
  * (working bitmap only: they never reach the committed one).  On -ENOSPC
  * nothing stays allocated.
  */
-int r4_jnl_reserve(struct r4_db *db, struct r4_plan *p);
+int r4_jnl_reserve(struct r4_db *db, struct r4_commit_plan *p);
 /* Every write up to and including the commit point, with the footer of
  * the unsettled transaction before it; 0 means durable. */
-int r4_jnl_write(struct r4_db *db, struct r4_plan *p);
+int r4_jnl_write(struct r4_db *db, struct r4_commit_plan *p);
 /* The over set in place (no sync); p becomes db's unsettled transaction
  * and keeps its log blocks. */
-int r4_jnl_play(struct r4_db *db, struct r4_plan *p);
+int r4_jnl_play(struct r4_db *db, struct r4_commit_plan *p);
 /* Defer-free the unsettled transaction's log blocks in the running one:
  * they stay used until it commits, which writes the footer. */
 void r4_jnl_hand_over(struct r4_db *db);

@@ -25,6 +25,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/types.h>
 #include <time.h>
 
@@ -170,6 +171,154 @@ struct r4_statfs {
 	uint32_t namemax;
 };
 int r4_statfs(r4_db *db, struct r4_statfs *out);
+
+/* ---- transaction plans (LANGUAGE.md section 9; docs/plan.md) ----
+ *
+ * A plan is what the command language compiles to and the executor runs:
+ * a numbered list of steps over handle registers (h0, h1, ...: objects)
+ * and value registers (v0, v1, ...: bytes).  A value operand is a
+ * register (>= 0), a constant of the plan (R4_PLAN_CONST_OF(k) <= -2) or
+ * none (-1).  Jumps go forward only.  Each step keeps the byte range of
+ * the source it came from, for explain and for run-time diagnostics.
+ */
+enum r4_plan_op {			/* order matters: the names in plan.c */
+	R4_PLAN_BEGIN,			/* a unit starts (flags R4_PLAN_UNIT) or a tw group is marked; str: label */
+	R4_PLAN_COMMIT,			/* ... and ends */
+	R4_PLAN_LOOKUP,			/* h[a] = path str, from h[b] (-1: the current directory); flags R4_LOOK_* */
+	R4_PLAN_DEREF,			/* h[a] = the path in v[b] (section 5.7) */
+	R4_PLAN_READ,			/* v[a] = contents of h[b] */
+	R4_PLAN_CONST,			/* v[a] = v[b] (a constant) */
+	R4_PLAN_CONCAT,			/* v[a] = v[b] + v[c] */
+	R4_PLAN_TEST,			/* v[a] = test flags (R4_TEST_*) of v[b] (, v[c]) or of h[b] */
+	R4_PLAN_JUMP,			/* to step a */
+	R4_PLAN_JUMPF,			/* to step b if v[a] is empty */
+	R4_PLAN_JUMPT,			/* to step b if v[a] is not empty */
+	R4_PLAN_WRITE,			/* replace the contents of h[a] by v[b] */
+	R4_PLAN_APPEND,			/* append v[b] to h[a] */
+	R4_PLAN_SYMLINK,		/* make h[a] (a missing name or a symlink) a symlink to v[b] */
+	R4_PLAN_CREATE,			/* h[a] = new entry v[c] in directory h[b]; perm v[d], target v[e];
+					   flags: R4_NEW_* type | format << 8 */
+	R4_PLAN_LINK,			/* h[a] = new entry v[c] in directory h[b], a hard link to h[d] */
+	R4_PLAN_UNLINK,			/* remove entry v[b] of directory h[a] */
+	R4_PLAN_RENAME,			/* rename h[a] within its directory to v[b] */
+	R4_PLAN_SETATTR,		/* write v[b] to pseudo file flags (R4_PSEUDO_*) of h[a]; str: plugin type */
+	R4_PLAN_WINDOW,			/* h[a] = window of h[b]: offset v[c], length v[d]; flags R4_WIN_* */
+	R4_PLAN_RULE,			/* access rule on h[a]: id v[b]; flags R4_RULE_* */
+	R4_PLAN_AUDIT,			/* audit h[a] into the log h[b] */
+	R4_PLAN_SCOPE,			/* the current directory becomes h[a] */
+	R4_PLAN_ENDSCOPE,		/* ... and is restored */
+	R4_PLAN_GROUP,			/* an unordered group of a members: conflicts are tracked */
+	R4_PLAN_MEMBER,			/* the next member starts */
+	R4_PLAN_ENDGROUP,
+	R4_PLAN_TRY,			/* named result b (str: its name) starts; on failure: undo to here,
+					   bind the error, go to step a (its ENDTRY) */
+	R4_PLAN_ENDTRY,			/* named result a ends */
+	R4_PLAN_RESULT,			/* bind assign_result/assign_length: under h[a] (pseudo file flags)
+					   when b is -1, else as named result b */
+	R4_PLAN_RESVAL,			/* v[a] = child flags (0 assign_result, 1 assign_length) of named result b */
+	R4_PLAN_YIELD,			/* hand a statement value to the host: h[a] (flags R4_YIELD_H) or v[a] */
+	R4_PLAN_NOPS
+};
+
+#define R4_PLAN_CONST_OF(k) (-2 - (int32_t)(k))
+#define R4_PLAN_IS_CONST(x) ((x) <= -2)
+#define R4_PLAN_CONST_INDEX(x) ((size_t)(-2 - (x)))
+
+enum {					/* R4_PLAN_BEGIN / COMMIT flags */
+	R4_PLAN_UNIT = 1,		/* a unit (a transaction), not a tw mark inside one */
+};
+enum {					/* R4_PLAN_LOOKUP flags */
+	R4_LOOK_CREATE = 1 << 0,	/* a missing last name becomes a regular file (section 5.2) */
+	R4_LOOK_MISSING = 1 << 1,	/* a missing last name is a handle on (directory, name) */
+	R4_LOOK_NOFOLLOW = 1 << 2,	/* a symlink as last name is itself */
+	R4_LOOK_EXIST = 1 << 3,		/* ENOENT and ENOTDIR give an empty handle, not a failure */
+};
+enum {					/* R4_PLAN_TEST flags */
+	R4_TEST_EQ, R4_TEST_NE, R4_TEST_LT, R4_TEST_GT, R4_TEST_LE, R4_TEST_GE,
+	R4_TEST_NOT,			/* v[b] is empty */
+	R4_TEST_TRUE,			/* v[b] is not empty */
+	R4_TEST_EXIST,			/* h[b] resolved */
+};
+enum {					/* R4_PLAN_YIELD flags */
+	R4_YIELD_H = 1,
+};
+enum r4_pseudo {			/* pseudo files (LANGUAGE.md section 6) */
+	R4_PSEUDO_NONE, R4_PSEUDO_UID, R4_PSEUDO_GID, R4_PSEUDO_MODE, R4_PSEUDO_TYPE,
+	R4_PSEUDO_SIZE, R4_PSEUDO_NLINK, R4_PSEUDO_ATIME, R4_PSEUDO_MTIME, R4_PSEUDO_CTIME,
+	R4_PSEUDO_OID, R4_PSEUDO_KEY, R4_PSEUDO_PLUGIN, R4_PSEUDO_LIST, R4_PSEUDO_BODY,
+	R4_PSEUDO_NAME, R4_PSEUDO_UNLINK, R4_PSEUDO_ACL, R4_PSEUDO_AUDIT, R4_PSEUDO_INVERT,
+	R4_PSEUDO_NEW, R4_PSEUDO_LINK, R4_PSEUDO_RANGE,
+	R4_PSEUDO_COUNT
+};
+enum {					/* what a pseudo file allows */
+	R4_PSF_READ = 1 << 0,
+	R4_PSF_WRITE = 1 << 1,
+	R4_PSF_BLOCK = 1 << 2,		/* takes a parameter block */
+	R4_PSF_ONLY_BLOCK = 1 << 3,	/* ... and is nothing without one */
+	R4_PSF_OCTAL = 1 << 4,		/* written as octal text: a NUMBER literal is a type error */
+	R4_PSF_SUBTYPE = 1 << 5,	/* has children: ..plugin/<type> */
+	R4_PSF_LEAF_BLOCK = 1 << 6,	/* its block may not be followed or assigned to */
+};
+enum { R4_NEW_REGULAR, R4_NEW_DIRECTORY, R4_NEW_SYMLINK, R4_NEW_AGGREGATE, R4_NEW_INVERT };
+enum { R4_FORMAT_PASSWD, R4_FORMAT_COLON };
+enum { R4_WIN_SHIFT, R4_WIN_ZERO, R4_WIN_OVERLAY };
+enum {					/* R4_PLAN_RULE flags */
+	R4_RULE_GID = 1 << 0,		/* the id is a gid (else a uid) */
+	R4_RULE_DENIED = 0 << 1, R4_RULE_ACCESS_READ = 1 << 1, R4_RULE_ACCESS_WRITE = 2 << 1,
+};
+
+/* The words of those constants, indexed by value, NULL-terminated: what a
+ * parameter block spells (type <- directory) and explain prints. */
+extern const char *const r4_new_types[];	/* R4_NEW_* */
+extern const char *const r4_formats[];		/* R4_FORMAT_* */
+extern const char *const r4_win_modes[];	/* R4_WIN_* */
+extern const char *const r4_accesses[];		/* R4_RULE_ACCESS_* >> 1 */
+
+struct r4_pseudo_info {
+	const char *name;		/* "..mode" */
+	enum r4_pseudo id;
+	unsigned flags;			/* R4_PSF_* */
+};
+/* The pseudo file spelled name[0..len) (with its leading ".."), or NULL.
+ * "..owner" is "..uid". */
+const struct r4_pseudo_info *r4_pseudo_lookup(const char *name, size_t len);
+const char *r4_pseudo_name(enum r4_pseudo id);	/* "..uid", or "?" */
+
+struct r4_step {
+	uint8_t op;			/* enum r4_plan_op */
+	uint32_t flags;
+	int32_t a, b, c, d, e;
+	const char *str;		/* path text, label, name; NUL-terminated, owned by the plan */
+	uint32_t off, len;		/* source range */
+};
+
+struct r4_plan {
+	struct r4_step *steps;
+	size_t nsteps, cap;
+	struct {
+		const char *p;		/* owned by the plan */
+		size_t len;
+	} *consts;
+	size_t nconsts, ccap;
+	unsigned nh, nv;		/* registers used */
+	unsigned units;
+};
+
+/* An empty plan (NULL on -ENOMEM); r4_plan_free releases it and all it owns. */
+struct r4_plan *r4_plan_new(void);
+void r4_plan_free(struct r4_plan *p);
+/* Append a step (its str is copied); its index, or -ENOMEM. */
+int r4_plan_add(struct r4_plan *p, const struct r4_step *s);
+/* A constant of the plan (bytes copied; equal constants are shared):
+ * 0 and *operand = R4_PLAN_CONST_OF(k), or -ENOMEM. */
+int r4_plan_const(struct r4_plan *p, const void *bytes, size_t len, int32_t *operand);
+const char *r4_plan_op_name(enum r4_plan_op op);	/* "LOOKUP", or "?" */
+/*
+ * The plan as a numbered listing (docs/plan.md): one line per step, its
+ * operands, and its source range LINE:COL-LINE:COL computed from src.
+ * Deterministic and independent of any image.  -EIO if f fails.
+ */
+int r4_plan_explain(const struct r4_plan *p, const char *src, size_t len, FILE *f);
 
 /* ---- volume ---- */
 

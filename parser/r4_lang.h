@@ -11,9 +11,12 @@
 #ifndef R4_LANG_H
 #define R4_LANG_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+
+#include "r4.h"
 
 /* A byte range of the source: [off, off + len).  len 0 is one position
  * (the end of input, a missing operand). */
@@ -72,6 +75,25 @@ size_t r4_ast_statements(const r4_ast *ast);
  * text gives the same dump.  -EIO if f fails.
  */
 int r4_ast_dump(const r4_ast *ast, FILE *f);
+
+/* ---- checking and compiling (docs/language.md, docs/plan.md) ---- */
+
+struct r4_compile_opts {
+	bool per_statement;		/* a script: one unit per top-level statement; else the
+					   whole command is one unit */
+};
+
+/*
+ * Check a parsed command (every check-time rule of LANGUAGE.md: pseudo
+ * names and parameters, read-only and write-only pseudo files, named
+ * result scopes, conflicts the text shows in ',' groups, type errors) and
+ * compile it into a plan (engine/r4.h).  The checks use the text and the
+ * engine's table of pseudo files only, never an image.  Errors go to d;
+ * then -EINVAL and no plan.  0 and *out (r4_plan_free it); -ENOMEM.
+ * o may be NULL (one unit).
+ */
+int r4_compile(const r4_ast *ast, const struct r4_compile_opts *o, r4_diags *d,
+	       struct r4_plan **out);
 
 /*
  * What the scanner knows at the end of src, for a shell deciding whether

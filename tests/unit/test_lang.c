@@ -207,8 +207,14 @@ static int run_case(struct tcase *tc)
 	FILE *f = open_memstream(&out, &outlen);	/* outlen is set by fclose */
 	r4_diags *d = r4_diag_new("<command>", tc->input ? tc->input : "", tc->inlen);
 	r4_ast *ast = NULL;
+	struct r4_plan *plan = NULL;
+	struct r4_compile_opts co = {.per_statement = !strcmp(tc->kind, "plan-script")};
 	int rc = r4_parse(tc->input ? tc->input : "", tc->inlen, d, &ast);
 	bool ok;
+
+	/* every kind but "ast" goes on to the checker and compiler */
+	if (!rc && strcmp(tc->kind, "ast"))
+		rc = r4_compile(ast, &co, d, &plan);
 
 	write_seed(tc);
 	if (!strcmp(tc->kind, "ast")) {
@@ -222,9 +228,16 @@ static int run_case(struct tcase *tc)
 		if (rc == -EINVAL)
 			r4_diag_print(d, f);
 		else if (!rc)
-			r4_ast_dump(ast, f);
+			r4_plan_explain(plan, tc->input ? tc->input : "", tc->inlen, f);
 		fclose(f);
 		ok = rc == -EINVAL && same(out, outlen, tc);
+	} else if (!strncmp(tc->kind, "plan", 4)) {
+		if (rc)
+			r4_diag_print(d, f);
+		else
+			r4_plan_explain(plan, tc->input ? tc->input : "", tc->inlen, f);
+		fclose(f);
+		ok = !rc && same(out, outlen, tc);
 	} else {
 		fclose(f);
 		fprintf(stderr, "%s:%u: case '%s' has no known expected section\n", tc->file,
@@ -238,6 +251,7 @@ static int run_case(struct tcase *tc)
 		report(tc, out);
 	}
 	free(out);
+	r4_plan_free(plan);
 	r4_ast_free(ast);
 	r4_diag_free(d);
 	return ok;
