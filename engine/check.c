@@ -75,6 +75,8 @@ enum {					/* struct cobj flags */
 	F_FIX_DOTDOT = 1 << 16,		/* directory: add or retarget ".." to its parent */
 	F_FIX_LINK = 1 << 17,		/* orphan: give it a name in /lost+found */
 	F_FIX_UNNAME = 1 << 18,		/* no stat data: remove the entries naming it */
+	F_REACHED = 1 << 19,		/* directory: its chain of names reaches the root */
+	F_CYCLE = 1 << 20,		/* directory: its chain of names loops */
 };
 
 #define NO_OID UINT64_MAX
@@ -1136,8 +1138,8 @@ static void check_names(struct chk *c, struct cobj *r, bool dir)
 				"directory has no '..'");
 		return;
 	}
-	if (!root && r->names != 1)
-		return;
+	if ((!root && r->names != 1) || (r->flags & F_CYCLE))
+		return;			/* a loop of names is reported on its own */
 	if (!(r->flags & F_DOTDOT)) {
 		r->flags |= F_FIX_DOTDOT;
 		problem(c, R4_CK_NAME_DOTDOT, at_obj(c, r), true, "directory has no '..'");
@@ -1236,6 +1238,44 @@ static void check_object(struct chk *c, struct cobj *r)
 	}
 }
 
+/* Directories named once whose chain of parents never reaches the root:
+ * a loop (a/b/a...) that the counts cannot see, since every member has
+ * its one name.  Each chain is walked once (F_REACHED marks the good). */
+static int check_cycles(struct chk *c, struct cobj **v, size_t n)
+{
+	struct cobj **path = r4_malloc((n ? n : 1) * sizeof(*path));
+
+	if (!path)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		struct cobj *x = v[i];
+		size_t depth = 0;
+
+		while (x && (x->flags & (F_SD | F_BADSD)) == F_SD && S_ISDIR(x->mode) &&
+		       x->oid != R4_ROOT_OID && x->names == 1 && !(x->flags & (F_REACHED | F_CYCLE))) {
+			size_t j;
+
+			for (j = 0; j < depth && path[j] != x; j++)
+				;
+			if (j < depth) {	/* back at a directory of this walk */
+				for (; j < depth; j++)
+					path[j]->flags |= F_CYCLE;
+				problem(c, R4_CK_NAME_ORPHAN, (struct where){.blk = x->sd_blk, .nblk = 1,
+					.oid = x->oid}, false, "directory %llu is cut off from the "
+					"root: its names form a loop", (unsigned long long)x->oid);
+				break;
+			}
+			path[depth++] = x;
+			x = obj_find(c, x->parent);
+		}
+		for (size_t j = 0; j < depth; j++)
+			if (!(path[j]->flags & F_CYCLE))
+				path[j]->flags |= F_REACHED;
+	}
+	r4_free(path);
+	return 0;
+}
+
 static int cmp_oid(const void *a, const void *b)
 {
 	uint64_t x = (*(struct cobj *const *)a)->oid, y = (*(struct cobj *const *)b)->oid;
@@ -1255,6 +1295,10 @@ static int check_objects(struct chk *c)
 		if (c->tab[i].oid != NO_OID)
 			v[n++] = &c->tab[i];
 	qsort(v, n, sizeof(*v), cmp_oid);
+	if (check_cycles(c, v, n)) {
+		r4_free(v);
+		return -ENOMEM;
+	}
 	for (size_t i = 0; i < n; i++) {
 		if ((v[i]->flags & F_SD) && (v[i]->mode & S_IFMT) == S_IFDIR)
 			c->res->dirs++;

@@ -643,6 +643,48 @@ static void case_orphan_dir(void)
 	CHECK_EQ(digest(img), before);
 }
 
+/* Two directories naming each other, cut off from the root: found,
+ * reported once, and left alone (no '..' "repair" closes the loop). */
+static void case_cycle(void)
+{
+	struct r4_check_result res;
+	const struct prob *p;
+	struct r4_inode d1, y;
+	r4_key kx, k;
+
+	printf("case: a loop of directories\n");
+	copy_file(fix40, img);
+	r4_db *db = open_rw();
+	if (!db)
+		return;
+	CHECK_RC(r4_mkdir(db, "/d1/x", 0755, 0, 0));
+	CHECK_RC(r4_mkdir(db, "/d1/x/y", 0755, 0, 0));
+	uint64_t xo = ino_of("/d1/x");
+	CHECK_RC(r4_begin(db));
+	CHECK_RC(key_of(db, "/d1/x", &kx));
+	CHECK_RC(key_of(db, "/d1/x/y", &k));
+	CHECK_RC(r4_obj_load(db, &k, &y));
+	CHECK_RC(r4_dir_add(db, &y, "x", 1, &kx));
+	r4_obj_fini(&y);
+	CHECK_RC(key_of(db, "/d1", &k));
+	CHECK_RC(r4_obj_load(db, &k, &d1));
+	CHECK_RC(r4_dir_remove(db, &d1, "x", 1));
+	r4_obj_fini(&d1);
+	CHECK_RC(r4_commit(db));
+	r4_close(db);
+	CHECK_RC(check(img, false, &res));
+	CHECK((p = find(R4_CK_NAME_ORPHAN)) && p->oid == xo && !p->fixable &&
+	      strstr(p->msg, "cut off from the root"));
+	CHECK_EQ(count(R4_CK_NAME_ORPHAN), 1);
+	CHECK_EQ(count(R4_CK_NAME_DOTDOT), 0);
+	unsigned long long before = digest(img);
+	CHECK_RC(check(img, true, &res));
+	CHECK(res.unfixed >= 1);
+	CHECK((p = find(R4_CK_NAME_ORPHAN)) && !p->fixed);
+	CHECK_EQ(digest(img), before);		/* nothing else was wrong: nothing written */
+	fsck_agrees(true);			/* fsck.reiser4 does not look for loops */
+}
+
 static void case_dotdot(void)
 {
 	struct r4_check_result res;
@@ -1037,6 +1079,7 @@ int main(void)
 	case_counters();
 	case_names();
 	case_orphan_dir();
+	case_cycle();
 	case_dotdot();
 	case_node_order();
 	case_empty_and_dkey();
