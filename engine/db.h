@@ -79,6 +79,8 @@ struct r4_db {
 	uint64_t saved_root, saved_next_oid, saved_file_count;
 	unsigned saved_height;
 	int64_t clock_override;	/* tests: fixed time when >= 0 */
+	bool clock_pinned;	/* the executor: one time for a whole unit (exec.c) */
+	struct timespec clock_pin;
 };
 
 /*

@@ -112,17 +112,19 @@ static int batch_init(struct batch *b, struct r4_db *db)
 	return (b->buf = r4_malloc((size_t)BATCH_BLOCKS * db->bs)) ? 0 : -ENOMEM;
 }
 
-static int write_set(struct r4_db *db, const struct r4_wset *s, bool wandered);
-
-int r4_wset_write(struct r4_db *db, struct r4_wset *s)
+/* Write every block of s to its place (wandered: to its copy), in order,
+ * through b. */
+static int write_set(struct batch *b, const struct r4_wset *s, bool wandered)
 {
-	if (s->n)
-		qsort(s->v, s->n, sizeof(*s->v), cmp_blk);
-	return write_set(db, s, false);
+	int rc = 0;
+
+	for (size_t i = 0; i < s->n && !rc; i++)
+		rc = batch_add(b, wandered ? s->v[i].wand : s->v[i].blk, s->v[i].data);
+	return rc ? rc : batch_flush(b);
 }
 
-/* Write every block of s to its place (wandered: to its copy), in order. */
-static int write_set(struct r4_db *db, const struct r4_wset *s, bool wandered)
+/* The same with a batch of its own. */
+static int write_set_alone(struct r4_db *db, const struct r4_wset *s, bool wandered)
 {
 	struct batch b;
 	int rc;
@@ -131,12 +133,16 @@ static int write_set(struct r4_db *db, const struct r4_wset *s, bool wandered)
 		return 0;
 	if ((rc = batch_init(&b, db)))
 		return rc;
-	for (size_t i = 0; i < s->n && !rc; i++)
-		rc = batch_add(&b, wandered ? s->v[i].wand : s->v[i].blk, s->v[i].data);
-	if (!rc)
-		rc = batch_flush(&b);
+	rc = write_set(&b, s, wandered);
 	r4_free(b.buf);
 	return rc;
+}
+
+int r4_wset_write(struct r4_db *db, struct r4_wset *s)
+{
+	if (s->n)
+		qsort(s->v, s->n, sizeof(*s->v), cmp_blk);
+	return write_set_alone(db, s, false);
 }
 
 static int write_fixed(struct r4_db *db, uint64_t blk, const uint8_t *buf)
@@ -218,14 +224,10 @@ out:
 	return rc;
 }
 
-static int write_records(struct r4_db *db, const struct r4_commit_plan *p)
+static int write_records(struct r4_db *db, struct batch *b, const struct r4_commit_plan *p)
 {
 	uint32_t cap = r4_wr_capacity(db->bs);
-	struct batch b;
 	int rc;
-
-	if ((rc = batch_init(&b, db)))
-		return rc;
 	struct r4_th th = {
 		.th_total = (uint32_t)p->nrec,
 		.th_prev_tx = db->last_tx,
@@ -237,7 +239,7 @@ static int write_records(struct r4_db *db, const struct r4_commit_plan *p)
 	uint8_t head[R4_MAX_BLOCKSIZE];
 
 	r4_th_encode(&th, head, db->bs);
-	rc = batch_add(&b, p->rec[0], head);
+	rc = batch_add(b, p->rec[0], head);
 	for (size_t r = 1; r < p->nrec && !rc; r++) {
 		struct r4_wr wr = {
 			.wr_total = (uint32_t)p->nrec,
@@ -250,12 +252,9 @@ static int write_records(struct r4_db *db, const struct r4_commit_plan *p)
 		for (size_t i = first; i < p->over.n && i < first + cap; i++)
 			r4_wr_entry_set(head, (uint32_t)(i - first), p->over.v[i].blk,
 					p->over.v[i].wand);
-		rc = batch_add(&b, p->rec[r], head);
+		rc = batch_add(b, p->rec[r], head);
 	}
-	if (!rc)
-		rc = batch_flush(&b);
-	r4_free(b.buf);
-	return rc;
+	return rc ? rc : batch_flush(b);
 }
 
 static void footer_block(const struct r4_db *db, uint64_t tx, const struct r4_jcounters *c,
@@ -295,10 +294,17 @@ int r4_jnl_write(struct r4_db *db, struct r4_commit_plan *p)
 	uint8_t buf[R4_MAX_BLOCKSIZE];
 	struct r4_jh jh = {.jh_last_committed = p->tx};
 	struct r4_unsettled *u = &db->unsettled;
+	struct batch b;
 	int rc;
 
-	if ((rc = write_set(db, &p->reloc, false)) || (rc = write_set(db, &p->over, true)) ||
-	    (rc = write_records(db, p)) || (rc = r4_io_sync(db->io)))
+	/* everything this needs is taken before the first write: a failure
+	 * before the commit point leaves the image as it was */
+	if ((rc = batch_init(&b, db)))
+		return rc;
+	if (!(rc = write_set(&b, &p->reloc, false)) && !(rc = write_set(&b, &p->over, true)))
+		rc = write_records(db, &b, p);
+	r4_free(b.buf);
+	if (rc || (rc = r4_io_sync(db->io)))
 		return rc;
 	/* the sync made the unsettled transaction's in-place writes durable:
 	 * its footer may go with this header (either order is safe) */
@@ -332,7 +338,7 @@ int r4_jnl_play(struct r4_db *db, struct r4_commit_plan *p)
 	u->n = n;
 	u->tx = p->tx;
 	u->cnt = p->cnt;
-	return write_set(db, &p->over, false);
+	return write_set_alone(db, &p->over, false);
 }
 
 void r4_jnl_hand_over(struct r4_db *db)

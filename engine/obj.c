@@ -40,6 +40,11 @@ static void now(const struct r4_db *db, uint32_t *sec, uint32_t *nsec)
 		*nsec = 0;
 		return;
 	}
+	if (db->clock_pinned) {
+		*sec = (uint32_t)db->clock_pin.tv_sec;
+		*nsec = (uint32_t)db->clock_pin.tv_nsec;
+		return;
+	}
 	clock_gettime(CLOCK_REALTIME, &ts);
 	*sec = (uint32_t)ts.tv_sec;
 	*nsec = (uint32_t)ts.tv_nsec;
@@ -148,7 +153,7 @@ int r4_obj_save(struct r4_db *db, struct r4_inode *ino)
 
 	if ((rc = find_sd(db, &ino->sdkey, &p, &body, &len)))
 		return rc == -ENOENT ? -EUCLEAN : rc;
-	if (want != len && (rc = r4_tree_resize(db, &p, len, (int)want - (int)len))) {
+	if (want != len && (rc = r4_tree_resize(db, &p, R4_MIN(want, len), (int)want - (int)len))) {
 		/* no room in place: replace the item */
 		uint8_t *buf = r4_malloc(want);
 
@@ -679,12 +684,15 @@ int r4_obj_create(struct r4_db *db, struct r4_inode *dir, const char *name, size
 		/* "." and "..": the new directory's first item */
 		if ((rc = dir_insert(db, out, ".", 1, &out->sdkey)) ||
 		    (rc = dir_insert(db, out, "..", 2, &dir->sdkey)))
-			return rc;
+			goto fail;
 		dir->sd.sd_nlink++;
 	}
 	if ((rc = dir_insert(db, dir, name, len, &out->sdkey)))
-		return rc;
+		goto fail;
 	return 0;
+fail:
+	r4_obj_fini(out);	/* out is written only on success */
+	return rc;
 }
 
 /* Remove every item with key in [from, upto): a directory's entries, a
