@@ -36,11 +36,13 @@ static int usage(FILE *f)
 		"       %s fsck IMAGE [-n | --fix | -y]  check the image; repair what is safe\n"
 		"       %s parse (-c CMD | -f SCRIPT)  the AST of an R4L command, or its errors\n"
 		"       %s explain [--script] (-c CMD | -f SCRIPT)  its transaction plan\n"
+		"       %s run [--script] [--as UID[:GID[,G...]]] [--cwd DIR] (-c CMD | -f SCRIPT) IMAGE\n"
+		"                                       run it, print each statement's value\n"
 		"SIZE takes K, M, G or T suffixes (powers of 1024).\n"
 		"TYPE=PLUGIN: hash=r5_hash|rupasov_hash|tea_hash|fnv1_hash|deg_hash,\n"
 		"  fibration=lexic_fibre|dot_o_fibre|ext_1_fibre|ext_3_fibre,\n"
 		"  formatting=smart|tails|extents, node=node40|node41, create=reg40\n",
-		sh_prog, sh_prog, sh_prog, sh_prog, sh_prog, sh_prog, sh_prog, sh_prog);
+		sh_prog, sh_prog, sh_prog, sh_prog, sh_prog, sh_prog, sh_prog, sh_prog, sh_prog);
 	return R4_EXIT_USAGE;
 }
 
@@ -580,6 +582,40 @@ static int cmd_fsck(int argc, char **argv)
  * statement, as the batch runner runs a script).  Errors: the
  * diagnostics and exit 3.
  */
+/* The text of -c CMD or -f SCRIPT ('-': stdin), and its SOURCE name. */
+static int read_source(const char *flag, const char *arg, char **text, size_t *len,
+		       const char **name)
+{
+	if (!strcmp(flag, "-c")) {
+		*name = "<command>";
+		if (!(*text = strdup(arg)))
+			return -1;
+		*len = strlen(*text);
+		return 0;
+	}
+	FILE *f = strcmp(arg, "-") ? fopen(arg, "rb") : stdin;
+	FILE *m = open_memstream(text, len);
+	char buf[65536];
+	size_t n;
+
+	*name = strcmp(arg, "-") ? arg : "<stdin>";
+	if (!f || !m) {
+		fprintf(stderr, "%s: cannot read '%s': %s\n", sh_prog, arg, strerror(errno));
+		if (f && f != stdin)
+			fclose(f);
+		if (m)
+			fclose(m);
+		free(*text);
+		return -1;
+	}
+	while ((n = fread(buf, 1, sizeof(buf), f)))
+		fwrite(buf, 1, n, m);
+	if (f != stdin)
+		fclose(f);
+	fclose(m);
+	return 0;
+}
+
 static int cmd_parse(int argc, char **argv, bool explain)
 {
 	struct r4_compile_opts co = {0};
@@ -598,28 +634,8 @@ static int cmd_parse(int argc, char **argv, bool explain)
 	}
 	if (argc != 3 || (strcmp(argv[1], "-c") && strcmp(argv[1], "-f")))
 		return usage(stderr);
-	if (!strcmp(argv[1], "-c")) {
-		name = "<command>";
-		if (!(text = strdup(argv[2])))
-			return R4_EXIT_FAIL;
-		len = strlen(text);
-	} else {
-		FILE *f = strcmp(argv[2], "-") ? fopen(argv[2], "rb") : stdin;
-		FILE *m = open_memstream(&text, &len);
-		char buf[65536];
-		size_t n;
-
-		name = strcmp(argv[2], "-") ? argv[2] : "<stdin>";
-		if (!f || !m) {
-			fprintf(stderr, "%s: cannot read '%s': %s\n", sh_prog, argv[2], strerror(errno));
-			return R4_EXIT_FAIL;
-		}
-		while ((n = fread(buf, 1, sizeof(buf), f)))
-			fwrite(buf, 1, n, m);
-		if (f != stdin)
-			fclose(f);
-		fclose(m);
-	}
+	if (read_source(argv[1], argv[2], &text, &len, &name))
+		return R4_EXIT_FAIL;
 	if (!(d = r4_diag_new(name, text, len))) {
 		free(text);
 		return R4_EXIT_FAIL;
@@ -640,6 +656,105 @@ static int cmd_parse(int argc, char **argv, bool explain)
 	r4_diag_free(d);
 	free(text);
 	return !rc ? R4_EXIT_OK : rc == -EINVAL ? R4_EXIT_SYNTAX : R4_EXIT_FAIL;
+}
+
+/* UID[:GID[,GID...]] */
+static int parse_ident(char *s, struct r4_ident *w, uint32_t *groups, size_t max)
+{
+	char *end;
+
+	w->uid = w->gid = (uint32_t)strtoul(s, &end, 10);
+	if (end == s)
+		return -1;
+	if (*end == ':') {
+		s = end + 1;
+		w->gid = (uint32_t)strtoul(s, &end, 10);
+		if (end == s)
+			return -1;
+		while (*end == ',' && w->ngroups < max) {
+			s = end + 1;
+			groups[w->ngroups++] = (uint32_t)strtoul(s, &end, 10);
+			if (end == s)
+				return -1;
+		}
+	}
+	w->groups = groups;
+	return *end ? -1 : 0;
+}
+
+/*
+ * r4 run [--script] [--as UID[:GID[,G...]]] [--cwd DIR] (-c CMD | -f SCRIPT)
+ * IMAGE: run an R4L command (or a script, one unit per statement) against
+ * IMAGE and print each statement's value (an object: its contents) on
+ * its own line.  Diagnostics go to stderr; exit 0, 1 (run time), 3.
+ */
+static int cmd_run(int argc, char **argv)
+{
+	static const struct option lo[] = {
+		{"script", no_argument, NULL, 's'}, {"as", required_argument, NULL, 'a'},
+		{"cwd", required_argument, NULL, 'd'}, {"command", required_argument, NULL, 'c'},
+		{"file", required_argument, NULL, 'f'}, {NULL, 0, NULL, 0},
+	};
+	struct r4_run_opts ro = {.exec = {.who = {.umask = 022}, .read_objects = true}};
+	struct r4_open_opts oo = {.rw = true};
+	uint32_t groups[64];
+	const char *flag = NULL, *arg = NULL;
+	struct r4_run *r = NULL;
+	char *text = NULL;
+	size_t len = 0;
+	r4_db *db;
+	int c, rc;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "c:f:", lo, NULL)) != -1) {
+		switch (c) {
+		case 's': ro.per_statement = true; break;
+		case 'a':
+			if (parse_ident(optarg, &ro.exec.who, groups, 64))
+				return usage(stderr);
+			break;
+		case 'd': ro.exec.cwd = optarg; break;
+		case 'c': flag = "-c"; arg = optarg; break;
+		case 'f': flag = "-f"; arg = optarg; break;
+		default: return usage(stderr);
+		}
+	}
+	if (!flag || optind != argc - 1)
+		return usage(stderr);
+	if (read_source(flag, arg, &text, &len, &ro.name))
+		return R4_EXIT_FAIL;
+	if ((rc = r4_open(argv[optind], &oo, &db))) {
+		fprintf(stderr, "%s: %s: %s\n", sh_prog, argv[optind], r4_strerror(rc));
+		free(text);
+		return R4_EXIT_FAIL;
+	}
+	rc = r4_run(db, text, len, &ro, &r);
+	if (r) {
+		for (size_t i = 0; i < r->nvalues; i++) {
+			const struct r4_run_value *v = &r->values[i];
+
+			if (v->err && v->path)
+				printf("%s\n", v->path);	/* a directory, say */
+			else if (v->size)
+				fwrite(v->bytes, 1, v->size, stdout);
+			if (!v->err && v->size && v->bytes[v->size - 1] != '\n')
+				putchar('\n');
+		}
+		fflush(stdout);
+		r4_diag_print(r->diags, stderr);
+	} else {
+		fprintf(stderr, "%s: run: %s\n", sh_prog, r4_strerror(rc));
+	}
+	c = !r ? R4_EXIT_FAIL : r->stage == R4_RUN_SYNTAX || r->stage == R4_RUN_CHECK
+	    ? R4_EXIT_SYNTAX : rc ? R4_EXIT_FAIL : R4_EXIT_OK;
+	r4_run_free(r);
+	if ((rc = r4_sync(db)) && c == R4_EXIT_OK) {
+		fprintf(stderr, "%s: %s: %s\n", sh_prog, argv[optind], r4_strerror(rc));
+		c = R4_EXIT_FAIL;
+	}
+	r4_close(db);
+	free(text);
+	return c;
 }
 
 int main(int argc, char **argv)
@@ -666,6 +781,8 @@ int main(int argc, char **argv)
 		return cmd_parse(argc - 1, argv + 1, false);
 	if (!strcmp(argv[1], "explain"))
 		return cmd_parse(argc - 1, argv + 1, true);
+	if (!strcmp(argv[1], "run"))
+		return cmd_run(argc - 1, argv + 1);
 	fprintf(stderr, "%s: unknown command '%s'\n", sh_prog, argv[1]);
 	return usage(stderr);
 }

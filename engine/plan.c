@@ -346,10 +346,10 @@ static void operands(struct buf *b, const struct r4_plan *p, const struct r4_ste
 		put_v(b, p, s->b);
 		break;
 	case R4_PLAN_SETATTR:
-		put(b, "h%d %s", s->a, r4_pseudo_name((enum r4_pseudo)s->flags));
+		put(b, "h%d %s", s->a, r4_pseudo_name((enum r4_pseudo)(s->flags & 0xffff)));
 		if (s->str)
 			put(b, "/%s", s->str);
-		put(b, " <- ");
+		put(b, s->flags & R4_SETATTR_APPEND ? " <<- " : " <- ");
 		put_v(b, p, s->b);
 		break;
 	case R4_PLAN_WINDOW:

@@ -201,7 +201,10 @@ enum r4_plan_op {			/* order matters: the names in plan.c */
 	R4_PLAN_LINK,			/* h[a] = new entry v[c] in directory h[b], a hard link to h[d] */
 	R4_PLAN_UNLINK,			/* remove entry v[b] of directory h[a] */
 	R4_PLAN_RENAME,			/* rename h[a] within its directory to v[b] */
-	R4_PLAN_SETATTR,		/* write v[b] to pseudo file flags (R4_PSEUDO_*) of h[a]; str: plugin type */
+	R4_PLAN_SETATTR,		/* write v[b] to pseudo file flags (R4_PSEUDO_*, maybe
+					   | R4_SETATTR_APPEND) of h[a]; str: plugin type.  Like
+					   RENAME and UNLINK, it leaves h[a] naming that pseudo
+					   file: the assignment's value */
 	R4_PLAN_WINDOW,			/* h[a] = window of h[b]: offset v[c], length v[d]; flags R4_WIN_* */
 	R4_PLAN_RULE,			/* access rule on h[a]: id v[b]; flags R4_RULE_* */
 	R4_PLAN_AUDIT,			/* audit h[a] into the log h[b] */
@@ -239,6 +242,7 @@ enum {					/* R4_PLAN_TEST flags */
 	R4_TEST_TRUE,			/* v[b] is not empty */
 	R4_TEST_EXIST,			/* h[b] resolved */
 };
+enum { R4_SETATTR_APPEND = 1 << 16 };	/* SETATTR of ..body with '<<-' */
 enum {					/* R4_PLAN_YIELD flags */
 	R4_YIELD_H = 1,
 };
@@ -319,6 +323,61 @@ const char *r4_plan_op_name(enum r4_plan_op op);	/* "LOOKUP", or "?" */
  * Deterministic and independent of any image.  -EIO if f fails.
  */
 int r4_plan_explain(const struct r4_plan *p, const char *src, size_t len, FILE *f);
+
+/* ---- running plans (engine/exec.c; docs/plan.md, "Running a plan") ----
+ *
+ * The executor runs each unit of a plan (BEGIN/COMMIT with R4_PLAN_UNIT)
+ * in one transaction: it commits completely or, on a run-time error, not
+ * at all.  Units run in order; the first failing unit stops the run, and
+ * the units before it stay committed.  On a read-only db a unit runs
+ * without a transaction (a change then fails with -EROFS).
+ */
+struct r4_ident {			/* who acts: permissions are checked for this identity */
+	uint32_t uid, gid;
+	const uint32_t *groups;		/* supplementary groups */
+	size_t ngroups;
+	uint32_t umask;
+};
+
+/* A statement's value, handed to the host before its unit commits. */
+struct r4_value {
+	uint32_t off, len;		/* the source range of the YIELD (the statement) */
+	const char *path;		/* an object: its absolute path (pseudo files and
+					   windows end in their ..name); NULL for bytes */
+	const void *bytes;		/* bytes; or the object's contents, when read */
+	size_t size;
+	int err;			/* an object's contents not read: 0 (not asked) or why */
+};
+
+struct r4_exec_opts {
+	struct r4_ident who;
+	const char *cwd;		/* absolute; NULL = "/" */
+	bool read_objects;		/* objects in values carry their contents */
+	/* Values, in order, each valid only during the call.  Nonzero fails
+	 * the unit with that (negative) error: nothing of it commits. */
+	int (*yield)(void *ctx, const struct r4_value *v);
+	void *ctx;
+	const volatile int *cancel;	/* checked between steps: nonzero stops with -EINTR */
+};
+
+/* Why a run failed: one run-time error, at one step. */
+struct r4_exec_error {
+	int rc;				/* 0: the run succeeded */
+	size_t step;			/* the failing step */
+	uint32_t off, len;		/* its source range */
+	int comp;			/* a path that did not resolve: the index of the
+					   component that failed (0-based, in the step's path),
+					   else -1 */
+	char msg[600];			/* "cannot read '/bank/carol': No such file or directory" */
+	int note_step;			/* another step the error concerns (a conflict), or -1 */
+	char note[300];
+	unsigned units;			/* units committed before the failure */
+};
+
+/* Run plan p against db.  0, or the failing unit's error (err says where
+ * and why; err may be NULL). -EBUSY if a transaction is already open. */
+int r4_exec(r4_db *db, const struct r4_plan *p, const struct r4_exec_opts *o,
+	    struct r4_exec_error *err);
 
 /* ---- volume ---- */
 

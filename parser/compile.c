@@ -622,7 +622,10 @@ static int32_t path_object(struct cc *c, const struct r4_ast *path, const struct
 			if (want_target && last) {
 				if (last_ps)
 					*last_ps = ps;
-				int32_t h = prefix(c, base, path, from, k, lead);
+				/* the object the pseudo file belongs to: a symlink is itself */
+				int32_t h = from == k && !lead ? base
+					    : lookup(c, base, from, k, lead, R4_LOOK_NOFOLLOW, -1,
+						     seg_loc(path, from, k, lead));
 
 				return h >= 0 ? h : lookup(c, -1, NULL, NULL, false, 0, dst, k->loc);
 			}
@@ -905,7 +908,7 @@ static int32_t assign(struct cc *c, const struct r4_ast *e, int32_t dst)
 		    prevk->len == 8 && !memcmp(prevk->bytes, "..plugin", 8)) {
 			/* ..plugin/<type>: switch that plugin (section 6.1) */
 			check_component(c, lastk);
-			h = path_object(c, t, prevk, 0, dst, NULL, false);
+			h = path_object(c, t, prevk, R4_LOOK_NOFOLLOW, dst, NULL, false);
 			emit(c, R4_PLAN_SETATTR, R4_PSEUDO_PLUGIN, h, v, -1, lastk->bytes, e->loc);
 			emit(c, R4_PLAN_RESULT, R4_PSEUDO_PLUGIN, h, id, -1, NULL, e->loc);
 			goto done;
@@ -930,7 +933,10 @@ static int32_t assign(struct cc *c, const struct r4_ast *e, int32_t dst)
 			enum r4_plan_op op = ps->id == R4_PSEUDO_NAME ? R4_PLAN_RENAME
 					     : ps->id == R4_PSEUDO_UNLINK ? R4_PLAN_UNLINK
 					     : R4_PLAN_SETATTR;
-			emit(c, op, op == R4_PLAN_SETATTR ? ps->id : 0, h, v, -1, NULL, e->loc);
+			unsigned fl = op != R4_PLAN_SETATTR ? 0 : (unsigned)ps->id |
+				      (e->op == R4_OP_APPEND ? R4_SETATTR_APPEND : 0);
+
+			emit(c, op, fl, h, v, -1, NULL, e->loc);
 			emit(c, R4_PLAN_RESULT, ps->id, h, id, -1, NULL, e->loc);
 			goto done;
 		}

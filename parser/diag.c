@@ -17,6 +17,7 @@ struct r4_diags {
 	size_t n, cap, errors;
 	uint32_t *lines;		/* offset of each line's first byte */
 	size_t nlines;
+	char *owned;			/* src, when the list owns it (r4_run) */
 };
 
 r4_diags *r4_diag_new(const char *name, const char *src, size_t len)
@@ -41,7 +42,13 @@ void r4_diag_free(r4_diags *d)
 	r4_free(d->v);
 	r4_free(d->lines);
 	r4_free(d->name);
+	r4_free(d->owned);
 	r4_free(d);
+}
+
+void r4_diag_own_source(r4_diags *d, char *src)
+{
+	d->owned = src;
 }
 
 size_t r4_diag_count(const r4_diags *d)

@@ -15,4 +15,7 @@ int r4_diag_add(r4_diags *d, enum r4_diag_sev sev, r4_loc loc, const char *fmt, 
 int r4_diag_addv(r4_diags *d, enum r4_diag_sev sev, r4_loc loc, const char *fmt, va_list ap)
 	__attribute__((format(printf, 4, 0)));
 
+/* From now on d owns src (the text it was made with) and frees it. */
+void r4_diag_own_source(r4_diags *d, char *src);
+
 #endif

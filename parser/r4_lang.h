@@ -107,4 +107,51 @@ struct r4_lex_state {
 };
 void r4_lex_state(const char *src, size_t len, struct r4_lex_state *out);
 
+/* ---- running: the reiser4() call of r4 ---- */
+
+enum r4_run_stage {
+	R4_RUN_OK,			/* every unit committed */
+	R4_RUN_SYNTAX,			/* a lexical or syntax error: nothing ran */
+	R4_RUN_CHECK,			/* a check-time error: nothing ran */
+	R4_RUN_RUNTIME,			/* a unit failed and was rolled back */
+};
+
+struct r4_run_opts {
+	const char *name;		/* SOURCE for diagnostics; NULL: "<command>" */
+	bool per_statement;		/* a script: one unit per top-level statement; else
+					   the whole command is one unit */
+	struct r4_exec_opts exec;	/* identity, current directory, values (engine/r4.h);
+					   exec.yield, if set, sees each value too */
+};
+
+struct r4_run_value {			/* a statement's value (struct r4_value, owned) */
+	uint32_t off, len;
+	char *path;			/* an object's path, or NULL for bytes */
+	char *bytes;			/* NUL-added; binary-safe with size */
+	size_t size;
+	int err;
+};
+
+struct r4_run {
+	enum r4_run_stage stage;
+	int rc;				/* 0, -EINVAL for front-end errors, or the run-time errno */
+	r4_diags *diags;		/* every diagnostic; a run-time error is one error (and
+					   maybe a note) at the failing step's range */
+	struct r4_run_value *values;	/* of the units that committed, in order */
+	size_t nvalues;
+	unsigned units;			/* units committed */
+};
+
+/*
+ * Run the command src[0..len) (binary-safe) against db: lex, parse, check
+ * and compile it, then execute it, as one unit (or one per statement with
+ * o->per_statement).  The identity and the current directory are
+ * o->exec's (o may be NULL: root, "/", umask 022).  *out is written
+ * unless -ENOMEM comes first, whatever the outcome: its diagnostics, its
+ * values; free it with r4_run_free.  Returns (*out)->rc.
+ */
+int r4_run(r4_db *db, const char *src, size_t len, const struct r4_run_opts *o,
+	   struct r4_run **out);
+void r4_run_free(struct r4_run *r);
+
 #endif

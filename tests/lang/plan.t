@@ -179,15 +179,15 @@ if not exist /srv/cache then /srv/..new/(name <- "cache", type <- directory)
 /srv/key/..mode <- "0640"; /srv/key/..uid <- #1001; /srv/key/..mtime <- #1700000000
 --- plan
  0  BEGIN                                1:1-1:83
- 1  LOOKUP  h0 = /srv/key                1:1-1:8
+ 1  LOOKUP  h0 = /srv/key  nofollow      1:1-1:8
  2  SETATTR h0 ..mode <- "0640"          1:1-1:25
  3  RESULT  h0 ..mode                    1:1-1:25
  4  YIELD   h0                           1:1-1:25
- 5  LOOKUP  h1 = /srv/key                1:28-1:35
+ 5  LOOKUP  h1 = /srv/key  nofollow      1:28-1:35
  6  SETATTR h1 ..uid <- "1001"           1:28-1:50
  7  RESULT  h1 ..uid                     1:28-1:50
  8  YIELD   h1                           1:28-1:50
- 9  LOOKUP  h2 = /srv/key                1:53-1:60
+ 9  LOOKUP  h2 = /srv/key  nofollow      1:53-1:60
 10  SETATTR h2 ..mtime <- "1700000000"   1:53-1:83
 11  RESULT  h2 ..mtime                   1:53-1:83
 12  YIELD   h2                           1:53-1:83
@@ -198,11 +198,11 @@ if not exist /srv/cache then /srv/..new/(name <- "cache", type <- directory)
 /srv/draft/..name <- "final"; /srv/..unlink <- "final"
 --- plan
  0  BEGIN                                1:1-1:54
- 1  LOOKUP  h0 = /srv/draft              1:1-1:10
+ 1  LOOKUP  h0 = /srv/draft  nofollow    1:1-1:10
  2  RENAME  h0 "final"                   1:1-1:28
  3  RESULT  h0 ..name                    1:1-1:28
  4  YIELD   h0                           1:1-1:28
- 5  LOOKUP  h1 = /srv                    1:31-1:34
+ 5  LOOKUP  h1 = /srv  nofollow          1:31-1:34
  6  UNLINK  h1 "final"                   1:31-1:54
  7  RESULT  h1 ..unlink                  1:31-1:54
  8  YIELD   h1                           1:31-1:54
@@ -565,7 +565,7 @@ notes
 /a/..plugin/hash <- "r5_hash"
 --- plan
  0  BEGIN                                1:1-1:29
- 1  LOOKUP  h0 = /a                      1:1-1:2
+ 1  LOOKUP  h0 = /a  nofollow            1:1-1:2
  2  SETATTR h0 ..plugin/hash <- "r5_hash" 1:1-1:29
  3  RESULT  h0 ..plugin                  1:1-1:29
  4  YIELD   h0                           1:1-1:29
@@ -637,7 +637,7 @@ notes
 /l/..body <- "new text"
 --- plan
  0  BEGIN                                1:1-1:23
- 1  LOOKUP  h0 = /l                      1:1-1:2
+ 1  LOOKUP  h0 = /l  nofollow            1:1-1:2
  2  SETATTR h0 ..body <- "new text"      1:1-1:23
  3  RESULT  h0 ..body                    1:1-1:23
  4  YIELD   h0                           1:1-1:23
@@ -648,11 +648,11 @@ notes
 /f/..size <- #0; /f/..atime <- #-5
 --- plan
  0  BEGIN                                1:1-1:34
- 1  LOOKUP  h0 = /f                      1:1-1:2
+ 1  LOOKUP  h0 = /f  nofollow            1:1-1:2
  2  SETATTR h0 ..size <- "0"             1:1-1:15
  3  RESULT  h0 ..size                    1:1-1:15
  4  YIELD   h0                           1:1-1:15
- 5  LOOKUP  h1 = /f                      1:18-1:19
+ 5  LOOKUP  h1 = /f  nofollow            1:18-1:19
  6  SETATTR h1 ..atime <- "-5"           1:18-1:34
  7  RESULT  h1 ..atime                   1:18-1:34
  8  YIELD   h1                           1:18-1:34

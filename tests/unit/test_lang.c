@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "r4_lang.h"
 #include "t.h"
@@ -28,7 +29,21 @@ struct tcase {
 	char *expect;			/* the expected section's text */
 	size_t explen;
 	char kind[32];			/* "ast" or "diag" */
+	char *setup;			/* run cases: R4L run first, as root */
+	char *as;			/* UID:GID[,G...] the input runs as */
+	char *cwd;
+	bool script;			/* --- script: one unit per statement */
+	size_t exp_off, exp_end;	/* where the expected section's text lies in the file */
 };
+
+/* R4_LANG_BLESS=1: write what run cases produce into their outcome
+ * sections (then read every change by hand before committing it). */
+static struct bless {
+	size_t off, end;
+	char *text;
+	size_t len;
+} *blessed;
+static size_t nblessed;
 
 static char *slurp(const char *path, size_t *len)
 {
@@ -87,6 +102,11 @@ static size_t unescape(char *s, size_t n)
 	return o;
 }
 
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
 static char *dup_range(const char *p, size_t n)
 {
 	char *s = malloc(n + 1);
@@ -97,6 +117,16 @@ static char *dup_range(const char *p, size_t n)
 }
 
 static int run_case(struct tcase *tc);
+
+static void free_case(struct tcase *tc)
+{
+	free(tc->input);
+	free(tc->expect);
+	free(tc->setup);
+	free(tc->as);
+	free(tc->cwd);
+	memset(tc, 0, sizeof(*tc));
+}
 
 /* Split a file into cases and run each. */
 static void run_file(const char *path, const char *only)
@@ -117,6 +147,7 @@ static void run_file(const char *path, const char *only)
 	}
 	memset(&tc, 0, sizeof(tc));
 	end = text + len;
+	nblessed = 0;
 	/* flush the open section into tc */
 #define CLOSE_SECTION(at)							\
 	do {									\
@@ -124,13 +155,23 @@ static void run_file(const char *path, const char *only)
 			size_t n_ = (size_t)((at) - sec_start);		\
 			while (n_ && sec_start[n_ - 1] == '\n')		\
 				n_--;						\
-			if (!strncmp(section, "input", 5)) {			\
+			if (!strcmp(section, "setup") || !strcmp(section, "as") || \
+			    !strcmp(section, "cwd")) {				\
+				char **f_ = section[0] == 's' ? &tc.setup :	\
+					    section[0] == 'a' ? &tc.as : &tc.cwd;	\
+				free(*f_);					\
+				*f_ = dup_range(sec_start, n_);			\
+			} else if (!strcmp(section, "script")) {		\
+				tc.script = true;				\
+			} else if (!strncmp(section, "input", 5)) {		\
 				free(tc.input);					\
 				tc.input = dup_range(sec_start, n_);		\
 				tc.inlen = strcmp(section, "input-escaped") ? n_ \
 					   : unescape(tc.input, n_);		\
 			} else {						\
 				free(tc.expect);				\
+				tc.exp_off = (size_t)(sec_start - text);	\
+				tc.exp_end = tc.exp_off + n_;			\
 				tc.explen = n_ ? n_ + 1 : 0;			\
 				tc.expect = dup_range(sec_start, tc.explen);	\
 				snprintf(tc.kind, sizeof(tc.kind), "%s", section); \
@@ -148,9 +189,7 @@ static void run_file(const char *path, const char *only)
 			if (p[0] == '=') {
 				if (have && (!only || strstr(tc.name, only)))
 					run_case(&tc);
-				free(tc.input);
-				free(tc.expect);
-				memset(&tc, 0, sizeof(tc));
+				free_case(&tc);
 				tc.file = path;
 				tc.line = line;
 				snprintf(tc.name, sizeof(tc.name), "%.*s", (int)(next - p - 5), p + 4);
@@ -165,8 +204,25 @@ static void run_file(const char *path, const char *only)
 	CLOSE_SECTION(end);
 	if (have && (!only || strstr(tc.name, only)))
 		run_case(&tc);
-	free(tc.input);
-	free(tc.expect);
+	free_case(&tc);
+	if (nblessed) {
+		FILE *f = fopen(path, "wb");
+		size_t at = 0;
+
+		for (size_t i = 0; f && i < nblessed; i++) {
+			fwrite(text + at, 1, blessed[i].off - at, f);
+			fwrite(blessed[i].text, 1, blessed[i].len, f);
+			at = blessed[i].end;
+			free(blessed[i].text);
+		}
+		if (f) {
+			fwrite(text + at, 1, len - at, f);
+			fclose(f);
+		}
+		free(blessed);
+		blessed = NULL;
+		nblessed = 0;
+	}
 	free(text);
 #undef CLOSE_SECTION
 }
@@ -200,6 +256,251 @@ static void write_seed(const struct tcase *tc)
 	}
 }
 
+/* ---- run cases: an image, a setup, the input, the outcome ---- */
+
+static char t_dir[64];		/* the scratch directory */
+static char base_img[128];	/* a fresh image every case starts from */
+
+static void put_escaped(FILE *f, const char *p, size_t n)
+{
+	fputc('"', f);
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)p[i];
+
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c == '\n')
+			fputs("\\n", f);
+		else if (c == '\t')
+			fputs("\\t", f);
+		else if (c < 0x20 || c >= 0x7f)
+			fprintf(f, "\\x%02x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
+
+struct names {
+	char **v;
+	size_t n;
+};
+
+static int collect_name(void *ctx, const char *name, size_t len, uint64_t ino, uint32_t type)
+{
+	struct names *ns = ctx;
+
+	(void)ino;
+	(void)type;
+	if ((len == 1 && name[0] == '.') || (len == 2 && name[0] == '.' && name[1] == '.'))
+		return 0;
+	ns->v = realloc(ns->v, (ns->n + 1) * sizeof(*ns->v));
+	ns->v[ns->n++] = dup_range(name, len);
+	return 0;
+}
+
+/* Every object under dir, depth first in name order: path, mode, owner,
+ * and a file's contents or a symlink's text.  Times are left out. */
+static void dump_tree(r4_db *db, const char *dir, FILE *f)
+{
+	struct names ns = {0};
+	struct r4_dirpos pos = {0};
+
+	if (r4_readdir(db, dir, &pos, collect_name, &ns)) {
+		fprintf(f, "%s: cannot list\n", dir);
+		return;
+	}
+	if (ns.n)
+		qsort(ns.v, ns.n, sizeof(*ns.v), cmp_str);
+	for (size_t i = 0; i < ns.n; i++) {
+		char path[4096], data[256];
+		struct r4_stat st;
+		size_t got = 0;
+
+		snprintf(path, sizeof(path), "%s/%s", strcmp(dir, "/") ? dir : "", ns.v[i]);
+		if (r4_stat(db, path, &st)) {
+			fprintf(f, "%s: cannot stat\n", path);
+			continue;
+		}
+		fprintf(f, "%s%s %04o %u:%u", path, S_ISDIR(st.mode) ? "/" : "", st.mode & 07777,
+			st.uid, st.gid);
+		if (S_ISREG(st.mode)) {
+			fputc(' ', f);
+			r4_read(db, path, 0, data, sizeof(data), &got);
+			put_escaped(f, data, got < 80 ? got : 60);
+			if (got >= 80)
+				fprintf(f, "... (%llu bytes)", (unsigned long long)st.size);
+		} else if (S_ISLNK(st.mode)) {
+			fputs(" -> ", f);
+			r4_readlink(db, path, data, sizeof(data), &got);
+			put_escaped(f, data, got < sizeof(data) ? got : sizeof(data));
+		} else if (!S_ISDIR(st.mode)) {
+			fprintf(f, " type %o", st.mode >> 12);
+		}
+		if (!S_ISDIR(st.mode) && st.nlink > 1)
+			fprintf(f, " links %u", st.nlink);
+		fputc('\n', f);
+		if (S_ISDIR(st.mode))
+			dump_tree(db, path, f);
+		free(ns.v[i]);
+	}
+	free(ns.v);
+}
+
+static char *file_bytes(const char *path, size_t *n)
+{
+	return slurp(path, n);
+}
+
+static int copy_file(const char *from, const char *to)
+{
+	size_t n;
+	char *b = slurp(from, &n);
+	FILE *f = b ? fopen(to, "wb") : NULL;
+	int rc = f && fwrite(b, 1, n, f) == n ? 0 : -1;
+
+	if (f && fclose(f))
+		rc = -1;
+	free(b);
+	return rc;
+}
+
+/* Run src on the image at path: 0 and *out (the run), or the error. */
+static int run_on(const char *path, const char *src, size_t len, const struct r4_run_opts *o,
+		  struct r4_run **out)
+{
+	struct r4_open_opts oo = {.rw = true};
+	r4_db *db;
+	int rc;
+
+	*out = NULL;
+	if ((rc = r4_open(path, &oo, &db)))
+		return rc;
+	r4_run(db, src, len, o, out);
+	rc = r4_sync(db);
+	r4_close(db);
+	return *out ? rc : -ENOMEM;
+}
+
+/* UID:GID[,G...] */
+static void parse_as(const char *s, struct r4_ident *w, uint32_t *groups)
+{
+	char *end;
+
+	w->uid = (uint32_t)strtoul(s, &end, 10);
+	w->gid = *end == ':' ? (uint32_t)strtoul(end + 1, &end, 10) : w->uid;
+	w->groups = groups;
+	while (*end == ',' && w->ngroups < 16)
+		groups[w->ngroups++] = (uint32_t)strtoul(end + 1, &end, 10);
+}
+
+/*
+ * The outcome of a run case, as the "outcome" section spells it: each
+ * value, the diagnostics, "exit N" (as r4 run would exit), then the
+ * namespace.  A failed run must leave the image byte for byte as the
+ * setup left it; that is checked here and reported in the outcome.
+ */
+static void run_outcome(const struct tcase *tc, FILE *f)
+{
+	char img[192];
+	struct r4_run_opts ro = {.exec = {.who = {.umask = 022}, .read_objects = true}};
+	uint32_t groups[16];
+	struct r4_run *r = NULL;
+	char *before, *after;
+	size_t nb, na;
+	r4_db *db;
+	int rc;
+
+	snprintf(img, sizeof(img), "%s/case.img", t_dir);
+	if (copy_file(base_img, img)) {
+		fprintf(f, "cannot copy the image\n");
+		return;
+	}
+	if (tc->setup) {
+		rc = run_on(img, tc->setup, strlen(tc->setup), NULL, &r);
+		if (rc || r->rc) {
+			fprintf(f, "setup failed: %s\n", r4_strerror(rc ? rc : r->rc));
+			if (r)
+				r4_diag_print(r->diags, f);
+			r4_run_free(r);
+			return;
+		}
+		r4_run_free(r);
+	}
+	before = file_bytes(img, &nb);
+	if (tc->as)
+		parse_as(tc->as, &ro.exec.who, groups);
+	ro.exec.cwd = tc->cwd;
+	ro.per_statement = tc->script;
+	rc = run_on(img, tc->input ? tc->input : "", tc->inlen, &ro, &r);
+	if (r) {
+		for (size_t i = 0; i < r->nvalues; i++) {
+			const struct r4_run_value *v = &r->values[i];
+
+			fputs("value ", f);
+			if (v->path)
+				fprintf(f, "%s ", v->path);
+			if (v->err)
+				fprintf(f, "(%s)", r4_strerror(v->err));
+			else
+				put_escaped(f, v->bytes, v->size);
+			fputc('\n', f);
+		}
+		r4_diag_print(r->diags, f);
+		fprintf(f, "exit %d\n", r->stage == R4_RUN_SYNTAX || r->stage == R4_RUN_CHECK ? 3
+			: r->rc ? 1 : 0);
+	}
+	if (rc)
+		fprintf(f, "sync or open failed: %s\n", r4_strerror(rc));
+	after = file_bytes(img, &na);
+	/* (a script's committed units stay: then only the namespace tells) */
+	if (r && r->rc && !r->units && (!before || !after || nb != na || memcmp(before, after, nb)))
+		fprintf(f, "THE IMAGE CHANGED\n");
+	free(before);
+	free(after);
+	r4_run_free(r);
+	struct r4_open_opts oo = {0};
+
+	if (r4_open(img, &oo, &db)) {
+		fprintf(f, "cannot reopen the image\n");
+		return;
+	}
+	dump_tree(db, "/", f);
+	/* and the image is consistent, as the engine's checker sees it */
+	struct r4_check_result cr;
+
+	if (r4_check(db, NULL, &cr) || cr.problems)
+		fprintf(f, "fsck: %llu problems\n", (unsigned long long)cr.problems);
+	r4_close(db);
+}
+
+/* A reject case of the front end, run against an image: it must change nothing. */
+static bool reject_unchanged(const struct tcase *tc)
+{
+	char img[192];
+	struct r4_run *r = NULL;
+	char *before, *after;
+	size_t nb, na;
+	bool ok;
+
+	snprintf(img, sizeof(img), "%s/reject.img", t_dir);
+	if (copy_file(base_img, img))
+		return false;
+	before = file_bytes(img, &nb);
+	run_on(img, tc->input ? tc->input : "", tc->inlen, NULL, &r);
+	after = file_bytes(img, &na);
+	ok = r && r->rc == -EINVAL && before && after && nb == na && !memcmp(before, after, nb);
+	if (!ok)
+		fprintf(stderr, "%s:%u: %s: run against an image: rc %d, image %s\n", tc->file,
+			tc->line, tc->name, r ? r->rc : -1,
+			before && after && nb == na && !memcmp(before, after, nb) ? "kept"
+			: "CHANGED");
+	r4_run_free(r);
+	free(before);
+	free(after);
+	return ok;
+}
+
 static int run_case(struct tcase *tc)
 {
 	char *out = NULL;
@@ -213,7 +514,7 @@ static int run_case(struct tcase *tc)
 	bool ok;
 
 	/* every kind but "ast" goes on to the checker and compiler */
-	if (!rc && strcmp(tc->kind, "ast"))
+	if (!rc && strcmp(tc->kind, "ast") && strcmp(tc->kind, "outcome"))
 		rc = r4_compile(ast, &co, d, &plan);
 
 	write_seed(tc);
@@ -231,6 +532,14 @@ static int run_case(struct tcase *tc)
 			r4_plan_explain(plan, tc->input ? tc->input : "", tc->inlen, f);
 		fclose(f);
 		ok = rc == -EINVAL && same(out, outlen, tc);
+		if (reject_unchanged(tc))
+			t_pass++;
+		else
+			t_fail++;
+	} else if (!strcmp(tc->kind, "outcome")) {
+		run_outcome(tc, f);
+		fclose(f);
+		ok = same(out, outlen, tc);
 	} else if (!strncmp(tc->kind, "plan", 4)) {
 		if (rc)
 			r4_diag_print(d, f);
@@ -243,6 +552,17 @@ static int run_case(struct tcase *tc)
 		fprintf(stderr, "%s:%u: case '%s' has no known expected section\n", tc->file,
 			tc->line, tc->name);
 		ok = false;
+	}
+	if (!ok && getenv("R4_LANG_BLESS") && tc->expect) {
+		size_t n = outlen && out[outlen - 1] == '\n' ? outlen - 1 : outlen;
+		char *t = malloc(n + 2);
+
+		memcpy(t, out, n);
+		if (tc->exp_off == tc->exp_end)
+			t[n++] = '\n';	/* the section was empty: end the new text */
+		blessed = realloc(blessed, (nblessed + 1) * sizeof(*blessed));
+		blessed[nblessed++] = (struct bless){tc->exp_off, tc->exp_end, t, n};
+		ok = true;
 	}
 	if (ok)
 		t_pass++;
@@ -288,10 +608,6 @@ static void lex_states(void)
 	}
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
 
 int main(void)
 {
@@ -304,6 +620,20 @@ int main(void)
 
 	if (!dp) {
 		fprintf(stderr, "%s: %s\n", dir, strerror(errno));
+		return 1;
+	}
+	struct r4_mkfs_opts mo;
+	int rc;
+
+	snprintf(t_dir, sizeof(t_dir), "/tmp/r4lang.XXXXXX");
+	if (!mkdtemp(t_dir)) {
+		perror("mkdtemp");
+		return 1;
+	}
+	snprintf(base_img, sizeof(base_img), "%s/base.img", t_dir);
+	r4_mkfs_defaults(&mo);
+	if ((rc = r4_mkfs(base_img, 16 << 20, &mo))) {
+		fprintf(stderr, "mkfs: %s\n", r4_strerror(rc));
 		return 1;
 	}
 	while ((e = readdir(dp)) && n < 256) {
@@ -324,5 +654,6 @@ int main(void)
 		free(names[i]);
 	}
 	lex_states();
+	t_rmdir(t_dir);
 	return T_DONE();
 }

@@ -1,0 +1,2140 @@
+/*
+ * exec.c - the plan executor: runs what the command language compiled
+ * (LANGUAGE.md sections 5 and 6, docs/plan.md) against an open image.
+ *
+ * Handles are resolved absolute paths: the executor walks every path
+ * itself, one component at a time, so it can check search permission for
+ * the acting identity, follow symlinks (the fs API never does), and stop
+ * at pseudo names and result children.  Changes go through the fs API of
+ * r4.h inside the unit's transaction.
+ *
+ * Undo for named results: the engine has no partial rollback, so when a
+ * step fails inside a TRY the executor aborts the unit's transaction,
+ * remembers that this TRY fails (with its errno), and runs the unit again
+ * from its start; reaching that TRY it binds the error and jumps past it.
+ * A unit is deterministic for a given image (serializable, one clock value
+ * for the whole unit, values handed to the host only at commit), so the
+ * second run redoes exactly what preceded the TRY.  Each failure forces
+ * one more TRY, so a unit runs at most 1 + (its TRY steps) times.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+
+#include "db.h"
+#include "obj.h"
+
+#define MAX_EXPANSIONS 40	/* symlinks followed per path (then ELOOP) */
+#define REPLAY 1		/* run_steps: a TRY caught a failure, run the unit again */
+
+struct buf {
+	uint8_t *p;
+	size_t len, cap;
+};
+
+enum hkind {
+	H_NONE,			/* unset, or an exist-test that did not resolve */
+	H_OBJ,			/* an object */
+	H_MISSING,		/* a name its directory does not hold (path: where it would be) */
+	H_PSEUDO,		/* a pseudo file of an object */
+	H_WINDOW,		/* ..range of a regular file */
+	H_BYTES,		/* a result child: read-only bytes */
+};
+
+struct handle {
+	enum hkind kind;
+	char *path;		/* absolute, no symlink before the last component */
+	struct r4_stat st;	/* the object, when it was looked up (H_OBJ, H_PSEUDO, H_WINDOW) */
+	uint64_t dir_ino;	/* the directory holding the name (0 for the root) */
+	enum r4_pseudo ps;	/* H_PSEUDO */
+	char *sub;		/* ..plugin/<sub> */
+	uint64_t woff, wlen;	/* H_WINDOW */
+	bool wlen_set;
+	unsigned wmode;
+	struct buf bytes;	/* H_BYTES */
+};
+
+struct result {			/* the children of an assignment's target, or of a named result */
+	uint64_t ino;
+	enum r4_pseudo ps;
+	int err;
+	uint64_t length;
+	bool bound;
+};
+
+struct touch {			/* a unit of state a member of a ',' group used (section 5.5) */
+	uint64_t ino;		/* the object, or the directory of an entry */
+	int what;		/* -1 an entry, 0 contents, else a pseudo file */
+	char *name;		/* the entry */
+	bool write;
+	unsigned member;
+	size_t step;
+};
+
+struct group {
+	unsigned member;
+	struct touch *t;
+	size_t n, cap;
+};
+
+struct forced {			/* a TRY that failed in an earlier run of the unit */
+	bool set;
+	int err;
+	uint64_t length;
+};
+
+struct yielded {
+	uint32_t off, len;
+	char *path;
+	struct buf bytes;
+	int err;
+};
+
+struct x {
+	struct r4_db *db;
+	const struct r4_plan *p;
+	const struct r4_exec_opts *o;
+	struct r4_exec_error *e;
+
+	struct handle *h;
+	struct buf *v;
+	char **cwd;		/* the scope stack; cwd[ncwd - 1] is the current directory */
+	size_t ncwd, cwdcap;
+	size_t *tries;		/* open TRY steps */
+	size_t ntries;
+	struct forced *forced;	/* by step */
+	struct result *named;	/* by named-result id */
+	size_t nnamed;
+	struct result *res;	/* result children of objects */
+	size_t nres, rescap;
+	struct group *groups;
+	size_t ngroups, groupcap;
+	struct yielded *ys;
+	size_t nys, yscap;
+	uint64_t last_len;	/* bytes the last change stored */
+	size_t step;		/* the step running */
+};
+
+/* ================================ helpers =============================== */
+
+static int fail(struct x *x, int rc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static int fail(struct x *x, int rc, const char *fmt, ...)
+{
+	struct r4_exec_error *e = x->e;
+	va_list ap;
+	size_t n;
+
+	if (e->rc)
+		return rc;
+	e->rc = rc;
+	e->step = x->step;
+	e->off = x->p->steps[x->step].off;
+	e->len = x->p->steps[x->step].len;
+	va_start(ap, fmt);
+	vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
+	va_end(ap);
+	n = strlen(e->msg);
+	snprintf(e->msg + n, sizeof(e->msg) - n, ": %s", r4_strerror(rc));
+	return rc;
+}
+
+static void buf_free(struct buf *b)
+{
+	r4_free(b->p);
+	*b = (struct buf){0};
+}
+
+static int buf_reserve(struct buf *b, size_t n)
+{
+	uint8_t *q;
+	size_t cap;
+
+	if (n <= b->cap)
+		return 0;
+	cap = b->cap ? b->cap : 64;
+	while (cap < n)
+		cap *= 2;
+	if (!(q = r4_realloc(b->p, cap)))
+		return -ENOMEM;
+	b->p = q;
+	b->cap = cap;
+	return 0;
+}
+
+static int buf_set(struct buf *b, const void *p, size_t n)
+{
+	int rc;
+
+	if ((rc = buf_reserve(b, n + 1)))
+		return rc;
+	if (n)
+		memmove(b->p, p, n);
+	b->len = n;
+	b->p[n] = 0;
+	return 0;
+}
+
+static int buf_add(struct buf *b, const void *p, size_t n)
+{
+	int rc;
+
+	if ((rc = buf_reserve(b, b->len + n + 1)))
+		return rc;
+	if (n)
+		memcpy(b->p + b->len, p, n);
+	b->len += n;
+	b->p[b->len] = 0;
+	return 0;
+}
+
+static int buf_printf(struct buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static int buf_printf(struct buf *b, const char *fmt, ...)
+{
+	char tmp[128];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(tmp, sizeof(tmp), fmt, ap);
+	va_end(ap);
+	return buf_add(b, tmp, (size_t)n);
+}
+
+static void handle_clear(struct handle *h)
+{
+	r4_free(h->path);
+	r4_free(h->sub);
+	buf_free(&h->bytes);
+	*h = (struct handle){0};
+}
+
+/* A value operand: a register or a constant (none: empty). */
+static void val(struct x *x, int32_t op, const uint8_t **p, size_t *n)
+{
+	static const uint8_t empty[1];
+
+	if (R4_PLAN_IS_CONST(op)) {
+		size_t k = R4_PLAN_CONST_INDEX(op);
+
+		*p = (const uint8_t *)x->p->consts[k].p;
+		*n = x->p->consts[k].len;
+	} else if (op >= 0 && x->v[op].p) {
+		*p = x->v[op].p;
+		*n = x->v[op].len;
+	} else {
+		*p = empty;
+		*n = 0;
+	}
+}
+
+static char *path_join(const char *dir, const char *name, size_t len)
+{
+	size_t d = strlen(dir);
+	char *s = r4_malloc(d + len + 2);
+
+	if (!s)
+		return NULL;
+	memcpy(s, dir, d);
+	if (d > 1 || dir[0] != '/')
+		s[d++] = '/';
+	memcpy(s + d, name, len);
+	s[d + len] = 0;
+	return s;
+}
+
+/* The last component of an absolute path ("/" for the root). */
+static const char *base_name(const char *path)
+{
+	const char *s = strrchr(path, '/');
+
+	return s && s[1] ? s + 1 : path;
+}
+
+/* Cut an absolute path to its parent, in place. */
+static void to_parent(char *path)
+{
+	char *s = strrchr(path, '/');
+
+	if (s == path)
+		path[1] = 0;
+	else if (s)
+		*s = 0;
+}
+
+static char *dir_of(const char *path)
+{
+	char *d = r4_memdup(path, strlen(path));
+
+	if (d)
+		to_parent(d);
+	return d;
+}
+
+/* Section 5.2's permission check for the acting identity: want is a mix
+ * of 4 (read), 2 (write), 1 (search/execute). */
+static bool may(const struct x *x, const struct r4_stat *st, unsigned want)
+{
+	const struct r4_ident *w = &x->o->who;
+	unsigned bits = st->mode & 07;
+
+	if (w->uid == 0)
+		return true;
+	if (st->uid == w->uid) {
+		bits = (st->mode >> 6) & 07;
+	} else {
+		bool in = st->gid == w->gid;
+
+		for (size_t i = 0; !in && i < w->ngroups; i++)
+			in = w->groups[i] == st->gid;
+		if (in)
+			bits = (st->mode >> 3) & 07;
+	}
+	return (bits & want) == want;
+}
+
+static bool in_group(const struct x *x, uint32_t gid)
+{
+	const struct r4_ident *w = &x->o->who;
+
+	if (w->gid == gid)
+		return true;
+	for (size_t i = 0; i < w->ngroups; i++)
+		if (w->groups[i] == gid)
+			return true;
+	return false;
+}
+
+static bool is_owner(const struct x *x, const struct r4_stat *st)
+{
+	return x->o->who.uid == 0 || x->o->who.uid == st->uid;
+}
+
+/* One trailing LF of a value written to a metadata pseudo file is ignored. */
+static void chop_lf(const uint8_t *p, size_t *n)
+{
+	if (*n && p[*n - 1] == '\n')
+		(*n)--;
+}
+
+/* Decimal text (what '#' literals produce), optionally negative. */
+static int parse_int(const uint8_t *p, size_t n, bool neg_ok, int64_t *out)
+{
+	bool neg = false;
+	uint64_t v = 0;
+
+	chop_lf(p, &n);
+	if (n && p[0] == '-' && neg_ok) {
+		neg = true;
+		p++;
+		n--;
+	}
+	if (!n || n > 19)
+		return -EINVAL;
+	for (size_t i = 0; i < n; i++) {
+		if (p[i] < '0' || p[i] > '9')
+			return -EINVAL;
+		v = v * 10 + (p[i] - '0');
+	}
+	if (v > INT64_MAX)
+		return -EINVAL;
+	*out = neg ? -(int64_t)v : (int64_t)v;
+	return 0;
+}
+
+/* 1 to 4 octal digits. */
+static int parse_mode(const uint8_t *p, size_t n, uint32_t *out)
+{
+	uint32_t m = 0;
+
+	chop_lf(p, &n);
+	if (!n || n > 4)
+		return -EINVAL;
+	for (size_t i = 0; i < n; i++) {
+		if (p[i] < '0' || p[i] > '7')
+			return -EINVAL;
+		m = m << 3 | (uint32_t)(p[i] - '0');
+	}
+	*out = m;
+	return 0;
+}
+
+/* A name for a new entry: what may be created, linked or renamed to. */
+static int check_name(const uint8_t *p, size_t n)
+{
+	if (!n || memchr(p, '/', n) || memchr(p, 0, n))
+		return -EINVAL;
+	if (n > 255)
+		return -ENAMETOOLONG;
+	if (p[0] == '.' && (n == 1 || p[1] == '.'))
+		return -EINVAL;	/* ".", "..", and pseudo names */
+	return 0;
+}
+
+static int read_all(struct r4_db *db, const char *path, uint64_t off, uint64_t len, struct buf *b)
+{
+	size_t got;
+	int rc;
+
+	if (len > SIZE_MAX / 2)
+		return -EFBIG;
+	if ((rc = buf_reserve(b, (size_t)len + 1)))
+		return rc;
+	if ((rc = r4_read(db, path, off, b->p, (size_t)len, &got)))
+		return rc;
+	b->len = got;
+	b->p[got] = 0;
+	return 0;
+}
+
+/* ============================ conflict tracking ========================= */
+
+static bool same_unit(const struct touch *a, uint64_t ino, int what, const char *name)
+{
+	if (a->ino != ino || a->what != what)
+		return false;
+	return what != -1 || !strcmp(a->name, name);
+}
+
+/* The members of every open ',' group must be independent (section 5.5). */
+static int touch(struct x *x, uint64_t ino, int what, const char *name, bool write,
+		 const char *path)
+{
+	for (size_t g = 0; g < x->ngroups; g++) {
+		struct group *gr = &x->groups[g];
+
+		for (size_t i = 0; i < gr->n; i++) {
+			struct touch *t = &gr->t[i];
+
+			if (t->member == gr->member || !(write || t->write) ||
+			    !same_unit(t, ino, what, name))
+				continue;
+			x->e->note_step = (int)t->step;
+			snprintf(x->e->note, sizeof(x->e->note), "the other member %s it here",
+				 t->write ? "changes" : "uses");
+			return fail(x, -EBUSY, "conflict: '%s' is %s by two members of a ',' group",
+				    path, write ? "changed" : "used");
+		}
+		if (gr->n == gr->cap) {
+			size_t cap = gr->cap ? gr->cap * 2 : 16;
+			struct touch *t = r4_realloc(gr->t, cap * sizeof(*t));
+
+			if (!t)
+				return -ENOMEM;
+			gr->t = t;
+			gr->cap = cap;
+		}
+		struct touch *t = &gr->t[gr->n];
+
+		*t = (struct touch){ino, what, NULL, write, gr->member, x->step};
+		if (name && !(t->name = r4_memdup(name, strlen(name))))
+			return -ENOMEM;
+		gr->n++;
+	}
+	return 0;
+}
+
+static int touch_entry(struct x *x, uint64_t dir, const char *name, bool write, const char *path)
+{
+	return x->ngroups ? touch(x, dir, -1, name, write, path) : 0;
+}
+
+static int touch_obj(struct x *x, uint64_t ino, int what, bool write, const char *path)
+{
+	return x->ngroups ? touch(x, ino, what, NULL, write, path) : 0;
+}
+
+static void group_free(struct group *g)
+{
+	for (size_t i = 0; i < g->n; i++)
+		r4_free(g->t[i].name);
+	r4_free(g->t);
+}
+
+/* ================================ results =============================== */
+
+static struct result *result_of(struct x *x, uint64_t ino, enum r4_pseudo ps)
+{
+	for (size_t i = 0; i < x->nres; i++)
+		if (x->res[i].ino == ino && x->res[i].ps == ps)
+			return &x->res[i];
+	return NULL;
+}
+
+static int bind_result(struct x *x, uint64_t ino, enum r4_pseudo ps, int err, uint64_t length)
+{
+	struct result *r = result_of(x, ino, ps);
+
+	if (!r) {
+		if (x->nres == x->rescap) {
+			size_t cap = x->rescap ? x->rescap * 2 : 8;
+			struct result *n = r4_realloc(x->res, cap * sizeof(*n));
+
+			if (!n)
+				return -ENOMEM;
+			x->res = n;
+			x->rescap = cap;
+		}
+		r = &x->res[x->nres++];
+	}
+	*r = (struct result){ino, ps, err, length, true};
+	return 0;
+}
+
+static bool is_result_child(const char *name, size_t len, int *which)
+{
+	if (len == 13 && !memcmp(name, "assign_result", 13))
+		*which = 0;
+	else if (len == 13 && !memcmp(name, "assign_length", 13))
+		*which = 1;
+	else
+		return false;
+	return true;
+}
+
+static int result_text(const struct result *r, int which, struct buf *b)
+{
+	b->len = 0;
+	if (which == 0)
+		return buf_printf(b, "%d", r->err < 0 ? -r->err : r->err);
+	return buf_printf(b, "%llu", (unsigned long long)r->length);
+}
+
+/* ================================ lookup ================================ */
+
+/* The next component of *rest ("" runs of '/' skipped); false at the end. */
+static bool next_comp(const char **rest, const char **name, size_t *len)
+{
+	const char *s = *rest;
+
+	while (*s == '/')
+		s++;
+	if (!*s)
+		return false;
+	*name = s;
+	while (*s && *s != '/')
+		s++;
+	*len = (size_t)(s - *name);
+	*rest = s;
+	return true;
+}
+
+static bool is_pseudo(const char *name, size_t len)
+{
+	return len > 2 && name[0] == '.' && name[1] == '.';
+}
+
+struct walk {
+	const char *text;	/* the path being walked, as the step spells it */
+	char *cur;		/* the object reached: absolute path */
+	struct r4_stat st;
+	uint64_t dir_ino;	/* the directory it was found in */
+	char *rest;		/* what is left to walk (owned: symlinks splice into it) */
+	size_t pos;		/* where in rest */
+	size_t linkpart;	/* bytes of rest from pos that came from symlinks */
+	int comp;		/* the component of the step's own path being walked */
+	unsigned expansions;
+};
+
+/* Splice a symlink's text in front of what is left. */
+static int expand(struct walk *w, const char *text, size_t n)
+{
+	size_t left = strlen(w->rest + w->pos);
+	char *s = r4_malloc(n + left + 2);
+
+	if (!s)
+		return -ENOMEM;
+	memcpy(s, text, n);
+	s[n] = '/';
+	memcpy(s + n + 1, w->rest + w->pos, left + 1);
+	r4_free(w->rest);
+	w->rest = s;
+	w->pos = 0;
+	w->linkpart += n + 1;
+	return 0;
+}
+
+/* Is the next component (of what is left) a pseudo name or a bound result
+ * child of the object path?  Then a symlink there is not followed. */
+static bool next_applies_to_link(struct x *x, struct walk *w, const struct r4_stat *st)
+{
+	const char *r = w->rest + w->pos, *name;
+	size_t len;
+	int which;
+
+	if (!next_comp(&r, &name, &len))
+		return false;
+	if (is_pseudo(name, len))
+		return true;
+	return is_result_child(name, len, &which) && result_of(x, st->ino, R4_PSEUDO_NONE);
+}
+
+static int lookup_fail(struct x *x, struct walk *w, int rc, bool create)
+{
+	const char *r = w->text, *name = r;
+	size_t len = 0;
+	int k = 0;
+
+	/* the step's path up to and including the failing component */
+	for (; k <= w->comp && next_comp(&r, &name, &len); k++)
+		;
+	x->e->comp = w->comp;
+	return fail(x, rc, "cannot %s '%.*s'", create ? "write" : "read",
+		    (int)(name + len - w->text), w->text);
+}
+
+/*
+ * Walk path text `text` from the object `from` (absolute path; NULL: the
+ * current directory) with flags R4_LOOK_*; the handle goes to *h.
+ */
+static int walk(struct x *x, const char *from, const char *text, unsigned flags,
+		struct handle *h)
+{
+	struct r4_db *db = x->db;
+	struct walk w = {0};
+	bool create = flags & (R4_LOOK_CREATE | R4_LOOK_MISSING);
+	const char *name;
+	size_t len;
+	int rc = 0, which;
+
+	handle_clear(h);
+	if (text[0] == '/')
+		from = "/";
+	else if (!from)
+		from = x->cwd[x->ncwd - 1];
+	if (!(w.cur = r4_memdup(from, strlen(from))) || !(w.rest = r4_memdup(text, strlen(text)))) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	w.text = text;
+	w.comp = -1;
+	if ((rc = r4_stat(db, w.cur, &w.st))) {
+		rc = fail(x, rc, "cannot read '%s'", w.cur);
+		goto out;
+	}
+	for (;;) {
+		const char *r = w.rest + w.pos;
+		bool from_link = w.linkpart > 0, last;
+		size_t before = w.pos;
+
+		if (!next_comp(&r, &name, &len))
+			break;
+		w.pos = (size_t)(r - w.rest);
+		w.linkpart = w.linkpart > w.pos - before ? w.linkpart - (w.pos - before) : 0;
+		if (!from_link)
+			w.comp++;
+		{
+			const char *peek = r, *pn;
+			size_t pl;
+
+			last = !next_comp(&peek, &pn, &pl);
+		}
+		if (len == 1 && name[0] == '.') {
+			if (!S_ISDIR(w.st.mode)) {
+				rc = -ENOTDIR;
+				goto missing;
+			}
+			continue;
+		}
+		if (is_pseudo(name, len)) {
+			const struct r4_pseudo_info *pi = r4_pseudo_lookup(name, len);
+
+			if (!pi) {
+				rc = lookup_fail(x, &w, -ENOENT, create);
+				goto out;
+			}
+			h->kind = H_PSEUDO;
+			h->ps = pi->id;
+			/* ..plugin/<type>, or a result child of the pseudo file */
+			if (next_comp(&r, &name, &len)) {
+				w.pos = (size_t)(r - w.rest);
+				w.comp++;
+				if (is_result_child(name, len, &which)) {
+					struct result *res = result_of(x, w.st.ino, pi->id);
+
+					if (!res) {
+						rc = lookup_fail(x, &w, -ENOENT, create);
+						goto out;
+					}
+					h->kind = H_BYTES;
+					if ((rc = result_text(res, which, &h->bytes)))
+						goto out;
+				} else if (pi->id == R4_PSEUDO_PLUGIN) {
+					if (!(h->sub = r4_memdup(name, len))) {
+						rc = -ENOMEM;
+						goto out;
+					}
+				} else {
+					rc = lookup_fail(x, &w, -ENOTDIR, create);
+					goto out;
+				}
+			}
+			break;
+		}
+		if (is_result_child(name, len, &which)) {
+			struct result *res = result_of(x, w.st.ino, R4_PSEUDO_NONE);
+
+			if (res) {
+				h->kind = H_BYTES;
+				if ((rc = result_text(res, which, &h->bytes)))
+					goto out;
+				if (!last) {
+					rc = lookup_fail(x, &w, -ENOTDIR, create);
+					goto out;
+				}
+				break;
+			}
+		}
+		if (!S_ISDIR(w.st.mode)) {
+			rc = -ENOTDIR;
+			goto missing;
+		}
+		if (!may(x, &w.st, 1)) {
+			rc = lookup_fail(x, &w, -EACCES, create);
+			goto out;
+		}
+		if (len == 2 && name[0] == '.' && name[1] == '.') {
+			struct r4_stat up;
+			char *gp;
+
+			to_parent(w.cur);
+			if (!(gp = dir_of(w.cur))) {
+				rc = -ENOMEM;
+				goto out;
+			}
+			rc = strcmp(w.cur, "/") ? r4_stat(db, gp, &up) : 0;
+			r4_free(gp);
+			w.dir_ino = strcmp(w.cur, "/") ? up.ino : 0;
+		} else {
+			char *next = path_join(w.cur, name, len);
+			struct r4_stat st;
+
+			if (!next) {
+				rc = -ENOMEM;
+				goto out;
+			}
+			if ((rc = touch_entry(x, w.st.ino, base_name(next), false, next))) {
+				r4_free(next);
+				goto out;
+			}
+			rc = r4_stat(db, next, &st);
+			if (rc == -ENOENT && last && create) {
+				h->kind = H_MISSING;
+				h->path = next;
+				h->dir_ino = w.st.ino;
+				rc = 0;
+				goto out;
+			}
+			if (rc) {
+				r4_free(next);
+				goto missing;
+			}
+			if (S_ISLNK(st.mode) && !(last && (flags & R4_LOOK_NOFOLLOW)) &&
+			    !next_applies_to_link(x, &w, &st)) {
+				char tgt[4096];
+				size_t n;
+
+				if (++w.expansions > MAX_EXPANSIONS) {
+					r4_free(next);
+					rc = lookup_fail(x, &w, -ELOOP, create);
+					goto out;
+				}
+				rc = r4_readlink(db, next, tgt, sizeof(tgt), &n);
+				r4_free(next);
+				if (rc)
+					goto out;
+				if (n >= sizeof(tgt) || !n) {
+					rc = lookup_fail(x, &w, n ? -ENAMETOOLONG : -ENOENT, create);
+					goto out;
+				}
+				if ((rc = expand(&w, tgt, n)))
+					goto out;
+				if (tgt[0] == '/')
+					strcpy(w.cur, "/");
+				if ((rc = r4_stat(db, w.cur, &w.st)))
+					goto out;
+				continue;
+			}
+			r4_free(w.cur);
+			w.cur = next;
+			w.dir_ino = w.st.ino;
+			w.st = st;
+			continue;
+		}
+		if ((rc = r4_stat(db, w.cur, &w.st)))
+			goto out;
+		continue;
+missing:
+		if ((rc == -ENOENT || rc == -ENOTDIR) && (flags & R4_LOOK_EXIST)) {
+			handle_clear(h);
+			rc = 0;
+			goto out;
+		}
+		rc = lookup_fail(x, &w, rc, create);
+		goto out;
+	}
+	if (h->kind == H_NONE)
+		h->kind = H_OBJ;
+	h->path = w.cur;
+	h->st = w.st;
+	h->dir_ino = w.dir_ino;
+	w.cur = NULL;
+out:
+	r4_free(w.cur);
+	r4_free(w.rest);
+	if (rc)
+		handle_clear(h);
+	return rc;
+}
+
+/* ============================ reading values ============================ */
+
+static const char *type_name(uint32_t mode)
+{
+	switch (mode & S_IFMT) {
+	case S_IFREG: return "regular";
+	case S_IFDIR: return "directory";
+	case S_IFLNK: return "symlink";
+	case S_IFIFO: return "fifo";
+	case S_IFSOCK: return "socket";
+	case S_IFCHR: return "chardev";
+	case S_IFBLK: return "blockdev";
+	default: return "unknown";
+	}
+}
+
+static int not_yet(struct x *x, const char *path, enum r4_pseudo ps)
+{
+	const char *what = ps == R4_PSEUDO_ACL ? "access rules are" : ps == R4_PSEUDO_AUDIT
+			   ? "auditing is" : "inverts are";
+
+	return fail(x, -EOPNOTSUPP, "'%s/%s': %s not implemented yet", path,
+		    r4_pseudo_name(ps), what);
+}
+
+static int key_text(struct x *x, const char *path, struct buf *b)
+{
+	struct r4_inode ino;
+	int rc;
+
+	if ((rc = r4_fs_resolve(x->db, path, &ino)))
+		return rc;
+	const r4_key *k = &ino.sdkey;
+
+	if (x->db->flags & 1)
+		rc = buf_printf(b, "%llx:%x:%llx:%llx:%llx", (unsigned long long)r4_key_locality(k),
+				r4_key_type(k), (unsigned long long)r4_key_ordering(k),
+				(unsigned long long)r4_key_objectid(k),
+				(unsigned long long)r4_key_offset(k));
+	else
+		rc = buf_printf(b, "%llx:%x:%llx:%llx", (unsigned long long)r4_key_locality(k),
+				r4_key_type(k), (unsigned long long)r4_key_objectid(k),
+				(unsigned long long)r4_key_offset(k));
+	r4_obj_fini(&ino);
+	return rc;
+}
+
+/* The plugin-set members that govern an object: "type label" lines, or
+ * the label of one (sub). */
+static int plugin_text(struct x *x, const char *path, const struct r4_stat *st, const char *sub,
+		       struct buf *b)
+{
+	static const unsigned file_of[] = {0, 1, 2, 3};
+	struct member {
+		const char *type;
+		const char *label;
+	} m[4];
+	struct r4_inode ino;
+	size_t n = 0;
+	unsigned f;
+	int rc;
+
+	if ((rc = r4_fs_resolve(x->db, path, &ino)))
+		return rc;
+	f = S_ISREG(st->mode) ? file_of[0] : S_ISDIR(st->mode) ? file_of[1]
+	    : S_ISLNK(st->mode) ? file_of[2] : file_of[3];
+	if (S_ISREG(st->mode) && x->db->pset.create == 4)
+		f = 4;
+	m[n++] = (struct member){"file", r4_plugin_label(R4_PTYPE_FILE, f)};
+	if (S_ISREG(st->mode))
+		m[n++] = (struct member){"formatting",
+					r4_plugin_label(R4_PTYPE_FORMATTING, ino.formatting)};
+	if (S_ISDIR(st->mode)) {
+		m[n++] = (struct member){"hash", r4_plugin_label(R4_PTYPE_HASH, ino.hash)};
+		m[n++] = (struct member){"fibration", r4_plugin_label(R4_PTYPE_FIBRE, ino.fibre)};
+	}
+	r4_obj_fini(&ino);
+	for (size_t i = 0; i < n; i++) {
+		const char *label = m[i].label ? m[i].label : "?";
+
+		if (sub && !strcmp(sub, m[i].type))
+			return buf_printf(b, "%s", label);
+		if (!sub && (rc = buf_printf(b, "%s %s\n", m[i].type, label)))
+			return rc;
+	}
+	return sub ? fail(x, -ENOENT, "'%s/..plugin' has no member '%s'", path, sub) : 0;
+}
+
+struct list_ctx {
+	struct buf *b;
+	int rc;
+};
+
+static int list_fn(void *ctx, const char *name, size_t len, uint64_t ino, uint32_t type)
+{
+	struct list_ctx *l = ctx;
+
+	(void)ino;
+	(void)type;
+	if ((l->rc = buf_add(l->b, name, len)) || (l->rc = buf_add(l->b, "\n", 1)))
+		return 1;
+	return 0;
+}
+
+/* Section 6.1's ..list: the entries, then the pseudo names that apply. */
+static int list_text(struct x *x, const char *path, const struct r4_stat *st, struct buf *b)
+{
+	static const enum r4_pseudo common[] = {
+		R4_PSEUDO_UID, R4_PSEUDO_GID, R4_PSEUDO_MODE, R4_PSEUDO_TYPE, R4_PSEUDO_SIZE,
+		R4_PSEUDO_NLINK, R4_PSEUDO_ATIME, R4_PSEUDO_MTIME, R4_PSEUDO_CTIME, R4_PSEUDO_OID,
+		R4_PSEUDO_KEY, R4_PSEUDO_PLUGIN, R4_PSEUDO_LIST, R4_PSEUDO_BODY, R4_PSEUDO_NAME,
+		R4_PSEUDO_ACL, R4_PSEUDO_AUDIT,
+	};
+	static const enum r4_pseudo dir_only[] = {R4_PSEUDO_UNLINK, R4_PSEUDO_NEW, R4_PSEUDO_LINK};
+	int rc;
+
+	if (S_ISDIR(st->mode)) {
+		struct r4_dirpos pos = {0};
+		struct list_ctx l = {b, 0};
+
+		if (!may(x, st, 4))
+			return fail(x, -EACCES, "cannot read '%s/..list'", path);
+		if ((rc = r4_readdir(x->db, path, &pos, list_fn, &l)) || (rc = l.rc))
+			return rc;
+	}
+	for (size_t i = 0; i < R4_ARRAY_SIZE(common); i++) {
+		if (common[i] == R4_PSEUDO_BODY && S_ISDIR(st->mode))
+			continue;
+		if ((rc = buf_printf(b, "%s\n", r4_pseudo_name(common[i]))))
+			return rc;
+	}
+	if (S_ISREG(st->mode) && (rc = buf_printf(b, "%s\n", r4_pseudo_name(R4_PSEUDO_RANGE))))
+		return rc;
+	for (size_t i = 0; S_ISDIR(st->mode) && i < R4_ARRAY_SIZE(dir_only); i++)
+		if ((rc = buf_printf(b, "%s\n", r4_pseudo_name(dir_only[i]))))
+			return rc;
+	return 0;
+}
+
+/* The contents of an object (section 5.1): a file's data, a symlink's text. */
+static int contents(struct x *x, const char *path, const struct r4_stat *st, struct buf *b)
+{
+	int rc;
+
+	b->len = 0;
+	if (S_ISDIR(st->mode))
+		return fail(x, -EISDIR, "cannot read '%s'", path);
+	if (!may(x, st, 4))
+		return fail(x, -EACCES, "cannot read '%s'", path);
+	if (S_ISLNK(st->mode)) {
+		if ((rc = buf_reserve(b, (size_t)st->size + 1)))
+			return rc;
+		size_t n;
+
+		if ((rc = r4_readlink(x->db, path, (char *)b->p, (size_t)st->size, &n)))
+			return fail(x, rc, "cannot read '%s'", path);
+		b->len = R4_MIN(n, (size_t)st->size);
+		b->p[b->len] = 0;
+		return 0;
+	}
+	if (!S_ISREG(st->mode))
+		return fail(x, -EINVAL, "cannot read '%s': not a file", path);
+	if ((rc = read_all(x->db, path, 0, st->size, b)))
+		return fail(x, rc, "cannot read '%s'", path);
+	return 0;
+}
+
+static int pseudo_read(struct x *x, const struct handle *h, struct buf *b)
+{
+	const struct r4_stat *st = &h->st;
+	const char *path = h->path;
+
+	b->len = 0;
+	if (buf_reserve(b, 64))
+		return -ENOMEM;
+	b->p[0] = 0;
+	switch (h->ps) {
+	case R4_PSEUDO_UID: return buf_printf(b, "%u", st->uid);
+	case R4_PSEUDO_GID: return buf_printf(b, "%u", st->gid);
+	case R4_PSEUDO_MODE: return buf_printf(b, "%04o", st->mode & 07777);
+	case R4_PSEUDO_TYPE: return buf_printf(b, "%s", type_name(st->mode));
+	case R4_PSEUDO_SIZE: return buf_printf(b, "%llu", (unsigned long long)st->size);
+	case R4_PSEUDO_NLINK: return buf_printf(b, "%u", st->nlink);
+	case R4_PSEUDO_ATIME: return buf_printf(b, "%lld", (long long)st->atime.tv_sec);
+	case R4_PSEUDO_MTIME: return buf_printf(b, "%lld", (long long)st->mtime.tv_sec);
+	case R4_PSEUDO_CTIME: return buf_printf(b, "%lld", (long long)st->ctime.tv_sec);
+	case R4_PSEUDO_OID: return buf_printf(b, "%llu", (unsigned long long)st->ino);
+	case R4_PSEUDO_KEY: return key_text(x, path, b);
+	case R4_PSEUDO_PLUGIN: return plugin_text(x, path, st, h->sub, b);
+	case R4_PSEUDO_LIST: return list_text(x, path, st, b);
+	case R4_PSEUDO_BODY: return contents(x, path, st, b);
+	case R4_PSEUDO_NAME: return buf_printf(b, "%s", base_name(path));
+	case R4_PSEUDO_ACL:
+	case R4_PSEUDO_AUDIT:
+	case R4_PSEUDO_INVERT:
+		return not_yet(x, path, h->ps);
+	default:
+		return fail(x, -EACCES, "cannot read '%s/%s': it is write-only", path,
+			    r4_pseudo_name(h->ps));
+	}
+}
+
+static int window_read(struct x *x, const struct handle *h, struct buf *b)
+{
+	uint64_t size = h->st.size, end;
+
+	b->len = 0;
+	if (!may(x, &h->st, 4))
+		return fail(x, -EACCES, "cannot read '%s'", h->path);
+	if (h->woff >= size)
+		return buf_set(b, "", 0);
+	end = h->wlen_set && h->wlen < size - h->woff ? h->woff + h->wlen : size;
+	return read_all(x->db, h->path, h->woff, end - h->woff, b);
+}
+
+/* The bytes of a handle (READ, and object values). */
+static int read_handle(struct x *x, struct handle *h, struct buf *b)
+{
+	int rc;
+
+	switch (h->kind) {
+	case H_OBJ:
+		if ((rc = r4_stat(x->db, h->path, &h->st)))
+			return fail(x, rc, "cannot read '%s'", h->path);
+		if ((rc = touch_obj(x, h->st.ino, 0, false, h->path)))
+			return rc;
+		return contents(x, h->path, &h->st, b);
+	case H_PSEUDO:
+		if ((rc = r4_stat(x->db, h->path, &h->st)))
+			return fail(x, rc, "cannot read '%s'", h->path);
+		if ((rc = touch_obj(x, h->st.ino, h->ps == R4_PSEUDO_BODY ? 0 : (int)h->ps, false,
+				    h->path)))
+			return rc;
+		return pseudo_read(x, h, b);
+	case H_WINDOW:
+		if ((rc = r4_stat(x->db, h->path, &h->st)))
+			return fail(x, rc, "cannot read '%s'", h->path);
+		if ((rc = touch_obj(x, h->st.ino, 0, false, h->path)))
+			return rc;
+		return window_read(x, h, b);
+	case H_BYTES:
+		return buf_set(b, h->bytes.p, h->bytes.len);
+	case H_MISSING:
+		return fail(x, -ENOENT, "cannot read '%s'", h->path);
+	default:
+		/* the target of a named assignment that failed: empty bytes */
+		return buf_set(b, "", 0);
+	}
+}
+
+/* =============================== changing =============================== */
+
+/* May the caller add or remove entries of directory dir (and, in a sticky
+ * directory, remove or rename the entry's object st)? */
+static int may_change_dir(struct x *x, const char *dir, const struct r4_stat *st,
+			  const char *path)
+{
+	struct r4_stat d;
+	int rc;
+
+	if ((rc = r4_stat(x->db, dir, &d)))
+		return fail(x, rc, "cannot change '%s'", dir);
+	if (!S_ISDIR(d.mode))
+		return fail(x, -ENOTDIR, "cannot change '%s'", dir);
+	if (!may(x, &d, 3))
+		return fail(x, -EACCES, "cannot change '%s'", path);
+	if (st && (d.mode & S_ISVTX) && x->o->who.uid != 0 && x->o->who.uid != d.uid &&
+	    x->o->who.uid != st->uid)
+		return fail(x, -EPERM, "cannot change '%s': the directory is sticky", path);
+	return 0;
+}
+
+/* Owner and group of a new object: the caller's, or a setgid directory's group. */
+static int new_owner(struct x *x, const char *dir, uint32_t *gid, bool *sgid)
+{
+	struct r4_stat d;
+	int rc;
+
+	if ((rc = r4_stat(x->db, dir, &d)))
+		return rc;
+	*gid = (d.mode & S_ISGID) ? d.gid : x->o->who.gid;
+	*sgid = (d.mode & S_ISGID) != 0;
+	return 0;
+}
+
+/* Make a missing name (section 5.2): a regular file, a directory or a symlink. */
+static int make(struct x *x, struct handle *h, uint32_t type, uint32_t perm, const uint8_t *tgt,
+		size_t tlen)
+{
+	char *dir = dir_of(h->path);
+	uint32_t gid = 0;
+	bool sgid = false;
+	int rc;
+
+	if (!dir)
+		return -ENOMEM;
+	if ((rc = may_change_dir(x, dir, NULL, h->path)) || (rc = new_owner(x, dir, &gid, &sgid)))
+		goto out;
+	if ((rc = touch_entry(x, h->dir_ino, base_name(h->path), true, h->path)))
+		goto out;
+	perm &= ~x->o->who.umask & 07777;
+	if (type == S_IFDIR) {
+		rc = r4_mkdir(x->db, h->path, perm | (sgid ? S_ISGID : 0), x->o->who.uid, gid);
+	} else if (type == S_IFLNK) {
+		char *t = NULL;
+
+		if (!tlen || memchr(tgt, 0, tlen))
+			rc = -EINVAL;
+		else if (!(t = r4_memdup(tgt, tlen)))
+			rc = -ENOMEM;
+		else
+			rc = r4_symlink(x->db, t, h->path, x->o->who.uid, gid);
+		r4_free(t);
+	} else {
+		rc = r4_create(x->db, h->path, perm, x->o->who.uid, gid);
+	}
+	if (rc) {
+		rc = fail(x, rc, "cannot create '%s'", h->path);
+		goto out;
+	}
+	if ((rc = r4_stat(x->db, h->path, &h->st)))
+		goto out;
+	h->kind = H_OBJ;
+out:
+	r4_free(dir);
+	return rc;
+}
+
+/* A non-owner's write clears setuid, and setgid with group execute. */
+static int clear_suid(struct x *x, const struct handle *h)
+{
+	struct r4_setattr sa = {.mask = R4_SET_MODE};
+	uint32_t m = h->st.mode;
+
+	if (x->o->who.uid == 0 || !(m & (S_ISUID | S_ISGID)))
+		return 0;
+	sa.mode = m & ~(uint32_t)S_ISUID;
+	if ((m & S_ISGID) && (m & S_IXGRP))
+		sa.mode &= ~(uint32_t)S_ISGID;
+	return sa.mode == m ? 0 : r4_setattr(x->db, h->path, &sa);
+}
+
+/* Replace (append: extend) a regular file's contents. */
+static int put_contents(struct x *x, struct handle *h, const uint8_t *p, size_t n, bool append)
+{
+	int rc;
+
+	if ((rc = r4_stat(x->db, h->path, &h->st)))
+		return fail(x, rc, "cannot write '%s'", h->path);
+	if (S_ISDIR(h->st.mode))
+		return fail(x, -EISDIR, "cannot write '%s'", h->path);
+	if (!S_ISREG(h->st.mode))
+		return fail(x, -EINVAL, "cannot write '%s': not a file", h->path);
+	if (!may(x, &h->st, 2))
+		return fail(x, -EACCES, "cannot write '%s'", h->path);
+	if ((rc = touch_obj(x, h->st.ino, 0, true, h->path)) ||
+	    (rc = touch_obj(x, h->st.ino, R4_PSEUDO_SIZE, true, h->path)))
+		return rc;
+	if (append)
+		rc = r4_write(x->db, h->path, h->st.size, p, n);
+	else if (!(rc = n ? r4_write(x->db, h->path, 0, p, n) : 0) && h->st.size > n)
+		rc = r4_truncate(x->db, h->path, n);
+	if (!rc)
+		rc = clear_suid(x, h);
+	if (rc)
+		return fail(x, rc, "cannot write '%s'", h->path);
+	x->last_len = n;
+	return 0;
+}
+
+/* A symlink's text, replaced in place (..body of a symlink). */
+static int set_link_text(struct x *x, struct handle *h, const uint8_t *p, size_t n)
+{
+	struct r4_inode ino;
+	uint8_t *t;
+	int rc;
+
+	if (!n || memchr(p, 0, n))
+		return fail(x, -EINVAL, "cannot write '%s/..body'", h->path);
+	if (n >= x->db->bs / 2)
+		return fail(x, -ENAMETOOLONG, "cannot write '%s/..body'", h->path);
+	if (!may(x, &h->st, 2))
+		return fail(x, -EACCES, "cannot write '%s/..body'", h->path);
+	if ((rc = r4_fs_resolve(x->db, h->path, &ino)))
+		return rc;
+	if (!(t = (uint8_t *)r4_memdup(p, n))) {
+		r4_obj_fini(&ino);
+		return -ENOMEM;
+	}
+	r4_free(ino.symlink);
+	ino.symlink = t;
+	ino.sd.sd_symlink = t;
+	ino.sd.sd_symlink_len = n;
+	ino.sd.sd_size = n;
+	r4_obj_touch(x->db, &ino, true, true);
+	x->db->gen++;
+	rc = r4_obj_save(x->db, &ino);
+	r4_obj_fini(&ino);
+	if (rc)
+		return fail(x, rc, "cannot write '%s/..body'", h->path);
+	x->last_len = n;
+	return 0;
+}
+
+static int do_rename(struct x *x, struct handle *h, const uint8_t *p, size_t n)
+{
+	char *to = NULL, *dir = NULL;
+	int rc;
+
+	chop_lf(p, &n);
+	if (!strcmp(h->path, "/"))
+		return fail(x, -EBUSY, "cannot rename '/'");
+	if ((rc = check_name(p, n)))
+		return fail(x, rc, "cannot rename '%s' to '%.*s'", h->path, (int)n, (const char *)p);
+	if (!(dir = dir_of(h->path)) || !(to = path_join(dir, (const char *)p, n))) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	if (!strcmp(to, h->path))
+		goto out;	/* its own name */
+	if ((rc = may_change_dir(x, dir, &h->st, h->path)) ||
+	    (rc = touch_entry(x, h->dir_ino, base_name(h->path), true, h->path)) ||
+	    (rc = touch_entry(x, h->dir_ino, base_name(to), true, to)))
+		goto out;
+	if ((rc = r4_rename(x->db, h->path, to, R4_RENAME_NOREPLACE))) {
+		rc = fail(x, rc, "cannot rename '%s' to '%.*s'", h->path, (int)n, (const char *)p);
+		goto out;
+	}
+	r4_free(h->path);
+	h->path = to;
+	to = NULL;
+	x->last_len = n;
+out:
+	r4_free(to);
+	r4_free(dir);
+	return rc;
+}
+
+static int do_unlink(struct x *x, struct handle *h, const uint8_t *p, size_t n)
+{
+	struct r4_stat st;
+	char *path;
+	int rc;
+
+	chop_lf(p, &n);
+	if (!S_ISDIR(h->st.mode))
+		return fail(x, -ENOTDIR, "cannot remove entries of '%s'", h->path);
+	if ((rc = check_name(p, n)))
+		return fail(x, rc, "cannot remove '%.*s' from '%s'", (int)n, (const char *)p,
+			    h->path);
+	if (!(path = path_join(h->path, (const char *)p, n)))
+		return -ENOMEM;
+	if ((rc = r4_stat(x->db, path, &st))) {
+		rc = fail(x, rc, "cannot remove '%s'", path);
+	} else if (!(rc = may_change_dir(x, h->path, &st, path)) &&
+		   !(rc = touch_entry(x, h->st.ino, base_name(path), true, path)) &&
+		   !(rc = touch_obj(x, st.ino, 0, true, path))) {
+		rc = S_ISDIR(st.mode) ? r4_rmdir(x->db, path) : r4_unlink(x->db, path);
+		if (rc)
+			rc = fail(x, rc, "cannot remove '%s'", path);
+		else
+			x->last_len = n;
+	}
+	r4_free(path);
+	return rc;
+}
+
+/* Write pseudo file ps (sub: ..plugin/<sub>) of object h (section 6.1). */
+static int pseudo_write(struct x *x, struct handle *h, enum r4_pseudo ps, const char *sub,
+			const uint8_t *p, size_t n)
+{
+	struct r4_setattr sa = {0};
+	const char *pn = r4_pseudo_name(ps);
+	size_t raw = n;
+	int64_t num = 0;
+	uint32_t mode;
+	int rc;
+
+	if ((rc = r4_stat(x->db, h->path, &h->st)))
+		return fail(x, rc, "cannot write '%s/%s'", h->path, pn);
+	if ((rc = touch_obj(x, h->st.ino, ps == R4_PSEUDO_BODY ? 0 : (int)ps, true, h->path)))
+		return rc;
+	switch (ps) {
+	case R4_PSEUDO_BODY:
+		if (S_ISLNK(h->st.mode))
+			return set_link_text(x, h, p, n);
+		return put_contents(x, h, p, n, false);
+	case R4_PSEUDO_NAME:
+		return do_rename(x, h, p, n);
+	case R4_PSEUDO_UNLINK:
+		return do_unlink(x, h, p, n);
+	case R4_PSEUDO_ACL:
+	case R4_PSEUDO_AUDIT:
+	case R4_PSEUDO_INVERT:
+		return not_yet(x, h->path, ps);
+	case R4_PSEUDO_PLUGIN:
+		if (!sub)
+			break;
+		return fail(x, -EOPNOTSUPP, "cannot switch '%s/..plugin/%s': plugin conversions "
+			    "are not implemented yet", h->path, sub);
+	case R4_PSEUDO_MODE:
+		if (parse_mode(p, n, &mode))
+			return fail(x, -EINVAL, "'%s' takes 1 to 4 octal digits", pn);
+		if (!is_owner(x, &h->st))
+			return fail(x, -EPERM, "cannot change '%s/%s'", h->path, pn);
+		if (x->o->who.uid != 0 && !S_ISDIR(h->st.mode) && !in_group(x, h->st.gid))
+			mode &= ~(uint32_t)S_ISGID;
+		sa.mask = R4_SET_MODE;
+		sa.mode = mode;
+		goto set;
+	case R4_PSEUDO_UID:
+	case R4_PSEUDO_GID:
+		if (parse_int(p, n, false, &num) || num > UINT32_MAX - 1)
+			return fail(x, -EINVAL, "'%s' takes a decimal id", pn);
+		if (ps == R4_PSEUDO_UID) {
+			sa.mask = R4_SET_UID;
+			sa.uid = (uint32_t)num;
+			if (x->o->who.uid != 0 && !(sa.uid == h->st.uid && is_owner(x, &h->st)))
+				return fail(x, -EPERM, "cannot change '%s/%s'", h->path, pn);
+		} else {
+			sa.mask = R4_SET_GID;
+			sa.gid = (uint32_t)num;
+			if (x->o->who.uid != 0 && !(is_owner(x, &h->st) && in_group(x, sa.gid)))
+				return fail(x, -EPERM, "cannot change '%s/%s'", h->path, pn);
+		}
+		/* a change of owner drops setuid (and setgid with group execute) */
+		if (S_ISREG(h->st.mode) && (h->st.mode & (S_ISUID | S_ISGID))) {
+			sa.mask |= R4_SET_MODE;
+			sa.mode = h->st.mode & ~(uint32_t)S_ISUID;
+			if (h->st.mode & S_IXGRP)
+				sa.mode &= ~(uint32_t)S_ISGID;
+		}
+		goto set;
+	case R4_PSEUDO_SIZE:
+		if (parse_int(p, n, false, &num))
+			return fail(x, -EINVAL, "'%s' takes a decimal size", pn);
+		if (S_ISDIR(h->st.mode))
+			return fail(x, -EISDIR, "cannot write '%s/%s'", h->path, pn);
+		if (!S_ISREG(h->st.mode))
+			return fail(x, -EINVAL, "cannot write '%s/%s': not a file", h->path, pn);
+		if (!may(x, &h->st, 2))
+			return fail(x, -EACCES, "cannot write '%s/%s'", h->path, pn);
+		if ((rc = touch_obj(x, h->st.ino, 0, true, h->path)))
+			return rc;
+		sa.mask = R4_SET_SIZE | R4_SET_MTIME;
+		sa.size = (uint64_t)num;
+		clock_gettime(CLOCK_REALTIME, &sa.mtime);
+		if (x->db->clock_pinned)
+			sa.mtime = x->db->clock_pin;
+		goto set;
+	case R4_PSEUDO_ATIME:
+	case R4_PSEUDO_MTIME:
+		if (parse_int(p, n, true, &num))
+			return fail(x, -EINVAL, "'%s' takes decimal seconds", pn);
+		if (num < 0 || num > UINT32_MAX)
+			return fail(x, -EINVAL, "cannot write '%s/%s': the format stores times from "
+				    "0 to 4294967295", h->path, pn);
+		if (!is_owner(x, &h->st))
+			return fail(x, -EPERM, "cannot change '%s/%s'", h->path, pn);
+		sa.mask = ps == R4_PSEUDO_ATIME ? R4_SET_ATIME : R4_SET_MTIME;
+		sa.atime.tv_sec = sa.mtime.tv_sec = (time_t)num;
+		goto set;
+	default:
+		break;
+	}
+	return fail(x, -EACCES, "cannot write '%s/%s': it is read-only", h->path, pn);
+set:
+	if ((rc = r4_setattr(x->db, h->path, &sa)))
+		return fail(x, rc, "cannot write '%s/%s'", h->path, pn);
+	x->last_len = raw;
+	return 0;
+}
+
+/* Section 6.3: write D through a window. */
+static int window_write(struct x *x, struct handle *h, const uint8_t *p, size_t n)
+{
+	struct r4_db *db = x->db;
+	struct buf tail = {0};
+	uint64_t size, len, end, stored = n;
+	int rc;
+
+	if ((rc = r4_stat(db, h->path, &h->st)))
+		return fail(x, rc, "cannot write '%s'", h->path);
+	if (!may(x, &h->st, 2))
+		return fail(x, -EACCES, "cannot write '%s'", h->path);
+	if ((rc = touch_obj(x, h->st.ino, 0, true, h->path)) ||
+	    (rc = touch_obj(x, h->st.ino, R4_PSEUDO_SIZE, true, h->path)))
+		return rc;
+	size = h->st.size;
+	len = h->wlen_set ? h->wlen : (h->woff < size ? size - h->woff : 0);
+	if (h->woff > size && (rc = r4_truncate(db, h->path, h->woff)))
+		goto out;
+	if (h->woff > size)
+		size = h->woff;
+	switch (h->wmode) {
+	case R4_WIN_ZERO:
+		/* exactly length bytes: D, then zero bytes (a hole past the end) */
+		stored = R4_MIN(n, len);
+		if (stored && (rc = r4_write(db, h->path, h->woff, p, (size_t)stored)))
+			goto out;
+		size = R4_MAX(size, h->woff + stored);
+		end = h->woff + len;
+		for (uint64_t at = h->woff + stored; at < R4_MIN(end, size) && !rc;) {
+			static const uint8_t zeros[65536];
+			size_t k = (size_t)R4_MIN(R4_MIN(end, size) - at, sizeof(zeros));
+
+			rc = r4_write(db, h->path, at, zeros, k);
+			at += k;
+		}
+		if (!rc && end > size)
+			rc = r4_truncate(db, h->path, end);
+		break;
+	case R4_WIN_OVERLAY:
+		stored = R4_MIN(n, len);
+		if (stored)
+			rc = r4_write(db, h->path, h->woff, p, (size_t)stored);
+		break;
+	default:	/* shift */
+		end = len < size - h->woff ? h->woff + len : size;
+		if ((rc = read_all(db, h->path, end, size - end, &tail)))
+			break;
+		if (n && (rc = r4_write(db, h->path, h->woff, p, n)))
+			break;
+		if (tail.len && (rc = r4_write(db, h->path, h->woff + n, tail.p, tail.len)))
+			break;
+		if (size > h->woff + n + tail.len)
+			rc = r4_truncate(db, h->path, h->woff + n + tail.len);
+		break;
+	}
+out:
+	buf_free(&tail);
+	if (!rc)
+		rc = clear_suid(x, h);
+	if (rc)
+		return fail(x, rc, "cannot write '%s/..range'", h->path);
+	x->last_len = stored;
+	return 0;
+}
+
+static int write_handle(struct x *x, struct handle *h, const uint8_t *p, size_t n, bool append)
+{
+	int rc;
+
+	switch (h->kind) {
+	case H_MISSING:
+		if ((rc = make(x, h, S_IFREG, 0666, NULL, 0)))
+			return rc;
+		/* fall through */
+	case H_OBJ:
+		return put_contents(x, h, p, n, append);
+	case H_PSEUDO:
+		if (append && h->ps == R4_PSEUDO_BODY && !S_ISLNK(h->st.mode))
+			return put_contents(x, h, p, n, true);
+		if (append)
+			return fail(x, -EINVAL, "cannot append to '%s/%s'", h->path,
+				    r4_pseudo_name(h->ps));
+		return pseudo_write(x, h, h->ps, h->sub, p, n);
+	case H_WINDOW:
+		if (append)
+			return fail(x, -EINVAL, "cannot append to a window of '%s'", h->path);
+		return window_write(x, h, p, n);
+	case H_BYTES:
+		return fail(x, -EACCES, "cannot write a result child: it is read-only");
+	default:
+		return fail(x, -ENOENT, "cannot write an object that does not exist");
+	}
+}
+
+/* T -> E (section 5.3): make h a symlink, replacing a symlink. */
+static int symlink_handle(struct x *x, struct handle *h, const uint8_t *p, size_t n)
+{
+	char *dir;
+	int rc;
+
+	if (h->kind == H_OBJ && S_ISLNK(h->st.mode)) {
+		if (!(dir = dir_of(h->path)))
+			return -ENOMEM;
+		rc = may_change_dir(x, dir, &h->st, h->path);
+		r4_free(dir);
+		if (rc || (rc = touch_entry(x, h->dir_ino, base_name(h->path), true, h->path)))
+			return rc;
+		if (!n || memchr(p, 0, n))
+			return fail(x, -EINVAL, "cannot make '%s' a symlink", h->path);
+		if ((rc = r4_unlink(x->db, h->path)))
+			return fail(x, rc, "cannot replace '%s'", h->path);
+		h->kind = H_MISSING;
+	}
+	if (h->kind == H_OBJ)
+		return fail(x, S_ISDIR(h->st.mode) ? -EISDIR : -EEXIST, "cannot make '%s' a symlink",
+			    h->path);
+	if (h->kind != H_MISSING)
+		return fail(x, -EINVAL, "cannot make a symlink here");
+	if ((rc = make(x, h, S_IFLNK, 0777, p, n)))
+		return rc;
+	x->last_len = n;
+	return 0;
+}
+
+/* ============================== steps ============================== */
+
+static int need_obj(struct x *x, struct handle *h, const char *what)
+{
+	if (h->kind == H_OBJ)
+		return 0;
+	if (h->kind == H_MISSING)
+		return fail(x, -ENOENT, "cannot %s '%s'", what, h->path);
+	return fail(x, -EINVAL, "cannot %s this: not an object", what);
+}
+
+static int step_create(struct x *x, const struct r4_step *s)
+{
+	struct handle *d = &x->h[s->b], *out = &x->h[s->a];
+	unsigned type = s->flags & 0xff;
+	const uint8_t *name, *perm, *tgt;
+	size_t nlen, plen, tlen;
+	uint32_t mode = type == R4_NEW_REGULAR ? 0666 : 0777;
+	struct handle nh = {0};
+	struct r4_stat st;
+	int rc;
+
+	val(x, s->c, &name, &nlen);
+	val(x, s->d, &perm, &plen);
+	val(x, s->e, &tgt, &tlen);
+	if ((rc = need_obj(x, d, "create in")))
+		return rc;
+	if (!S_ISDIR(d->st.mode))
+		return fail(x, -ENOTDIR, "cannot create in '%s'", d->path);
+	chop_lf(name, &nlen);
+	if ((rc = check_name(name, nlen)))
+		return fail(x, rc, "cannot create '%.*s' in '%s'", (int)nlen, (const char *)name,
+			    d->path);
+	if (s->d != -1 && parse_mode(perm, plen, &mode))
+		return fail(x, -EINVAL, "'perm' takes 1 to 4 octal digits");
+	if (type == R4_NEW_AGGREGATE || type == R4_NEW_INVERT)
+		return fail(x, -EOPNOTSUPP, "cannot create '%.*s': %ss are not implemented yet",
+			    (int)nlen, (const char *)name, r4_new_types[type]);
+	if (!(nh.path = path_join(d->path, (const char *)name, nlen)))
+		return -ENOMEM;
+	nh.kind = H_MISSING;
+	nh.dir_ino = d->st.ino;
+	rc = r4_stat(x->db, nh.path, &st);
+	if (!rc)
+		rc = fail(x, -EEXIST, "cannot create '%s'", nh.path);
+	else if (rc == -ENOENT)
+		rc = make(x, &nh, type == R4_NEW_DIRECTORY ? S_IFDIR : type == R4_NEW_SYMLINK
+			  ? S_IFLNK : S_IFREG, mode, tgt, tlen);
+	else
+		rc = fail(x, rc, "cannot create '%s'", nh.path);
+	if (rc) {
+		handle_clear(&nh);
+		return rc;
+	}
+	handle_clear(out);
+	*out = nh;
+	x->last_len = 0;
+	return 0;
+}
+
+static int step_link(struct x *x, const struct r4_step *s)
+{
+	struct handle *d = &x->h[s->b], *t = &x->h[s->d], *out = &x->h[s->a];
+	struct handle nh = {0};
+	const uint8_t *name;
+	size_t nlen;
+	int rc;
+
+	val(x, s->c, &name, &nlen);
+	if ((rc = need_obj(x, d, "link in")) || (rc = need_obj(x, t, "link to")))
+		return rc;
+	if (!S_ISDIR(d->st.mode))
+		return fail(x, -ENOTDIR, "cannot link in '%s'", d->path);
+	if (S_ISDIR(t->st.mode))
+		return fail(x, -EPERM, "cannot link to '%s': it is a directory", t->path);
+	chop_lf(name, &nlen);
+	if ((rc = check_name(name, nlen)))
+		return fail(x, rc, "cannot link '%.*s' in '%s'", (int)nlen, (const char *)name,
+			    d->path);
+	if (!(nh.path = path_join(d->path, (const char *)name, nlen)))
+		return -ENOMEM;
+	if (!(rc = may_change_dir(x, d->path, NULL, nh.path)) &&
+	    !(rc = touch_entry(x, d->st.ino, base_name(nh.path), true, nh.path)) &&
+	    !(rc = touch_obj(x, t->st.ino, R4_PSEUDO_NLINK, true, t->path))) {
+		if ((rc = r4_link(x->db, t->path, nh.path)))
+			rc = fail(x, rc, "cannot link '%s' to '%s'", nh.path, t->path);
+		else if (!(rc = r4_stat(x->db, nh.path, &nh.st)))
+			nh.kind = H_OBJ, nh.dir_ino = d->st.ino;
+	}
+	if (rc) {
+		handle_clear(&nh);
+		return rc;
+	}
+	handle_clear(out);
+	*out = nh;
+	x->last_len = 0;
+	return 0;
+}
+
+static int step_window(struct x *x, const struct r4_step *s)
+{
+	struct handle *f = &x->h[s->b], w = {0};
+	const uint8_t *p;
+	size_t n;
+	int64_t off = 0, len = 0;
+	int rc;
+
+	if ((rc = need_obj(x, f, "take a window of")))
+		return rc;
+	if ((rc = r4_stat(x->db, f->path, &f->st)))
+		return fail(x, rc, "cannot read '%s'", f->path);
+	if (S_ISDIR(f->st.mode))
+		return fail(x, -EISDIR, "cannot take a window of '%s'", f->path);
+	if (!S_ISREG(f->st.mode))
+		return fail(x, -EINVAL, "cannot take a window of '%s': not a file", f->path);
+	if (s->c != -1) {
+		val(x, s->c, &p, &n);
+		if (parse_int(p, n, true, &off) || off < 0)
+			return fail(x, -EINVAL, "'offset' takes a decimal number from 0");
+	}
+	if (s->d != -1) {
+		val(x, s->d, &p, &n);
+		if (parse_int(p, n, true, &len) || len < 0)
+			return fail(x, -EINVAL, "'length' takes a decimal number from 0");
+	}
+	if (!(w.path = r4_memdup(f->path, strlen(f->path))))
+		return -ENOMEM;
+	w.kind = H_WINDOW;
+	w.st = f->st;
+	w.dir_ino = f->dir_ino;
+	w.woff = (uint64_t)off;
+	w.wlen = (uint64_t)len;
+	w.wlen_set = s->d != -1;
+	w.wmode = s->flags;
+	handle_clear(&x->h[s->a]);
+	x->h[s->a] = w;
+	return 0;
+}
+
+static int step_deref(struct x *x, const struct r4_step *s)
+{
+	const uint8_t *p;
+	size_t n;
+	char *path;
+	int rc;
+
+	val(x, s->b, &p, &n);
+	chop_lf(p, &n);
+	if (!n || memchr(p, 0, n))
+		return fail(x, -EINVAL, "cannot dereference %s", n ? "a path with a NUL byte"
+			    : "empty bytes");
+	if (!(path = r4_memdup(p, n)))
+		return -ENOMEM;
+	rc = walk(x, NULL, path, R4_LOOK_MISSING, &x->h[s->a]);
+	if (rc && x->e->comp >= 0) {
+		/* the range is the dereference's, the path the bytes' */
+		x->e->comp = -1;
+		snprintf(x->e->msg, sizeof(x->e->msg), "cannot resolve '%s': %s", path,
+			 r4_strerror(rc));
+	}
+	r4_free(path);
+	return rc;
+}
+
+static int step_test(struct x *x, const struct r4_step *s)
+{
+	const uint8_t *a, *b;
+	size_t na, nb;
+	bool t;
+	int c;
+
+	if (s->flags == R4_TEST_EXIST) {
+		t = x->h[s->b].kind != H_NONE;
+	} else {
+		val(x, s->b, &a, &na);
+		val(x, s->c, &b, &nb);
+		c = memcmp(a, b, R4_MIN(na, nb));
+		if (!c)
+			c = na < nb ? -1 : na > nb;
+		switch (s->flags) {
+		case R4_TEST_EQ: t = c == 0; break;
+		case R4_TEST_NE: t = c != 0; break;
+		case R4_TEST_LT: t = c < 0; break;
+		case R4_TEST_GT: t = c > 0; break;
+		case R4_TEST_LE: t = c <= 0; break;
+		case R4_TEST_GE: t = c >= 0; break;
+		case R4_TEST_NOT: t = na == 0; break;
+		default: t = na != 0; break;
+		}
+	}
+	return buf_set(&x->v[s->a], "1", t);
+}
+
+static int step_result(struct x *x, const struct r4_step *s)
+{
+	struct handle *h = &x->h[s->a];
+
+	if (s->b >= 0) {
+		x->named[s->b] = (struct result){0, 0, 0, x->last_len, true};
+		return 0;
+	}
+	if (h->kind != H_OBJ && h->kind != H_PSEUDO)
+		return 0;
+	return bind_result(x, h->st.ino, (enum r4_pseudo)s->flags, 0, x->last_len);
+}
+
+static int step_resval(struct x *x, const struct r4_step *s)
+{
+	struct result *r = &x->named[s->b];
+
+	if (!r->bound) {
+		const char *name = "?";
+
+		for (size_t i = 0; i < x->p->nsteps; i++)
+			if (x->p->steps[i].op == R4_PLAN_TRY && x->p->steps[i].b == s->b)
+				name = x->p->steps[i].str;
+		return fail(x, -ENOENT, "named result '%s' is not bound: its assignment did not run",
+			    name);
+	}
+	return result_text(r, s->flags ? 1 : 0, &x->v[s->a]);
+}
+
+static int step_yield(struct x *x, const struct r4_step *s)
+{
+	struct yielded y = {s->off, s->len, NULL, {0}, 0};
+	struct handle *h;
+	int rc = 0;
+
+	if (x->nys == x->yscap) {
+		size_t cap = x->yscap ? x->yscap * 2 : 8;
+		struct yielded *n = r4_realloc(x->ys, cap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		x->ys = n;
+		x->yscap = cap;
+	}
+	if (!(s->flags & R4_YIELD_H)) {
+		const uint8_t *p;
+		size_t n;
+
+		val(x, s->a, &p, &n);
+		rc = buf_set(&y.bytes, p, n);
+	} else if ((h = &x->h[s->a])->kind == H_BYTES) {
+		rc = buf_set(&y.bytes, h->bytes.p, h->bytes.len);
+	} else if (h->kind == H_NONE || !h->path) {
+		rc = buf_set(&y.bytes, "", 0);
+	} else if (h->kind == H_MISSING) {
+		return fail(x, -ENOENT, "cannot read '%s'", h->path);
+	} else {
+		const char *suffix = h->kind == H_PSEUDO ? r4_pseudo_name(h->ps)
+				     : h->kind == H_WINDOW ? "..range" : NULL;
+		size_t n = strlen(h->path);
+
+		if (!(y.path = r4_malloc(n + 40 + (h->sub ? strlen(h->sub) : 0))))
+			return -ENOMEM;
+		strcpy(y.path, h->path);
+		if (suffix)
+			sprintf(y.path + n, "%s%s%s%s", n > 1 ? "/" : "", suffix, h->sub ? "/" : "",
+				h->sub ? h->sub : "");
+		if (x->o->read_objects) {
+			struct r4_exec_error saved = *x->e;
+			size_t groups = x->ngroups;
+
+			/* a value that cannot be read is still a value: say why, do not
+			 * fail; and the host's look is no member's use */
+			x->ngroups = 0;
+			y.err = read_handle(x, h, &y.bytes);
+			x->ngroups = groups;
+			*x->e = saved;
+			if (y.err == -ENOMEM)
+				rc = y.err;
+		}
+	}
+	if (rc) {
+		r4_free(y.path);
+		buf_free(&y.bytes);
+		return rc;
+	}
+	x->ys[x->nys++] = y;
+	return 0;
+}
+
+static int push_group(struct x *x)
+{
+	if (x->ngroups == x->groupcap) {
+		size_t cap = x->groupcap ? x->groupcap * 2 : 4;
+		struct group *g = r4_realloc(x->groups, cap * sizeof(*g));
+
+		if (!g)
+			return -ENOMEM;
+		x->groups = g;
+		x->groupcap = cap;
+	}
+	x->groups[x->ngroups++] = (struct group){0};
+	return 0;
+}
+
+static int push_cwd(struct x *x, const char *path)
+{
+	if (x->ncwd == x->cwdcap) {
+		size_t cap = x->cwdcap ? x->cwdcap * 2 : 8;
+		char **c = r4_realloc(x->cwd, cap * sizeof(*c));
+
+		if (!c)
+			return -ENOMEM;
+		x->cwd = c;
+		x->cwdcap = cap;
+	}
+	if (!(x->cwd[x->ncwd] = r4_memdup(path, strlen(path))))
+		return -ENOMEM;
+	x->ncwd++;
+	return 0;
+}
+
+/* One step; *next is where to go on (already s + 1). */
+static int step(struct x *x, const struct r4_step *s, size_t *next)
+{
+	const uint8_t *p, *q;
+	size_t n, m;
+	struct handle *h;
+	int rc;
+
+	switch ((enum r4_plan_op)s->op) {
+	case R4_PLAN_BEGIN:
+	case R4_PLAN_COMMIT:
+		return 0;	/* tw marks: the group joins its unit */
+	case R4_PLAN_LOOKUP: {
+		const char *from = NULL;
+
+		if (s->b >= 0) {
+			h = &x->h[s->b];
+			if (h->kind != H_OBJ)
+				return need_obj(x, h, "look into");
+			from = h->path;
+		}
+		/* the base handle may be the one written: walk from a copy */
+		char *base = from ? r4_memdup(from, strlen(from)) : NULL;
+
+		if (from && !base)
+			return -ENOMEM;
+		rc = walk(x, base, s->str, s->flags, &x->h[s->a]);
+		r4_free(base);
+		return rc;
+	}
+	case R4_PLAN_DEREF:
+		return step_deref(x, s);
+	case R4_PLAN_READ:
+		return read_handle(x, &x->h[s->b], &x->v[s->a]);
+	case R4_PLAN_CONST:
+		val(x, s->b, &p, &n);
+		return buf_set(&x->v[s->a], p, n);
+	case R4_PLAN_CONCAT: {
+		struct buf t = {0};
+
+		val(x, s->b, &p, &n);
+		val(x, s->c, &q, &m);
+		if ((rc = buf_reserve(&t, n + m + 1)))
+			return rc;
+		memcpy(t.p, p, n);
+		memcpy(t.p + n, q, m);
+		t.len = n + m;
+		t.p[t.len] = 0;
+		buf_free(&x->v[s->a]);
+		x->v[s->a] = t;
+		return 0;
+	}
+	case R4_PLAN_TEST:
+		return step_test(x, s);
+	case R4_PLAN_JUMP:
+		*next = (size_t)s->a;
+		return 0;
+	case R4_PLAN_JUMPF:
+	case R4_PLAN_JUMPT:
+		val(x, s->a, &p, &n);
+		if ((n == 0) == (s->op == R4_PLAN_JUMPF))
+			*next = (size_t)s->b;
+		return 0;
+	case R4_PLAN_WRITE:
+	case R4_PLAN_APPEND:
+		val(x, s->b, &p, &n);
+		return write_handle(x, &x->h[s->a], p, n, s->op == R4_PLAN_APPEND);
+	case R4_PLAN_SYMLINK:
+		val(x, s->b, &p, &n);
+		return symlink_handle(x, &x->h[s->a], p, n);
+	case R4_PLAN_CREATE:
+		return step_create(x, s);
+	case R4_PLAN_LINK:
+		return step_link(x, s);
+	case R4_PLAN_UNLINK:
+	case R4_PLAN_RENAME:
+	case R4_PLAN_SETATTR: {
+		enum r4_pseudo ps = s->op == R4_PLAN_UNLINK ? R4_PSEUDO_UNLINK : s->op ==
+				    R4_PLAN_RENAME ? R4_PSEUDO_NAME
+				    : (enum r4_pseudo)(s->flags & 0xffff);
+
+		h = &x->h[s->a];
+		if ((rc = need_obj(x, h, "change")))
+			return rc;
+		val(x, s->b, &p, &n);
+		if ((s->flags & R4_SETATTR_APPEND) && ps == R4_PSEUDO_BODY &&
+		    !S_ISLNK(h->st.mode))
+			rc = put_contents(x, h, p, n, true);
+		else if (s->flags & R4_SETATTR_APPEND)
+			rc = fail(x, -EINVAL, "cannot append to '%s/%s'", h->path,
+				  r4_pseudo_name(ps));
+		else
+			rc = pseudo_write(x, h, ps, s->str, p, n);
+		/* the value of the assignment is the pseudo file written */
+		if (!rc && s->str && !(h->sub = r4_memdup(s->str, strlen(s->str))))
+			return -ENOMEM;
+		h->kind = H_PSEUDO;
+		h->ps = ps;
+		return rc;
+	}
+	case R4_PLAN_WINDOW:
+		return step_window(x, s);
+	case R4_PLAN_RULE:
+	case R4_PLAN_AUDIT:
+		h = &x->h[s->a];
+		return not_yet(x, h->path ? h->path : ".",
+			       s->op == R4_PLAN_RULE ? R4_PSEUDO_ACL : R4_PSEUDO_AUDIT);
+	case R4_PLAN_SCOPE:
+		h = &x->h[s->a];
+		if (h->kind != H_OBJ)
+			return need_obj(x, h, "enter");
+		return push_cwd(x, h->path);
+	case R4_PLAN_ENDSCOPE:
+		r4_free(x->cwd[--x->ncwd]);
+		return 0;
+	case R4_PLAN_GROUP:
+		return push_group(x);
+	case R4_PLAN_MEMBER:
+		x->groups[x->ngroups - 1].member++;
+		return 0;
+	case R4_PLAN_ENDGROUP:
+		group_free(&x->groups[--x->ngroups]);
+		return 0;
+	case R4_PLAN_TRY: {
+		size_t at = (size_t)(s - x->p->steps);
+
+		if (x->forced[at].set) {
+			/* it failed in an earlier run: bind the error, go on after it */
+			x->named[s->b] = (struct result){0, 0, x->forced[at].err,
+							 x->forced[at].length, true};
+			*next = (size_t)s->a + 1;
+			return 0;
+		}
+		x->tries[x->ntries++] = at;
+		x->last_len = 0;
+		return 0;
+	}
+	case R4_PLAN_ENDTRY:
+		x->ntries--;
+		return 0;
+	case R4_PLAN_RESULT:
+		return step_result(x, s);
+	case R4_PLAN_RESVAL:
+		return step_resval(x, s);
+	case R4_PLAN_YIELD:
+		return step_yield(x, s);
+	default:
+		return fail(x, -EINVAL, "unknown plan step");
+	}
+}
+
+/* ================================ units ================================= */
+
+static void reset(struct x *x)
+{
+	for (unsigned i = 0; i < x->p->nh; i++)
+		handle_clear(&x->h[i]);
+	for (unsigned i = 0; i < x->p->nv; i++)
+		buf_free(&x->v[i]);
+	while (x->ncwd > 1)
+		r4_free(x->cwd[--x->ncwd]);
+	while (x->ngroups)
+		group_free(&x->groups[--x->ngroups]);
+	for (size_t i = 0; i < x->nys; i++) {
+		r4_free(x->ys[i].path);
+		buf_free(&x->ys[i].bytes);
+	}
+	x->nys = 0;
+	x->nres = 0;
+	x->ntries = 0;
+	if (x->named)
+		memset(x->named, 0, x->nnamed * sizeof(*x->named));
+	x->last_len = 0;
+}
+
+/* Steps [from, to) of a unit: 0, REPLAY (a TRY caught a failure), or the error. */
+static int run_steps(struct x *x, size_t from, size_t to)
+{
+	for (size_t i = from; i < to;) {
+		size_t next = i + 1;
+		int rc;
+
+		x->step = i;
+		if (x->o->cancel && *x->o->cancel)
+			rc = fail(x, -EINTR, "interrupted");
+		else
+			rc = step(x, &x->p->steps[i], &next);
+		if (rc) {
+			if (!x->e->rc)
+				fail(x, rc, "%s failed", r4_plan_op_name((enum r4_plan_op)x->p->steps[i].op));
+			if (x->ntries && rc != -EINTR) {
+				size_t t = x->tries[x->ntries - 1];
+				unsigned units = x->e->units;
+
+				x->forced[t] = (struct forced){true, rc, x->last_len};
+				*x->e = (struct r4_exec_error){.comp = -1, .note_step = -1, .units = units};
+				return REPLAY;
+			}
+			return rc;
+		}
+		i = next;
+	}
+	return 0;
+}
+
+/* Hand the unit's values to the host. */
+static int deliver(struct x *x)
+{
+	for (size_t i = 0; i < x->nys && x->o->yield; i++) {
+		struct yielded *y = &x->ys[i];
+		struct r4_value v = {y->off, y->len, y->path, y->bytes.p ? (void *)y->bytes.p : "",
+				     y->bytes.len, y->err};
+		int rc = x->o->yield(x->o->ctx, &v);
+
+		if (rc)
+			return rc < 0 ? rc : -ECANCELED;
+	}
+	return 0;
+}
+
+static int run_unit(struct x *x, size_t begin, size_t end)
+{
+	struct r4_db *db = x->db;
+	bool pin = !db->clock_pinned;
+	int rc;
+
+	memset(x->forced, 0, x->p->nsteps * sizeof(*x->forced));
+	if (pin) {
+		clock_gettime(CLOCK_REALTIME, &db->clock_pin);
+		db->clock_pinned = true;
+	}
+	for (;;) {
+		bool txn;
+
+		reset(x);
+		rc = r4_begin(db);
+		if (rc && rc != -EROFS) {
+			x->step = begin;
+			fail(x, rc, "cannot begin a transaction");
+			break;
+		}
+		txn = !rc;
+		rc = run_steps(x, begin + 1, end);
+		if (!rc) {
+			x->step = end;
+			if ((rc = deliver(x)))
+				fail(x, rc, "the host stopped the unit");
+			else if (txn && (rc = r4_commit(db)))
+				fail(x, rc, "cannot commit");
+			else
+				txn = false;
+		}
+		if (txn)
+			r4_abort(db);
+		if (rc != REPLAY)
+			break;
+	}
+	if (pin)
+		db->clock_pinned = false;
+	reset(x);
+	return rc;
+}
+
+int r4_exec(r4_db *db, const struct r4_plan *p, const struct r4_exec_opts *o,
+	    struct r4_exec_error *err)
+{
+	static const struct r4_exec_opts defaults = {.who = {.umask = 022}};
+	struct r4_exec_error local;
+	struct x x = {.db = db, .p = p, .o = o ? o : &defaults, .e = err ? err : &local};
+	const char *cwd = x.o->cwd ? x.o->cwd : "/";
+	struct r4_stat st;
+	int rc = 0;
+
+	*x.e = (struct r4_exec_error){0};
+	x.e->comp = -1;
+	x.e->note_step = -1;
+	if (r4_in_txn(db))
+		return -EBUSY;
+	for (size_t i = 0; i < p->nsteps; i++) {
+		const struct r4_step *s = &p->steps[i];
+
+		if ((s->op == R4_PLAN_TRY || s->op == R4_PLAN_RESULT || s->op == R4_PLAN_RESVAL) &&
+		    s->b >= 0 && (size_t)s->b >= x.nnamed)
+			x.nnamed = (size_t)s->b + 1;
+	}
+	x.h = r4_calloc(p->nh + 1, sizeof(*x.h));
+	x.v = r4_calloc(p->nv + 1, sizeof(*x.v));
+	x.tries = r4_calloc(p->nsteps + 1, sizeof(*x.tries));
+	x.forced = r4_calloc(p->nsteps + 1, sizeof(*x.forced));
+	x.named = r4_calloc(x.nnamed + 1, sizeof(*x.named));
+	if (!x.h || !x.v || !x.tries || !x.forced || !x.named || push_cwd(&x, cwd)) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	if (cwd[0] != '/' || (rc = r4_stat(db, cwd, &st)) || !S_ISDIR(st.mode)) {
+		rc = rc ? rc : -ENOTDIR;
+		snprintf(x.e->msg, sizeof(x.e->msg), "bad current directory '%s': %s", cwd,
+			 r4_strerror(rc));
+		x.e->rc = rc;
+		goto out;
+	}
+	for (size_t i = 0; i < p->nsteps && !rc; i++) {
+		size_t end = i + 1;
+
+		if (p->steps[i].op != R4_PLAN_BEGIN || !(p->steps[i].flags & R4_PLAN_UNIT))
+			continue;
+		while (end < p->nsteps && !(p->steps[end].op == R4_PLAN_COMMIT &&
+					    (p->steps[end].flags & R4_PLAN_UNIT)))
+			end++;
+		if (end == p->nsteps) {
+			x.step = i;
+			rc = fail(&x, -EINVAL, "a unit without its COMMIT");
+			break;
+		}
+		if (!(rc = run_unit(&x, i, end)))
+			x.e->units++;
+		i = end;
+	}
+out:
+	if (rc && !x.e->rc)
+		x.e->rc = rc;
+	if (x.h)
+		reset(&x);
+	while (x.ncwd)
+		r4_free(x.cwd[--x.ncwd]);
+	r4_free(x.cwd);
+	r4_free(x.h);
+	r4_free(x.v);
+	r4_free(x.tries);
+	r4_free(x.forced);
+	r4_free(x.named);
+	r4_free(x.res);
+	r4_free(x.groups);
+	r4_free(x.ys);
+	return rc;
+}

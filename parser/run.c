@@ -1,0 +1,165 @@
+/*
+ * run.c - r4_run, the one call embedders use: a command string in, its
+ * values and diagnostics out (the shell, the batch runner and the FUSE
+ * control file all come through here).
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "diag.h"
+#include "r4_lang.h"
+
+struct collect {
+	struct r4_run *r;
+	const struct r4_exec_opts *user;
+	int rc;
+};
+
+static int collect(void *ctx, const struct r4_value *v)
+{
+	struct collect *c = ctx;
+	struct r4_run *r = c->r;
+	struct r4_run_value *n, *o;
+
+	if (!(n = r4_realloc(r->values, (r->nvalues + 1) * sizeof(*n))))
+		return -ENOMEM;
+	r->values = n;
+	o = &n[r->nvalues];
+	*o = (struct r4_run_value){v->off, v->len, NULL, NULL, v->size, v->err};
+	if (!(o->bytes = r4_memdup(v->bytes, v->size)) ||
+	    (v->path && !(o->path = r4_memdup(v->path, strlen(v->path))))) {
+		r4_free(o->bytes);
+		return -ENOMEM;
+	}
+	r->nvalues++;
+	return c->user->yield ? c->user->yield(c->user->ctx, v) : 0;
+}
+
+static bool word_byte(unsigned char b)
+{
+	return b > 0x20 && b != 0x7f && !strchr("/\\()[]{}<>;,+*\"'`#", b);
+}
+
+/*
+ * A path that did not resolve: the range from the start of the step's
+ * range through component comp (LANGUAGE.md 5.2: "the path up to and
+ * including the first missing component").  The range holds names (words,
+ * `quoted' names), '/' and whitespace only.
+ */
+static r4_loc narrow(const char *src, r4_loc loc, int comp)
+{
+	size_t i = loc.off, end = (size_t)loc.off + loc.len;
+	int k = -1;
+
+	while (i < end) {
+		unsigned char b = (unsigned char)src[i];
+
+		if (b == '/' || b == ' ' || b == '\t' || b == '\r' || b == '\n') {
+			i++;
+			continue;
+		}
+		k++;
+		if (b == '`') {
+			int depth = 0;
+
+			do {
+				depth += src[i] == '`' ? 1 : src[i] == '\'' ? -1 : 0;
+				i++;
+			} while (i < end && depth > 0);
+		} else {
+			while (i < end && (word_byte((unsigned char)src[i]) || src[i] == '-'))
+				i++;
+		}
+		if (k == comp)
+			return (r4_loc){loc.off, (uint32_t)(i - loc.off)};
+	}
+	return loc;
+}
+
+static int runtime_diag(struct r4_run *r, const char *src, const struct r4_plan *p,
+			const struct r4_exec_error *e)
+{
+	r4_loc loc = {e->off, e->len};
+	int rc;
+
+	if (e->comp >= 0 && e->step < p->nsteps && p->steps[e->step].op == R4_PLAN_LOOKUP)
+		loc = narrow(src, loc, e->comp);
+	if ((rc = r4_diag_add(r->diags, R4_DIAG_ERROR, loc, "%s", e->msg[0] ? e->msg :
+			      r4_strerror(e->rc))))
+		return rc;
+	if (e->note_step >= 0 && (size_t)e->note_step < p->nsteps) {
+		const struct r4_step *s = &p->steps[e->note_step];
+
+		rc = r4_diag_add(r->diags, R4_DIAG_NOTE, (r4_loc){s->off, s->len}, "%s", e->note);
+	}
+	return rc;
+}
+
+int r4_run(r4_db *db, const char *src, size_t len, const struct r4_run_opts *o,
+	   struct r4_run **out)
+{
+	static const struct r4_run_opts defaults = {.exec = {.who = {.umask = 022}}};
+	struct r4_compile_opts co = {0};
+	struct r4_exec_opts xo;
+	struct r4_exec_error e;
+	struct r4_plan *plan = NULL;
+	struct collect c;
+	r4_ast *ast = NULL;
+	struct r4_run *r;
+	char *copy;
+	int rc;
+
+	if (!o)
+		o = &defaults;
+	if (!(r = r4_calloc(1, sizeof(*r))) || !(copy = r4_malloc(len + 1))) {
+		r4_free(r);
+		return -ENOMEM;
+	}
+	memcpy(copy, src, len);
+	copy[len] = 0;
+	/* the diagnostics borrow the text: the run owns this copy (diags[0]) */
+	if (!(r->diags = r4_diag_new(o->name ? o->name : "<command>", copy, len))) {
+		r4_free(copy);
+		r4_free(r);
+		return -ENOMEM;
+	}
+	r4_diag_own_source(r->diags, copy);
+	*out = r;
+	co.per_statement = o->per_statement;
+	if ((rc = r4_parse(copy, len, r->diags, &ast))) {
+		r->stage = R4_RUN_SYNTAX;
+		return r->rc = rc;
+	}
+	rc = r4_compile(ast, &co, r->diags, &plan);
+	r4_ast_free(ast);
+	if (rc) {
+		r->stage = R4_RUN_CHECK;
+		return r->rc = rc;
+	}
+	xo = o->exec;
+	c = (struct collect){r, &o->exec, 0};
+	xo.yield = collect;
+	xo.ctx = &c;
+	rc = r4_exec(db, plan, &xo, &e);
+	r->units = e.units;
+	if (rc) {
+		r->stage = R4_RUN_RUNTIME;
+		if (runtime_diag(r, copy, plan, &e))
+			rc = -ENOMEM;
+	}
+	r4_plan_free(plan);
+	return r->rc = rc;
+}
+
+void r4_run_free(struct r4_run *r)
+{
+	if (!r)
+		return;
+	for (size_t i = 0; i < r->nvalues; i++) {
+		r4_free(r->values[i].path);
+		r4_free(r->values[i].bytes);
+	}
+	r4_free(r->values);
+	r4_diag_free(r->diags);
+	r4_free(r);
+}

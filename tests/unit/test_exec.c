@@ -1,0 +1,394 @@
+/*
+ * test_exec.c - the plan executor through r4_run, beyond what the corpus
+ * (tests/lang/run.t) shows one case at a time:
+ *
+ *  - compare-and-swap from two threads sharing one image: every swap
+ *    that reports success is counted exactly once;
+ *  - a failure at each statement of a unit, a failed allocation at each
+ *    allocation of a run, a full volume, an interrupt, a host that
+ *    refuses a value: each leaves the image file byte for byte as it was;
+ *  - named results: a unit whose every statement fails under '<=' runs
+ *    to its end and commits what the rest did.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "r4_lang.h"
+#include "t.h"
+
+static char dir[64], img[128];
+
+static char *slurp(const char *path, size_t *n)
+{
+	FILE *f = fopen(path, "rb");
+	char *b;
+	long len;
+
+	if (!f)
+		return NULL;
+	fseek(f, 0, SEEK_END);
+	len = ftell(f);
+	rewind(f);
+	b = malloc((size_t)len + 1);
+	*n = fread(b, 1, (size_t)len, f);
+	fclose(f);
+	return b;
+}
+
+static r4_db *open_rw(void)
+{
+	struct r4_open_opts o = {.rw = true};
+	r4_db *db = NULL;
+
+	CHECK_RC(r4_open(img, &o, &db));
+	return db;
+}
+
+/* Run src as root on db; its rc. */
+static int run(r4_db *db, const char *src)
+{
+	struct r4_run *r = NULL;
+	int rc = r4_run(db, src, strlen(src), NULL, &r);
+
+	if (rc && r && getenv("R4_TEST_VERBOSE"))
+		r4_diag_print(r->diags, stderr);
+	r4_run_free(r);
+	return rc;
+}
+
+/* The contents of path, as a string (static buffer). */
+static const char *contents(r4_db *db, const char *path)
+{
+	static char buf[256];
+	size_t got = 0;
+
+	if (r4_read(db, path, 0, buf, sizeof(buf) - 1, &got))
+		return "(missing)";
+	buf[got] = 0;
+	return buf;
+}
+
+static void fresh(const char *setup, uint64_t size)
+{
+	struct r4_mkfs_opts mo;
+	r4_db *db;
+
+	unlink(img);
+	r4_mkfs_defaults(&mo);
+	CHECK_RC(r4_mkfs(img, size, &mo));
+	db = open_rw();
+	if (db && setup)
+		CHECK_RC(run(db, setup));
+	if (db) {
+		CHECK_RC(r4_sync(db));
+		r4_close(db);
+	}
+}
+
+/* ---- two writers, one lock: compare-and-swap is serializable ---- */
+
+struct cas {
+	r4_db *db;
+	pthread_mutex_t *mu;
+	unsigned wins, rounds;
+	const char *me;
+};
+
+static int see_value(void *ctx, const struct r4_value *v)
+{
+	struct cas *c = ctx;
+
+	/* "won" when the swap happened, "busy" if not */
+	if (!v->path && v->size == 3 && !memcmp(v->bytes, "won", 3))
+		c->wins++;
+	return 0;
+}
+
+static void *cas_thread(void *arg)
+{
+	struct cas *c = arg;
+	char cmd[512];
+
+	for (unsigned i = 0; i < c->rounds; i++) {
+		struct r4_run_opts ro = {.exec = {.who = {.umask = 022}, .yield = see_value, .ctx = c}};
+		struct r4_run *r = NULL;
+
+		/* take the lock, bump the counter and release, all in one unit */
+		snprintf(cmd, sizeof(cmd),
+			 "tw/[ if /lock eq \"free\" then (/lock <- \"%s\"; /count <- /count + \"x\"; "
+			 "/lock <- \"free\"; \"won\") else \"busy\" ]", c->me);
+		pthread_mutex_lock(c->mu);	/* the host serializes units (one writer) */
+		r4_run(c->db, cmd, strlen(cmd), &ro, &r);
+		pthread_mutex_unlock(c->mu);
+		if (!r || r->rc)
+			c->rounds = 0;	/* reported below */
+		r4_run_free(r);
+	}
+	return NULL;
+}
+
+static void test_cas(void)
+{
+	pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+	struct cas a = {NULL, &mu, 0, 200, "a"}, b = {NULL, &mu, 0, 200, "b"};
+	pthread_t ta, tb;
+	r4_db *db;
+
+	fresh("/lock <- \"free\"; /count <- \"\"", 16 << 20);
+	if (!(db = open_rw()))
+		return;
+	a.db = b.db = db;
+	pthread_create(&ta, NULL, cas_thread, &a);
+	pthread_create(&tb, NULL, cas_thread, &b);
+	pthread_join(ta, NULL);
+	pthread_join(tb, NULL);
+	CHECK_EQ(a.rounds, 200);
+	CHECK_EQ(b.rounds, 200);
+	/* each unit found the lock free (it is released inside the unit) */
+	CHECK_EQ(a.wins + b.wins, 400);
+	CHECK_EQ(strlen(contents(db, "/count")), 400 > 255 ? 255 : 400);
+	struct r4_stat st;
+
+	CHECK_RC(r4_stat(db, "/count", &st));
+	CHECK_EQ(st.size, 400);
+	CHECK(!strcmp(contents(db, "/lock"), "free"));
+
+	/* a held lock makes both writers back off, and nothing changes */
+	CHECK_RC(run(db, "/lock <- \"held\""));
+	a.wins = b.wins = 0;
+	a.rounds = b.rounds = 20;
+	pthread_create(&ta, NULL, cas_thread, &a);
+	pthread_create(&tb, NULL, cas_thread, &b);
+	pthread_join(ta, NULL);
+	pthread_join(tb, NULL);
+	CHECK_EQ(a.wins + b.wins, 0);
+	CHECK_RC(r4_stat(db, "/count", &st));
+	CHECK_EQ(st.size, 400);
+	r4_close(db);
+}
+
+/* ---- failures leave the image as it was ---- */
+
+static const char *const SETUP =
+	"/..new/(name <- \"bank\", type <- directory); /bank/alice <- \"100\"; "
+	"/bank/bob <- \"50\"; /doc <- \"0123456789\"";
+
+/* The statements of the unit; each changes something different. */
+static const char *const STMTS[] = {
+	"/bank/alice <- \"1\"",
+	"/bank/..new/(name <- \"d\", type <- directory)/(x <- \"in d\")",
+	"/bank/bob/..mode <- \"0600\"",
+	"/bank/alice/..name <- \"al\"",
+	"/bank/s -> \"al\"",
+	"/bank/..link/(name <- \"h\", target <- /bank/bob)",
+	"/doc/..range/(offset <- #2, length <- #3) <- \"abcdef\"",
+	"/bank/..unlink <- \"bob\"",
+	"/bank/log <<- \"done\\n\"",
+};
+#define NSTMTS (sizeof(STMTS) / sizeof(STMTS[0]))
+
+/* The unit: STMTS, with a failing statement after the first k. */
+static void unit_text(size_t k, char *out, size_t n)
+{
+	size_t o = 0;
+
+	for (size_t i = 0; i < NSTMTS; i++) {
+		if (i == k)
+			o += (size_t)snprintf(out + o, n - o, "/bank/nothing/x; ");
+		o += (size_t)snprintf(out + o, n - o, "%s; ", STMTS[i]);
+	}
+	if (k == NSTMTS)
+		o += (size_t)snprintf(out + o, n - o, "/bank/nothing/x");
+}
+
+static bool image_is(const char *before, size_t nb)
+{
+	size_t na;
+	char *after = slurp(img, &na);
+	bool same = after && na == nb && !memcmp(before, after, nb);
+
+	free(after);
+	return same;
+}
+
+static void test_fail_at_each_statement(void)
+{
+	char cmd[2048];
+	char *before;
+	size_t nb;
+
+	fresh(SETUP, 16 << 20);
+	before = slurp(img, &nb);
+	for (size_t k = 0; k <= NSTMTS; k++) {
+		r4_db *db = open_rw();
+
+		if (!db)
+			break;
+		unit_text(k, cmd, sizeof(cmd));
+		CHECK_EQ(run(db, cmd), -ENOENT);
+		r4_close(db);
+		CHECK(image_is(before, nb));
+	}
+	/* and the whole unit, without the failure, does commit */
+	r4_db *db = open_rw();
+
+	if (db) {
+		unit_text(NSTMTS + 1, cmd, sizeof(cmd));
+		CHECK_RC(run(db, cmd));
+		CHECK(!strcmp(contents(db, "/doc"), "01abcdef56789"));
+		CHECK(!strcmp(contents(db, "/bank/h"), "50"));
+		CHECK(!strcmp(contents(db, "/bank/d/x"), "in d"));
+		r4_close(db);
+	}
+	free(before);
+}
+
+/* Every allocation of a run, failed in turn: a clean error, nothing
+ * changed, nothing leaked (the sanitizer build), never a crash. */
+static void test_heap_failures(void)
+{
+	char cmd[2048];
+	char *before;
+	size_t nb;
+	unsigned long n;
+	unsigned failed = 0;
+
+	fresh(SETUP, 16 << 20);
+	before = slurp(img, &nb);
+	unit_text(NSTMTS + 1, cmd, sizeof(cmd));
+	for (n = 1; n < 20000; n++) {
+		r4_db *db = open_rw();
+		struct r4_run *r = NULL;
+		int rc;
+
+		if (!db)
+			break;
+		r4_heap_fail_at(n);
+		rc = r4_run(db, cmd, strlen(cmd), NULL, &r);
+		r4_heap_fail_at(0);
+		if (rc && getenv("R4_TEST_VERBOSE"))
+			r4_diag_print(r->diags, stderr);
+		r4_run_free(r);
+		r4_close(db);
+		if (!rc)
+			break;	/* n is past the run's last allocation */
+		failed++;
+		if (!image_is(before, nb)) {
+			fprintf(stderr, "allocation %lu failed (%s): the image changed\n", n,
+				r4_strerror(rc));
+			t_fail++;
+			fresh(SETUP, 16 << 20);
+			free(before);
+			before = slurp(img, &nb);
+		}
+	}
+	printf("heap failures: %u allocations failed in turn\n", failed);
+	CHECK(failed > 100);
+	CHECK(n < 20000);
+	free(before);
+}
+
+/* A volume too small for the unit: ENOSPC, and nothing of it stays. */
+static void test_full_volume(void)
+{
+	char cmd[2048];
+	size_t o, nb;
+	char *before;
+	r4_db *db;
+
+	fresh("/small <- \"s\"", 4 << 20);
+	before = slurp(img, &nb);
+	/* doubling a file 20 times: 8 MiB into a 4 MiB volume */
+	o = (size_t)snprintf(cmd, sizeof(cmd), "/a <- \"x\"; /big <- \"12345678\"");
+	for (int i = 0; i < 20; i++)
+		o += (size_t)snprintf(cmd + o, sizeof(cmd) - o, "; /big <- /big + /big");
+	if (!(db = open_rw()))
+		return;
+	CHECK_EQ(run(db, cmd), -ENOSPC);
+	r4_close(db);
+	CHECK(image_is(before, nb));
+	free(before);
+}
+
+static volatile int stop_now;
+
+static int stop_on_value(void *ctx, const struct r4_value *v)
+{
+	(void)ctx;
+	(void)v;
+	return -EPERM;
+}
+
+static void test_cancel_and_refusal(void)
+{
+	struct r4_run_opts ro = {.exec = {.who = {.umask = 022}, .cancel = &stop_now}};
+	struct r4_run *r = NULL;
+	char cmd[2048];
+	char *before;
+	size_t nb;
+	r4_db *db;
+
+	fresh(SETUP, 16 << 20);
+	before = slurp(img, &nb);
+	unit_text(NSTMTS + 1, cmd, sizeof(cmd));
+	stop_now = 1;
+	db = open_rw();
+	CHECK_EQ(r4_run(db, cmd, strlen(cmd), &ro, &r), -EINTR);
+	CHECK(r && r->stage == R4_RUN_RUNTIME && r4_diag_errors(r->diags) == 1);
+	r4_run_free(r);
+	r4_close(db);
+	CHECK(image_is(before, nb));
+	stop_now = 0;
+
+	/* a host that refuses the values: the unit does not commit */
+	ro.exec.yield = stop_on_value;
+	db = open_rw();
+	CHECK_EQ(r4_run(db, cmd, strlen(cmd), &ro, &r), -EPERM);
+	r4_run_free(r);
+	r4_close(db);
+	CHECK(image_is(before, nb));
+	free(before);
+}
+
+/* Every statement under '<=' fails; the unit still commits the rest. */
+static void test_many_named_failures(void)
+{
+	char cmd[4096];
+	size_t o = 0;
+	r4_db *db;
+
+	fresh(SETUP, 16 << 20);
+	for (int i = 0; i < 30; i++)
+		o += (size_t)snprintf(cmd + o, sizeof(cmd) - o,
+				      "/bank/ok%d <- \"%d\"; r%d <= /bank/no/f%d <- \"x\"; "
+				      "/bank/log <<- r%d/assign_result; ", i, i, i, i, i);
+	if (!(db = open_rw()))
+		return;
+	CHECK_RC(run(db, cmd));
+	CHECK(!strcmp(contents(db, "/bank/ok29"), "29"));
+	CHECK(!strcmp(contents(db, "/bank/ok0"), "0"));
+	CHECK_EQ(strlen(contents(db, "/bank/log")), 30);	/* "2" thirty times */
+	r4_close(db);
+}
+
+int main(void)
+{
+	snprintf(dir, sizeof(dir), "/tmp/r4exec.XXXXXX");
+	if (!mkdtemp(dir)) {
+		perror("mkdtemp");
+		return 1;
+	}
+	snprintf(img, sizeof(img), "%s/img", dir);
+	test_cas();
+	test_fail_at_each_statement();
+	test_heap_failures();
+	test_full_volume();
+	test_cancel_and_refusal();
+	test_many_named_failures();
+	t_rmdir(dir);
+	return T_DONE();
+}
