@@ -39,6 +39,12 @@
 # "" = skip), R4_BENCH_WA_MIB (MiB of overwrites, default 1024), R4_SEED
 # (default: the clock; printed), R4_BENCH_EXT4=0 skips the ext4 peer.
 # R4_BENCH_COMMIT=0 skips commit; R4_BENCH_COMMITS (default 2000).
+# lang (bench/lang.c; issue 4 item 10): a script of N small writes
+# ("/b/fI <- ..."), run through r4_run (lex, parse, check, compile,
+# execute) and done with direct fs API calls, side by side: all in one
+# unit (new files, then overwrites) and one unit (one durable commit) per
+# statement; compile time as a share of the run.  R4_BENCH_LANG=0 skips
+# it; R4_BENCH_LANG_N (default 10000).
 # Images live in a temporary directory under R4_BENCH_DIR (default /tmp),
 # removed at the end.  Just the issue 3 parts:
 #   R4_BENCH_SCALE=0 bash bench/run.sh
@@ -57,6 +63,8 @@ SEED=${R4_SEED:-$(date +%s)}
 EXT4=${R4_BENCH_EXT4:-1}
 COMMIT=${R4_BENCH_COMMIT:-1}
 COMMITS=${R4_BENCH_COMMITS:-2000}
+LANG_RUN=${R4_BENCH_LANG:-1}
+LANG_N=${R4_BENCH_LANG_N:-10000}
 BDIR=${R4_BENCH_DIR:-/tmp}
 CC=${CC:-cc}
 B=build/bench
@@ -91,6 +99,11 @@ if ((COMMIT)); then
 		echo "bench: libsqlite3-dev missing: no commit benchmark (scripts/deps.sh installs it)"
 		COMMIT=0
 	fi
+fi
+if ((LANG_RUN)); then
+	# shellcheck disable=SC2086
+	$CC -std=c11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -Iengine -Iparser bench/lang.c \
+		build/libr4parse.a build/libr4engine.a $UUID_LIBS -o "$B/lang"
 fi
 FSCK=$(command -v fsck.reiser4 || true)
 
@@ -397,6 +410,42 @@ END {
 	}
 	if (note != "") printf "\nnotes:%s\n", note
 	printf "\nraw lines:%s\n", raw
+}' "$LOG"
+fi
+# ---- lang (issue 4 item 10) ----
+if ((LANG_RUN)); then
+	for rep in $(seq 1 "$REPS"); do
+		img=$TMP/lang.img
+		run "lang $LANG_N $rep" "$B/lang" "$img" "$LANG_N" "$LANG_N"
+		[[ $rep == 1 ]] && fsck_image "$img" "lang"
+		rm -f "$img"
+	done
+	# per phase, the median over the runs; ratios language / direct
+	awk -v reps="$REPS" '
+function kv(s, k,   m) { return match(s, " " k "=[^ ]*") ? substr(s, RSTART + length(k) + 2, RLENGTH - length(k) - 2) : "" }
+/^fsck lang / { fsck = $3; next }
+$1 == "lang" {
+	n = $2; ph = kv($0, "phase")
+	if (!(ph in cnt)) order[++np] = ph
+	v[ph, ++cnt[ph]] = kv($0, "secs") + 0
+	if (kv($0, "share") != "") share[ph, cnt[ph]] = kv($0, "share") + 0
+}
+function med(ph,   a, i, j, t, k) {
+	k = cnt[ph]
+	for (i = 1; i <= k; i++) a[i] = v[ph, i]
+	for (i = 1; i <= k; i++) for (j = i + 1; j <= k; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
+	return a[int((k + 1) / 2)]
+}
+END {
+	printf "\nlanguage vs direct fs API, %s statements (median of %s; fsck.reiser4 %s):\n", n, reps, fsck
+	printf "  %-30s %10s %12s %10s %12s %10s %14s\n", "workload", "direct s", "direct st/s", "lang s",
+	       "lang st/s", "overhead", "compile share"
+	split("atomic-create atomic-overwrite units", w, " ")
+	for (i = 1; i <= 3; i++) {
+		d = med("direct-" w[i]); l = med("lang-" w[i]); c = med("lang-" w[i] "-compile")
+		printf "  %-30s %10.3f %12.0f %10.3f %12.0f %9.1f%% %13.1f%%\n", w[i] (w[i] == "units" ? " (commit each)" : " (one unit)"),
+		       d, n / d, l, n / l, (l / d - 1) * 100, c / l * 100
+	}
 }' "$LOG"
 fi
 exit $status

@@ -45,7 +45,10 @@ enum hkind {
 struct handle {
 	enum hkind kind;
 	char *path;		/* absolute, no symlink before the last component */
-	struct r4_stat st;	/* the object, when it was looked up (H_OBJ, H_PSEUDO, H_WINDOW) */
+	struct r4_stat st;	/* the object (H_OBJ, H_PSEUDO, H_WINDOW) ... */
+	uint64_t gen;		/* ... as it was at this db->gen (every change bumps it) */
+	bool fresh;		/* st (and dst) hold a stat taken at gen */
+	struct r4_stat dst;	/* H_MISSING: the directory */
 	uint64_t dir_ino;	/* the directory holding the name (0 for the root) */
 	enum r4_pseudo ps;	/* H_PSEUDO */
 	char *sub;		/* ..plugin/<sub> */
@@ -108,6 +111,8 @@ struct x {
 	size_t nnamed;
 	struct result *res;	/* result children of objects */
 	size_t nres, rescap;
+	uint32_t *rtab;		/* ... by (object, pseudo file): index + 1, 0 = empty */
+	size_t rsize;
 	struct group *groups;
 	size_t ngroups, groupcap;
 	struct yielded *ys;
@@ -209,6 +214,20 @@ static void handle_clear(struct handle *h)
 	r4_free(h->sub);
 	buf_free(&h->bytes);
 	*h = (struct handle){0};
+}
+
+/* h->st, taken again only when something changed since it was taken. */
+static int h_stat(struct x *x, struct handle *h)
+{
+	int rc;
+
+	if (h->fresh && h->gen == x->db->gen)
+		return 0;
+	if ((rc = r4_stat(x->db, h->path, &h->st)))
+		return rc;
+	h->fresh = h->kind != H_MISSING;	/* dst is not taken again */
+	h->gen = x->db->gen;
+	return 0;
 }
 
 /* A value operand: a register or a constant (none: empty). */
@@ -455,12 +474,29 @@ static void group_free(struct group *g)
 
 /* ================================ results =============================== */
 
+static size_t result_slot(const struct x *x, uint64_t ino, enum r4_pseudo ps)
+{
+	uint64_t h = (ino * 31 + (uint64_t)ps) * UINT64_C(0x9e3779b97f4a7c15);
+	size_t at = (size_t)(h >> 32) & (x->rsize - 1);
+
+	while (x->rtab[at]) {
+		const struct result *r = &x->res[x->rtab[at] - 1];
+
+		if (r->ino == ino && r->ps == ps)
+			break;
+		at = (at + 1) & (x->rsize - 1);
+	}
+	return at;
+}
+
 static struct result *result_of(struct x *x, uint64_t ino, enum r4_pseudo ps)
 {
-	for (size_t i = 0; i < x->nres; i++)
-		if (x->res[i].ino == ino && x->res[i].ps == ps)
-			return &x->res[i];
-	return NULL;
+	size_t at;
+
+	if (!x->nres)
+		return NULL;
+	at = result_slot(x, ino, ps);
+	return x->rtab[at] ? &x->res[x->rtab[at] - 1] : NULL;
 }
 
 static int bind_result(struct x *x, uint64_t ino, enum r4_pseudo ps, int err, uint64_t length)
@@ -471,13 +507,25 @@ static int bind_result(struct x *x, uint64_t ino, enum r4_pseudo ps, int err, ui
 		if (x->nres == x->rescap) {
 			size_t cap = x->rescap ? x->rescap * 2 : 8;
 			struct result *n = r4_realloc(x->res, cap * sizeof(*n));
+			uint32_t *t = r4_calloc(cap * 2, sizeof(*t));
 
-			if (!n)
+			if (!n || !t) {
+				if (n)
+					x->res = n;
+				r4_free(t);
 				return -ENOMEM;
+			}
 			x->res = n;
 			x->rescap = cap;
+			r4_free(x->rtab);
+			x->rtab = t;	/* rebuilt below, at most half full */
+			x->rsize = cap * 2;
+			for (size_t i = 0; i < x->nres; i++)
+				x->rtab[result_slot(x, x->res[i].ino, x->res[i].ps)] = (uint32_t)i + 1;
 		}
 		r = &x->res[x->nres++];
+		*r = (struct result){ino, ps, 0, 0, false};
+		x->rtab[result_slot(x, ino, ps)] = (uint32_t)x->nres;
 	}
 	*r = (struct result){ino, ps, err, length, true};
 	return 0;
@@ -529,8 +577,10 @@ static bool is_pseudo(const char *name, size_t len)
 struct walk {
 	const char *text;	/* the path being walked, as the step spells it */
 	char *cur;		/* the object reached: absolute path */
+	struct r4_inode ino;	/* ... loaded */
+	bool loaded;
 	struct r4_stat st;
-	uint64_t dir_ino;	/* the directory it was found in */
+	uint64_t dir_ino;	/* the directory it was found in (0: not known) */
 	char *rest;		/* what is left to walk (owned: symlinks splice into it) */
 	size_t pos;		/* where in rest */
 	size_t linkpart;	/* bytes of rest from pos that came from symlinks */
@@ -585,9 +635,55 @@ static int lookup_fail(struct x *x, struct walk *w, int rc, bool create)
 		    (int)(name + len - w->text), w->text);
 }
 
+/* The walk moves to the object k names (its entry's directory: dir). */
+static int walk_to(struct x *x, struct walk *w, const r4_key *k, char *path, uint64_t dir)
+{
+	struct r4_inode ino;
+	int rc;
+
+	if ((rc = r4_obj_load(x->db, k, &ino)))
+		return rc == -ENOENT ? -EUCLEAN : rc;	/* an entry pointing nowhere */
+	if (w->loaded)
+		r4_obj_fini(&w->ino);
+	w->ino = ino;
+	w->loaded = true;
+	r4_fs_stat_of(x->db, &w->ino, &w->st);
+	if (path) {
+		r4_free(w->cur);
+		w->cur = path;
+	}
+	w->dir_ino = dir;
+	return 0;
+}
+
+/* Restart the walk at an absolute path (the start, a symlink's target). */
+static int walk_from(struct x *x, struct walk *w, const char *path)
+{
+	struct r4_inode ino;
+	char *p;
+	int rc;
+
+	if (!(p = r4_memdup(path, strlen(path))))
+		return -ENOMEM;
+	if ((rc = r4_fs_resolve(x->db, path, &ino))) {
+		r4_free(p);
+		return rc;
+	}
+	if (w->loaded)
+		r4_obj_fini(&w->ino);
+	w->ino = ino;
+	w->loaded = true;
+	r4_fs_stat_of(x->db, &w->ino, &w->st);
+	r4_free(w->cur);
+	w->cur = p;
+	w->dir_ino = 0;
+	return 0;
+}
+
 /*
  * Walk path text `text` from the object `from` (absolute path; NULL: the
- * current directory) with flags R4_LOOK_*; the handle goes to *h.
+ * current directory) with flags R4_LOOK_*; the handle goes to *h.  One
+ * object is loaded per component, from the directory before it.
  */
 static int walk(struct x *x, const char *from, const char *text, unsigned flags,
 		struct handle *h)
@@ -597,6 +693,7 @@ static int walk(struct x *x, const char *from, const char *text, unsigned flags,
 	bool create = flags & (R4_LOOK_CREATE | R4_LOOK_MISSING);
 	const char *name;
 	size_t len;
+	r4_key k;
 	int rc = 0, which;
 
 	handle_clear(h);
@@ -604,14 +701,14 @@ static int walk(struct x *x, const char *from, const char *text, unsigned flags,
 		from = "/";
 	else if (!from)
 		from = x->cwd[x->ncwd - 1];
-	if (!(w.cur = r4_memdup(from, strlen(from))) || !(w.rest = r4_memdup(text, strlen(text)))) {
+	w.text = text;
+	w.comp = -1;
+	if (!(w.rest = r4_memdup(text, strlen(text)))) {
 		rc = -ENOMEM;
 		goto out;
 	}
-	w.text = text;
-	w.comp = -1;
-	if ((rc = r4_stat(db, w.cur, &w.st))) {
-		rc = fail(x, rc, "cannot read '%s'", w.cur);
+	if ((rc = walk_from(x, &w, from))) {
+		rc = fail(x, r4_db_seen(db, rc), "cannot read '%s'", from);
 		goto out;
 	}
 	for (;;) {
@@ -696,75 +793,76 @@ static int walk(struct x *x, const char *from, const char *text, unsigned flags,
 			goto out;
 		}
 		if (len == 2 && name[0] == '.' && name[1] == '.') {
-			struct r4_stat up;
-			char *gp;
-
+			if (!strcmp(w.cur, "/"))
+				continue;	/* the root's parent is the root */
+			if ((rc = r4_dir_lookup(db, &w.ino, "..", 2, &k)) ||
+			    (rc = walk_to(x, &w, &k, NULL, 0)))
+				goto broken;
 			to_parent(w.cur);
-			if (!(gp = dir_of(w.cur))) {
-				rc = -ENOMEM;
-				goto out;
-			}
-			rc = strcmp(w.cur, "/") ? r4_stat(db, gp, &up) : 0;
-			r4_free(gp);
-			w.dir_ino = strcmp(w.cur, "/") ? up.ino : 0;
-		} else {
-			char *next = path_join(w.cur, name, len);
-			struct r4_stat st;
-
-			if (!next) {
-				rc = -ENOMEM;
-				goto out;
-			}
-			if ((rc = touch_entry(x, w.st.ino, base_name(next), false, next))) {
-				r4_free(next);
-				goto out;
-			}
-			rc = r4_stat(db, next, &st);
-			if (rc == -ENOENT && last && create) {
-				h->kind = H_MISSING;
-				h->path = next;
-				h->dir_ino = w.st.ino;
-				rc = 0;
-				goto out;
-			}
-			if (rc) {
-				r4_free(next);
-				goto missing;
-			}
-			if (S_ISLNK(st.mode) && !(last && (flags & R4_LOOK_NOFOLLOW)) &&
-			    !next_applies_to_link(x, &w, &st)) {
-				char tgt[4096];
-				size_t n;
-
-				if (++w.expansions > MAX_EXPANSIONS) {
-					r4_free(next);
-					rc = lookup_fail(x, &w, -ELOOP, create);
-					goto out;
-				}
-				rc = r4_readlink(db, next, tgt, sizeof(tgt), &n);
-				r4_free(next);
-				if (rc)
-					goto out;
-				if (n >= sizeof(tgt) || !n) {
-					rc = lookup_fail(x, &w, n ? -ENAMETOOLONG : -ENOENT, create);
-					goto out;
-				}
-				if ((rc = expand(&w, tgt, n)))
-					goto out;
-				if (tgt[0] == '/')
-					strcpy(w.cur, "/");
-				if ((rc = r4_stat(db, w.cur, &w.st)))
-					goto out;
-				continue;
-			}
-			r4_free(w.cur);
-			w.cur = next;
-			w.dir_ino = w.st.ino;
-			w.st = st;
 			continue;
 		}
-		if ((rc = r4_stat(db, w.cur, &w.st)))
+		char *next = path_join(w.cur, name, len);
+
+		if (!next) {
+			rc = -ENOMEM;
 			goto out;
+		}
+		if ((rc = touch_entry(x, w.st.ino, base_name(next), false, next))) {
+			r4_free(next);
+			goto out;
+		}
+		rc = r4_dir_lookup(db, &w.ino, name, len, &k);
+		if (rc == -ENOENT && last && create) {
+			h->kind = H_MISSING;
+			h->path = next;
+			h->dir_ino = w.st.ino;
+			h->dst = w.st;	/* the directory, for make() */
+			h->gen = db->gen;
+			h->fresh = true;
+			rc = 0;
+			goto out;
+		}
+		if (rc) {
+			r4_free(next);
+			if (rc == -ENOENT)
+				goto missing;
+			goto broken;
+		}
+		uint64_t dir = w.st.ino;
+
+		if ((rc = walk_to(x, &w, &k, next, dir))) {
+			r4_free(next);
+			goto broken;
+		}
+		if (S_ISLNK(w.st.mode) && !(last && (flags & R4_LOOK_NOFOLLOW)) &&
+		    !next_applies_to_link(x, &w, &w.st)) {
+			size_t n = w.ino.sd.sd_symlink_len;
+
+			if (++w.expansions > MAX_EXPANSIONS) {
+				rc = lookup_fail(x, &w, -ELOOP, create);
+				goto out;
+			}
+			if (!n || !w.ino.symlink) {
+				rc = lookup_fail(x, &w, -ENOENT, create);
+				goto out;
+			}
+			char *tgt = r4_memdup(w.ino.symlink, n);
+
+			if (!tgt) {
+				rc = -ENOMEM;
+				goto out;
+			}
+			rc = expand(&w, tgt, n);
+			if (!rc) {
+				/* a relative target is read in the link's directory */
+				if (tgt[0] != '/')
+					to_parent(w.cur);
+				rc = walk_from(x, &w, tgt[0] == '/' ? "/" : w.cur);
+			}
+			r4_free(tgt);
+			if (rc)
+				goto broken;
+		}
 		continue;
 missing:
 		if ((rc == -ENOENT || rc == -ENOTDIR) && (flags & R4_LOOK_EXIST)) {
@@ -774,14 +872,21 @@ missing:
 		}
 		rc = lookup_fail(x, &w, rc, create);
 		goto out;
+broken:
+		rc = fail(x, r4_db_seen(db, rc), "cannot read '%s'", w.cur);
+		goto out;
 	}
 	if (h->kind == H_NONE)
 		h->kind = H_OBJ;
 	h->path = w.cur;
 	h->st = w.st;
 	h->dir_ino = w.dir_ino;
+	h->gen = db->gen;
+	h->fresh = true;
 	w.cur = NULL;
 out:
+	if (w.loaded)
+		r4_obj_fini(&w.ino);
 	r4_free(w.cur);
 	r4_free(w.rest);
 	if (rc)
@@ -1011,20 +1116,20 @@ static int read_handle(struct x *x, struct handle *h, struct buf *b)
 
 	switch (h->kind) {
 	case H_OBJ:
-		if ((rc = r4_stat(x->db, h->path, &h->st)))
+		if ((rc = h_stat(x, h)))
 			return fail(x, rc, "cannot read '%s'", h->path);
 		if ((rc = touch_obj(x, h->st.ino, 0, false, h->path)))
 			return rc;
 		return contents(x, h->path, &h->st, b);
 	case H_PSEUDO:
-		if ((rc = r4_stat(x->db, h->path, &h->st)))
+		if ((rc = h_stat(x, h)))
 			return fail(x, rc, "cannot read '%s'", h->path);
 		if ((rc = touch_obj(x, h->st.ino, h->ps == R4_PSEUDO_BODY ? 0 : (int)h->ps, false,
 				    h->path)))
 			return rc;
 		return pseudo_read(x, h, b);
 	case H_WINDOW:
-		if ((rc = r4_stat(x->db, h->path, &h->st)))
+		if ((rc = h_stat(x, h)))
 			return fail(x, rc, "cannot read '%s'", h->path);
 		if ((rc = touch_obj(x, h->st.ino, 0, false, h->path)))
 			return rc;
@@ -1041,8 +1146,22 @@ static int read_handle(struct x *x, struct handle *h, struct buf *b)
 
 /* =============================== changing =============================== */
 
-/* May the caller add or remove entries of directory dir (and, in a sticky
- * directory, remove or rename the entry's object st)? */
+/* May the caller add or remove entries of directory d (path dir), and, in
+ * a sticky directory, remove or rename the entry's object st? */
+static int may_change(struct x *x, const struct r4_stat *d, const struct r4_stat *st,
+		      const char *dir, const char *path)
+{
+	if (!S_ISDIR(d->mode))
+		return fail(x, -ENOTDIR, "cannot change '%s'", dir);
+	if (!may(x, d, 3))
+		return fail(x, -EACCES, "cannot change '%s'", path);
+	if (st && (d->mode & S_ISVTX) && x->o->who.uid != 0 && x->o->who.uid != d->uid &&
+	    x->o->who.uid != st->uid)
+		return fail(x, -EPERM, "cannot change '%s': the directory is sticky", path);
+	return 0;
+}
+
+/* The same, for the directory at path dir. */
 static int may_change_dir(struct x *x, const char *dir, const struct r4_stat *st,
 			  const char *path)
 {
@@ -1051,27 +1170,16 @@ static int may_change_dir(struct x *x, const char *dir, const struct r4_stat *st
 
 	if ((rc = r4_stat(x->db, dir, &d)))
 		return fail(x, rc, "cannot change '%s'", dir);
-	if (!S_ISDIR(d.mode))
-		return fail(x, -ENOTDIR, "cannot change '%s'", dir);
-	if (!may(x, &d, 3))
-		return fail(x, -EACCES, "cannot change '%s'", path);
-	if (st && (d.mode & S_ISVTX) && x->o->who.uid != 0 && x->o->who.uid != d.uid &&
-	    x->o->who.uid != st->uid)
-		return fail(x, -EPERM, "cannot change '%s': the directory is sticky", path);
-	return 0;
+	return may_change(x, &d, st, dir, path);
 }
 
-/* Owner and group of a new object: the caller's, or a setgid directory's group. */
-static int new_owner(struct x *x, const char *dir, uint32_t *gid, bool *sgid)
-{
-	struct r4_stat d;
-	int rc;
 
-	if ((rc = r4_stat(x->db, dir, &d)))
-		return rc;
-	*gid = (d.mode & S_ISGID) ? d.gid : x->o->who.gid;
-	*sgid = (d.mode & S_ISGID) != 0;
-	return 0;
+/* The group of a new object in directory d: the caller's, or a setgid
+ * directory's (then a new directory keeps setgid). */
+static void new_owner(struct x *x, const struct r4_stat *d, uint32_t *gid, bool *sgid)
+{
+	*gid = (d->mode & S_ISGID) ? d->gid : x->o->who.gid;
+	*sgid = (d->mode & S_ISGID) != 0;
 }
 
 /* Make a missing name (section 5.2): a regular file, a directory or a symlink. */
@@ -1079,39 +1187,37 @@ static int make(struct x *x, struct handle *h, uint32_t type, uint32_t perm, con
 		size_t tlen)
 {
 	char *dir = dir_of(h->path);
+	struct r4_stat d;
 	uint32_t gid = 0;
 	bool sgid = false;
 	int rc;
 
 	if (!dir)
 		return -ENOMEM;
-	if ((rc = may_change_dir(x, dir, NULL, h->path)) || (rc = new_owner(x, dir, &gid, &sgid)))
+	if (h->fresh && h->gen == x->db->gen)
+		d = h->dst;
+	else if ((rc = r4_stat(x->db, dir, &d))) {
+		rc = fail(x, rc, "cannot change '%s'", dir);
 		goto out;
+	}
+	if ((rc = may_change(x, &d, NULL, dir, h->path)))
+		goto out;
+	new_owner(x, &d, &gid, &sgid);
 	if ((rc = touch_entry(x, h->dir_ino, base_name(h->path), true, h->path)))
 		goto out;
 	perm &= ~x->o->who.umask & 07777;
-	if (type == S_IFDIR) {
-		rc = r4_mkdir(x->db, h->path, perm | (sgid ? S_ISGID : 0), x->o->who.uid, gid);
-	} else if (type == S_IFLNK) {
-		char *t = NULL;
-
-		if (!tlen || memchr(tgt, 0, tlen))
-			rc = -EINVAL;
-		else if (!(t = r4_memdup(tgt, tlen)))
-			rc = -ENOMEM;
-		else
-			rc = r4_symlink(x->db, t, h->path, x->o->who.uid, gid);
-		r4_free(t);
-	} else {
-		rc = r4_create(x->db, h->path, perm, x->o->who.uid, gid);
-	}
+	if (type == S_IFLNK && (!tlen || memchr(tgt, 0, tlen)))
+		rc = -EINVAL;
+	else
+		rc = r4_fs_make(x->db, h->path, type | perm | (type == S_IFDIR && sgid ? S_ISGID : 0),
+				x->o->who.uid, gid, tgt, tlen, &h->st);
 	if (rc) {
 		rc = fail(x, rc, "cannot create '%s'", h->path);
 		goto out;
 	}
-	if ((rc = r4_stat(x->db, h->path, &h->st)))
-		goto out;
 	h->kind = H_OBJ;
+	h->gen = x->db->gen;
+	h->fresh = true;
 out:
 	r4_free(dir);
 	return rc;
@@ -1136,7 +1242,7 @@ static int put_contents(struct x *x, struct handle *h, const uint8_t *p, size_t 
 {
 	int rc;
 
-	if ((rc = r4_stat(x->db, h->path, &h->st)))
+	if ((rc = h_stat(x, h)))
 		return fail(x, rc, "cannot write '%s'", h->path);
 	if (S_ISDIR(h->st.mode))
 		return fail(x, -EISDIR, "cannot write '%s'", h->path);
@@ -1267,7 +1373,7 @@ static int pseudo_write(struct x *x, struct handle *h, enum r4_pseudo ps, const 
 	uint32_t mode;
 	int rc;
 
-	if ((rc = r4_stat(x->db, h->path, &h->st)))
+	if ((rc = h_stat(x, h)))
 		return fail(x, rc, "cannot write '%s/%s'", h->path, pn);
 	if ((rc = touch_obj(x, h->st.ino, ps == R4_PSEUDO_BODY ? 0 : (int)ps, true, h->path)))
 		return rc;
@@ -1370,7 +1476,7 @@ static int window_write(struct x *x, struct handle *h, const uint8_t *p, size_t 
 	uint64_t size, len, end, stored = n;
 	int rc;
 
-	if ((rc = r4_stat(db, h->path, &h->st)))
+	if ((rc = h_stat(x, h)))
 		return fail(x, rc, "cannot write '%s'", h->path);
 	if (!may(x, &h->st, 2))
 		return fail(x, -EACCES, "cannot write '%s'", h->path);
@@ -1596,7 +1702,7 @@ static int step_window(struct x *x, const struct r4_step *s)
 
 	if ((rc = need_obj(x, f, "take a window of")))
 		return rc;
-	if ((rc = r4_stat(x->db, f->path, &f->st)))
+	if ((rc = h_stat(x, f)))
 		return fail(x, rc, "cannot read '%s'", f->path);
 	if (S_ISDIR(f->st.mode))
 		return fail(x, -EISDIR, "cannot take a window of '%s'", f->path);
@@ -1958,9 +2064,11 @@ static int step(struct x *x, const struct r4_step *s, size_t *next)
 static void reset(struct x *x)
 {
 	for (unsigned i = 0; i < x->p->nh; i++)
-		handle_clear(&x->h[i]);
+		if (x->h[i].kind != H_NONE || x->h[i].path || x->h[i].sub || x->h[i].bytes.p)
+			handle_clear(&x->h[i]);
 	for (unsigned i = 0; i < x->p->nv; i++)
-		buf_free(&x->v[i]);
+		if (x->v[i].p)
+			buf_free(&x->v[i]);
 	while (x->ncwd > 1)
 		r4_free(x->cwd[--x->ncwd]);
 	while (x->ngroups)
@@ -1970,6 +2078,8 @@ static void reset(struct x *x)
 		buf_free(&x->ys[i].bytes);
 	}
 	x->nys = 0;
+	if (x->nres)
+		memset(x->rtab, 0, x->rsize * sizeof(*x->rtab));
 	x->nres = 0;
 	x->ntries = 0;
 	if (x->named)
@@ -2028,7 +2138,7 @@ static int run_unit(struct x *x, size_t begin, size_t end)
 	bool pin = !db->clock_pinned;
 	int rc;
 
-	memset(x->forced, 0, x->p->nsteps * sizeof(*x->forced));
+	memset(x->forced + begin, 0, (end - begin) * sizeof(*x->forced));
 	if (pin) {
 		clock_gettime(CLOCK_REALTIME, &db->clock_pin);
 		db->clock_pinned = true;
@@ -2134,6 +2244,7 @@ out:
 	r4_free(x.forced);
 	r4_free(x.named);
 	r4_free(x.res);
+	r4_free(x.rtab);
 	r4_free(x.groups);
 	r4_free(x.ys);
 	return rc;

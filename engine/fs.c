@@ -170,7 +170,7 @@ static int op_end(struct r4_db *db, struct op *op, int rc)
 
 /* ---- reading ---- */
 
-static void fill_stat(const struct r4_db *db, const struct r4_inode *ino, struct r4_stat *st)
+void r4_fs_stat_of(const struct r4_db *db, const struct r4_inode *ino, struct r4_stat *st)
 {
 	const struct r4_sd *sd = &ino->sd;
 
@@ -207,7 +207,7 @@ int r4_stat(r4_db *db, const char *path, struct r4_stat *st)
 
 	if ((rc = resolve(db, path, &ino)))
 		return r4_db_seen(db, rc);
-	fill_stat(db, &ino, st);
+	r4_fs_stat_of(db, &ino, st);
 	r4_obj_fini(&ino);
 	return 0;
 }
@@ -299,7 +299,7 @@ int r4_statfs(r4_db *db, struct r4_statfs *out)
 
 /* ---- creating ---- */
 
-static int make(struct r4_db *db, const char *path, const struct r4_sd *tmpl)
+static int make(struct r4_db *db, const char *path, const struct r4_sd *tmpl, struct r4_stat *st)
 {
 	struct r4_inode dir, ino;
 	const char *name;
@@ -312,8 +312,11 @@ static int make(struct r4_db *db, const char *path, const struct r4_sd *tmpl)
 	if (!(rc = resolve_parent(db, path, &dir, &name, &len))) {
 		if (is_dot(name, len))
 			rc = -EEXIST;
-		else if (!(rc = r4_obj_create(db, &dir, name, len, tmpl, &ino)))
+		else if (!(rc = r4_obj_create(db, &dir, name, len, tmpl, &ino))) {
+			if (st)
+				r4_fs_stat_of(db, &ino, st);
 			r4_obj_fini(&ino);
+		}
 		r4_obj_fini(&dir);
 	}
 	return op_end(db, &op, rc);
@@ -332,7 +335,7 @@ int r4_create(r4_db *db, const char *path, uint32_t mode, uint32_t uid, uint32_t
 	struct r4_sd t;
 
 	tmpl_init(&t, S_IFREG | (mode & 07777), uid, gid);
-	return make(db, path, &t);
+	return make(db, path, &t, NULL);
 }
 
 int r4_mkdir(r4_db *db, const char *path, uint32_t mode, uint32_t uid, uint32_t gid)
@@ -340,7 +343,7 @@ int r4_mkdir(r4_db *db, const char *path, uint32_t mode, uint32_t uid, uint32_t 
 	struct r4_sd t;
 
 	tmpl_init(&t, S_IFDIR | (mode & 07777), uid, gid);
-	return make(db, path, &t);
+	return make(db, path, &t, NULL);
 }
 
 int r4_mknod(r4_db *db, const char *path, uint32_t mode, uint64_t rdev, uint32_t uid,
@@ -362,7 +365,26 @@ int r4_mknod(r4_db *db, const char *path, uint32_t mode, uint64_t rdev, uint32_t
 			return -EOVERFLOW;	/* does not fit the kernel's encoding */
 		t.sd_bytes_rdev = (uint64_t)major(rdev) << 20 | minor(rdev);
 	}
-	return make(db, path, &t);
+	return make(db, path, &t, NULL);
+}
+
+int r4_fs_make(struct r4_db *db, const char *path, uint32_t mode, uint32_t uid, uint32_t gid,
+	       const uint8_t *target, size_t tlen, struct r4_stat *st)
+{
+	struct r4_sd t;
+
+	if (S_ISLNK(mode) && !tlen)
+		return -ENOENT;
+	if (S_ISLNK(mode) && tlen >= db->bs / 2)
+		return -ENAMETOOLONG;	/* the target lives in the stat data */
+	if (!S_ISLNK(mode) && !S_ISDIR(mode) && !S_ISREG(mode))
+		return -EINVAL;
+	tmpl_init(&t, S_ISLNK(mode) ? S_IFLNK | 0777 : mode, uid, gid);
+	if (S_ISLNK(mode)) {
+		t.sd_symlink = target;
+		t.sd_symlink_len = tlen;
+	}
+	return make(db, path, &t, st);
 }
 
 int r4_symlink(r4_db *db, const char *target, const char *path, uint32_t uid, uint32_t gid)
@@ -377,7 +399,7 @@ int r4_symlink(r4_db *db, const char *target, const char *path, uint32_t uid, ui
 	tmpl_init(&t, S_IFLNK | 0777, uid, gid);
 	t.sd_symlink = (const uint8_t *)target;
 	t.sd_symlink_len = n;
-	return make(db, path, &t);
+	return make(db, path, &t, NULL);
 }
 
 /* ---- changing ---- */

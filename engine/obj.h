@@ -55,6 +55,12 @@ int r4_obj_destroy(struct r4_db *db, struct r4_inode *ino);
 
 /* The object at an absolute path (fs.c; tests and tools).  r4_obj_fini it. */
 int r4_fs_resolve(struct r4_db *db, const char *path, struct r4_inode *out);
+/* r4_create, r4_mkdir and r4_symlink in one (mode gives the type), with
+ * the new object's stat (fs.c, for exec.c). */
+int r4_fs_make(struct r4_db *db, const char *path, uint32_t mode, uint32_t uid, uint32_t gid,
+	       const uint8_t *target, size_t tlen, struct r4_stat *st);
+/* What r4_stat says of a loaded object. */
+void r4_fs_stat_of(const struct r4_db *db, const struct r4_inode *ino, struct r4_stat *st);
 
 /* Regular file bodies */
 int r4_reg_read(struct r4_db *db, const struct r4_inode *ino, uint64_t off, void *buf,

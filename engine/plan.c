@@ -95,6 +95,7 @@ void r4_plan_free(struct r4_plan *p)
 		r4_free((char *)p->consts[i].p);
 	r4_free(p->steps);
 	r4_free(p->consts);
+	r4_free(p->chash);
 	r4_free(p);
 }
 
@@ -118,15 +119,54 @@ int r4_plan_add(struct r4_plan *p, const struct r4_step *s)
 	return (int)p->nsteps++;
 }
 
+static uint32_t const_hash(const void *bytes, size_t len)
+{
+	const uint8_t *b = bytes;
+	uint32_t h = 2166136261u;	/* FNV-1a */
+
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ b[i]) * 16777619u;
+	return h;
+}
+
+/* The constants by hash (open addressing; slot = index + 1, 0 = empty),
+ * kept at most half full. */
+static int const_rehash(struct r4_plan *p)
+{
+	size_t size = p->chsize ? p->chsize * 2 : 64;
+	uint32_t *t = r4_calloc(size, sizeof(*t));
+
+	if (!t)
+		return -ENOMEM;
+	for (size_t i = 0; i < p->nconsts; i++) {
+		size_t at = const_hash(p->consts[i].p, p->consts[i].len) & (size - 1);
+
+		while (t[at])
+			at = (at + 1) & (size - 1);
+		t[at] = (uint32_t)i + 1;
+	}
+	r4_free(p->chash);
+	p->chash = t;
+	p->chsize = size;
+	return 0;
+}
+
 int r4_plan_const(struct r4_plan *p, const void *bytes, size_t len, int32_t *operand)
 {
+	size_t at;
 	char *c;
 
-	for (size_t i = 0; i < p->nconsts; i++)
+	if ((p->nconsts + 1) * 2 > p->chsize && const_rehash(p))
+		return -ENOMEM;
+	at = const_hash(bytes, len) & (p->chsize - 1);
+	for (; p->chash[at]; at = (at + 1) & (p->chsize - 1)) {
+		size_t i = p->chash[at] - 1;
+
 		if (p->consts[i].len == len && !memcmp(p->consts[i].p, bytes, len)) {
 			*operand = R4_PLAN_CONST_OF(i);
 			return 0;
 		}
+	}
 	if (p->nconsts == p->ccap) {
 		size_t ncap = p->ccap ? p->ccap * 2 : 16;
 		void *n = r4_realloc(p->consts, ncap * sizeof(*p->consts));
@@ -142,6 +182,7 @@ int r4_plan_const(struct r4_plan *p, const void *bytes, size_t len, int32_t *ope
 	p->consts[p->nconsts].len = len;
 	*operand = R4_PLAN_CONST_OF(p->nconsts);
 	p->nconsts++;
+	p->chash[at] = (uint32_t)p->nconsts;
 	return 0;
 }
 
@@ -400,25 +441,40 @@ static void operands(struct buf *b, const struct r4_plan *p, const struct r4_ste
 	}
 }
 
-/* 1-based line and column of off, counted from the start of src. */
-static void position(const char *src, size_t len, uint32_t off, unsigned *line, unsigned *col)
+/* 1-based line and column of off; starts[] holds the offset of each
+ * line's first byte (n lines). */
+static void position(const size_t *starts, size_t n, size_t len, uint32_t off, unsigned *line,
+		     unsigned *col)
 {
-	unsigned l = 1, c = 1;
+	size_t lo = 0, hi = n;
 
-	for (size_t i = 0; i < off && i < len; i++) {
-		if (src[i] == '\n') {
-			l++;
-			c = 1;
-		} else {
-			c++;
-		}
+	if (off > len)
+		off = (uint32_t)len;
+	while (hi - lo > 1) {	/* the last line starting at or before off */
+		size_t mid = (lo + hi) / 2;
+
+		if (starts[mid] <= off)
+			lo = mid;
+		else
+			hi = mid;
 	}
-	*line = l;
-	*col = c;
+	*line = (unsigned)lo + 1;
+	*col = (unsigned)(off - starts[lo]) + 1;
 }
 
 int r4_plan_explain(const struct r4_plan *p, const char *src, size_t len, FILE *f)
 {
+	size_t n = 1, *starts;
+
+	for (size_t i = 0; i < len; i++)
+		n += src[i] == '\n';
+	if (!(starts = r4_malloc(n * sizeof(*starts))))
+		return -ENOMEM;
+	starts[0] = 0;
+	n = 1;
+	for (size_t i = 0; i < len; i++)
+		if (src[i] == '\n')
+			starts[n++] = i + 1;
 	for (size_t i = 0; i < p->nsteps; i++) {
 		const struct r4_step *s = &p->steps[i];
 		struct buf b = {.n = 0};
@@ -427,10 +483,11 @@ int r4_plan_explain(const struct r4_plan *p, const char *src, size_t len, FILE *
 		b.s[0] = 0;
 		put(&b, "%-7s ", r4_plan_op_name(s->op));
 		operands(&b, p, s);
-		position(src, len, s->off, &l1, &c1);
-		position(src, len, s->len ? s->off + s->len - 1 : s->off, &l2, &c2);
+		position(starts, n, len, s->off, &l1, &c1);
+		position(starts, n, len, s->len ? s->off + s->len - 1 : s->off, &l2, &c2);
 		/* the range in column 42, or one space after a long line */
 		fprintf(f, "%2zu  %-36s %u:%u-%u:%u\n", i, b.s, l1, c1, l2, c2);
 	}
+	r4_free(starts);
 	return ferror(f) ? -EIO : 0;
 }

@@ -304,6 +304,8 @@ struct r4_plan {
 		size_t len;
 	} *consts;
 	size_t nconsts, ccap;
+	uint32_t *chash;		/* the constants by hash (r4_plan_const) */
+	size_t chsize;
 	unsigned nh, nv;		/* registers used */
 	unsigned units;
 };
@@ -320,7 +322,7 @@ const char *r4_plan_op_name(enum r4_plan_op op);	/* "LOOKUP", or "?" */
 /*
  * The plan as a numbered listing (docs/plan.md): one line per step, its
  * operands, and its source range LINE:COL-LINE:COL computed from src.
- * Deterministic and independent of any image.  -EIO if f fails.
+ * Deterministic and independent of any image.  -EIO if f fails, -ENOMEM.
  */
 int r4_plan_explain(const struct r4_plan *p, const char *src, size_t len, FILE *f);
 

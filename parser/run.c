@@ -12,19 +12,25 @@
 struct collect {
 	struct r4_run *r;
 	const struct r4_exec_opts *user;
-	int rc;
+	size_t cap;			/* of r->values */
 };
 
 static int collect(void *ctx, const struct r4_value *v)
 {
 	struct collect *c = ctx;
 	struct r4_run *r = c->r;
-	struct r4_run_value *n, *o;
+	struct r4_run_value *o;
 
-	if (!(n = r4_realloc(r->values, (r->nvalues + 1) * sizeof(*n))))
-		return -ENOMEM;
-	r->values = n;
-	o = &n[r->nvalues];
+	if (r->nvalues == c->cap) {
+		size_t cap = c->cap ? c->cap * 2 : 16;
+		struct r4_run_value *n = r4_realloc(r->values, cap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		r->values = n;
+		c->cap = cap;
+	}
+	o = &r->values[r->nvalues];
 	*o = (struct r4_run_value){v->off, v->len, NULL, NULL, v->size, v->err};
 	if (!(o->bytes = r4_memdup(v->bytes, v->size)) ||
 	    (v->path && !(o->path = r4_memdup(v->path, strlen(v->path))))) {

@@ -2648,6 +2648,222 @@ exit 0
 /bank/bob 0644 0:0 "50"
 /bank/m 0777 0:0 -> "alice"
 
+=== spec example 1: create or replace
+--- setup
+/..new/(name <- "bank", type <- directory)
+--- input
+/bank/alice <- "100"
+--- outcome
+value /bank/alice "100"
+exit 0
+/bank/ 0755 0:0
+/bank/alice 0644 0:0 "100"
+
+=== spec example 3: atomic transfer
+--- setup
+/..new/(name <- "bank", type <- directory); /bank/alice <- "100"; /bank/bob <- "50"
+--- input
+tw/transfer[ /bank/alice <- "60"; /bank/bob <- "90" ]
+--- outcome
+value /bank/alice "60"
+value /bank/bob "90"
+exit 0
+/bank/ 0755 0:0
+/bank/alice 0644 0:0 "60"
+/bank/bob 0644 0:0 "90"
+
+=== spec example 4: guarded transfer, stale
+--- setup
+/..new/(name <- "bank", type <- directory); /bank/alice <- "100"; /bank/bob <- "50"
+--- input
+tw/xfer[ if /bank/alice eq "60" and /bank/bob eq "90" then (/bank/alice <- "10", /bank/bob <- "140") else "stale" ]
+--- outcome
+value "stale"
+exit 0
+/bank/ 0755 0:0
+/bank/alice 0644 0:0 "100"
+/bank/bob 0644 0:0 "50"
+
+=== spec example 6: concatenate files and text
+--- setup
+/..new/(name <- "srv", type <- directory); /srv/motd.head <- "Welcome\n"; /srv/motd.local <- "local news\n"; /srv/notes <- "old\n"; /srv/draft <- "d"; /srv/key <- "k"; /srv/..new/(name <- "releases", type <- directory)/(..new/(name <- "v2", type <- directory)/(README <- "read me\n"))
+--- input
+/srv/motd <- /srv/motd.head + "-- " + /srv/motd.local
+--- outcome
+value /srv/motd "Welcome\n-- local news\n"
+exit 0
+/srv/ 0755 0:0
+/srv/draft 0644 0:0 "d"
+/srv/key 0644 0:0 "k"
+/srv/motd 0644 0:0 "Welcome\n-- local news\n"
+/srv/motd.head 0644 0:0 "Welcome\n"
+/srv/motd.local 0644 0:0 "local news\n"
+/srv/notes 0644 0:0 "old\n"
+/srv/releases/ 0755 0:0
+/srv/releases/v2/ 0755 0:0
+/srv/releases/v2/README 0644 0:0 "read me\n"
+
+=== spec example 7: prepend
+--- setup
+/..new/(name <- "srv", type <- directory); /srv/motd.head <- "Welcome\n"; /srv/motd.local <- "local news\n"; /srv/notes <- "old\n"; /srv/draft <- "d"; /srv/key <- "k"; /srv/..new/(name <- "releases", type <- directory)/(..new/(name <- "v2", type <- directory)/(README <- "read me\n"))
+--- input
+/srv/notes <- "# top\n" + /srv/notes
+--- outcome
+value /srv/notes "# top\nold\n"
+exit 0
+/srv/ 0755 0:0
+/srv/draft 0644 0:0 "d"
+/srv/key 0644 0:0 "k"
+/srv/motd.head 0644 0:0 "Welcome\n"
+/srv/motd.local 0644 0:0 "local news\n"
+/srv/notes 0644 0:0 "# top\nold\n"
+/srv/releases/ 0755 0:0
+/srv/releases/v2/ 0755 0:0
+/srv/releases/v2/README 0644 0:0 "read me\n"
+
+=== spec example 8: create a directory unless it exists
+--- setup
+/..new/(name <- "srv", type <- directory); /srv/motd.head <- "Welcome\n"; /srv/motd.local <- "local news\n"; /srv/notes <- "old\n"; /srv/draft <- "d"; /srv/key <- "k"; /srv/..new/(name <- "releases", type <- directory)/(..new/(name <- "v2", type <- directory)/(README <- "read me\n"))
+--- input
+if not exist /srv/cache then /srv/..new/(name <- "cache", type <- directory)
+--- outcome
+value /srv/cache (Is a directory)
+exit 0
+/srv/ 0755 0:0
+/srv/cache/ 0755 0:0
+/srv/draft 0644 0:0 "d"
+/srv/key 0644 0:0 "k"
+/srv/motd.head 0644 0:0 "Welcome\n"
+/srv/motd.local 0644 0:0 "local news\n"
+/srv/notes 0644 0:0 "old\n"
+/srv/releases/ 0755 0:0
+/srv/releases/v2/ 0755 0:0
+/srv/releases/v2/README 0644 0:0 "read me\n"
+
+=== spec example 10: chmod, chown, set mtime
+--- setup
+/..new/(name <- "srv", type <- directory); /srv/motd.head <- "Welcome\n"; /srv/motd.local <- "local news\n"; /srv/notes <- "old\n"; /srv/draft <- "d"; /srv/key <- "k"; /srv/..new/(name <- "releases", type <- directory)/(..new/(name <- "v2", type <- directory)/(README <- "read me\n"))
+--- input
+/srv/key/..mode <- "0640"; /srv/key/..uid <- #1001; /srv/key/..mtime <- #1700000000; /srv/key/..mtime
+--- outcome
+value /srv/key/..mode "0640"
+value /srv/key/..uid "1001"
+value /srv/key/..mtime "1700000000"
+value /srv/key/..mtime "1700000000"
+exit 0
+/srv/ 0755 0:0
+/srv/draft 0644 0:0 "d"
+/srv/key 0640 1001:0 "k"
+/srv/motd.head 0644 0:0 "Welcome\n"
+/srv/motd.local 0644 0:0 "local news\n"
+/srv/notes 0644 0:0 "old\n"
+/srv/releases/ 0755 0:0
+/srv/releases/v2/ 0755 0:0
+/srv/releases/v2/README 0644 0:0 "read me\n"
+
+=== spec example 12: symlinks
+--- setup
+/..new/(name <- "srv", type <- directory); /srv/motd.head <- "Welcome\n"; /srv/motd.local <- "local news\n"; /srv/notes <- "old\n"; /srv/draft <- "d"; /srv/key <- "k"; /srv/..new/(name <- "releases", type <- directory)/(..new/(name <- "v2", type <- directory)/(README <- "read me\n"))
+--- input
+/srv/current -> /srv/releases/v2; /srv/latest -> "releases/v2"; /srv/latest/README
+--- outcome
+value /srv/current "/srv/releases/v2"
+value /srv/latest "releases/v2"
+value /srv/releases/v2/README "read me\n"
+exit 0
+/srv/ 0755 0:0
+/srv/current 0777 0:0 -> "/srv/releases/v2"
+/srv/draft 0644 0:0 "d"
+/srv/key 0644 0:0 "k"
+/srv/latest 0777 0:0 -> "releases/v2"
+/srv/motd.head 0644 0:0 "Welcome\n"
+/srv/motd.local 0644 0:0 "local news\n"
+/srv/notes 0644 0:0 "old\n"
+/srv/releases/ 0755 0:0
+/srv/releases/v2/ 0755 0:0
+/srv/releases/v2/README 0644 0:0 "read me\n"
+
+=== spec example 17: an assignment's result child
+--- setup
+/..new/(name <- "bank", type <- directory); /bank/alice <- "100"; /bank/bob <- "50"
+--- input
+/bank/alice <- "100"; /bank/log <<- /bank/alice/assign_length + " bytes\n"
+--- outcome
+value /bank/alice "100"
+value /bank/log "3 bytes\n"
+exit 0
+/bank/ 0755 0:0
+/bank/alice 0644 0:0 "100"
+/bank/bob 0644 0:0 "50"
+/bank/log 0644 0:0 "3 bytes\n"
+
+=== spec example 18: try the import
+--- setup
+/..new/(name <- "bank", type <- directory); /bank/alice <- "100"; /bank/bob <- "50"
+--- input
+r <= /bank/carol <- /import/carol; if r/assign_result ne "0" then /bank/log <<- "import failed: " + r/assign_result + "\n"
+--- outcome
+value ""
+value /bank/log "import failed: 2\n"
+exit 0
+/bank/ 0755 0:0
+/bank/alice 0644 0:0 "100"
+/bank/bob 0644 0:0 "50"
+/bank/log 0644 0:0 "import failed: 2\n"
+
+=== spec example 19: the bracket ends r
+--- setup
+/..new/(name <- "tmp", type <- directory); /r <- "the file r"
+--- input
+(r <= /a <- "1"; /tmp/n <- r/assign_length); /tmp/copy <- r
+--- outcome
+value /a "1"
+value /tmp/n "1"
+value /tmp/copy "the file r"
+exit 0
+/a 0644 0:0 "1"
+/r 0644 0:0 "the file r"
+/tmp/ 0755 0:0
+/tmp/copy 0644 0:0 "the file r"
+/tmp/n 0644 0:0 "1"
+
+=== spec example 20: dereference
+--- setup
+/..new/(name <- "tmp", type <- directory); /..new/(name <- "etc", type <- directory); /etc/active <- "/srv/key\n"; /..new/(name <- "srv", type <- directory); /srv/motd.head <- "Welcome\n"; /srv/motd.local <- "local news\n"; /srv/notes <- "old\n"; /srv/draft <- "d"; /srv/key <- "k"; /srv/..new/(name <- "releases", type <- directory)/(..new/(name <- "v2", type <- directory)/(README <- "read me\n"))
+--- input
+/tmp/copy <- */etc/active; (*/etc/active)/..mode <- "0444"
+--- outcome
+value /tmp/copy "k"
+value /srv/key/..mode "0444"
+exit 0
+/etc/ 0755 0:0
+/etc/active 0644 0:0 "/srv/key\n"
+/srv/ 0755 0:0
+/srv/draft 0644 0:0 "d"
+/srv/key 0444 0:0 "k"
+/srv/motd.head 0644 0:0 "Welcome\n"
+/srv/motd.local 0644 0:0 "local news\n"
+/srv/notes 0644 0:0 "old\n"
+/srv/releases/ 0755 0:0
+/srv/releases/v2/ 0755 0:0
+/srv/releases/v2/README 0644 0:0 "read me\n"
+/tmp/ 0755 0:0
+/tmp/copy 0644 0:0 "k"
+
+=== spec example 21: a quoted name, a binary-safe literal
+--- setup
+/..new/(name <- "tmp", type <- directory); /..new/(name <- "music", type <- directory); /music/`Live at the Roxy (1976).ogg' <- "ogg"
+--- input
+/music/`Live at the Roxy (1976).ogg'/..size; /tmp/raw <- #s7:a;b "c"
+--- outcome
+value /music/Live at the Roxy (1976).ogg/..size "3"
+value /tmp/raw "a;b \"c\""
+exit 0
+/music/ 0755 0:0
+/music/Live at the Roxy (1976).ogg 0644 0:0 "ogg"
+/tmp/ 0755 0:0
+/tmp/raw 0644 0:0 "a;b \"c\""
+
 === rollback after 1 changes
 --- setup
 /..new/(name <- "bank", type <- directory); /bank/alice <- "100"; /bank/bob <- "50"
