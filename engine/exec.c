@@ -2061,14 +2061,36 @@ static int step(struct x *x, const struct r4_step *s, size_t *next)
 
 /* ================================ units ================================= */
 
-static void reset(struct x *x)
+/* The register a step writes, as handle (*is_h) or value; -1 for none. */
+static int32_t written(const struct r4_step *s, bool *is_h)
 {
-	for (unsigned i = 0; i < x->p->nh; i++)
-		if (x->h[i].kind != H_NONE || x->h[i].path || x->h[i].sub || x->h[i].bytes.p)
-			handle_clear(&x->h[i]);
-	for (unsigned i = 0; i < x->p->nv; i++)
-		if (x->v[i].p)
-			buf_free(&x->v[i]);
+	switch ((enum r4_plan_op)s->op) {
+	case R4_PLAN_LOOKUP: case R4_PLAN_DEREF: case R4_PLAN_CREATE: case R4_PLAN_LINK:
+	case R4_PLAN_WINDOW:
+		*is_h = true;
+		return s->a;
+	case R4_PLAN_READ: case R4_PLAN_CONST: case R4_PLAN_CONCAT: case R4_PLAN_TEST:
+	case R4_PLAN_RESVAL:
+		*is_h = false;
+		return s->a;
+	default:
+		return -1;
+	}
+}
+
+/* Forget what a run of the unit [begin, end) left in registers and tables
+ * (only its own registers: a script's plan has many units). */
+static void reset_unit(struct x *x, size_t begin, size_t end)
+{
+	for (size_t i = begin; i < end; i++) {
+		bool is_h;
+		int32_t r = written(&x->p->steps[i], &is_h);
+
+		if (r >= 0 && is_h)
+			handle_clear(&x->h[r]);
+		else if (r >= 0)
+			buf_free(&x->v[r]);
+	}
 	while (x->ncwd > 1)
 		r4_free(x->cwd[--x->ncwd]);
 	while (x->ngroups)
@@ -2146,7 +2168,7 @@ static int run_unit(struct x *x, size_t begin, size_t end)
 	for (;;) {
 		bool txn;
 
-		reset(x);
+		reset_unit(x, begin, end);
 		rc = r4_begin(db);
 		if (rc && rc != -EROFS) {
 			x->step = begin;
@@ -2171,7 +2193,7 @@ static int run_unit(struct x *x, size_t begin, size_t end)
 	}
 	if (pin)
 		db->clock_pinned = false;
-	reset(x);
+	reset_unit(x, begin, end);
 	return rc;
 }
 
@@ -2234,7 +2256,7 @@ out:
 	if (rc && !x.e->rc)
 		x.e->rc = rc;
 	if (x.h)
-		reset(&x);
+		reset_unit(&x, 0, p->nsteps);
 	while (x.ncwd)
 		r4_free(x.cwd[--x.ncwd]);
 	r4_free(x.cwd);
