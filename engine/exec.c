@@ -17,6 +17,7 @@
  * second run redoes exactly what preceded the TRY.  Each failure forces
  * one more TRY, so a unit runs at most 1 + (its TRY steps) times.
  */
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -119,6 +120,26 @@ struct x {
 	size_t nys, yscap;
 	uint64_t last_len;	/* bytes the last change stored */
 	size_t step;		/* the step running */
+	struct r4_session *session;	/* o->session */
+	struct record *rec;	/* this run's record in the session, or the one replayed */
+	bool replaying;		/* redoing a session's earlier run: no values, no record */
+};
+
+/* A run that stays in a session: what it takes to do it again. */
+struct record {
+	struct r4_plan *plan;
+	struct forced *forced;	/* by step: the TRYs that failed */
+	unsigned units;		/* units of the plan that ran (the first ones) */
+	struct r4_exec_opts o;	/* identity and current directory, owned copies */
+	uint32_t *groups;
+	char *cwd;
+};
+
+struct r4_session {
+	struct r4_db *db;
+	struct record **v;
+	size_t n, cap;
+	bool broken;		/* an earlier run could not be redone: only rollback is left */
 };
 
 /* ================================ helpers =============================== */
@@ -2154,41 +2175,60 @@ static int deliver(struct x *x)
 	return 0;
 }
 
+static int replay_session(struct r4_session *ss);
+
 static int run_unit(struct x *x, size_t begin, size_t end)
 {
 	struct r4_db *db = x->db;
-	bool pin = !db->clock_pinned;
+	/* in a session (or redoing one's run) the transaction is the session's */
+	bool pin = !db->clock_pinned, in_session = x->session || x->replaying;
 	int rc;
 
-	memset(x->forced + begin, 0, (end - begin) * sizeof(*x->forced));
+	if (!x->replaying)
+		memset(x->forced + begin, 0, (end - begin) * sizeof(*x->forced));
 	if (pin) {
 		clock_gettime(CLOCK_REALTIME, &db->clock_pin);
 		db->clock_pinned = true;
 	}
 	for (;;) {
-		bool txn;
+		bool txn = in_session;
 
 		reset_unit(x, begin, end);
-		rc = r4_begin(db);
-		if (rc && rc != -EROFS) {
-			x->step = begin;
-			fail(x, rc, "cannot begin a transaction");
-			break;
+		if (!in_session) {
+			rc = r4_begin(db);
+			if (rc && rc != -EROFS) {
+				x->step = begin;
+				fail(x, rc, "cannot begin a transaction");
+				break;
+			}
+			txn = !rc;
 		}
-		txn = !rc;
 		rc = run_steps(x, begin + 1, end);
-		if (!rc) {
+		if (!rc && !x->replaying) {
 			x->step = end;
 			if ((rc = deliver(x)))
 				fail(x, rc, "the host stopped the unit");
-			else if (txn && (rc = r4_commit(db)))
+			else if (!in_session && txn && (rc = r4_commit(db)))
 				fail(x, rc, "cannot commit");
 			else
 				txn = false;
 		}
-		if (txn)
+		if (rc && txn && !in_session) {
 			r4_abort(db);
-		if (rc != REPLAY)
+		} else if (rc && x->session) {
+			/* undo just this unit: the session's runs, done again */
+			int rr;
+
+			r4_abort(db);
+			if ((rr = r4_begin(db)) || (rr = replay_session(x->session))) {
+				x->session->broken = true;
+				if (rc == REPLAY) {
+					x->step = begin;
+					rc = fail(x, rr, "cannot redo the session's earlier commands");
+				}
+			}
+		}
+		if (rc != REPLAY || x->replaying)
 			break;
 	}
 	if (pin)
@@ -2197,21 +2237,90 @@ static int run_unit(struct x *x, size_t begin, size_t end)
 	return rc;
 }
 
-int r4_exec(r4_db *db, const struct r4_plan *p, const struct r4_exec_opts *o,
-	    struct r4_exec_error *err)
+static void record_free(struct record *r)
 {
-	static const struct r4_exec_opts defaults = {.who = {.umask = 022}};
-	struct r4_exec_error local;
-	struct x x = {.db = db, .p = p, .o = o ? o : &defaults, .e = err ? err : &local};
+	if (!r)
+		return;
+	r4_plan_free(r->plan);
+	r4_free(r->forced);
+	r4_free(r->groups);
+	r4_free(r->cwd);
+	r4_free(r);
+}
+
+/* A record of this run for its session: a copy of the plan and the options. */
+static int record_new(struct r4_session *ss, const struct r4_plan *p,
+		      const struct r4_exec_opts *o, struct record **out)
+{
+	struct record *r = r4_calloc(1, sizeof(*r));
+	size_t ng = o->who.ngroups;
+
+	if (!r)
+		return -ENOMEM;
+	r->o = *o;
+	r->o.yield = NULL;
+	r->o.cancel = NULL;
+	r->o.read_objects = false;
+	if (!(r->plan = r4_plan_copy(p)) ||
+	    !(r->forced = r4_calloc(p->nsteps + 1, sizeof(*r->forced))) ||
+	    (ng && !(r->groups = r4_malloc(ng * sizeof(*r->groups)))) ||
+	    (o->cwd && !(r->cwd = r4_memdup(o->cwd, strlen(o->cwd))))) {
+		record_free(r);
+		return -ENOMEM;
+	}
+	if (ng)
+		memcpy(r->groups, o->who.groups, ng * sizeof(*r->groups));
+	r->o.who.groups = r->groups;
+	r->o.cwd = r->cwd;
+	if (ss->n == ss->cap) {
+		size_t cap = ss->cap ? ss->cap * 2 : 8;
+		struct record **v = r4_realloc(ss->v, cap * sizeof(*v));
+
+		if (!v) {
+			record_free(r);
+			return -ENOMEM;
+		}
+		ss->v = v;
+		ss->cap = cap;
+	}
+	ss->v[ss->n++] = r;
+	*out = r;
+	return 0;
+}
+
+static int exec_plan(struct r4_db *db, const struct r4_plan *p, const struct r4_exec_opts *o,
+		     struct r4_exec_error *err, struct record *replay);
+
+/* Do the session's runs again, in order, into the open transaction. */
+static int replay_session(struct r4_session *ss)
+{
+	for (size_t i = 0; i < ss->n; i++) {
+		struct r4_exec_error e;
+		int rc;
+
+		if (ss->v[i]->units && (rc = exec_plan(ss->db, ss->v[i]->plan, &ss->v[i]->o, &e,
+						       ss->v[i])))
+			return rc;
+	}
+	return 0;
+}
+
+/* Run p; with replay, redo that record's units (its session's earlier run). */
+static int exec_plan(struct r4_db *db, const struct r4_plan *p, const struct r4_exec_opts *o,
+		     struct r4_exec_error *err, struct record *replay)
+{
+	struct x x = {.db = db, .p = p, .o = o, .e = err, .session = o->session,
+		      .rec = replay, .replaying = replay != NULL};
 	const char *cwd = x.o->cwd ? x.o->cwd : "/";
+	unsigned max_units = replay ? replay->units : UINT_MAX;
 	struct r4_stat st;
 	int rc = 0;
 
 	*x.e = (struct r4_exec_error){0};
 	x.e->comp = -1;
 	x.e->note_step = -1;
-	if (r4_in_txn(db))
-		return -EBUSY;
+	if (replay)
+		x.session = NULL;	/* (its units run straight into the transaction) */
 	for (size_t i = 0; i < p->nsteps; i++) {
 		const struct r4_step *s = &p->steps[i];
 
@@ -2235,7 +2344,11 @@ int r4_exec(r4_db *db, const struct r4_plan *p, const struct r4_exec_opts *o,
 		x.e->rc = rc;
 		goto out;
 	}
-	for (size_t i = 0; i < p->nsteps && !rc; i++) {
+	if (replay)
+		memcpy(x.forced, replay->forced, p->nsteps * sizeof(*x.forced));
+	else if (x.session && (rc = record_new(x.session, p, o, &x.rec)))
+		goto out;
+	for (size_t i = 0; i < p->nsteps && !rc && x.e->units < max_units; i++) {
 		size_t end = i + 1;
 
 		if (p->steps[i].op != R4_PLAN_BEGIN || !(p->steps[i].flags & R4_PLAN_UNIT))
@@ -2248,8 +2361,15 @@ int r4_exec(r4_db *db, const struct r4_plan *p, const struct r4_exec_opts *o,
 			rc = fail(&x, -EINVAL, "a unit without its COMMIT");
 			break;
 		}
-		if (!(rc = run_unit(&x, i, end)))
+		if (!(rc = run_unit(&x, i, end))) {
 			x.e->units++;
+			if (x.rec && !replay) {
+				/* it stays in the session: remember how to redo it */
+				memcpy(x.rec->forced + i, x.forced + i,
+				       (end + 1 - i) * sizeof(*x.forced));
+				x.rec->units++;
+			}
+		}
 		i = end;
 	}
 out:
@@ -2270,4 +2390,88 @@ out:
 	r4_free(x.groups);
 	r4_free(x.ys);
 	return rc;
+}
+
+int r4_exec(r4_db *db, const struct r4_plan *p, const struct r4_exec_opts *o,
+	    struct r4_exec_error *err)
+{
+	static const struct r4_exec_opts defaults = {.who = {.umask = 022}};
+	struct r4_exec_error local;
+
+	if (!o)
+		o = &defaults;
+	if (!err)
+		err = &local;
+	*err = (struct r4_exec_error){.comp = -1, .note_step = -1};
+	if (o->session) {
+		if (o->session->db != db || !r4_in_txn(db))
+			return err->rc = -EINVAL;
+		if (o->session->broken)
+			return err->rc = -EIO;
+	} else if (r4_in_txn(db)) {
+		return err->rc = -EBUSY;
+	}
+	return exec_plan(db, p, o, err, NULL);
+}
+
+/* ================================ sessions ============================== */
+
+int r4_session_begin(r4_db *db, r4_session **out)
+{
+	r4_session *s;
+	int rc;
+
+	if (!(s = r4_calloc(1, sizeof(*s))))
+		return -ENOMEM;
+	if ((rc = r4_begin(db))) {
+		r4_free(s);
+		return rc;
+	}
+	s->db = db;
+	clock_gettime(CLOCK_REALTIME, &db->clock_pin);
+	db->clock_pinned = true;
+	*out = s;
+	return 0;
+}
+
+static void session_end(r4_session *s)
+{
+	s->db->clock_pinned = false;
+	for (size_t i = 0; i < s->n; i++)
+		record_free(s->v[i]);
+	r4_free(s->v);
+	r4_free(s);
+}
+
+int r4_session_commit(r4_session *s)
+{
+	int rc;
+
+	if (!s)
+		return -EINVAL;
+	if (s->broken) {
+		r4_abort(s->db);
+		rc = -EIO;
+	} else if ((rc = r4_commit(s->db)) && r4_in_txn(s->db)) {
+		r4_abort(s->db);
+	}
+	session_end(s);
+	return rc;
+}
+
+void r4_session_rollback(r4_session *s)
+{
+	if (!s)
+		return;
+	r4_abort(s->db);
+	session_end(s);
+}
+
+unsigned r4_session_runs(const r4_session *s)
+{
+	unsigned n = 0;
+
+	for (size_t i = 0; s && i < s->n; i++)
+		n += s->v[i]->units > 0;
+	return n;
 }

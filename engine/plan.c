@@ -99,6 +99,29 @@ void r4_plan_free(struct r4_plan *p)
 	r4_free(p);
 }
 
+struct r4_plan *r4_plan_copy(const struct r4_plan *p)
+{
+	struct r4_plan *c = r4_plan_new();
+	int32_t k;
+
+	if (!c)
+		return NULL;
+	for (size_t i = 0; i < p->nsteps; i++)
+		if (r4_plan_add(c, &p->steps[i]) < 0)
+			goto fail;
+	for (size_t i = 0; i < p->nconsts; i++)
+		if (r4_plan_const(c, p->consts[i].p, p->consts[i].len, &k) ||
+		    k != R4_PLAN_CONST_OF(i))
+			goto fail;	/* (the constants of a plan are distinct) */
+	c->nh = p->nh;
+	c->nv = p->nv;
+	c->units = p->units;
+	return c;
+fail:
+	r4_plan_free(c);
+	return NULL;
+}
+
 int r4_plan_add(struct r4_plan *p, const struct r4_step *s)
 {
 	struct r4_step *st;

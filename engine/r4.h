@@ -313,6 +313,8 @@ struct r4_plan {
 /* An empty plan (NULL on -ENOMEM); r4_plan_free releases it and all it owns. */
 struct r4_plan *r4_plan_new(void);
 void r4_plan_free(struct r4_plan *p);
+/* A deep copy of p (NULL on -ENOMEM). */
+struct r4_plan *r4_plan_copy(const struct r4_plan *p);
 /* Append a step (its str is copied); its index, or -ENOMEM. */
 int r4_plan_add(struct r4_plan *p, const struct r4_step *s);
 /* A constant of the plan (bytes copied; equal constants are shared):
@@ -351,7 +353,21 @@ struct r4_value {
 	int err;			/* an object's contents not read: 0 (not asked) or why */
 };
 
+/*
+ * A session: several runs in one transaction, for a host that spans a
+ * transaction over many commands (r4sh's begin ... commit).  A run in a
+ * session that fails is undone alone: the engine transaction is aborted
+ * and the session's earlier runs are done again (the clock stays pinned
+ * to the session's start, so they redo exactly the same).
+ */
+typedef struct r4_session r4_session;
+int r4_session_begin(r4_db *db, r4_session **out);	/* -EBUSY if a txn is open */
+int r4_session_commit(r4_session *s);	/* commit; ends the session whatever happens */
+void r4_session_rollback(r4_session *s);	/* abort: the image as at r4_session_begin */
+unsigned r4_session_runs(const r4_session *s);	/* runs that have stayed in it */
+
 struct r4_exec_opts {
+	r4_session *session;		/* run inside this session's transaction, or NULL */
 	struct r4_ident who;
 	const char *cwd;		/* absolute; NULL = "/" */
 	bool read_objects;		/* objects in values carry their contents */
@@ -377,7 +393,8 @@ struct r4_exec_error {
 };
 
 /* Run plan p against db.  0, or the failing unit's error (err says where
- * and why; err may be NULL). -EBUSY if a transaction is already open. */
+ * and why; err may be NULL). -EBUSY if a transaction is already open
+ * (other than o->session's). */
 int r4_exec(r4_db *db, const struct r4_plan *p, const struct r4_exec_opts *o,
 	    struct r4_exec_error *err);
 
