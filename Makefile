@@ -31,7 +31,8 @@ UNIT_LIB_OBJ = $(UNIT_LIB_SRC:%.c=$(B)/%.o)
 INTEROP_SRC = $(sort $(wildcard tests/interop/*.c))
 INTEROP_BIN = $(INTEROP_SRC:tests/interop/%.c=$(B)/tests/%)
 
-PROGS = $(B)/r4
+PROGS = $(B)/r4 $(B)/r4sh
+EDIT_LIBS = $(shell pkg-config --libs libedit 2>/dev/null || echo -ledit)
 
 .PHONY: all check test unit interop clean layering bench fuzz fuzz-build
 all: $(PROGS) $(B)/libr4parse.a layering
@@ -71,7 +72,10 @@ $(B)/libr4parse.a: $(PARSE_OBJ)
 	rm -f $@ && ar rcs $@ $^
 
 $(B)/r4: $(CLI_OBJ) $(B)/libr4parse.a $(B)/libr4engine.a
-	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(UUID_LIBS)
+	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(UUID_LIBS) $(EDIT_LIBS)
+# r4sh is r4 under another name (cli/r4.c looks at argv[0])
+$(B)/r4sh: $(B)/r4
+	ln -sf r4 $@
 
 $(B)/tests/%: $(B)/tests/unit/%.o $(UNIT_LIB_OBJ) $(B)/libr4parse.a $(B)/libr4engine.a
 	@mkdir -p $(@D)

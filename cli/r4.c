@@ -19,6 +19,7 @@
 #include <uuid/uuid.h>
 
 #include "exit.h"
+#include "sh.h"
 #include "r4.h"
 #include "r4_lang.h"
 
@@ -759,6 +760,11 @@ static int cmd_run(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+	const char *base = strrchr(argv[0], '/');
+
+	/* one binary, two names: as r4sh it is the shell */
+	if (!strcmp(base ? base + 1 : argv[0], "r4sh"))
+		return sh_main(argc, argv);
 	if (argc < 2)
 		return usage(stderr);
 	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {

@@ -429,6 +429,29 @@ const char *r4_plugin_label(unsigned type, unsigned id);
 enum { R4_PTYPE_FILE = 0, R4_PTYPE_NODE = 2, R4_PTYPE_HASH = 3, R4_PTYPE_FIBRE = 4,
        R4_PTYPE_FORMATTING = 5 };
 
+/* ---- the storage tree, for learners and tools (engine/dump.c) ---- */
+
+struct r4_dump_item {
+	char key[80];			/* debugfs style: "[2a:1(SD):0:2a:0]" */
+	const char *kind;		/* "stat", "cde", "nodeptr", "extent", "tail", ... */
+	unsigned len;			/* body bytes */
+	uint64_t child;			/* nodeptr: the block it points to */
+	unsigned units;			/* entries (cde), extent units, or 0 */
+};
+
+struct r4_dump_node {
+	uint64_t blk;			/* (a new node's block is chosen at commit: it shows its
+					   number in the cache, top bit set) */
+	unsigned level;			/* 1 = leaf, 2 = twig, ... */
+	unsigned nitems, free_space;
+	const struct r4_dump_item *items;
+};
+
+/* Every node of the tree, depth first from the root (a node, then its
+ * children), as the open transaction sees it.  fn's nonzero return stops
+ * the walk and is returned. */
+int r4_dump_tree(r4_db *db, int (*fn)(void *ctx, const struct r4_dump_node *n), void *ctx);
+
 /* ---- consistency check and repair: r4 fsck (engine/check.c, docs/fsck.md) ---- */
 
 /* What part of the image a problem lies in.  Order matters: it is the

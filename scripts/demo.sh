@@ -2,8 +2,9 @@
 # demo.sh - the main job, from a fresh Debian 12 machine: install what is
 # missing (scripts/deps.sh), build (make), make a demo Reiser4 image with
 # `r4 mkfs`, copy the engine's sources into it with `r4 import`, list and
-# read them back, and print `r4 info`; then, if reiser4progs is there, let
-# fsck.reiser4 check the image r4 made.
+# read them back, and print `r4 info`; run examples/bank.r4 into it with
+# r4sh; if reiser4progs is there, let fsck.reiser4 check the image r4
+# made; and last, on a terminal, open r4sh on it.
 #
 #   bash scripts/demo.sh [IMAGE]      (default IMAGE: build/demo.img)
 set -euo pipefail
@@ -27,6 +28,9 @@ build/r4 cat "$img" /src/engine/r4.h | head -3
 echo "+ build/r4 info $img"
 build/r4 info "$img"
 
+echo "+ build/r4sh -f examples/bank.r4 $img      (accounts, guarded transfers)"
+build/r4sh -f examples/bank.r4 "$img"
+
 if command -v fsck.reiser4 >/dev/null 2>&1; then
 	echo "+ fsck.reiser4 --check -y $img"
 	if out=$(fsck.reiser4 --check -y "$img" 2>&1) && grep -q 'FS is consistent' <<<"$out"; then
@@ -37,3 +41,9 @@ if command -v fsck.reiser4 >/dev/null 2>&1; then
 		exit 1
 	fi
 fi
+
+if [ -t 0 ] && [ -t 1 ]; then
+	echo "+ build/r4sh $img      (.help lists the verbs; try: ls /bank, stat /bank/alice, begin ... rollback)"
+	exec build/r4sh "$img"
+fi
+echo "demo: open the shell on the image with: build/r4sh $img"

@@ -1,0 +1,268 @@
+/*
+ * r4sh.c - r4sh's options, the image and its lock, and main: a terminal
+ * gets the interactive shell, -c runs each command as one unit, -f SCRIPT
+ * (or a pipe on stdin) runs a script, checked first, one unit per
+ * statement (--atomic: one for all).
+ *
+ * Exit codes: 0 ok, 1 a run-time failure, 2 usage, 3 a lexical, syntax
+ * or check error.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "exit.h"
+#include "sh.h"
+
+static struct sh *the_sh;	/* for the SIGINT handler */
+
+static void on_sigint(int sig)
+{
+	(void)sig;
+	if (the_sh)
+		the_sh->cancel = 1;
+}
+
+static int usage(FILE *f)
+{
+	fprintf(f,
+		"usage: r4sh [OPTIONS] IMAGE\n"
+		"  (no option, on a terminal)  the interactive shell; .help lists the verbs\n"
+		"  -c CMD          run CMD as one unit (a verb or R4L); may repeat\n"
+		"  -f SCRIPT       run a script ('-': stdin; a pipe on stdin does the same):\n"
+		"                  checked whole first, then one unit per statement\n"
+		"  --atomic        the whole script is one unit\n"
+		"  --dry-run       check and explain the script; touch nothing\n"
+		"  --as USER|UID[:GID[,GID...]]  act as this identity (access checks)\n"
+		"  --json          one JSON object per statement value\n"
+		"  --quiet         no values; --echo: print each entry before it runs\n"
+		"  --read-only     open without the lock, change nothing\n"
+		"Exit: 0 ok, 1 run-time failure, 2 usage, 3 lexical/syntax/check error.\n");
+	return R4_EXIT_USAGE;
+}
+
+/* Who holds the lock on fd's file ("r4fuse (pid 123)"), into buf. */
+static void holder(int fd, char *buf, size_t n)
+{
+	struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
+	char path[64], comm[64] = "a process";
+	FILE *f;
+
+	if (fcntl(fd, F_GETLK, &fl) < 0 || fl.l_type == F_UNLCK) {
+		snprintf(buf, n, "another program");
+		return;
+	}
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)fl.l_pid);
+	if ((f = fopen(path, "r"))) {
+		if (fgets(comm, sizeof(comm), f))
+			comm[strcspn(comm, "\n")] = 0;
+		fclose(f);
+	}
+	snprintf(buf, n, "%s (pid %d)", comm, (int)fl.l_pid);
+}
+
+int sh_open(struct sh *sh, const char *image, bool rw)
+{
+	struct r4_open_opts o = {.rw = rw};
+	int rc;
+
+	sh->lockfd = -1;
+	if (rw) {
+		/* one writer: a POSIX lock on the whole file says who holds it */
+		struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
+		int fd = open(image, O_RDWR | O_CLOEXEC);
+
+		if (fd < 0) {
+			fprintf(stderr, "r4sh: %s: %s\n", image, strerror(errno));
+			return -errno;
+		}
+		if (fcntl(fd, F_SETLK, &fl) < 0) {
+			char who[128];
+
+			holder(fd, who, sizeof(who));
+			fprintf(stderr, "r4sh: %s is in use by %s; --read-only opens it anyway, "
+				"without changing it\n", image, who);
+			close(fd);
+			return -EBUSY;
+		}
+		sh->lockfd = fd;
+	}
+	if ((rc = r4_open(image, &o, &sh->db))) {
+		fprintf(stderr, "r4sh: %s: %s\n", image, r4_strerror(rc));
+		if (sh->lockfd >= 0)
+			close(sh->lockfd);
+		sh->lockfd = -1;
+		sh->db = NULL;
+		return rc;
+	}
+	free(sh->image);
+	sh->image = strdup(image);
+	sh->rw = rw;
+	return 0;
+}
+
+void sh_close(struct sh *sh)
+{
+	if (sh->session) {
+		r4_session_rollback(sh->session);
+		sh->session = NULL;
+	}
+	if (sh->db) {
+		int rc = sh->rw ? r4_sync(sh->db) : 0;
+
+		if (rc) {
+			fprintf(stderr, "r4sh: %s: %s\n", sh->image, r4_strerror(rc));
+			sh->status = R4_EXIT_FAIL;
+		}
+		r4_close(sh->db);
+		sh->db = NULL;
+	}
+	if (sh->lockfd >= 0)
+		close(sh->lockfd);
+	sh->lockfd = -1;
+}
+
+static int slurp(const char *path, char **text, size_t *len)
+{
+	FILE *f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
+	FILE *m;
+	char buf[65536];
+	size_t n;
+
+	if (!f) {
+		fprintf(stderr, "r4sh: %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	m = open_memstream(text, len);
+	while ((n = fread(buf, 1, sizeof(buf), f)))
+		fwrite(buf, 1, n, m);
+	if (f != stdin)
+		fclose(f);
+	fclose(m);
+	return 0;
+}
+
+/* Interactive: the prompt, history, Ctrl-C and Ctrl-D. */
+static void interactive(struct sh *sh)
+{
+	const char *h = getenv("R4SH_HISTORY"), *home = getenv("HOME");
+	char *path = NULL;
+	struct sh_reader r = {0};
+
+	if (!h && home && asprintf(&path, "%s/.r4sh_history", home) >= 0)
+		h = path;
+	le_init(h, sh_complete);
+	sh->interactive = true;
+	sh->source = "<stdin>";
+	printf("r4sh on %s%s: .help for the verbs, .quit (or Ctrl-D) to leave\n", sh->image,
+	       sh->rw ? "" : " (read-only)");
+	for (;;) {
+		sh->status = 0;
+		sh_run(sh, &r);
+		if (sh->quit && !sh->session)
+			break;
+		if (sh->session) {
+			/* Ctrl-D or .quit with a transaction open: ask first */
+			char *a = le_readline("a transaction is open: discard it and leave? [y/N] ");
+
+			if (a && (a[0] == 'y' || a[0] == 'Y')) {
+				free(a);
+				r4_session_rollback(sh->session);
+				sh->session = NULL;
+				break;
+			}
+			free(a);
+			sh->quit = false;
+			continue;
+		}
+		break;
+	}
+	putchar('\n');
+	le_done();
+	free(path);
+	sh->status = 0;	/* errors were answered as they came */
+}
+
+int sh_main(int argc, char **argv)
+{
+	static const struct option lo[] = {
+		{"atomic", no_argument, NULL, 'A'}, {"dry-run", no_argument, NULL, 'D'},
+		{"as", required_argument, NULL, 'u'}, {"json", no_argument, NULL, 'j'},
+		{"quiet", no_argument, NULL, 'q'}, {"echo", no_argument, NULL, 'e'},
+		{"read-only", no_argument, NULL, 'r'}, {"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	struct sh sh = {.lockfd = -1, .cwd = "/", .who = {.umask = 022}, .source = "<command>"};
+	const char *script = NULL, *as = NULL;
+	char **cmds = calloc((size_t)argc + 1, sizeof(*cmds));
+	bool atomic = false, dry = false, ro = false;
+	int c, ncmds = 0;
+
+	while ((c = getopt_long(argc, argv, "c:f:h", lo, NULL)) != -1) {
+		switch (c) {
+		case 'c': cmds[ncmds++] = optarg; break;
+		case 'f': script = optarg; break;
+		case 'A': atomic = true; break;
+		case 'D': dry = true; break;
+		case 'u': as = optarg; break;
+		case 'j': sh.out = SH_JSON; break;
+		case 'q': sh.quiet = true; break;
+		case 'e': sh.echo = true; break;
+		case 'r': ro = true; break;
+		case 'h': free(cmds); usage(stdout); return R4_EXIT_OK;
+		default: free(cmds); return usage(stderr);
+		}
+	}
+	if (optind != argc - 1 || (script && ncmds)) {
+		free(cmds);
+		return usage(stderr);
+	}
+	the_sh = sh_current = &sh;
+	signal(SIGINT, on_sigint);
+	if (!dry && sh_open(&sh, argv[optind], !ro)) {
+		free(cmds);
+		return R4_EXIT_FAIL;
+	}
+	if (!dry)
+		sh.image = sh.image ? sh.image : strdup(argv[optind]);
+	if (as) {
+		char *a[2] = {".as", (char *)as};
+		const struct sh_cmd *v = sh_find(".as", 3);
+
+		if (v->fn(&sh, 2, a)) {
+			sh_close(&sh);
+			free(sh.image);
+			free(cmds);
+			return R4_EXIT_USAGE;
+		}
+	}
+	if (ncmds) {
+		for (int i = 0; i < ncmds && !sh.status; i++) {
+			struct sh_reader r = {.text = cmds[i], .len = strlen(cmds[i])};
+
+			sh_run(&sh, &r);
+		}
+	} else if (script || !isatty(0)) {
+		char *text = NULL;
+		size_t len = 0;
+
+		if (!script)
+			script = "-";
+		sh.source = strcmp(script, "-") ? script : "<stdin>";
+		if (slurp(script, &text, &len))
+			sh.status = R4_EXIT_FAIL;
+		else
+			sh_script(&sh, text, len, atomic, dry);
+		free(text);
+	} else {
+		interactive(&sh);
+	}
+	sh_close(&sh);
+	free(sh.image);
+	free(cmds);
+	return sh.status;
+}

@@ -1,0 +1,103 @@
+/*
+ * sh.h - r4sh, the transactional shell and batch runner (cli/shell.c: the
+ * one input loop; cli/cmds.c: the verbs, as a table; cli/lineedit.c:
+ * libedit behind three calls; cli/r4sh.c: options and the image lock).
+ */
+#ifndef R4_SH_H
+#define R4_SH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "r4_lang.h"
+
+enum sh_out { SH_HUMAN, SH_JSON };
+
+struct sh {
+	r4_db *db;
+	char *image;			/* its path */
+	bool rw;
+	int lockfd;			/* the image's lock (-1: none) */
+	enum sh_out out;
+	bool echo, timer, quiet, interactive;
+	char cwd[4096];			/* the current directory in the image */
+	struct r4_ident who;		/* the acting identity */
+	uint32_t groups[64];
+	char who_name[64];		/* as given to --as / .as, "" for root */
+	r4_session *session;		/* an open begin ... commit */
+	volatile int cancel;		/* Ctrl-C while a command runs */
+	int status;			/* exit code so far: 0, 1 (run time), 3 (check) */
+	bool quit;
+	const char *source;		/* SOURCE of diagnostics: the script, "<command>", "<stdin>" */
+	unsigned stmt;			/* statements answered (JSON numbering) */
+};
+
+enum { SH_IMAGE = 1 << 0, SH_TXN_OK = 1 << 1, SH_RAW = 1 << 2 };
+
+struct sh_cmd {
+	const char *name;
+	int min, max;			/* arguments (max -1: any) */
+	unsigned flags;			/* SH_IMAGE: needs the image; SH_RAW: gets the rest
+					   of the line unsplit (argv[1]) */
+	int (*fn)(struct sh *sh, int argc, char **argv);
+	const char *usage, *help;
+};
+
+extern const struct sh_cmd sh_cmds[];
+/* The verb spelled name[0..len), or NULL. */
+const struct sh_cmd *sh_find(const char *name, size_t len);
+/* Is this line a verb (its first word names one, and no assignment
+ * operator follows it)? */
+const struct sh_cmd *sh_verb_of(const char *line, size_t len);
+/* Run one verb line: 0 or -errno (reported already). */
+int sh_verb(struct sh *sh, const struct sh_cmd *c, const char *line, size_t len);
+/* The text of the rest of a `write PATH` entry, read from the input. */
+int sh_read_body(struct sh *sh, char **body, size_t *len);
+
+/*
+ * Run R4L src as one unit (per_statement: one per statement; the script's
+ * SOURCE and positions), print its values and diagnostics.  dry: check and
+ * explain only.  Returns 0, 1 or 3 (the exit code of this command).
+ */
+int sh_r4l(struct sh *sh, const char *src, size_t len, bool per_statement, bool dry);
+/* Run R4L built by a verb, quietly: its values go to vals (may be NULL). */
+int sh_r4l_quiet(struct sh *sh, const char *src, size_t len, struct r4_run **out);
+/* A path argument as an R4L path: `quoted' components, relative as given. */
+char *sh_quote_path(const char *path);
+/* An R4L string literal of bytes: #sN:bytes. */
+char *sh_literal(const void *bytes, size_t len);
+
+/* The input: a line at a time. */
+struct sh_reader {
+	FILE *f;			/* NULL: the line editor */
+	const char *text;		/* or a string (-c), read once */
+	size_t len, pos;
+	unsigned line;			/* lines read so far */
+};
+int sh_run(struct sh *sh, struct sh_reader *r);
+/* A whole script: checked first, then run (-f SCRIPT, piped stdin). */
+int sh_script(struct sh *sh, const char *text, size_t len, bool atomic, bool dry);
+
+/* Line editing (lineedit.c): a line without its LF, or NULL at the end.
+ * Completion asks fn for the candidates of the word text, which spans
+ * [start, end) of line (malloc'd strings, whole words). */
+typedef void (*le_candidates_fn)(const char *line, int start, int end, const char *text,
+				 char ***out, size_t *n);
+void le_init(const char *history, le_candidates_fn fn);
+char *le_readline(const char *prompt);
+void le_add(const char *entry);
+void le_done(void);
+
+/* Tab completion (cmds.c): verbs, names in the image, pseudo names,
+ * parameter names inside ..new/( and its kin. */
+void sh_complete(const char *line, int start, int end, const char *text, char ***out,
+		 size_t *n);
+extern struct sh *sh_current;
+
+int sh_main(int argc, char **argv);
+/* Open (or reopen) the image, locked when read-write. */
+int sh_open(struct sh *sh, const char *image, bool rw);
+void sh_close(struct sh *sh);
+
+#endif
