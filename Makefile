@@ -31,8 +31,12 @@ UNIT_LIB_OBJ = $(UNIT_LIB_SRC:%.c=$(B)/%.o)
 INTEROP_SRC = $(sort $(wildcard tests/interop/*.c))
 INTEROP_BIN = $(INTEROP_SRC:tests/interop/%.c=$(B)/tests/%)
 
-PROGS = $(B)/r4 $(B)/r4sh
+PROGS = $(B)/r4 $(B)/r4sh $(B)/r4fuse
 EDIT_LIBS = $(shell pkg-config --libs libedit 2>/dev/null || echo -ledit)
+FUSE_CFLAGS = $(shell pkg-config --cflags fuse3 2>/dev/null || echo -I/usr/include/fuse3)
+FUSE_LIBS = $(shell pkg-config --libs fuse3 2>/dev/null || echo -lfuse3 -lpthread)
+FUSE_SRC = $(sort $(wildcard fuse-bridge/*.c))
+FUSE_OBJ = $(FUSE_SRC:%.c=$(B)/%.o)
 
 .PHONY: all check test unit interop clean layering bench fuzz fuzz-build
 all: $(PROGS) $(B)/libr4parse.a layering
@@ -71,10 +75,13 @@ $(B)/libr4parse.a: $(PARSE_OBJ)
 	@mkdir -p $(@D)
 	rm -f $@ && ar rcs $@ $^
 
-$(B)/r4: $(CLI_OBJ) $(B)/libr4parse.a $(B)/libr4engine.a
-	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(UUID_LIBS) $(EDIT_LIBS)
-# r4sh is r4 under another name (cli/r4.c looks at argv[0])
-$(B)/r4sh: $(B)/r4
+$(B)/fuse-bridge/%.o: fuse-bridge/%.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_ALL) $(FUSE_CFLAGS) -c -o $@ $<
+$(B)/r4: $(CLI_OBJ) $(FUSE_OBJ) $(B)/libr4parse.a $(B)/libr4engine.a
+	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(UUID_LIBS) $(EDIT_LIBS) $(FUSE_LIBS)
+# r4sh and r4fuse are r4 under other names (cli/r4.c looks at argv[0])
+$(B)/r4sh $(B)/r4fuse: $(B)/r4
 	ln -sf r4 $@
 
 $(B)/tests/%: $(B)/tests/unit/%.o $(UNIT_LIB_OBJ) $(B)/libr4parse.a $(B)/libr4engine.a

@@ -25,6 +25,8 @@
 
 static const char *sh_prog = "r4";
 
+int fuse_bridge_main(int argc, char **argv);	/* fuse-bridge/r4fuse.c */
+
 static int usage(FILE *f)
 {
 	fprintf(f,
@@ -762,9 +764,11 @@ int main(int argc, char **argv)
 {
 	const char *base = strrchr(argv[0], '/');
 
-	/* one binary, two names: as r4sh it is the shell */
+	/* one binary, three names: as r4sh it is the shell, as r4fuse the bridge */
 	if (!strcmp(base ? base + 1 : argv[0], "r4sh"))
 		return sh_main(argc, argv);
+	if (!strcmp(base ? base + 1 : argv[0], "r4fuse"))
+		return fuse_bridge_main(argc, argv);
 	if (argc < 2)
 		return usage(stderr);
 	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {

@@ -152,7 +152,8 @@ int sh_r4l(struct sh *sh, const char *src, size_t len, bool per_statement, bool 
 		fprintf(stderr, "r4sh: no image is open (.open IMAGE)\n");
 		return 1;
 	}
-	sh->cancel = 0;
+	if (sh->interactive)
+		sh->cancel = 0;	/* (a script's Ctrl-C holds until it ends) */
 	rc = r4_run(sh->db, src, len, &ro, &r);
 	if (!r) {
 		fprintf(stderr, "r4sh: %s\n", r4_strerror(rc));
@@ -185,7 +186,8 @@ int sh_r4l_quiet(struct sh *sh, const char *src, size_t len, struct r4_run **out
 		fprintf(stderr, "r4sh: no image is open (.open IMAGE)\n");
 		return -EBADF;
 	}
-	sh->cancel = 0;
+	if (sh->interactive)
+		sh->cancel = 0;	/* (a script's Ctrl-C holds until it ends) */
 	rc = r4_run(sh->db, src, len, &ro, &r);
 	if (!r)
 		return rc;
@@ -444,8 +446,11 @@ int sh_script(struct sh *sh, const char *text, size_t len, bool atomic, bool dry
 		size_t end = nl ? (size_t)(nl - text) : len, next = nl ? end + 1 : len;
 		const struct sh_cmd *c = NULL;
 
-		if (r4l_start == (size_t)-1 || complete(text + r4l_start, at - r4l_start))
-			c = sh_verb_of(text + at, end - at);
+		/* (the cheap test first: lexing the chunk so far at every line
+		 * would make cutting quadratic) */
+		if ((c = sh_verb_of(text + at, end - at)) && r4l_start != (size_t)-1 &&
+		    !complete(text + r4l_start, at - r4l_start))
+			c = NULL;
 		if (c) {
 			if (r4l_start != (size_t)-1) {
 				pc = realloc(pc, (np + 1) * sizeof(*pc));

@@ -289,6 +289,11 @@ bool r4_in_txn(const r4_db *db)
 	return db->in_txn;
 }
 
+int r4_txn_error(const r4_db *db)
+{
+	return db->in_txn ? db->txn_err : 0;
+}
+
 int r4_begin(r4_db *db)
 {
 	if (!db->rw)

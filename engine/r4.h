@@ -89,6 +89,8 @@ int r4_begin(r4_db *db);		/* -EBUSY if one is open; -EROFS read-only */
 int r4_commit(r4_db *db);		/* -EINVAL without a transaction; stored error if poisoned */
 void r4_abort(r4_db *db);
 bool r4_in_txn(const r4_db *db);
+/* The error that poisoned the open transaction, or 0 (it can still commit). */
+int r4_txn_error(const r4_db *db);
 
 /* ---- objects ---- */
 

@@ -274,3 +274,21 @@ EOF
 	assert_failure 1
 	assert_output "r4sh: .echo: on or off, not 'maybe'"
 }
+
+@test "Ctrl-C (SIGINT) stops a running command; its unit is rolled back" {
+	before=$(sum)
+	# 8,000 statements that each rewrite a growing file: seconds of work
+	{ echo '/big <- ""'; for _ in $(seq 8000); do echo '/big <- /big + "0123456789"'; done; } \
+		>"$T/long.r4"
+	"$R4SH" --atomic --quiet -f "$T/long.r4" "$IMG" 2>"$T/err" &
+	pid=$!
+	sleep 0.3	# (a signal before the run starts stops it at its first step)
+	kill -INT $pid
+	rc=0
+	wait $pid || rc=$?
+	[ "$rc" = 1 ]
+	run cat "$T/err"
+	assert_line --partial 'error: interrupted'
+	assert_line 'r4sh: --atomic: nothing of the script was committed'
+	[ "$(sum)" = "$before" ]
+}

@@ -1,0 +1,862 @@
+/*
+ * r4fuse.c - an r4 image as a mounted file system (libfuse3, the
+ * high-level path API).  Thin: each fb_<op> translates its arguments,
+ * takes the one bridge mutex, makes one r4_* call and returns fb_err(rc).
+ *
+ * Transactions: POSIX calls are grouped into one engine transaction,
+ * committed every commit= seconds (default 5), by fsync, statfs-sync and
+ * unmount, and after every call with -o sync.  A grouped call that fails
+ * after it changed something poisons the group: the group is aborted, as
+ * a crash would lose it, and the error logged.
+ *
+ * Reiser4 semantics through POSIX:
+ *  - the pseudo files of every object by name (cat dir/..owner, echo 0700
+ *    > f/..mode), never in readdir: read and written through r4_run as
+ *    the calling process's uid and gids;
+ *  - the control file /..reiser4: write an R4L command, read back its
+ *    values (or its diagnostics): one unit per command.
+ */
+#define FUSE_USE_VERSION 31
+
+#include <errno.h>
+#include <fcntl.h>
+#include <fuse.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <syslog.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "r4_lang.h"
+
+#define CONTROL "/..reiser4"
+
+struct bridge {
+	r4_db *db;
+	char *image;
+	pthread_mutex_t mu;
+	pthread_cond_t wake;
+	pthread_t committer;
+	bool stop, sync, ro, debug;
+	unsigned commit_secs;
+	int lockfd;
+};
+
+static struct bridge B = {.mu = PTHREAD_MUTEX_INITIALIZER, .wake = PTHREAD_COND_INITIALIZER,
+			  .commit_secs = 5, .lockfd = -1};
+
+/* A handle on a pseudo file or the control file: what was written, what
+ * there is to read. */
+struct special {
+	bool control;
+	char *path;			/* the pseudo file's path */
+	char *in;			/* written, not yet run */
+	size_t nin;
+	char *out;			/* the text read returns */
+	size_t nout, rpos;		/* (the control file reads from rpos, not the file
+					   offset its writes moved) */
+	bool have_out, written;
+};
+
+static void logmsg(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void logmsg(int level, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	if (B.debug) {
+		vfprintf(stderr, fmt, ap);
+		fputc('\n', stderr);
+	} else {
+		vsyslog(level, fmt, ap);
+	}
+	va_end(ap);
+}
+
+/* The one place engine codes become FUSE results. */
+static int fb_err(const char *op, const char *path, int rc)
+{
+	if (rc >= 0)
+		return rc;
+	if (rc == -EUCLEAN || rc == -EBADMSG) {
+		logmsg(LOG_ERR, "r4fuse: %s %s: the image is damaged (%s)", op, path,
+		       r4_strerror(rc));
+		return -EIO;
+	}
+	if (rc < -4095 || !strcmp(r4_strerror(rc), "Unknown error")) {
+		logmsg(LOG_ERR, "r4fuse: %s %s: unexpected %d", op, path, rc);
+		return -EIO;
+	}
+	return rc;
+}
+
+/* ---- transactions ---- */
+
+/* Commit the group (under the mutex). */
+static int commit_group(void)
+{
+	int rc = 0;
+
+	if (r4_in_txn(B.db) && (rc = r4_commit(B.db))) {
+		logmsg(LOG_ERR, "r4fuse: commit failed, the last %u s of changes are lost: %s",
+		       B.commit_secs, r4_strerror(rc));
+		if (r4_in_txn(B.db))
+			r4_abort(B.db);
+	}
+	return rc;
+}
+
+/* Before a change: the group is open. */
+static int change_begin(void)
+{
+	if (B.ro)
+		return -EROFS;
+	return r4_in_txn(B.db) ? 0 : r4_begin(B.db);
+}
+
+/* After a change: -o sync commits now; a failure that poisoned the group
+ * aborts it. */
+static int change_end(const char *op, const char *path, int rc)
+{
+	if (rc && r4_txn_error(B.db)) {
+		logmsg(LOG_ERR, "r4fuse: %s %s failed after a change (%s): the uncommitted "
+		       "group is dropped", op, path, r4_strerror(rc));
+		r4_abort(B.db);
+	} else if (!rc && B.sync) {
+		rc = commit_group();
+	}
+	return fb_err(op, path, rc);
+}
+
+static void *committer(void *arg)
+{
+	(void)arg;
+	pthread_mutex_lock(&B.mu);
+	while (!B.stop) {
+		struct timespec t;
+
+		clock_gettime(CLOCK_REALTIME, &t);
+		t.tv_sec += B.commit_secs;
+		pthread_cond_timedwait(&B.wake, &B.mu, &t);
+		if (!B.stop)
+			commit_group();
+	}
+	pthread_mutex_unlock(&B.mu);
+	return NULL;
+}
+
+/* ---- pseudo files and the control file ---- */
+
+/* Is the last component of path a pseudo name ("..x")? */
+static bool is_pseudo(const char *path)
+{
+	const char *b = strrchr(path, '/');
+
+	b = b ? b + 1 : path;
+	return b[0] == '.' && b[1] == '.' && b[2];
+}
+
+/* R4L for one path: every component `quoted'. */
+static char *quote_path(const char *path)
+{
+	size_t n = strlen(path);
+	char *s = malloc(n * 3 + 4), *o = s;
+
+	for (const char *p = path; *p;) {
+		const char *e;
+
+		while (*p == '/')
+			p++;
+		if (!*p)
+			break;
+		for (e = p; *e && *e != '/'; e++)
+			;
+		*o++ = '/';
+		*o++ = '`';
+		memcpy(o, p, (size_t)(e - p));
+		o += e - p;
+		*o++ = '\'';
+		p = e;
+	}
+	if (o == s)
+		*o++ = '/';
+	*o = 0;
+	return s;
+}
+
+/* Run R4L src as the calling process; its values, or its diagnostics,
+ * as text.  The grouped POSIX changes commit first: a command is a unit
+ * of its own. */
+static int run_r4l(const char *src, size_t len, char **out, size_t *nout, bool values_only)
+{
+	struct fuse_context *fc = fuse_get_context();
+	gid_t groups[64];
+	uint32_t g32[64];
+	int ng = fc ? fuse_getgroups(64, groups) : 0;
+	struct r4_run_opts ro = {.name = "<control>", .exec = {.read_objects = true}};
+	struct r4_run *r = NULL;
+	FILE *f;
+	int rc;
+
+	if (ng < 0 || ng > 64)
+		ng = 0;
+	for (int i = 0; i < ng; i++)
+		g32[i] = groups[i];
+	ro.exec.who = (struct r4_ident){fc ? fc->uid : 0, fc ? fc->gid : 0, g32, (size_t)ng,
+					fc ? fc->umask : 022};
+	if ((rc = commit_group()))
+		return rc;
+	rc = r4_run(B.db, src, len, &ro, &r);
+	if (!r)
+		return rc;
+	f = open_memstream(out, nout);
+	for (size_t i = 0; i < r->nvalues; i++) {
+		const struct r4_run_value *v = &r->values[i];
+
+		if (v->err)
+			continue;
+		fwrite(v->bytes, 1, v->size, f);
+		if (!values_only && v->size && v->bytes[v->size - 1] != '\n')
+			fputc('\n', f);
+	}
+	if (rc && !values_only)
+		r4_diag_print(r->diags, f);
+	fclose(f);
+	r4_run_free(r);
+	return rc;
+}
+
+/* The text of a pseudo file (a value of its own, as R4L reads it). */
+static int pseudo_text(const char *path, char **out, size_t *n)
+{
+	char *q = quote_path(path);
+	int rc = run_r4l(q, strlen(q), out, n, true);
+
+	free(q);
+	return rc;
+}
+
+static int special_open(const char *path, struct fuse_file_info *fi)
+{
+	struct special *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return -ENOMEM;
+	s->control = !strcmp(path, CONTROL);
+	s->path = strdup(path);
+	fi->fh = (uint64_t)(uintptr_t)s;
+	fi->direct_io = 1;	/* sizes are not known ahead */
+	return 0;
+}
+
+/* Run what was written: the control file's command, or the pseudo file's
+ * new contents. */
+static int special_flush(struct special *s)
+{
+	int rc = 0;
+
+	if (!s->written)
+		return 0;
+	s->written = false;
+	free(s->out);
+	s->out = NULL;
+	s->nout = 0;
+	if (s->control) {
+		run_r4l(s->in ? s->in : "", s->nin, &s->out, &s->nout, false);
+		s->have_out = true;
+		s->rpos = 0;
+		rc = 0;	/* the answer is the diagnostics, read back */
+	} else {
+		char *q = quote_path(s->path), *cmd;
+		size_t n = strlen(q);
+
+		cmd = malloc(n + s->nin + 40);
+		n = (size_t)sprintf(cmd, "%s <- #s%zu:", q, s->nin);
+		memcpy(cmd + n, s->in ? s->in : "", s->nin);
+		rc = run_r4l(cmd, n + s->nin, &s->out, &s->nout, true);
+		free(cmd);
+		free(q);
+		free(s->out);
+		s->out = NULL;
+		s->nout = 0;
+	}
+	free(s->in);
+	s->in = NULL;
+	s->nin = 0;
+	return rc;
+}
+
+/* ---- the operations ---- */
+
+static void fill(struct stat *st, const struct r4_stat *r)
+{
+	memset(st, 0, sizeof(*st));
+	st->st_ino = r->ino;
+	st->st_mode = r->mode;
+	st->st_nlink = r->nlink;
+	st->st_uid = r->uid;
+	st->st_gid = r->gid;
+	st->st_size = (off_t)r->size;
+	st->st_blocks = (blkcnt_t)r->blocks;
+	st->st_rdev = r->rdev;
+	st->st_blksize = 4096;
+	st->st_atim = r->atime;
+	st->st_mtim = r->mtime;
+	st->st_ctim = r->ctime;
+}
+
+static int fb_getattr(const char *path, struct stat *st, struct fuse_file_info *fi)
+{
+	struct r4_stat r;
+	int rc;
+
+	(void)fi;
+	pthread_mutex_lock(&B.mu);
+	if (!strcmp(path, CONTROL) || is_pseudo(path)) {
+		char *dir = strdup(path), *slash = strrchr(dir, '/');
+		char *text = NULL;
+		size_t n = 0;
+
+		*slash = 0;
+		rc = r4_stat(B.db, *dir ? dir : "/", &r);
+		if (!rc && strcmp(path, CONTROL)) {
+			/* a pseudo file that cannot be read (..unlink) still exists */
+			int trc = pseudo_text(path, &text, &n);
+
+			if (trc == -ENOENT || trc == -EINVAL)
+				rc = trc;
+		}
+		if (!rc) {
+			fill(st, &r);
+			st->st_mode = S_IFREG | (strcmp(path, CONTROL) ? 0644 : 0666);
+			st->st_nlink = 1;
+			st->st_size = (off_t)n;
+			st->st_blocks = 0;
+		}
+		free(text);
+		free(dir);
+	} else if (!(rc = r4_stat(B.db, path, &r))) {
+		fill(st, &r);
+	}
+	pthread_mutex_unlock(&B.mu);
+	return fb_err("getattr", path, rc);
+}
+
+struct fill_ctx {
+	void *buf;
+	fuse_fill_dir_t filler;
+};
+
+static int dir_fn(void *ctx, const char *name, size_t len, uint64_t ino, uint32_t type)
+{
+	struct fill_ctx *c = ctx;
+	struct stat st = {.st_ino = ino, .st_mode = type};
+	char n[256];
+
+	if (len > 255)
+		return 0;
+	memcpy(n, name, len);
+	n[len] = 0;
+	return c->filler(c->buf, n, &st, 0, 0);
+}
+
+static int fb_readdir(const char *path, void *buf, fuse_fill_dir_t filler, off_t off,
+		      struct fuse_file_info *fi, enum fuse_readdir_flags flags)
+{
+	struct fill_ctx c = {buf, filler};
+	struct r4_dirpos pos = {0};
+	int rc;
+
+	(void)off;
+	(void)fi;
+	(void)flags;
+	pthread_mutex_lock(&B.mu);
+	rc = r4_readdir(B.db, path, &pos, dir_fn, &c);
+	pthread_mutex_unlock(&B.mu);
+	return fb_err("readdir", path, rc);
+}
+
+#define CHANGE(op, path, call)                                   \
+	do {                                                     \
+		int rc_;                                         \
+		pthread_mutex_lock(&B.mu);                       \
+		if (!(rc_ = change_begin()))                     \
+			rc_ = change_end(op, path, (call));      \
+		else                                             \
+			rc_ = fb_err(op, path, rc_);             \
+		pthread_mutex_unlock(&B.mu);                     \
+		return rc_;                                      \
+	} while (0)
+
+static uint32_t caller_uid(void)
+{
+	return fuse_get_context()->uid;
+}
+
+static uint32_t caller_gid(void)
+{
+	return fuse_get_context()->gid;
+}
+
+static int fb_mkdir(const char *path, mode_t mode)
+{
+	CHANGE("mkdir", path, r4_mkdir(B.db, path, mode & ~fuse_get_context()->umask,
+				      caller_uid(), caller_gid()));
+}
+
+static int fb_mknod(const char *path, mode_t mode, dev_t rdev)
+{
+	CHANGE("mknod", path, r4_mknod(B.db, path, mode & ~(mode_t)fuse_get_context()->umask, rdev,
+				      caller_uid(), caller_gid()));
+}
+
+static int fb_create(const char *path, mode_t mode, struct fuse_file_info *fi)
+{
+	(void)fi;
+	if (is_pseudo(path) || !strcmp(path, CONTROL))
+		return -EACCES;	/* pseudo names are never directory entries */
+	CHANGE("create", path, r4_create(B.db, path, mode & ~fuse_get_context()->umask,
+					caller_uid(), caller_gid()));
+}
+
+static int fb_unlink(const char *path)
+{
+	CHANGE("unlink", path, r4_unlink(B.db, path));
+}
+
+static int fb_rmdir(const char *path)
+{
+	CHANGE("rmdir", path, r4_rmdir(B.db, path));
+}
+
+static int fb_rename(const char *from, const char *to, unsigned flags)
+{
+	if (is_pseudo(to) || is_pseudo(from))
+		return -EINVAL;
+	CHANGE("rename", from, r4_rename(B.db, from, to,
+					(flags & RENAME_NOREPLACE ? R4_RENAME_NOREPLACE : 0) |
+					(flags & RENAME_EXCHANGE ? R4_RENAME_EXCHANGE : 0)));
+}
+
+static int fb_link(const char *from, const char *to)
+{
+	if (is_pseudo(to))
+		return -EINVAL;
+	CHANGE("link", from, r4_link(B.db, from, to));
+}
+
+static int fb_symlink(const char *target, const char *path)
+{
+	if (is_pseudo(path))
+		return -EINVAL;
+	CHANGE("symlink", path, r4_symlink(B.db, target, path, caller_uid(), caller_gid()));
+}
+
+static int fb_readlink(const char *path, char *buf, size_t n)
+{
+	size_t len;
+	int rc;
+
+	pthread_mutex_lock(&B.mu);
+	rc = r4_readlink(B.db, path, buf, n - 1, &len);
+	pthread_mutex_unlock(&B.mu);
+	if (!rc)
+		buf[len < n - 1 ? len : n - 1] = 0;
+	return fb_err("readlink", path, rc);
+}
+
+static int setattr(const char *op, const char *path, const struct r4_setattr *sa)
+{
+	if (is_pseudo(path) || !strcmp(path, CONTROL))
+		return sa->mask == R4_SET_SIZE ? 0 : -EPERM;	/* O_TRUNC before a write */
+	CHANGE(op, path, r4_setattr(B.db, path, sa));
+}
+
+static int fb_chmod(const char *path, mode_t mode, struct fuse_file_info *fi)
+{
+	struct r4_setattr sa = {.mask = R4_SET_MODE, .mode = mode};
+
+	(void)fi;
+	return setattr("chmod", path, &sa);
+}
+
+static int fb_chown(const char *path, uid_t uid, gid_t gid, struct fuse_file_info *fi)
+{
+	struct r4_setattr sa = {0};
+
+	(void)fi;
+	if (uid != (uid_t)-1) {
+		sa.mask |= R4_SET_UID;
+		sa.uid = uid;
+	}
+	if (gid != (gid_t)-1) {
+		sa.mask |= R4_SET_GID;
+		sa.gid = gid;
+	}
+	return setattr("chown", path, &sa);
+}
+
+static int fb_truncate(const char *path, off_t size, struct fuse_file_info *fi)
+{
+	struct r4_setattr sa = {.mask = R4_SET_SIZE, .size = (uint64_t)size};
+
+	(void)fi;
+	if (size < 0)
+		return -EINVAL;
+	return setattr("truncate", path, &sa);
+}
+
+static int fb_utimens(const char *path, const struct timespec tv[2], struct fuse_file_info *fi)
+{
+	struct r4_setattr sa = {0};
+	struct timespec now;
+
+	(void)fi;
+	clock_gettime(CLOCK_REALTIME, &now);
+	for (int i = 0; i < 2; i++) {
+		struct timespec t = !tv || tv[i].tv_nsec == UTIME_NOW ? now : tv[i];
+
+		if (tv && tv[i].tv_nsec == UTIME_OMIT)
+			continue;
+		sa.mask |= i ? R4_SET_MTIME : R4_SET_ATIME;
+		if (i)
+			sa.mtime = t;
+		else
+			sa.atime = t;
+	}
+	return setattr("utimens", path, &sa);
+}
+
+static int fb_open(const char *path, struct fuse_file_info *fi)
+{
+	struct r4_stat st;
+	int rc;
+
+	if (!strcmp(path, CONTROL) || is_pseudo(path))
+		return special_open(path, fi);
+	if (B.ro && (fi->flags & O_ACCMODE) != O_RDONLY)
+		return -EROFS;
+	pthread_mutex_lock(&B.mu);
+	rc = r4_stat(B.db, path, &st);
+	pthread_mutex_unlock(&B.mu);
+	if (!rc && S_ISDIR(st.mode))
+		rc = -EISDIR;
+	return fb_err("open", path, rc);
+}
+
+/* A pseudo file was written: the kernel's cached attributes of its object
+ * are stale (chmod through ..mode).  Outside the mutex: the kernel may
+ * call back. */
+static void invalidate_owner(const char *path)
+{
+	char *dir = strdup(path), *slash = dir ? strrchr(dir, '/') : NULL;
+
+	if (slash) {
+		*slash = 0;
+		fuse_invalidate_path(fuse_get_context()->fuse, *dir ? dir : "/");
+	}
+	free(dir);
+}
+
+static int fb_read(const char *path, char *buf, size_t n, off_t off, struct fuse_file_info *fi)
+{
+	struct special *s = (struct special *)(uintptr_t)fi->fh;
+	size_t got = 0;
+	int rc;
+
+	pthread_mutex_lock(&B.mu);
+	if (s) {
+		rc = 0;
+		if (s->written)
+			special_flush(s);
+		if (!s->have_out && !s->control) {
+			rc = pseudo_text(s->path, &s->out, &s->nout);
+			s->have_out = !rc;
+		}
+		size_t at = s->control ? s->rpos : (size_t)off;
+
+		if (!rc && at < s->nout) {
+			got = s->nout - at < n ? s->nout - at : n;
+			memcpy(buf, s->out + at, got);
+			if (s->control)
+				s->rpos += got;
+		}
+	} else {
+		rc = r4_read(B.db, path, (uint64_t)off, buf, n, &got);
+	}
+	pthread_mutex_unlock(&B.mu);
+	return rc ? fb_err("read", path, rc) : (int)got;
+}
+
+static int fb_write(const char *path, const char *buf, size_t n, off_t off,
+		    struct fuse_file_info *fi)
+{
+	struct special *s = (struct special *)(uintptr_t)fi->fh;
+
+	if (s) {
+		size_t end = (size_t)off + n;
+
+		pthread_mutex_lock(&B.mu);
+		if (end > s->nin) {
+			char *in = realloc(s->in, end + 1);
+
+			if (!in) {
+				pthread_mutex_unlock(&B.mu);
+				return -ENOMEM;
+			}
+			s->in = in;
+			memset(s->in + s->nin, 0, end - s->nin);
+			s->nin = end;
+		}
+		memcpy(s->in + off, buf, n);
+		s->written = true;
+		s->have_out = false;
+		/* a pseudo file takes its value at once, so write(2) says whether
+		 * it was accepted (echo 0999 > d/..mode fails there); the control
+		 * file runs its command when it is read or closed */
+		int rc = s->control ? 0 : special_flush(s);
+
+		pthread_mutex_unlock(&B.mu);
+		if (!s->control && !rc)
+			invalidate_owner(s->path);
+		return rc ? fb_err("write", path, rc) : (int)n;
+	}
+	int rc;
+
+	pthread_mutex_lock(&B.mu);
+	if (!(rc = change_begin()))
+		rc = change_end("write", path, r4_write(B.db, path, (uint64_t)off, buf, n));
+	else
+		rc = fb_err("write", path, rc);
+	pthread_mutex_unlock(&B.mu);
+	return rc ? rc : (int)n;
+}
+
+static int fb_flush(const char *path, struct fuse_file_info *fi)
+{
+	struct special *s = (struct special *)(uintptr_t)fi->fh;
+	int rc = 0;
+
+	if (s) {
+		/* a command written and closed unread still runs */
+		bool changed = s->written && !s->control;
+
+		pthread_mutex_lock(&B.mu);
+		rc = special_flush(s);
+		pthread_mutex_unlock(&B.mu);
+		if (changed)
+			invalidate_owner(s->path);
+	}
+	return fb_err("flush", path, rc);
+}
+
+static int fb_release(const char *path, struct fuse_file_info *fi)
+{
+	struct special *s = (struct special *)(uintptr_t)fi->fh;
+
+	(void)path;
+	if (s) {
+		pthread_mutex_lock(&B.mu);
+		special_flush(s);
+		pthread_mutex_unlock(&B.mu);
+		free(s->in);
+		free(s->out);
+		free(s->path);
+		free(s);
+	}
+	return 0;
+}
+
+static int fb_fsync(const char *path, int datasync, struct fuse_file_info *fi)
+{
+	int rc;
+
+	(void)datasync;
+	(void)fi;
+	pthread_mutex_lock(&B.mu);
+	rc = r4_in_txn(B.db) ? commit_group() : 0;
+	if (!rc)
+		rc = r4_sync(B.db);
+	pthread_mutex_unlock(&B.mu);
+	return fb_err("fsync", path, rc);
+}
+
+static int fb_statfs(const char *path, struct statvfs *sv)
+{
+	struct r4_statfs s;
+	int rc;
+
+	pthread_mutex_lock(&B.mu);
+	rc = r4_statfs(B.db, &s);
+	pthread_mutex_unlock(&B.mu);
+	if (!rc) {
+		memset(sv, 0, sizeof(*sv));
+		sv->f_bsize = sv->f_frsize = s.bsize;
+		sv->f_blocks = s.blocks;
+		sv->f_bfree = sv->f_bavail = s.bfree;
+		sv->f_files = s.files;
+		sv->f_ffree = sv->f_favail = s.ffree;
+		sv->f_namemax = s.namemax;
+	}
+	return fb_err("statfs", path, rc);
+}
+
+static void *fb_init(struct fuse_conn_info *conn, struct fuse_config *cfg)
+{
+	(void)conn;
+	cfg->use_ino = 1;		/* inode numbers are object ids */
+	cfg->nullpath_ok = 0;
+	cfg->hard_remove = 1;
+	pthread_create(&B.committer, NULL, committer, NULL);
+	return NULL;
+}
+
+static void fb_destroy(void *data)
+{
+	(void)data;
+	pthread_mutex_lock(&B.mu);
+	B.stop = true;
+	pthread_cond_signal(&B.wake);
+	pthread_mutex_unlock(&B.mu);
+	pthread_join(B.committer, NULL);
+	pthread_mutex_lock(&B.mu);
+	commit_group();
+	int rc = r4_sync(B.db);
+
+	if (rc)
+		logmsg(LOG_ERR, "r4fuse: %s: unmount: %s", B.image, r4_strerror(rc));
+	r4_close(B.db);
+	B.db = NULL;
+	pthread_mutex_unlock(&B.mu);
+}
+
+static const struct fuse_operations fb_ops = {
+	.getattr = fb_getattr,
+	.readlink = fb_readlink,
+	.mknod = fb_mknod,
+	.mkdir = fb_mkdir,
+	.unlink = fb_unlink,
+	.rmdir = fb_rmdir,
+	.symlink = fb_symlink,
+	.rename = fb_rename,
+	.link = fb_link,
+	.chmod = fb_chmod,
+	.chown = fb_chown,
+	.truncate = fb_truncate,
+	.open = fb_open,
+	.read = fb_read,
+	.write = fb_write,
+	.statfs = fb_statfs,
+	.flush = fb_flush,
+	.release = fb_release,
+	.fsync = fb_fsync,
+	.readdir = fb_readdir,
+	.init = fb_init,
+	.destroy = fb_destroy,
+	.create = fb_create,
+	.utimens = fb_utimens,
+};
+
+/* ---- options and main ---- */
+
+struct opts {
+	char *image;
+	unsigned commit;
+	int sync, ro, help;
+};
+
+#define OPT(t, p) {t, offsetof(struct opts, p), 1}
+static const struct fuse_opt fb_opts[] = {
+	{"commit=%u", offsetof(struct opts, commit), 0},
+	OPT("sync", sync),
+	OPT("ro", ro),
+	OPT("-h", help),
+	OPT("--help", help),
+	FUSE_OPT_END,
+};
+
+static int opt_proc(void *data, const char *arg, int key, struct fuse_args *out)
+{
+	struct opts *o = data;
+
+	(void)out;
+	if (key == FUSE_OPT_KEY_NONOPT && !o->image) {
+		o->image = strdup(arg);
+		return 0;	/* the image is ours; the mount point goes to libfuse */
+	}
+	if (key == FUSE_OPT_KEY_OPT && !strcmp(arg, "ro"))
+		return 1;	/* and libfuse mounts read-only too */
+	return 1;
+}
+
+int fuse_bridge_main(int argc, char **argv);
+
+int fuse_bridge_main(int argc, char **argv)
+{
+	struct fuse_args args = FUSE_ARGS_INIT(argc, argv);
+	struct opts o = {.commit = 5};
+	struct r4_open_opts oo = {0};
+	int rc;
+
+	if (fuse_opt_parse(&args, &o, fb_opts, opt_proc) < 0)
+		return 2;
+	if (o.help || !o.image) {
+		fprintf(o.help ? stdout : stderr,
+			"usage: r4fuse IMAGE MOUNTPOINT [-f] [-d] [-s] [-o OPTIONS]\n"
+			"  -o ro            mount read-only\n"
+			"  -o sync          commit after every call\n"
+			"  -o commit=SECS   group calls into one commit every SECS seconds (default 5)\n"
+			"  and libfuse's options: allow_other, default_permissions, ...\n");
+		fuse_opt_free_args(&args);
+		free(o.image);
+		return o.help ? 0 : 2;
+	}
+	B.sync = o.sync;
+	B.ro = o.ro;
+	B.commit_secs = o.commit ? o.commit : 5;
+	for (int i = 0; i < args.argc; i++)
+		if (!strcmp(args.argv[i], "-d") || !strcmp(args.argv[i], "-f"))
+			B.debug = true;
+	oo.rw = !o.ro;
+	if (!o.ro) {
+		/* the lock r4sh takes: one writer per image */
+		struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
+
+		B.lockfd = open(o.image, O_RDWR | O_CLOEXEC);
+		if (B.lockfd < 0 || fcntl(B.lockfd, F_SETLK, &fl) < 0) {
+			fprintf(stderr, "r4fuse: %s: %s\n", o.image, B.lockfd < 0 ? strerror(errno)
+				: "in use by another program (r4sh or r4fuse)");
+			fuse_opt_free_args(&args);
+			free(o.image);
+			return 1;
+		}
+	}
+	if ((rc = r4_open(o.image, &oo, &B.db))) {
+		fprintf(stderr, "r4fuse: %s: %s\n", o.image, r4_strerror(rc));
+		fuse_opt_free_args(&args);
+		free(o.image);
+		return 1;
+	}
+	B.image = o.image;
+	openlog("r4fuse", LOG_PID, LOG_DAEMON);
+	/* default_permissions: the kernel checks mode bits for the caller */
+	fuse_opt_add_arg(&args, "-odefault_permissions");
+	if (o.ro)
+		fuse_opt_add_arg(&args, "-oro");
+	fuse_opt_add_arg(&args, "-ofsname=r4");
+	fuse_opt_add_arg(&args, "-osubtype=r4");
+	rc = fuse_main(args.argc, args.argv, &fb_ops, NULL);
+	if (B.db)	/* never mounted: destroy did not run */
+		r4_close(B.db);
+	fuse_opt_free_args(&args);
+	free(B.image);
+	if (B.lockfd >= 0)
+		close(B.lockfd);
+	return rc ? 1 : 0;
+}

@@ -1,0 +1,162 @@
+#!/usr/bin/env bats
+# r4fuse: a real mount (root, /dev/fuse), unmounted in teardown even when
+# a test fails.  POSIX calls through the mount, pseudo files of
+# directories, the control file, grouped commits and kill -9, read-only
+# mounts, and the lock shared with r4sh.
+
+setup() {
+	load helper
+	r4_setup
+	[ -e /dev/fuse ] || skip "no /dev/fuse"
+	need_cmd fusermount3 "fuse3 not installed"
+	R4SH=$R4_BUILD/r4sh
+	R4FUSE=$R4_BUILD/r4fuse
+	IMG=$T/a.img
+	MNT=$T/mnt
+	mkdir -p "$MNT"
+	"$R4" mkfs "$IMG" 64M >/dev/null
+	"$R4SH" -c 'mkdir /bank' -c '/bank/(alice <- "100", bob <- "50")' "$IMG" >/dev/null
+	FUSE_PID=
+}
+
+teardown() {
+	if [ -n "${MNT:-}" ] && mountpoint -q "$MNT" 2>/dev/null; then
+		fusermount3 -u "$MNT" 2>/dev/null || fusermount3 -uz "$MNT" 2>/dev/null || true
+	fi
+	if [ -n "${FUSE_PID:-}" ]; then
+		kill "$FUSE_PID" 2>/dev/null || true
+		wait "$FUSE_PID" 2>/dev/null || true
+	fi
+	r4_teardown
+}
+
+# mount [OPTIONS...]: r4fuse in the foreground, in the background
+mount_r4() {
+	"$R4FUSE" "$IMG" "$MNT" -f "$@" 2>"$T/fuse.log" &
+	FUSE_PID=$!
+	for _ in $(seq 100); do
+		mountpoint -q "$MNT" && return 0
+		sleep 0.05
+	done
+	cat "$T/fuse.log" >&2
+	return 1
+}
+
+# unmount and wait until r4fuse has committed and closed the image
+umount_r4() {
+	fusermount3 -u "$MNT"
+	wait "$FUSE_PID"
+	FUSE_PID=
+}
+
+@test "POSIX through the mount: read, write, mkdir, rename, links, chmod, truncate" {
+	mount_r4
+	run cat "$MNT/bank/alice"
+	assert_output 100
+	echo hello >"$MNT/bank/note"
+	echo more >>"$MNT/bank/note"
+	mkdir "$MNT/d"
+	cp /etc/hostname "$MNT/d/host"
+	mv "$MNT/bank/note" "$MNT/d/note"
+	ln -s ../bank/alice "$MNT/d/link"
+	ln "$MNT/bank/bob" "$MNT/d/bob"
+	chmod 0600 "$MNT/d/note"
+	truncate -s 3 "$MNT/bank/alice"
+	rm "$MNT/d/host"
+	run ls "$MNT/d"
+	assert_output $'bob\nlink\nnote'
+	run cat "$MNT/d/note" "$MNT/d/link"
+	assert_output $'hello\nmore\n100'
+	run stat -c '%a %h %s' "$MNT/d/note" "$MNT/d/bob"
+	assert_output $'600 1 11\n644 2 2'
+	run readlink "$MNT/d/link"
+	assert_output ../bank/alice
+	run rmdir "$MNT/bank"
+	assert_failure
+	assert_output --partial 'Directory not empty'
+	umount_r4
+	# what r4 reads after the unmount, and what reiser4progs says of it
+	run "$R4SH" -c 'cat /d/note' -c 'ls -l /d' "$IMG"
+	assert_output - <<'EOF'
+hello
+more
+-0644   2     0     0          2 bob
+l0777   1     0     0         13 link -> ../bank/alice
+-0600   1     0     0         11 note
+EOF
+	fsck_reiser4 "$IMG"
+}
+
+@test "pseudo files of directories by name; never in readdir" {
+	mount_r4
+	run cat "$MNT/bank/..mode"
+	assert_output 0755
+	echo 0700 >"$MNT/bank/..mode"
+	run stat -c %a "$MNT/bank"
+	assert_output 700
+	run cat "$MNT/bank/..type" "$MNT/bank/..nlink"
+	assert_output directory2
+	run ls -a "$MNT/bank"
+	assert_output $'.\n..\nalice\nbob'
+	run bash -c "echo 0999 > '$MNT/bank/..mode'"
+	assert_failure
+	run stat -c %a "$MNT/bank"
+	assert_output 700
+}
+
+@test "the control file runs an R4L command as one unit, and answers" {
+	mount_r4
+	echo '/bank/(alice <- "60", bob <- "90")' >"$MNT/..reiser4"
+	run cat "$MNT/bank/alice" "$MNT/bank/bob"
+	assert_output 6090
+	run bash -c "exec 3<>'$MNT/..reiser4'; printf '%s' '/bank/alice + \"/\" + /bank/bob' >&3; cat <&3"
+	assert_output 60/90
+	run bash -c "exec 3<>'$MNT/..reiser4'; printf '%s' '/bank/alice <- \"0\"; /bank/x/y <- \"1\"' >&3; cat <&3"
+	assert_line "<control>:1:21: error: cannot write '/bank/x': No such file or directory"
+	run cat "$MNT/bank/alice"
+	assert_output 60
+}
+
+@test "grouped commits survive kill -9 once the interval passed; fsync at once" {
+	mount_r4 -o commit=1
+	echo early >"$MNT/bank/early"
+	sleep 2.5		# one commit interval and more
+	echo synced >"$MNT/bank/synced"
+	sync "$MNT/bank/synced"	# fsync(2) commits the group
+	kill -9 "$FUSE_PID"
+	wait "$FUSE_PID" 2>/dev/null || true
+	FUSE_PID=
+	fusermount3 -uz "$MNT" 2>/dev/null || true
+	run "$R4SH" -c 'cat /bank/early /bank/synced' "$IMG"
+	assert_success
+	assert_output $'early\nsynced'
+	fsck_reiser4 "$IMG"
+	run "$R4" fsck "$IMG"
+	assert_success
+}
+
+@test "-o ro: nothing can change; -o sync commits each call" {
+	mount_r4 -o ro
+	run bash -c "echo x > '$MNT/bank/new'"
+	assert_failure
+	assert_output --partial 'Read-only file system'
+	umount_r4
+	mount_r4 -o sync
+	echo now >"$MNT/bank/now"
+	kill -9 "$FUSE_PID"
+	wait "$FUSE_PID" 2>/dev/null || true
+	FUSE_PID=
+	fusermount3 -uz "$MNT" 2>/dev/null || true
+	run "$R4SH" -c 'cat /bank/now' "$IMG"
+	assert_output now
+}
+
+@test "the lock: r4sh on a mounted image says r4fuse holds it" {
+	mount_r4
+	run "$R4SH" -c 'ls /' "$IMG"
+	assert_failure 1
+	assert_output "r4sh: $IMG is in use by r4fuse (pid $FUSE_PID); --read-only opens it anyway, without changing it"
+	run "$R4FUSE" "$IMG" "$T" -f
+	assert_failure 1
+	assert_output --partial 'in use by another program'
+}
