@@ -573,23 +573,6 @@ static int result_text(const struct result *r, int which, struct buf *b)
 
 /* ================================ lookup ================================ */
 
-/* The next component of *rest ("" runs of '/' skipped); false at the end. */
-static bool next_comp(const char **rest, const char **name, size_t *len)
-{
-	const char *s = *rest;
-
-	while (*s == '/')
-		s++;
-	if (!*s)
-		return false;
-	*name = s;
-	while (*s && *s != '/')
-		s++;
-	*len = (size_t)(s - *name);
-	*rest = s;
-	return true;
-}
-
 static bool is_pseudo(const char *name, size_t len)
 {
 	return len > 2 && name[0] == '.' && name[1] == '.';
@@ -635,7 +618,7 @@ static bool next_applies_to_link(struct x *x, struct walk *w, const struct r4_st
 	size_t len;
 	int which;
 
-	if (!next_comp(&r, &name, &len))
+	if (!r4_path_next(&r, &name, &len))
 		return false;
 	if (is_pseudo(name, len))
 		return true;
@@ -649,7 +632,7 @@ static int lookup_fail(struct x *x, struct walk *w, int rc, bool create)
 	int k = 0;
 
 	/* the step's path up to and including the failing component */
-	for (; k <= w->comp && next_comp(&r, &name, &len); k++)
+	for (; k <= w->comp && r4_path_next(&r, &name, &len); k++)
 		;
 	x->e->comp = w->comp;
 	return fail(x, rc, "cannot %s '%.*s'", create ? "write" : "read",
@@ -737,7 +720,7 @@ static int walk(struct x *x, const char *from, const char *text, unsigned flags,
 		bool from_link = w.linkpart > 0, last;
 		size_t before = w.pos;
 
-		if (!next_comp(&r, &name, &len))
+		if (!r4_path_next(&r, &name, &len))
 			break;
 		w.pos = (size_t)(r - w.rest);
 		w.linkpart = w.linkpart > w.pos - before ? w.linkpart - (w.pos - before) : 0;
@@ -747,7 +730,7 @@ static int walk(struct x *x, const char *from, const char *text, unsigned flags,
 			const char *peek = r, *pn;
 			size_t pl;
 
-			last = !next_comp(&peek, &pn, &pl);
+			last = !r4_path_next(&peek, &pn, &pl);
 		}
 		if (len == 1 && name[0] == '.') {
 			if (!S_ISDIR(w.st.mode)) {
@@ -766,7 +749,7 @@ static int walk(struct x *x, const char *from, const char *text, unsigned flags,
 			h->kind = H_PSEUDO;
 			h->ps = pi->id;
 			/* ..plugin/<type>, or a result child of the pseudo file */
-			if (next_comp(&r, &name, &len)) {
+			if (r4_path_next(&r, &name, &len)) {
 				w.pos = (size_t)(r - w.rest);
 				w.comp++;
 				if (is_result_child(name, len, &which)) {

@@ -20,8 +20,7 @@
 
 /* ---- paths ---- */
 
-/* Next component of *p: false at the end. */
-static bool next_name(const char **p, const char **name, size_t *len)
+bool r4_path_next(const char **p, const char **name, size_t *len)
 {
 	const char *s = *p;
 
@@ -44,7 +43,7 @@ static int check_path(const char *path)
 
 	if (!path || path[0] != '/')
 		return -EINVAL;
-	while (next_name(&p, &name, &len))
+	while (r4_path_next(&p, &name, &len))
 		if (len > R4_NAME_MAX)
 			return -ENAMETOOLONG;
 	return 0;
@@ -64,7 +63,7 @@ static int walk_to(struct r4_db *db, const char *path, bool parent, struct r4_in
 	r4_obj_root_key(&root);
 	if ((rc = r4_obj_load(db, &root, out)))
 		return rc == -ENOENT ? R4_CORRUPT(&db->lg, db->root, "no root directory") : rc;
-	more = next_name(&p, &name, &len);
+	more = r4_path_next(&p, &name, &len);
 	if (parent && !more) {
 		r4_obj_fini(out);
 		return -EBUSY;		/* "/" has no parent entry */
@@ -72,7 +71,7 @@ static int walk_to(struct r4_db *db, const char *path, bool parent, struct r4_in
 	while (more) {
 		const char *save = p;
 
-		more = next_name(&p, &nname, &nlen);
+		more = r4_path_next(&p, &nname, &nlen);
 		if (parent && !more) {
 			*last = name;
 			*lastlen = len;
