@@ -276,7 +276,7 @@ CMD(ls)
 		else
 			path = argv[i];
 	}
-	q = sh_quote_path(path);
+	q = r4_path_quote(path);
 	rc = r4l(sh, &r, "%s/..type; %s/..list", q, q);
 	free(q);
 	if (rc) {
@@ -329,7 +329,7 @@ CMD(cat)
 	int rc = 0;
 
 	for (int i = 1; i < argc; i++) {
-		char *q = sh_quote_path(argv[i]);
+		char *q = r4_path_quote(argv[i]);
 		struct r4_run *r = NULL;
 
 		if (!(rc = r4l(sh, &r, "%s", q)) && r->nvalues) {
@@ -356,7 +356,7 @@ CMD(cat)
 CMD(cd)
 {
 	const char *path = argc > 1 ? argv[1] : "/";
-	char *q = sh_quote_path(path);
+	char *q = r4_path_quote(path);
 	struct r4_run *r = NULL;
 	int rc = r4l(sh, &r, "%s/..type", q);
 
@@ -405,8 +405,8 @@ CMD(mkdir)
 
 				*s = 0;
 				dir_name(a, &d, &nm);
-				qd = sh_quote_path(d);
-				qp = sh_quote_path(a);
+				qd = r4_path_quote(d);
+				qp = r4_path_quote(a);
 				char *lit = sh_literal(nm, strlen(nm));
 
 				fprintf(f, "if not exist %s then %s/..new/(name <- %s, type <- directory);\n",
@@ -424,7 +424,7 @@ CMD(mkdir)
 			char *d, *nm, *qd, *lit;
 
 			dir_name(a, &d, &nm);
-			qd = sh_quote_path(d);
+			qd = r4_path_quote(d);
 			lit = sh_literal(nm, strlen(nm));
 			fprintf(f, "%s/..new/(name <- %s, type <- directory);\n", qd, lit);
 			free(lit);
@@ -467,7 +467,7 @@ static int rm_tree(struct sh *sh, const char *a, FILE *f)
 {
 	struct collect c = {0};
 	struct r4_dirpos pos = {0};
-	char *qa = sh_quote_path(a);
+	char *qa = r4_path_quote(a);
 	int rc = r4_readdir(sh->db, a, &pos, collect_fn, &c);
 
 	for (size_t i = 0; i < c.n; i++) {
@@ -507,7 +507,7 @@ CMD(rm)
 		if (rec && !r4_stat(sh->db, a, &st) && S_ISDIR(st.mode))
 			rc = rm_tree(sh, a, f);
 		dir_name(argv[i], &d, &nm);
-		qd = sh_quote_path(d);
+		qd = r4_path_quote(d);
 		lit = sh_literal(nm, strlen(nm));
 		fprintf(f, "%s/..unlink <- %s;\n", qd, lit);
 		free(lit);
@@ -528,7 +528,7 @@ CMD(rm)
 /* TO, or TO/basename(FROM) when TO is a directory. */
 static char *target_of(struct sh *sh, const char *from, const char *to)
 {
-	char *q = sh_quote_path(to), *d, *nm, *t;
+	char *q = r4_path_quote(to), *d, *nm, *t;
 	struct r4_run *r = NULL;
 	bool dir;
 
@@ -555,7 +555,7 @@ CMD(mv)
 	(void)argc;
 	dir_name(fa, &fd, &fn);
 	dir_name(ta, &td, &tn);
-	char *qf = sh_quote_path(fa), *qfd = sh_quote_path(fd), *qtd = sh_quote_path(td),
+	char *qf = r4_path_quote(fa), *qfd = r4_path_quote(fd), *qtd = r4_path_quote(td),
 	     *lf = sh_literal(fn, strlen(fn)), *lt = sh_literal(tn, strlen(tn));
 	struct r4_stat st;
 
@@ -584,7 +584,7 @@ CMD(mv)
 CMD(cp)
 {
 	char *to = target_of(sh, argv[1], argv[2]);
-	char *qf = sh_quote_path(argv[1]), *qt = sh_quote_path(to);
+	char *qf = r4_path_quote(argv[1]), *qt = r4_path_quote(to);
 	int rc = r4l(sh, NULL, "%s <- %s", qt, qf);
 
 	(void)argc;
@@ -604,9 +604,9 @@ CMD(ln)
 		return -EINVAL;
 	}
 	dir_name(name, &d, &nm);
-	qd = sh_quote_path(d);
-	qn = sh_quote_path(name);
-	qt = sh_quote_path(tgt);
+	qd = r4_path_quote(d);
+	qn = r4_path_quote(name);
+	qt = r4_path_quote(tgt);
 	lt = sh_literal(tgt, strlen(tgt));
 	ln = sh_literal(nm, strlen(nm));
 	if (sym)
@@ -621,7 +621,7 @@ CMD(stat)
 {
 	static const char *const attrs[] = {"type", "mode", "uid", "gid", "size", "nlink",
 					    "atime", "mtime", "ctime", "oid", "key", "name"};
-	char *q = sh_quote_path(argv[1]), *cmd = NULL;
+	char *q = r4_path_quote(argv[1]), *cmd = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&cmd, &len);
 	struct r4_run *r = NULL;
@@ -704,7 +704,7 @@ CMD(tree)
 
 CMD(write)
 {
-	char *body = NULL, *q = sh_quote_path(argv[1]), *lit;
+	char *body = NULL, *q = r4_path_quote(argv[1]), *lit;
 	size_t len = 0;
 	int rc;
 

@@ -63,8 +63,6 @@ int sh_read_body(struct sh *sh, char **body, size_t *len);
 int sh_r4l(struct sh *sh, const char *src, size_t len, bool per_statement, bool dry);
 /* Run R4L built by a verb, quietly: its values go to vals (may be NULL). */
 int sh_r4l_quiet(struct sh *sh, const char *src, size_t len, struct r4_run **out);
-/* A path argument as an R4L path: `quoted' components, relative as given. */
-char *sh_quote_path(const char *path);
 /* An R4L string literal of bytes: #sN:bytes. */
 char *sh_literal(const void *bytes, size_t len);
 

@@ -197,40 +197,6 @@ int sh_r4l_quiet(struct sh *sh, const char *src, size_t len, struct r4_run **out
 	return rc;
 }
 
-char *sh_quote_path(const char *path)
-{
-	size_t n = strlen(path);
-	char *s = malloc(n * 3 + 4), *o = s;
-	const char *p = path;
-
-	if (!s)
-		return NULL;
-	if (*p == '/')
-		*o++ = '/';
-	while (*p) {
-		const char *e;
-
-		while (*p == '/')
-			p++;
-		if (!*p)
-			break;
-		for (e = p; *e && *e != '/'; e++)
-			;
-		if (o > s && o[-1] != '/')
-			*o++ = '/';
-		/* a `quoted' name keeps every byte; its quotes must balance */
-		*o++ = '`';
-		memcpy(o, p, (size_t)(e - p));
-		o += e - p;
-		*o++ = '\'';
-		p = e;
-	}
-	if (o == s)
-		*o++ = '.';
-	*o = 0;
-	return s;
-}
-
 char *sh_literal(const void *bytes, size_t len)
 {
 	char *s = malloc(len + 32);

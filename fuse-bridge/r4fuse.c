@@ -162,34 +162,6 @@ static bool is_pseudo(const char *path)
 	return b[0] == '.' && b[1] == '.' && b[2];
 }
 
-/* R4L for one path: every component `quoted'. */
-static char *quote_path(const char *path)
-{
-	size_t n = strlen(path);
-	char *s = malloc(n * 3 + 4), *o = s;
-
-	for (const char *p = path; *p;) {
-		const char *e;
-
-		while (*p == '/')
-			p++;
-		if (!*p)
-			break;
-		for (e = p; *e && *e != '/'; e++)
-			;
-		*o++ = '/';
-		*o++ = '`';
-		memcpy(o, p, (size_t)(e - p));
-		o += e - p;
-		*o++ = '\'';
-		p = e;
-	}
-	if (o == s)
-		*o++ = '/';
-	*o = 0;
-	return s;
-}
-
 /* Run R4L src as the calling process; its values, or its diagnostics,
  * as text.  The grouped POSIX changes commit first: a command is a unit
  * of its own. */
@@ -235,7 +207,7 @@ static int run_r4l(const char *src, size_t len, char **out, size_t *nout, bool v
 /* The text of a pseudo file (a value of its own, as R4L reads it). */
 static int pseudo_text(const char *path, char **out, size_t *n)
 {
-	char *q = quote_path(path);
+	char *q = r4_path_quote(path);
 	int rc = run_r4l(q, strlen(q), out, n, true);
 
 	free(q);
@@ -273,7 +245,7 @@ static int special_flush(struct special *s)
 		s->rpos = 0;
 		rc = 0;	/* the answer is the diagnostics, read back */
 	} else {
-		char *q = quote_path(s->path), *cmd;
+		char *q = r4_path_quote(s->path), *cmd;
 		size_t n = strlen(q);
 
 		cmd = malloc(n + s->nin + 40);

@@ -154,4 +154,10 @@ int r4_run(r4_db *db, const char *src, size_t len, const struct r4_run_opts *o,
 	   struct r4_run **out);
 void r4_run_free(struct r4_run *r);
 
+/* A host path as an R4L path: each component `quoted', so that any name
+ * (spaces, keywords, brackets) is taken literally; relative stays
+ * relative, "" is ".".  NULL on -ENOMEM; r4_free it.  (A component
+ * holding an unbalanced ` or ' cannot be quoted: use *"path" instead.) */
+char *r4_path_quote(const char *path);
+
 #endif

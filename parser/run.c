@@ -169,3 +169,37 @@ void r4_run_free(struct r4_run *r)
 	r4_diag_free(r->diags);
 	r4_free(r);
 }
+
+char *r4_path_quote(const char *path)
+{
+	size_t n = strlen(path);
+	char *s = r4_malloc(n * 3 + 4), *o = s;
+	const char *p = path;
+
+	if (!s)
+		return NULL;
+	if (*p == '/')
+		*o++ = '/';
+	while (*p) {
+		const char *e;
+
+		while (*p == '/')
+			p++;
+		if (!*p)
+			break;
+		for (e = p; *e && *e != '/'; e++)
+			;
+		if (o > s && o[-1] != '/')
+			*o++ = '/';
+		/* a `quoted' name keeps every byte; its quotes must balance */
+		*o++ = '`';
+		memcpy(o, p, (size_t)(e - p));
+		o += e - p;
+		*o++ = '\'';
+		p = e;
+	}
+	if (o == s)
+		*o++ = '.';
+	*o = 0;
+	return s;
+}
