@@ -35,6 +35,8 @@
 #include "r4_lang.h"
 
 #define CONTROL "/..reiser4"
+#define META "/..meta"
+#define XATTR "user.r4."	/* user.r4.mode is ..mode */
 
 struct bridge {
 	r4_db *db;
@@ -160,6 +162,18 @@ static bool is_pseudo(const char *path)
 
 	b = b ? b + 1 : path;
 	return b[0] == '.' && b[1] == '.' && b[2];
+}
+
+/* A path in the meta view (/..meta/a/b names the object /a/b, shown as a
+ * directory of its pseudo files and children): the object's path, or
+ * NULL for a path outside the view. */
+static char *meta_real(const char *path)
+{
+	size_t n = strlen(META);
+
+	if (strncmp(path, META, n) || (path[n] && path[n] != '/'))
+		return NULL;
+	return strdup(path[n] ? path + n : "/");
 }
 
 /* Run R4L src as the calling process; its values, or its diagnostics,
@@ -289,6 +303,23 @@ static int fb_getattr(const char *path, struct stat *st, struct fuse_file_info *
 	int rc;
 
 	(void)fi;
+	char *real = meta_real(path);
+
+	if (real && !is_pseudo(real)) {
+		/* every object of the meta view is a directory */
+		pthread_mutex_lock(&B.mu);
+		if (!(rc = r4_stat(B.db, real, &r))) {
+			fill(st, &r);
+			st->st_mode = S_IFDIR | (r.mode & 0777) | ((r.mode & 0444) >> 2);
+			st->st_nlink = 2;
+			st->st_size = 0;
+		}
+		pthread_mutex_unlock(&B.mu);
+		free(real);
+		return fb_err("getattr", path, rc);
+	}
+	if (real)
+		path = real;
 	pthread_mutex_lock(&B.mu);
 	if (!strcmp(path, CONTROL) || is_pseudo(path)) {
 		char *dir = strdup(path), *slash = strrchr(dir, '/');
@@ -317,7 +348,9 @@ static int fb_getattr(const char *path, struct stat *st, struct fuse_file_info *
 		fill(st, &r);
 	}
 	pthread_mutex_unlock(&B.mu);
-	return fb_err("getattr", path, rc);
+	rc = fb_err("getattr", path, rc);
+	free(real);
+	return rc;
 }
 
 struct fill_ctx {
@@ -345,9 +378,37 @@ static int fb_readdir(const char *path, void *buf, fuse_fill_dir_t filler, off_t
 	struct r4_dirpos pos = {0};
 	int rc;
 
+	char *real = meta_real(path);
+
 	(void)off;
 	(void)fi;
 	(void)flags;
+	if (real) {
+		/* the meta view: an object's entries, then its pseudo names (..list) */
+		char *q = r4_path_quote(real), *cmd = NULL, *list = NULL;
+		size_t n = 0;
+
+		pthread_mutex_lock(&B.mu);
+		rc = q && asprintf(&cmd, "%s/..list", q) >= 0
+		     ? run_r4l(cmd, strlen(cmd), &list, &n, true) : -ENOMEM;
+		free(cmd);
+		pthread_mutex_unlock(&B.mu);
+		if (!rc) {
+			filler(buf, ".", NULL, 0, 0);
+			filler(buf, "..", NULL, 0, 0);
+			for (char *s = list, *e; s && s < list + n; s = e + 1) {
+				if (!(e = memchr(s, '\n', (size_t)(list + n - s))))
+					break;
+				*e = 0;
+				if (strcmp(s, ".") && strcmp(s, ".."))
+					filler(buf, s, NULL, 0, 0);
+			}
+		}
+		free(list);
+		free(q);
+		free(real);
+		return fb_err("readdir", path, rc);
+	}
 	pthread_mutex_lock(&B.mu);
 	rc = r4_readdir(B.db, path, &pos, dir_fn, &c);
 	pthread_mutex_unlock(&B.mu);
@@ -510,6 +571,13 @@ static int fb_open(const char *path, struct fuse_file_info *fi)
 	struct r4_stat st;
 	int rc;
 
+	char *real = meta_real(path);
+
+	if (real) {
+		rc = is_pseudo(real) ? special_open(real, fi) : -EISDIR;
+		free(real);
+		return rc;
+	}
 	if (!strcmp(path, CONTROL) || is_pseudo(path))
 		return special_open(path, fi);
 	if (B.ro && (fi->flags & O_ACCMODE) != O_RDONLY)
@@ -679,6 +747,99 @@ static int fb_statfs(const char *path, struct statvfs *sv)
 	return fb_err("statfs", path, rc);
 }
 
+/* ---- extended attributes: user.r4.NAME is the pseudo file ..NAME ---- */
+
+static const char *const xattr_names[] = {
+	"uid", "gid", "mode", "type", "size", "nlink", "atime", "mtime", "ctime", "oid", "key",
+	"plugin", "name", NULL,
+};
+
+/* The pseudo file an attribute name stands for ("/a/..mode"), or NULL. */
+static char *xattr_path(const char *path, const char *name)
+{
+	char *real = meta_real(path), *p = NULL;
+	size_t n = strlen(XATTR);
+
+	if (!strncmp(name, XATTR, n) && name[n] && !strchr(name + n, '/') &&
+	    asprintf(&p, "%s/..%s", real ? (strcmp(real, "/") ? real : "") : (strcmp(path, "/")
+		     ? path : ""), name + n) < 0)
+		p = NULL;
+	free(real);
+	return p;
+}
+
+static int fb_getxattr(const char *path, const char *name, char *value, size_t size)
+{
+	char *p = xattr_path(path, name), *text = NULL;
+	size_t n = 0;
+	int rc;
+
+	if (!p)
+		return -ENODATA;
+	pthread_mutex_lock(&B.mu);
+	rc = pseudo_text(p, &text, &n);
+	pthread_mutex_unlock(&B.mu);
+	if (!rc && size && n > size)
+		rc = -ERANGE;
+	else if (!rc && size)
+		memcpy(value, text, n);
+	free(text);
+	free(p);
+	/* an unknown pseudo name is no attribute */
+	return rc == -ENOENT && !is_pseudo(path) ? -ENODATA : rc ? fb_err("getxattr", path, rc)
+	       : (int)n;
+}
+
+static int fb_setxattr(const char *path, const char *name, const char *value, size_t size,
+		       int flags)
+{
+	char *p = xattr_path(path, name), *q, *cmd;
+	char *out = NULL;
+	size_t n = 0;
+	int rc;
+
+	(void)flags;
+	if (!p)
+		return -ENOTSUP;	/* only the user.r4. names */
+	q = r4_path_quote(p);
+	cmd = malloc(strlen(q) + size + 40);
+	n = (size_t)sprintf(cmd, "%s <- #s%zu:", q, size);
+	memcpy(cmd + n, value, size);
+	pthread_mutex_lock(&B.mu);
+	rc = run_r4l(cmd, n + size, &out, &n, true);
+	pthread_mutex_unlock(&B.mu);
+	if (!rc)
+		invalidate_owner(p);	/* the kernel's cached mode, owner, size */
+	free(out);
+	free(cmd);
+	free(q);
+	free(p);
+	return fb_err("setxattr", path, rc);
+}
+
+static int fb_listxattr(const char *path, char *list, size_t size)
+{
+	size_t need = 0;
+
+	(void)path;
+	for (int i = 0; xattr_names[i]; i++)
+		need += strlen(XATTR) + strlen(xattr_names[i]) + 1;
+	if (!size)
+		return (int)need;
+	if (size < need)
+		return -ERANGE;
+	for (int i = 0; xattr_names[i]; i++)
+		list += sprintf(list, "%s%s", XATTR, xattr_names[i]) + 1;
+	return (int)need;
+}
+
+static int fb_removexattr(const char *path, const char *name)
+{
+	(void)path;
+	(void)name;
+	return -ENOTSUP;	/* a pseudo file cannot go */
+}
+
 static void *fb_init(struct fuse_conn_info *conn, struct fuse_config *cfg)
 {
 	(void)conn;
@@ -733,6 +894,10 @@ static const struct fuse_operations fb_ops = {
 	.destroy = fb_destroy,
 	.create = fb_create,
 	.utimens = fb_utimens,
+	.getxattr = fb_getxattr,
+	.setxattr = fb_setxattr,
+	.listxattr = fb_listxattr,
+	.removexattr = fb_removexattr,
 };
 
 /* ---- options and main ---- */
@@ -823,6 +988,7 @@ int fuse_bridge_main(int argc, char **argv)
 		fuse_opt_add_arg(&args, "-oro");
 	fuse_opt_add_arg(&args, "-ofsname=r4");
 	fuse_opt_add_arg(&args, "-osubtype=r4");
+	fuse_opt_add_arg(&args, "-omax_threads=16");	/* (3.14 warns without it) */
 	rc = fuse_main(args.argc, args.argv, &fb_ops, NULL);
 	if (B.db)	/* never mounted: destroy did not run */
 		r4_close(B.db);

@@ -35,6 +35,7 @@ liblzo2-dev       pc:lzo2
 zlib1g-dev        pc:zlib
 libzstd-dev       pc:libzstd
 tmux              cmd:tmux
+attr              cmd:getfattr
 '
 
 have_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'; }

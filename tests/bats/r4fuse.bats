@@ -160,3 +160,46 @@ EOF
 	assert_failure 1
 	assert_output --partial 'in use by another program'
 }
+
+@test "the meta view: every object is a directory of its pseudo files and children" {
+	mount_r4
+	run ls "$MNT/..meta"
+	assert_output bank
+	run ls "$MNT/..meta/bank"
+	assert_output $'alice\nbob'
+	run ls -a "$MNT/..meta/bank/alice"
+	assert_line ..mode
+	assert_line ..body
+	refute_line ..unlink
+	run cat "$MNT/..meta/bank/alice/..body"
+	assert_output 100
+	run stat -c %F "$MNT/..meta/bank/alice"
+	assert_output directory
+	echo 0600 >"$MNT/..meta/bank/alice/..mode"
+	run stat -c %a "$MNT/bank/alice"
+	assert_output 600
+	run ls -a "$MNT"
+	refute_line ..meta
+}
+
+@test "extended attributes: user.r4.NAME is the pseudo file ..NAME, of any object" {
+	need_cmd getfattr "attr not installed"
+	mount_r4
+	run getfattr --absolute-names --only-values -n user.r4.mode "$MNT/bank/alice"
+	assert_output 0644
+	run getfattr --absolute-names -d "$MNT/bank/alice"
+	assert_line 'user.r4.mode="0644"'
+	assert_line 'user.r4.type="regular"'
+	assert_line 'user.r4.size="3"'
+	setfattr -n user.r4.mode -v 0640 "$MNT/bank/alice"
+	run stat -c %a "$MNT/bank/alice"
+	assert_output 640
+	run setfattr -n user.r4.mode -v 0999 "$MNT/bank/alice"
+	assert_failure
+	run setfattr -n user.other -v x "$MNT/bank/alice"
+	assert_failure
+	run setfattr -x user.r4.mode "$MNT/bank/alice"
+	assert_failure
+	run stat -c %a "$MNT/bank/alice"
+	assert_output 640
+}
