@@ -205,8 +205,12 @@ static int run_r4l(const char *src, size_t len, char **out, size_t *nout, bool v
 	for (size_t i = 0; i < r->nvalues; i++) {
 		const struct r4_run_value *v = &r->values[i];
 
-		if (v->err)
+		if (v->err) {
+			/* a value the caller may not read says so (a directory: nothing) */
+			if (!values_only && v->err != -EISDIR)
+				fprintf(f, "cannot read '%s': %s\n", v->path, r4_strerror(v->err));
 			continue;
+		}
 		fwrite(v->bytes, 1, v->size, f);
 		if (!values_only && v->size && v->bytes[v->size - 1] != '\n')
 			fputc('\n', f);

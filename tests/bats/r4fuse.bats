@@ -27,6 +27,7 @@ teardown() {
 		kill "$FUSE_PID" 2>/dev/null || true
 		wait "$FUSE_PID" 2>/dev/null || true
 	fi
+	[ -n "${MNT_EXTRA:-}" ] && rmdir "$MNT_EXTRA" 2>/dev/null
 	r4_teardown
 }
 
@@ -202,4 +203,36 @@ EOF
 	assert_failure
 	run stat -c %a "$MNT/bank/alice"
 	assert_output 640
+}
+
+@test "an unprivileged caller (allow_other): mode bits, and R4L as that uid" {
+	need_cmd setpriv
+	"$R4SH" -c '/bank/alice/..mode <- "0640"' -c 'mkdir /pub' -c '/pub/..mode <- "0777"' \
+		"$IMG" >/dev/null
+	# a mount point uid 1000 can reach ($T is 0700)
+	MNT=$(mktemp -d /tmp/r4mnt.XXXXXX)
+	MNT_EXTRA=$MNT
+	chmod 755 "$MNT"
+	mount_r4 -o allow_other
+	as1000() { setpriv --reuid=1000 --regid=1000 --clear-groups "$@"; }
+	run as1000 cat "$MNT/bank/bob"
+	assert_output 50
+	run as1000 cat "$MNT/bank/alice"
+	assert_failure
+	assert_output --partial 'Permission denied'
+	run as1000 bash -c "echo x > '$MNT/bank/new'"
+	assert_failure
+	as1000 bash -c "echo mine > '$MNT/pub/mine'"
+	run stat -c '%U %u:%g %a' "$MNT/pub/mine"
+	assert_output --regexp '^[^ ]+ 1000:1000 644$'
+	run as1000 bash -c "echo 0777 > '$MNT/bank/..mode'"
+	assert_failure
+	run cat "$MNT/bank/..mode"
+	assert_output 0755
+	# the control file runs commands as the caller
+	as1000 bash -c "echo '/pub/mine <- \"via control\"' > '$MNT/..reiser4'"
+	run cat "$MNT/pub/mine"
+	assert_output 'via control'
+	run as1000 bash -c "exec 3<>'$MNT/..reiser4'; printf '%s' '/bank/alice' >&3; cat <&3"
+	assert_output --partial "cannot read '/bank/alice': Permission denied"
 }
