@@ -31,7 +31,7 @@ UNIT_LIB_OBJ = $(UNIT_LIB_SRC:%.c=$(B)/%.o)
 INTEROP_SRC = $(sort $(wildcard tests/interop/*.c))
 INTEROP_BIN = $(INTEROP_SRC:tests/interop/%.c=$(B)/tests/%)
 
-PROGS = $(B)/r4 $(B)/r4sh $(B)/r4fuse
+PROGS = $(B)/r4 $(B)/r4sh $(B)/r4fuse $(B)/mount.fuse.r4
 EDIT_LIBS = $(shell pkg-config --libs libedit 2>/dev/null || echo -ledit)
 FUSE_CFLAGS = $(shell pkg-config --cflags fuse3 2>/dev/null || echo -I/usr/include/fuse3)
 FUSE_LIBS = $(shell pkg-config --libs fuse3 2>/dev/null || echo -lfuse3 -lpthread)
@@ -81,7 +81,7 @@ $(B)/fuse-bridge/%.o: fuse-bridge/%.c
 $(B)/r4: $(CLI_OBJ) $(FUSE_OBJ) $(B)/libr4parse.a $(B)/libr4engine.a
 	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(UUID_LIBS) $(EDIT_LIBS) $(FUSE_LIBS)
 # r4sh and r4fuse are r4 under other names (cli/r4.c looks at argv[0])
-$(B)/r4sh $(B)/r4fuse: $(B)/r4
+$(B)/r4sh $(B)/r4fuse $(B)/mount.fuse.r4: $(B)/r4
 	ln -sf r4 $@
 
 $(B)/tests/%: $(B)/tests/unit/%.o $(UNIT_LIB_OBJ) $(B)/libr4parse.a $(B)/libr4engine.a

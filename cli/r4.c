@@ -767,7 +767,8 @@ int main(int argc, char **argv)
 	/* one binary, three names: as r4sh it is the shell, as r4fuse the bridge */
 	if (!strcmp(base ? base + 1 : argv[0], "r4sh"))
 		return sh_main(argc, argv);
-	if (!strcmp(base ? base + 1 : argv[0], "r4fuse"))
+	if (!strcmp(base ? base + 1 : argv[0], "r4fuse") ||
+	    !strcmp(base ? base + 1 : argv[0], "mount.fuse.r4"))	/* mount -t fuse.r4 */
 		return fuse_bridge_main(argc, argv);
 	if (argc < 2)
 		return usage(stderr);

@@ -844,6 +844,19 @@ static int fb_removexattr(const char *path, const char *name)
 	return -ENOTSUP;	/* a pseudo file cannot go */
 }
 
+/* No mode is done fully (r4 keeps no preallocated extents): glibc's
+ * posix_fallocate then writes the range itself. */
+static int fb_fallocate(const char *path, int mode, off_t off, off_t len,
+			struct fuse_file_info *fi)
+{
+	(void)path;
+	(void)mode;
+	(void)off;
+	(void)len;
+	(void)fi;
+	return -EOPNOTSUPP;
+}
+
 static void *fb_init(struct fuse_conn_info *conn, struct fuse_config *cfg)
 {
 	(void)conn;
@@ -902,6 +915,7 @@ static const struct fuse_operations fb_ops = {
 	.setxattr = fb_setxattr,
 	.listxattr = fb_listxattr,
 	.removexattr = fb_removexattr,
+	.fallocate = fb_fallocate,
 };
 
 /* ---- options and main ---- */
@@ -931,8 +945,18 @@ static int opt_proc(void *data, const char *arg, int key, struct fuse_args *out)
 		o->image = strdup(arg);
 		return 0;	/* the image is ours; the mount point goes to libfuse */
 	}
-	if (key == FUSE_OPT_KEY_OPT && !strcmp(arg, "ro"))
-		return 1;	/* and libfuse mounts read-only too */
+	/* what mount(8) passes from fstab that is no business of libfuse's */
+	static const char *const mount_only[] = {"rw", "defaults", "auto", "noauto", "user",
+						 "users", "nofail", "_netdev", "dev", "exec",
+						 "suid", NULL};
+
+	if (key == FUSE_OPT_KEY_OPT) {
+		for (int i = 0; mount_only[i]; i++)
+			if (!strcmp(arg, mount_only[i]))
+				return 0;
+		if (!strncmp(arg, "x-", 2))
+			return 0;
+	}
 	return 1;
 }
 

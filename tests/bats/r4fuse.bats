@@ -236,3 +236,22 @@ EOF
 	run as1000 bash -c "exec 3<>'$MNT/..reiser4'; printf '%s' '/bank/alice' >&3; cat <&3"
 	assert_output --partial "cannot read '/bank/alice': Permission denied"
 }
+
+@test "as a mount helper: mount.fuse.r4 IMAGE DIR -o fstab options, in the background" {
+	"$R4_BUILD/mount.fuse.r4" "$IMG" "$MNT" -o rw,defaults,nofail,x-systemd.automount,commit=2
+	mountpoint -q "$MNT"
+	run cat "$MNT/bank/alice"
+	assert_output 100
+	echo fstab >"$MNT/bank/via"
+	run fallocate -l 1M "$MNT/bank/via"
+	assert_failure
+	assert_output --partial 'Operation not supported'
+	fusermount3 -u "$MNT"
+	# the daemon commits and closes after the unmount: wait for it
+	for _ in $(seq 100); do
+		pgrep -f "mount.fuse.r4 $IMG" >/dev/null || break
+		sleep 0.05
+	done
+	run "$R4SH" -c 'cat /bank/via' "$IMG"
+	assert_output fstab
+}
