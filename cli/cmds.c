@@ -183,6 +183,19 @@ static void dir_name(const char *path, char **dir, char **name)
 	}
 }
 
+/* The directory of path as an R4L path, and its last name as a literal
+ * (both malloc'd): what ..new, ..link and ..unlink take. */
+static void parent_and_name(const char *path, char **qdir, char **lit)
+{
+	char *d, *nm;
+
+	dir_name(path, &d, &nm);
+	*qdir = r4_path_quote(d);
+	*lit = sh_literal(nm, strlen(nm));
+	free(d);
+	free(nm);
+}
+
 /* A path as absolute and lexically clean ("." and ".." folded). */
 static char *absolute(struct sh *sh, const char *path)
 {
@@ -401,36 +414,27 @@ CMD(mkdir)
 			for (char *s = a + 1; ; s++) {
 				if (*s && *s != '/')
 					continue;
-				char c = *s, *d, *nm, *qd, *qp;
+				char c = *s, *qd, *lit, *qp;
 
 				*s = 0;
-				dir_name(a, &d, &nm);
-				qd = r4_path_quote(d);
+				parent_and_name(a, &qd, &lit);
 				qp = r4_path_quote(a);
-				char *lit = sh_literal(nm, strlen(nm));
-
 				fprintf(f, "if not exist %s then %s/..new/(name <- %s, type <- directory);\n",
 					qp, qd, lit);
 				free(lit);
 				free(qd);
 				free(qp);
-				free(d);
-				free(nm);
 				*s = c;
 				if (!c)
 					break;
 			}
 		} else {
-			char *d, *nm, *qd, *lit;
+			char *qd, *lit;
 
-			dir_name(a, &d, &nm);
-			qd = r4_path_quote(d);
-			lit = sh_literal(nm, strlen(nm));
+			parent_and_name(a, &qd, &lit);
 			fprintf(f, "%s/..new/(name <- %s, type <- directory);\n", qd, lit);
 			free(lit);
 			free(qd);
-			free(d);
-			free(nm);
 		}
 		free(a);
 	}
@@ -501,19 +505,15 @@ CMD(rm)
 	int rc = 0;
 
 	for (int i = rec ? 2 : 1; i < argc && !rc; i++) {
-		char *d, *nm, *qd, *lit, *a = absolute(sh, argv[i]);
+		char *qd, *lit, *a = absolute(sh, argv[i]);
 		struct r4_stat st;
 
 		if (rec && !r4_stat(sh->db, a, &st) && S_ISDIR(st.mode))
 			rc = rm_tree(sh, a, f);
-		dir_name(argv[i], &d, &nm);
-		qd = r4_path_quote(d);
-		lit = sh_literal(nm, strlen(nm));
+		parent_and_name(argv[i], &qd, &lit);
 		fprintf(f, "%s/..unlink <- %s;\n", qd, lit);
 		free(lit);
 		free(qd);
-		free(d);
-		free(nm);
 		free(a);
 	}
 	fclose(f);
@@ -596,24 +596,24 @@ CMD(ln)
 {
 	bool sym = argc == 4 && !strcmp(argv[1], "-s");
 	const char *tgt = argv[argc - 2], *name = argv[argc - 1];
-	char *d, *nm, *qd, *qn, *lt, *ln, *qt;
+	char *qd, *ln, *q;
 	int rc;
 
 	if (argc == 4 && !sym) {
 		fprintf(stderr, "usage: ln [-s] TARGET NAME\n");
 		return -EINVAL;
 	}
-	dir_name(name, &d, &nm);
-	qd = r4_path_quote(d);
-	qn = r4_path_quote(name);
-	qt = r4_path_quote(tgt);
-	lt = sh_literal(tgt, strlen(tgt));
-	ln = sh_literal(nm, strlen(nm));
-	if (sym)
+	if (sym) {
+		char *qn = r4_path_quote(name), *lt = sh_literal(tgt, strlen(tgt));
+
 		rc = r4l(sh, NULL, "%s -> %s", qn, lt);
-	else
-		rc = r4l(sh, NULL, "%s/..link/(name <- %s, target <- %s)", qd, ln, qt);
-	free(d), free(nm), free(qd), free(qn), free(lt), free(ln), free(qt);
+		free(qn), free(lt);
+		return rc;
+	}
+	parent_and_name(name, &qd, &ln);
+	q = r4_path_quote(tgt);
+	rc = r4l(sh, NULL, "%s/..link/(name <- %s, target <- %s)", qd, ln, q);
+	free(qd), free(ln), free(q);
 	return rc;
 }
 
@@ -966,25 +966,16 @@ CMD(mode)
 
 CMD(read)
 {
-	FILE *f = fopen(argv[1], "rb");
 	char *text = NULL;
 	size_t len = 0;
 	const char *source = sh->source;
 	int status = sh->status, rc;
 
 	(void)argc;
-	if (!f) {
-		fprintf(stderr, "r4sh: .read: %s: %s\n", argv[1], strerror(errno));
-		return -errno;
+	if ((rc = sh_read_file(argv[1], false, &text, &len))) {
+		fprintf(stderr, "r4sh: .read: %s: %s\n", argv[1], strerror(-rc));
+		return rc;
 	}
-	FILE *m = open_memstream(&text, &len);
-	char buf[65536];
-	size_t n;
-
-	while ((n = fread(buf, 1, sizeof(buf), f)))
-		fwrite(buf, 1, n, m);
-	fclose(f);
-	fclose(m);
 	sh->source = argv[1];
 	sh->status = 0;
 	rc = sh_script(sh, text, len, false, false);

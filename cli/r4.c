@@ -596,27 +596,12 @@ static int read_source(const char *flag, const char *arg, char **text, size_t *l
 		*len = strlen(*text);
 		return 0;
 	}
-	FILE *f = strcmp(arg, "-") ? fopen(arg, "rb") : stdin;
-	FILE *m = open_memstream(text, len);
-	char buf[65536];
-	size_t n;
+	int rc = sh_read_file(arg, true, text, len);
 
 	*name = strcmp(arg, "-") ? arg : "<stdin>";
-	if (!f || !m) {
-		fprintf(stderr, "%s: cannot read '%s': %s\n", sh_prog, arg, strerror(errno));
-		if (f && f != stdin)
-			fclose(f);
-		if (m)
-			fclose(m);
-		free(*text);
-		return -1;
-	}
-	while ((n = fread(buf, 1, sizeof(buf), f)))
-		fwrite(buf, 1, n, m);
-	if (f != stdin)
-		fclose(f);
-	fclose(m);
-	return 0;
+	if (rc)
+		fprintf(stderr, "%s: cannot read '%s': %s\n", sh_prog, arg, strerror(-rc));
+	return rc ? -1 : 0;
 }
 
 static int cmd_parse(int argc, char **argv, bool explain)

@@ -126,26 +126,6 @@ void sh_close(struct sh *sh)
 	sh->lockfd = -1;
 }
 
-static int slurp(const char *path, char **text, size_t *len)
-{
-	FILE *f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
-	FILE *m;
-	char buf[65536];
-	size_t n;
-
-	if (!f) {
-		fprintf(stderr, "r4sh: %s: %s\n", path, strerror(errno));
-		return -1;
-	}
-	m = open_memstream(text, len);
-	while ((n = fread(buf, 1, sizeof(buf), f)))
-		fwrite(buf, 1, n, m);
-	if (f != stdin)
-		fclose(f);
-	fclose(m);
-	return 0;
-}
-
 /* Interactive: the prompt, history, Ctrl-C and Ctrl-D. */
 static void interactive(struct sh *sh)
 {
@@ -253,10 +233,15 @@ int sh_main(int argc, char **argv)
 		if (!script)
 			script = "-";
 		sh.source = strcmp(script, "-") ? script : "<stdin>";
-		if (slurp(script, &text, &len))
+		int rc = sh_read_file(script, true, &text, &len);
+
+		if (rc) {
+			fprintf(stderr, "r4sh: %s: %s\n", script, strerror(-rc));
 			sh.status = R4_EXIT_FAIL;
-		else
+			text = NULL;
+		} else {
 			sh_script(&sh, text, len, atomic, dry);
+		}
 		free(text);
 	} else {
 		interactive(&sh);

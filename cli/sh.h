@@ -77,6 +77,10 @@ int sh_run(struct sh *sh, struct sh_reader *r);
 /* A whole script: checked first, then run (-f SCRIPT, piped stdin). */
 int sh_script(struct sh *sh, const char *text, size_t len, bool atomic, bool dry);
 
+/* The whole file at path (with dash, "-" is stdin) into *text (malloc'd,
+ * *len bytes): 0, or -errno (nothing to free). */
+int sh_read_file(const char *path, bool dash, char **text, size_t *len);
+
 /* Line editing (lineedit.c): a line without its LF, or NULL at the end.
  * Completion asks fn for the candidates of the word text, which spans
  * [start, end) of line (malloc'd strings, whole words). */

@@ -116,8 +116,10 @@ static struct r4_run_opts run_opts(struct sh *sh, bool per_statement)
 	return ro;
 }
 
-/* explain: parse and compile src, print the plan or the diagnostics. */
-static int explain(struct sh *sh, const char *src, size_t len, bool per_statement)
+/* Lex, parse, check and compile src; print its diagnostics, and with
+ * show_plan its plan.  0, -EINVAL (errors: printed) or -ENOMEM. */
+static int front_end(struct sh *sh, const char *src, size_t len, bool per_statement,
+		     bool show_plan)
 {
 	struct r4_compile_opts co = {.per_statement = per_statement};
 	r4_diags *d = r4_diag_new(sh->source, src, len);
@@ -126,16 +128,24 @@ static int explain(struct sh *sh, const char *src, size_t len, bool per_statemen
 	int rc;
 
 	if (!d)
-		return 1;
+		return -ENOMEM;
 	if (!(rc = r4_parse(src, len, d, &ast)))
 		rc = r4_compile(ast, &co, d, &plan);
-	if (!rc)
+	if (!rc && show_plan)
 		r4_plan_explain(plan, src, len, stdout);
-	else
+	else if (rc)
 		r4_diag_print(d, stderr);
 	r4_plan_free(plan);
 	r4_ast_free(ast);
 	r4_diag_free(d);
+	return rc;
+}
+
+/* explain: the plan or the diagnostics; the exit code. */
+static int explain(struct sh *sh, const char *src, size_t len, bool per_statement)
+{
+	int rc = front_end(sh, src, len, per_statement, true);
+
 	return !rc ? 0 : rc == -EINVAL ? 3 : 1;
 }
 
@@ -380,26 +390,6 @@ static char *alone(const char *text, size_t len, size_t off, size_t n)
 	return s;
 }
 
-static int check_r4l(struct sh *sh, const char *src, size_t len)
-{
-	struct r4_compile_opts co = {.per_statement = true};
-	r4_diags *d = r4_diag_new(sh->source, src, len);
-	struct r4_plan *plan = NULL;
-	r4_ast *ast = NULL;
-	int rc;
-
-	if (!d)
-		return -ENOMEM;
-	if (!(rc = r4_parse(src, len, d, &ast)))
-		rc = r4_compile(ast, &co, d, &plan);
-	if (rc == -EINVAL)
-		r4_diag_print(d, stderr);
-	r4_plan_free(plan);
-	r4_ast_free(ast);
-	r4_diag_free(d);
-	return rc;
-}
-
 int sh_script(struct sh *sh, const char *text, size_t len, bool atomic, bool dry)
 {
 	struct piece *pc = NULL;
@@ -463,7 +453,7 @@ int sh_script(struct sh *sh, const char *text, size_t len, bool atomic, bool dry
 			continue;
 		char *s = alone(text, len, pc[i].off, pc[i].len);
 
-		if (check_r4l(sh, s, len))
+		if (front_end(sh, s, len, true, false))
 			bad = 1;
 		free(s);
 	}
@@ -518,4 +508,29 @@ int sh_script(struct sh *sh, const char *text, size_t len, bool atomic, bool dry
 	}
 	free(pc);
 	return sh->status;
+}
+
+int sh_read_file(const char *path, bool dash, char **text, size_t *len)
+{
+	FILE *f = dash && !strcmp(path, "-") ? stdin : fopen(path, "rb"), *m;
+	char buf[65536];
+	size_t n;
+	int rc = 0;
+
+	if (!f)
+		return -errno;
+	if (!(m = open_memstream(text, len))) {
+		rc = -errno;
+	} else {
+		while ((n = fread(buf, 1, sizeof(buf), f)))
+			fwrite(buf, 1, n, m);
+		if (ferror(f))
+			rc = -EIO;
+		fclose(m);
+		if (rc)
+			free(*text);
+	}
+	if (f != stdin)
+		fclose(f);
+	return rc;
 }
