@@ -77,6 +77,7 @@ enum {					/* struct cobj flags */
 	F_FIX_UNNAME = 1 << 18,		/* no stat data: remove the entries naming it */
 	F_REACHED = 1 << 19,		/* directory: its chain of names reaches the root */
 	F_CYCLE = 1 << 20,		/* directory: its chain of names loops */
+	F_SAFELINK = 1 << 21,		/* an unlink safe-link names it: an orphan is due */
 };
 
 #define NO_OID UINT64_MAX
@@ -804,7 +805,15 @@ static int item(struct chk *c, uint64_t blk, const uint8_t *b, unsigned i, const
 		note_oid(c, r->oid);
 		return 0;
 	case R4_ITEM_BBOX40:
-		return 0;	/* safe-links: r4 writes none and judges none */
+		/* an unlink safe-link: its object, left with nlink 0 while open,
+		 * is no lost orphan (the next read-write open removes it) */
+		if (r4_key_locality(k) == R4_SAFELINK_LOCALITY &&
+		    r4_key_offset(k) == R4_SAFELINK_UNLINK) {
+			if (!(r = obj_get(c, r4_key_objectid(k))))
+				return -ENOMEM;
+			r->flags |= F_SAFELINK;
+		}
+		return 0;
 	default:
 		problem(c, R4_CK_ITEM_BAD, (struct where){.blk = blk, .nblk = 1, .key = k}, false,
 			"item %u: plugin %u is not supported", i, pid);
@@ -1104,6 +1113,9 @@ static bool lost_found(struct chk *c)
 static void check_names(struct chk *c, struct cobj *r, bool dir)
 {
 	bool root = r->oid == R4_ROOT_OID, orphan = !root && !r->names;
+
+	if (orphan && !dir && !r->nlink && (r->flags & F_SAFELINK))
+		return;	/* unlinked while open: a safe-link has it removed */
 
 	if (dir && root && r->names) {
 		problem(c, R4_CK_NAME_LINKS, at_obj(c, r), false,

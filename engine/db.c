@@ -244,6 +244,8 @@ int r4_open_io(struct r4_io *io, const struct r4_open_opts *o, r4_db **out)
 		goto fail;
 	if ((rc = load_root_pset(db)))
 		goto fail;
+	if (db->rw && !db->repair && (rc = r4_fs_finish_orphans(db)))
+		goto fail;
 	*out = db;
 	return 0;
 fail:
@@ -276,6 +278,12 @@ void r4_close(r4_db *db)
 	r4_page_discard(db);
 	r4_free(db->pages);
 	r4_free(db->fake_files);
+	while (db->held) {	/* (handles left open: their objects stay orphans) */
+		struct r4_held *h = db->held;
+
+		db->held = h->next;
+		r4_free(h);
+	}
 	r4_alloc_close(db->alloc);
 	r4_cache_fini(&db->cache);
 	r4_io_close(db->io);

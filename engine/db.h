@@ -22,6 +22,13 @@ struct r4_pset_defaults {
 	unsigned compress, compress_mode, cluster;
 };
 
+/* An object that r4_file handles hold open (fs.c). */
+struct r4_held {
+	r4_key sdkey;
+	unsigned refs;
+	struct r4_held *next;
+};
+
 struct r4_db {
 	struct r4_io *io;
 	struct r4_logger lg;
@@ -81,6 +88,8 @@ struct r4_db {
 	int64_t clock_override;	/* tests: fixed time when >= 0 */
 	bool clock_pinned;	/* the executor: one time for a whole unit (exec.c) */
 	struct timespec clock_pin;
+
+	struct r4_held *held;	/* objects r4_file handles hold (fs.c) */
 };
 
 /*

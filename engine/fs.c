@@ -15,6 +15,7 @@
 
 #include "alloc.h"
 #include "db.h"
+#include "item.h"
 #include "obj.h"
 #include "tree.h"
 
@@ -447,26 +448,21 @@ int r4_truncate(r4_db *db, const char *path, uint64_t size)
 	return op_end(db, &op, rc);
 }
 
-int r4_setattr(r4_db *db, const char *path, const struct r4_setattr *sa)
+/* chmod, chown, utimens and truncate on a loaded object. */
+static int apply_setattr(struct r4_db *db, struct r4_inode *ino, const struct r4_setattr *sa)
 {
-	struct r4_inode ino;
-	struct r4_sd *sd = &ino.sd;
-	struct op op;
+	struct r4_sd *sd = &ino->sd;
 	int rc;
 
-	if ((rc = check_path(path)) || (rc = op_begin(db, &op)))
+	if ((sa->mask & R4_SET_SIZE) && (rc = do_truncate(db, ino, sa->size)))
 		return rc;
-	if ((rc = resolve(db, path, &ino)))
-		return op_end(db, &op, rc);
-	if ((sa->mask & R4_SET_SIZE) && (rc = do_truncate(db, &ino, sa->size)))
-		goto out;
 	if (sa->mask & R4_SET_MODE)
 		sd->sd_mode = (uint16_t)((sd->sd_mode & S_IFMT) | (sa->mode & 07777));
 	if (sa->mask & R4_SET_UID)
 		sd->sd_uid = sa->uid;
 	if (sa->mask & R4_SET_GID)
 		sd->sd_gid = sa->gid;
-	r4_obj_touch(db, &ino, false, true);
+	r4_obj_touch(db, ino, false, true);
 	if (sa->mask & R4_SET_ATIME) {
 		sd->sd_atime = (uint32_t)sa->atime.tv_sec;
 		sd->sd_atime_ns = (uint32_t)sa->atime.tv_nsec;
@@ -479,17 +475,346 @@ int r4_setattr(r4_db *db, const char *path, const struct r4_setattr *sa)
 		sd->sd_ctime = (uint32_t)sa->ctime.tv_sec;
 		sd->sd_ctime_ns = (uint32_t)sa->ctime.tv_nsec;
 	}
-	rc = r4_obj_save(db, &ino);
-out:
+	return r4_obj_save(db, ino);
+}
+
+int r4_setattr(r4_db *db, const char *path, const struct r4_setattr *sa)
+{
+	struct r4_inode ino;
+	struct op op;
+	int rc;
+
+	if ((rc = check_path(path)) || (rc = op_begin(db, &op)))
+		return rc;
+	if ((rc = resolve(db, path, &ino)))
+		return op_end(db, &op, rc);
+	rc = apply_setattr(db, &ino, sa);
 	r4_obj_fini(&ino);
 	return op_end(db, &op, rc);
 }
 
-/* One name less for ino: destroyed at nlink 0 (directories at 1: their ".."). */
+/* ---- open objects: handles by identity, orphans and safe-links ----
+ *
+ * An r4_file names its object by stat-data key, so renames do not
+ * matter to it, and unlinking the last name of a held object leaves the
+ * object in the tree with nlink 0 (an orphan), recorded by a safe-link
+ * item in the same transaction (ENGINE.md 4.10: bbox40, locality 43,
+ * objectid = the object's, offset = UNLINK, body = its stat-data key).
+ * The last close removes both.  After a crash, the next read-write open
+ * finds the safe-links and finishes the removals.  Whether an object is
+ * an orphan is read from its stat data at close, never remembered: an
+ * aborted transaction may have given it its name back.
+ */
+
+struct r4_file {
+	struct r4_db *db;
+	struct r4_held *held;
+};
+
+static struct r4_held *held_find(struct r4_db *db, const r4_key *k)
+{
+	for (struct r4_held *h = db->held; h; h = h->next)
+		if (!r4_key_cmp(&h->sdkey, k))
+			return h;
+	return NULL;
+}
+
+static void safelink_key(r4_key *k, uint64_t oid)
+{
+	r4_key_set(k, R4_SAFELINK_LOCALITY, R4_KEY_NAME, 0, oid, R4_SAFELINK_UNLINK);
+}
+
+static int safelink_add(struct r4_db *db, const struct r4_inode *ino)
+{
+	struct r4_safelink sl = {.sl_sdkey = ino->sdkey};
+	uint8_t body[R4_SAFELINK_SIZE];
+	struct r4_path p;
+	r4_key k, at;
+	int rc;
+
+	safelink_key(&k, r4_key_objectid(&ino->sdkey));
+	if ((rc = r4_tree_lookup(db, &k, R4_LEVEL_LEAF, &p)))
+		return rc;
+	if (r4_path_item(db, &p, &at, NULL, NULL, NULL) && !r4_key_cmp(&at, &k)) {
+		r4_path_release(db, &p);
+		return 0;	/* there already */
+	}
+	r4_item_bbox_encode(&sl, body);
+	return r4_tree_insert(db, &p, &k, R4_ITEM_BBOX40, body, sizeof(body));
+}
+
+/* Remove the item at exactly key k, if there is one. */
+static int item_del(struct r4_db *db, const r4_key *k)
+{
+	struct r4_path p;
+	r4_key at;
+	int rc;
+
+	if ((rc = r4_tree_lookup(db, k, R4_LEVEL_LEAF, &p)))
+		return rc;
+	if (!r4_path_item(db, &p, &at, NULL, NULL, NULL) || r4_key_cmp(&at, k)) {
+		r4_path_release(db, &p);
+		return 0;
+	}
+	return r4_tree_remove(db, &p);
+}
+
+/* Remove the object at sdkey if it is (still) an orphan, then its safe-link. */
+static int finish_orphan(struct r4_db *db, const r4_key *sdkey)
+{
+	struct r4_inode ino;
+	r4_key k;
+	int rc = r4_obj_load(db, sdkey, &ino);
+
+	if (!rc) {
+		if (ino.sd.sd_nlink == 0 && !S_ISDIR(ino.sd.sd_mode))
+			rc = r4_obj_destroy(db, &ino);
+		r4_obj_fini(&ino);
+	}
+	if (rc && rc != -ENOENT)
+		return rc;
+	safelink_key(&k, r4_key_objectid(sdkey));
+	return item_del(db, &k);
+}
+
+int r4_fs_finish_orphans(struct r4_db *db)
+{
+	unsigned done = 0;
+	int rc;
+
+	for (;;) {
+		struct r4_safelink sl;
+		struct r4_path p;
+		uint8_t *body;
+		unsigned pid, len;
+		r4_key k;
+
+		r4_key_set(&k, R4_SAFELINK_LOCALITY, R4_KEY_NAME, 0, 0, 0);
+		if ((rc = r4_tree_lookup(db, &k, R4_LEVEL_LEAF, &p)))
+			break;
+		/* the first item at or after the locality's start */
+		if ((!r4_path_item(db, &p, &k, NULL, NULL, NULL) ||
+		     r4_key_locality(&k) != R4_SAFELINK_LOCALITY) && (rc = r4_tree_next(db, &p)) <= 0) {
+			r4_path_release(db, &p);
+			break;
+		}
+		if (!r4_path_item(db, &p, &k, &pid, &body, &len) ||
+		    r4_key_locality(&k) != R4_SAFELINK_LOCALITY) {
+			r4_path_release(db, &p);
+			rc = 0;
+			break;
+		}
+		if (pid != R4_ITEM_BBOX40 || (rc = r4_item_bbox_decode(body, len, &sl))) {
+			r4_path_release(db, &p);
+			rc = R4_CORRUPT(&db->lg, 0, "item %u at the safe-link locality is no safe-link",
+					pid);
+			break;
+		}
+		r4_path_release(db, &p);
+		if (!db->in_txn && (rc = r4_begin(db)))
+			break;
+		if (r4_key_offset(&k) == R4_SAFELINK_TRUNCATE && sl.sl_has_size) {
+			/* the kernel's: a truncate a crash interrupted */
+			struct r4_inode ino;
+
+			if (!(rc = r4_obj_load(db, &sl.sl_sdkey, &ino))) {
+				rc = S_ISREG(ino.sd.sd_mode) ? r4_reg_truncate(db, &ino, sl.sl_size) : 0;
+				r4_obj_fini(&ino);
+			}
+			if (!rc || rc == -ENOENT)
+				rc = item_del(db, &k);
+		} else {
+			rc = finish_orphan(db, &sl.sl_sdkey);
+			if (!rc)	/* a stray (its key's oid is not the body's) goes too */
+				rc = item_del(db, &k);
+		}
+		if (rc)
+			break;
+		done++;
+	}
+	if (!rc && db->in_txn)
+		rc = r4_commit(db);
+	if (rc && db->in_txn)
+		r4_abort(db);
+	if (!rc && done)
+		r4_log(&db->lg, R4_LOG_INFO, "safe-links: %u operation%s a crash interrupted "
+		       "finished (files unlinked while open)", done, done == 1 ? "" : "s");
+	return r4_db_seen(db, rc);
+}
+
+int r4_file_open(r4_db *db, const char *path, r4_file **out)
+{
+	struct r4_inode ino;
+	struct r4_file *f;
+	struct r4_held *h;
+	int rc;
+
+	if ((rc = check_path(path)) || (rc = resolve(db, path, &ino)))
+		return r4_db_seen(db, rc);
+	if (!(f = r4_calloc(1, sizeof(*f)))) {
+		r4_obj_fini(&ino);
+		return -ENOMEM;
+	}
+	if (!(h = held_find(db, &ino.sdkey))) {
+		if (!(h = r4_calloc(1, sizeof(*h)))) {
+			r4_free(f);
+			r4_obj_fini(&ino);
+			return -ENOMEM;
+		}
+		h->sdkey = ino.sdkey;
+		h->next = db->held;
+		db->held = h;
+	}
+	h->refs++;
+	f->db = db;
+	f->held = h;
+	r4_obj_fini(&ino);
+	*out = f;
+	return 0;
+}
+
+int r4_file_dup(r4_file *f, r4_file **out)
+{
+	struct r4_file *d = r4_calloc(1, sizeof(*d));
+
+	if (!d)
+		return -ENOMEM;
+	*d = *f;
+	d->held->refs++;
+	*out = d;
+	return 0;
+}
+
+int r4_file_close(r4_file *f)
+{
+	struct r4_db *db;
+	struct r4_held *h, **pp;
+	struct op op;
+	int rc = 0;
+
+	if (!f)
+		return 0;
+	db = f->db;
+	h = f->held;
+	r4_free(f);
+	if (--h->refs)
+		return 0;
+	for (pp = &db->held; *pp != h; pp = &(*pp)->next)
+		;
+	*pp = h->next;
+	if (db->rw) {
+		struct r4_inode ino;
+
+		/* an orphan goes with its last handle */
+		if (!(rc = r4_obj_load(db, &h->sdkey, &ino))) {
+			bool orphan = ino.sd.sd_nlink == 0 && !S_ISDIR(ino.sd.sd_mode);
+
+			r4_obj_fini(&ino);
+			if (orphan && !(rc = op_begin(db, &op)))
+				rc = op_end(db, &op, finish_orphan(db, &h->sdkey));
+		} else if (rc == -ENOENT) {
+			rc = 0;
+		}
+	}
+	r4_free(h);
+	return rc;
+}
+
+/* The held object, loaded. */
+static int file_load(r4_file *f, struct r4_inode *ino)
+{
+	int rc = r4_obj_load(f->db, &f->held->sdkey, ino);
+
+	/* gone from under its handle: only an abort after its creation does that */
+	return r4_db_seen(f->db, rc == -ENOENT ? -ESTALE : rc);
+}
+
+int r4_file_stat(r4_file *f, struct r4_stat *st)
+{
+	struct r4_inode ino;
+	int rc;
+
+	if ((rc = file_load(f, &ino)))
+		return rc;
+	r4_fs_stat_of(f->db, &ino, st);
+	r4_obj_fini(&ino);
+	return 0;
+}
+
+int r4_file_read(r4_file *f, uint64_t off, void *buf, size_t len, size_t *got)
+{
+	struct r4_inode ino;
+	int rc;
+
+	if ((rc = file_load(f, &ino)))
+		return rc;
+	rc = S_ISDIR(ino.sd.sd_mode) ? -EISDIR : !S_ISREG(ino.sd.sd_mode) ? -EINVAL
+	     : r4_reg_read(f->db, &ino, off, buf, len, got);
+	r4_obj_fini(&ino);
+	return r4_db_seen(f->db, rc);
+}
+
+int r4_file_readdir(r4_file *f, struct r4_dirpos *pos, r4_dirent_fn fn, void *ctx)
+{
+	struct rd_ctx r = {f->db, fn, ctx};
+	struct r4_inode dir;
+	int rc;
+
+	if ((rc = file_load(f, &dir)))
+		return rc == -ESTALE ? 0 : rc;	/* removed while open: no entries */
+	rc = S_ISDIR(dir.sd.sd_mode) ? r4_dir_iterate(f->db, &dir, pos, rd_fn, &r) : -ENOTDIR;
+	r4_obj_fini(&dir);
+	return r4_db_seen(f->db, rc);
+}
+
+int r4_file_write(r4_file *f, uint64_t off, const void *buf, size_t len)
+{
+	struct r4_inode ino;
+	struct op op;
+	int rc;
+
+	if ((rc = op_begin(f->db, &op)))
+		return rc;
+	if (!(rc = file_load(f, &ino))) {
+		rc = S_ISDIR(ino.sd.sd_mode) ? -EISDIR : !S_ISREG(ino.sd.sd_mode) ? -EINVAL
+		     : r4_reg_write(f->db, &ino, off, buf, len);
+		r4_obj_fini(&ino);
+	}
+	return op_end(f->db, &op, rc);
+}
+
+int r4_file_setattr(r4_file *f, const struct r4_setattr *sa)
+{
+	struct r4_inode ino;
+	struct op op;
+	int rc;
+
+	if ((rc = op_begin(f->db, &op)))
+		return rc;
+	if (!(rc = file_load(f, &ino))) {
+		rc = apply_setattr(f->db, &ino, sa);
+		r4_obj_fini(&ino);
+	}
+	return op_end(f->db, &op, rc);
+}
+
+/*
+ * One name less for ino: destroyed at nlink 0 (directories at 1: their
+ * "..").  An object an r4_file holds stays, with nlink 0 and a safe-link
+ * naming it, until the last handle closes (open files).
+ */
 static int drop_link(struct r4_db *db, struct r4_inode *ino)
 {
 	bool dir = S_ISDIR(ino->sd.sd_mode);
+	int rc;
 
+	if (!dir && ino->sd.sd_nlink <= 1 && held_find(db, &ino->sdkey)) {
+		ino->sd.sd_nlink = 0;
+		r4_obj_touch(db, ino, false, true);
+		if ((rc = r4_obj_save(db, ino)))
+			return rc;
+		return safelink_add(db, ino);
+	}
 	if (dir || ino->sd.sd_nlink <= 1)
 		return r4_obj_destroy(db, ino);
 	ino->sd.sd_nlink--;

@@ -62,6 +62,10 @@ int r4_fs_make(struct r4_db *db, const char *path, uint32_t mode, uint32_t uid, 
 /* The next component of *p (runs of '/' skipped), moving *p past it;
  * false at the end (fs.c). */
 bool r4_path_next(const char **p, const char **name, size_t *len);
+/* Finish what safe-links record (fs.c): orphans a crash left are
+ * removed, interrupted truncates done, in one transaction.  r4_open runs
+ * it for a read-write handle. */
+int r4_fs_finish_orphans(struct r4_db *db);
 /* What r4_stat says of a loaded object. */
 void r4_fs_stat_of(const struct r4_db *db, const struct r4_inode *ino, struct r4_stat *st);
 

@@ -174,6 +174,28 @@ struct r4_statfs {
 };
 int r4_statfs(r4_db *db, struct r4_statfs *out);
 
+/*
+ * Open files and directories: a handle on an object by identity, not by
+ * name, so renames do not affect it.  Unlinking the last name of an object a handle holds
+ * leaves it readable and writable through the handle (nlink 0); the last
+ * r4_file_close removes it.  On disk a safe-link records such an orphan
+ * (committed with the unlink), and after a crash the next read-write
+ * r4_open removes it.  Changes through a handle follow the transaction
+ * rules of the path calls.  Close every handle before r4_close.
+ */
+typedef struct r4_file r4_file;
+int r4_file_open(r4_db *db, const char *path, r4_file **out);
+int r4_file_dup(r4_file *f, r4_file **out);	/* one more handle on f's object */
+/* Releases f whatever happens; an error is the orphan's removal failing
+ * (the next read-write open finishes it). */
+int r4_file_close(r4_file *f);
+int r4_file_stat(r4_file *f, struct r4_stat *st);
+int r4_file_read(r4_file *f, uint64_t off, void *buf, size_t len, size_t *got);
+/* r4_readdir on a held directory (one removed meanwhile lists nothing). */
+int r4_file_readdir(r4_file *f, struct r4_dirpos *pos, r4_dirent_fn fn, void *ctx);
+int r4_file_write(r4_file *f, uint64_t off, const void *buf, size_t len);
+int r4_file_setattr(r4_file *f, const struct r4_setattr *sa);
+
 /* ---- transaction plans (LANGUAGE.md section 9; docs/plan.md) ----
  *
  * A plan is what the command language compiles to and the executor runs:

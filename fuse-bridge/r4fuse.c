@@ -37,6 +37,21 @@
 #define CONTROL "/..reiser4"
 #define META "/..meta"
 #define XATTR "user.r4."	/* user.r4.mode is ..mode */
+#define HIDDEN ".fuse_hidden"	/* libfuse's stand-in name for an open file unlinked */
+
+/*
+ * Open files unlinked: libfuse renames such a file to a hidden name and
+ * unlinks that at the last close, so that the kernel can still reach it
+ * by path (fstat(2) asks by path).  The bridge turns the rename into the
+ * engine's unlink, which keeps the object as an orphan, and remembers the
+ * name: the engine has no entry for it, so it shows up nowhere, and the
+ * calls on it go to the held object.
+ */
+struct hidden {
+	char *name;			/* the basename libfuse chose */
+	r4_file *file;
+	struct hidden *next;
+};
 
 struct bridge {
 	r4_db *db;
@@ -47,6 +62,7 @@ struct bridge {
 	bool stop, sync, ro, debug;
 	unsigned commit_secs;
 	int lockfd;
+	struct hidden *hidden;
 };
 
 static struct bridge B = {.mu = PTHREAD_MUTEX_INITIALIZER, .wake = PTHREAD_COND_INITIALIZER,
@@ -64,6 +80,53 @@ struct special {
 					   offset its writes moved) */
 	bool have_out, written;
 };
+
+/* What fi->fh holds for every open file and directory. */
+struct handle {
+	r4_file *file;			/* a regular file, held by identity: renames and
+					   unlink (to its last close) do not touch it */
+	bool append;			/* O_APPEND: each write goes to the end */
+	struct special *sp;		/* or a pseudo file or the control file */
+	struct r4_dirpos *cur;		/* a directory (file) or meta view directory
+					   (meta): cur[i] resumes at entry i */
+	char *meta;
+	size_t ncur, capcur;
+};
+
+static struct handle *handle_of(const struct fuse_file_info *fi)
+{
+	return (struct handle *)(uintptr_t)fi->fh;
+}
+
+static const char *base_of(const char *path)
+{
+	const char *b = path ? strrchr(path, '/') : NULL;
+
+	return b ? b + 1 : path ? path : "";
+}
+
+/* The held object a hidden name stands for (under the mutex), or NULL. */
+static struct hidden **hidden_at(const char *path)
+{
+	const char *b = base_of(path);
+
+	if (strncmp(b, HIDDEN, strlen(HIDDEN)))
+		return NULL;
+	for (struct hidden **pp = &B.hidden; *pp; pp = &(*pp)->next)
+		if (!strcmp((*pp)->name, b))
+			return pp;
+	return NULL;
+}
+
+static r4_file *hidden_file(const char *path)
+{
+	struct hidden **pp = hidden_at(path);
+
+	return pp ? (*pp)->file : NULL;
+}
+
+/* The path for messages: an open file may have none left (unlinked). */
+#define NAME(path) ((path) ? (path) : "(an unlinked file)")
 
 static void logmsg(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
@@ -234,15 +297,27 @@ static int pseudo_text(const char *path, char **out, size_t *n)
 
 static int special_open(const char *path, struct fuse_file_info *fi)
 {
+	struct handle *h = calloc(1, sizeof(*h));
 	struct special *s = calloc(1, sizeof(*s));
 
-	if (!s)
+	if (!h || !s || !(s->path = strdup(path))) {
+		free(h);
+		free(s);
 		return -ENOMEM;
+	}
 	s->control = !strcmp(path, CONTROL);
-	s->path = strdup(path);
-	fi->fh = (uint64_t)(uintptr_t)s;
+	h->sp = s;
+	fi->fh = (uint64_t)(uintptr_t)h;
 	fi->direct_io = 1;	/* sizes are not known ahead */
 	return 0;
+}
+
+static void special_free(struct special *s)
+{
+	free(s->in);
+	free(s->out);
+	free(s->path);
+	free(s);
 }
 
 /* Run what was written: the control file's command, or the pseudo file's
@@ -306,7 +381,20 @@ static int fb_getattr(const char *path, struct stat *st, struct fuse_file_info *
 	struct r4_stat r;
 	int rc;
 
-	(void)fi;
+	struct handle *h = fi ? handle_of(fi) : NULL;
+
+	pthread_mutex_lock(&B.mu);
+	r4_file *held = h && h->file ? h->file : hidden_file(path);
+
+	if (held) {	/* by identity: an unlinked file too */
+		if (!(rc = r4_file_stat(held, &r)))
+			fill(st, &r);
+		pthread_mutex_unlock(&B.mu);
+		return fb_err("getattr", NAME(path), rc);
+	}
+	pthread_mutex_unlock(&B.mu);
+	if (h && h->sp)		/* (libfuse gives no path with a handle) */
+		path = h->sp->path;
 	char *real = meta_real(path);
 
 	if (real && !is_pseudo(real)) {
@@ -357,14 +445,33 @@ static int fb_getattr(const char *path, struct stat *st, struct fuse_file_info *
 	return rc;
 }
 
+/* cur[ncur] = the cursor before entry ncur (after the one before it). */
+static int cur_put(struct handle *h, const struct r4_dirpos *pos)
+{
+	if (h->ncur == h->capcur) {
+		size_t cap = h->capcur ? 2 * h->capcur : 64;
+		struct r4_dirpos *cur = realloc(h->cur, cap * sizeof(*cur));
+
+		if (!cur)
+			return -ENOMEM;
+		h->cur = cur;
+		h->capcur = cap;
+	}
+	h->cur[h->ncur] = *pos;
+	return 0;
+}
+
 struct fill_ctx {
 	void *buf;
 	fuse_fill_dir_t filler;
+	struct handle *h;
+	struct r4_dirpos *pos;
 };
 
 static int dir_fn(void *ctx, const char *name, size_t len, uint64_t ino, uint32_t type)
 {
 	struct fill_ctx *c = ctx;
+	struct handle *h = c->h;
 	struct stat st = {.st_ino = ino, .st_mode = type};
 	char n[256];
 
@@ -372,24 +479,29 @@ static int dir_fn(void *ctx, const char *name, size_t len, uint64_t ino, uint32_
 		return 0;
 	memcpy(n, name, len);
 	n[len] = 0;
-	return c->filler(c->buf, n, &st, 0, 0);
+	if (cur_put(h, c->pos))
+		return -ENOMEM;
+	if (c->filler(c->buf, n, &st, (off_t)h->ncur + 1, 0))
+		return 1;	/* the buffer is full: this entry comes next time */
+	h->ncur++;
+	return 0;
 }
-
 static int fb_readdir(const char *path, void *buf, fuse_fill_dir_t filler, off_t off,
 		      struct fuse_file_info *fi, enum fuse_readdir_flags flags)
 {
-	struct fill_ctx c = {buf, filler};
+	struct handle *h = handle_of(fi);
 	struct r4_dirpos pos = {0};
+	struct fill_ctx c = {buf, filler, h, &pos};
 	int rc;
 
-	char *real = meta_real(path);
-
-	(void)off;
-	(void)fi;
+	(void)path;	/* (none: nullpath_ok) */
 	(void)flags;
-	if (real) {
-		/* the meta view: an object's entries, then its pseudo names (..list) */
-		char *q = r4_path_quote(real), *cmd = NULL, *list = NULL;
+	if (!h)
+		return -EBADF;
+	if (h->meta) {
+		/* the meta view: an object's entries, then its pseudo names (..list),
+		 * all in one call */
+		char *q = r4_path_quote(h->meta), *cmd = NULL, *list = NULL;
 		size_t n = 0;
 
 		pthread_mutex_lock(&B.mu);
@@ -410,13 +522,64 @@ static int fb_readdir(const char *path, void *buf, fuse_fill_dir_t filler, off_t
 		}
 		free(list);
 		free(q);
-		free(real);
-		return fb_err("readdir", path, rc);
+		return fb_err("readdir", h->meta, rc);
 	}
+	/*
+	 * Offsets are stable across changes: offset i resumes at the cursor
+	 * (a key, r4_readdir) that stood before entry i of this open
+	 * directory, so entries added or removed between calls neither
+	 * repeat nor hide the others.
+	 */
+	if (off < 0 || (off && (size_t)off > h->ncur))
+		return -EINVAL;	/* no offset this directory handed out */
+	if (off)
+		pos = h->cur[off];
+	h->ncur = (size_t)off;
 	pthread_mutex_lock(&B.mu);
-	rc = r4_readdir(B.db, path, &pos, dir_fn, &c);
+	rc = r4_file_readdir(h->file, &pos, dir_fn, &c);
 	pthread_mutex_unlock(&B.mu);
-	return fb_err("readdir", path, rc);
+	if (!rc)
+		rc = cur_put(h, &pos);	/* where the next call goes on */
+	return fb_err("readdir", "(a directory)", rc);
+}
+
+/* A directory is held by identity; the meta view's by the object's path. */
+static int fb_opendir(const char *path, struct fuse_file_info *fi)
+{
+	struct handle *h = calloc(1, sizeof(*h));
+	int rc = 0;
+
+	if (!h)
+		return -ENOMEM;
+	if (!(h->meta = meta_real(path))) {
+		pthread_mutex_lock(&B.mu);
+		rc = r4_file_open(B.db, path, &h->file);
+		pthread_mutex_unlock(&B.mu);
+	}
+	if (rc) {
+		free(h);
+		return fb_err("opendir", path, rc);
+	}
+	fi->fh = (uint64_t)(uintptr_t)h;
+	return 0;
+}
+
+static int fb_releasedir(const char *path, struct fuse_file_info *fi)
+{
+	struct handle *h = handle_of(fi);
+
+	(void)path;
+	if (!h)
+		return 0;
+	if (h->file) {
+		pthread_mutex_lock(&B.mu);
+		r4_file_close(h->file);	/* (a directory is never an orphan) */
+		pthread_mutex_unlock(&B.mu);
+	}
+	free(h->meta);
+	free(h->cur);
+	free(h);
+	return 0;
 }
 
 #define CHANGE(op, path, call)                                   \
@@ -453,18 +616,94 @@ static int fb_mknod(const char *path, mode_t mode, dev_t rdev)
 				      caller_uid(), caller_gid()));
 }
 
+/* A handle on the regular file at path (under the mutex). */
+static int file_open(const char *path, struct fuse_file_info *fi)
+{
+	struct handle *h = calloc(1, sizeof(*h));
+	int rc;
+
+	r4_file *held = hidden_file(path);
+
+	if (!h)
+		return -ENOMEM;
+	if ((rc = held ? r4_file_dup(held, &h->file) : r4_file_open(B.db, path, &h->file))) {
+		free(h);
+		return rc;
+	}
+	h->append = (fi->flags & O_APPEND) != 0;
+	fi->fh = (uint64_t)(uintptr_t)h;
+	return 0;
+}
+
 static int fb_create(const char *path, mode_t mode, struct fuse_file_info *fi)
 {
-	(void)fi;
+	int rc;
+
 	if (is_pseudo(path) || !strcmp(path, CONTROL))
 		return -EACCES;	/* pseudo names are never directory entries */
-	CHANGE("create", path, r4_create(B.db, path, mode & ~fuse_get_context()->umask,
-					caller_uid(), caller_gid()));
+	pthread_mutex_lock(&B.mu);
+	if (!(rc = change_begin()))
+		rc = change_end("create", path, r4_create(B.db, path,
+							  mode & ~fuse_get_context()->umask,
+							  caller_uid(), caller_gid()));
+	else
+		rc = fb_err("create", path, rc);
+	if (!rc)
+		rc = fb_err("create", path, file_open(path, fi));
+	pthread_mutex_unlock(&B.mu);
+	return rc;
 }
 
 static int fb_unlink(const char *path)
 {
+	struct hidden **pp, *hd;
+	int rc;
+
+	pthread_mutex_lock(&B.mu);
+	if ((pp = hidden_at(path))) {
+		/* libfuse's last close of an unlinked file: the orphan goes */
+		hd = *pp;
+		*pp = hd->next;
+		rc = r4_file_close(hd->file);
+		free(hd->name);
+		free(hd);
+		pthread_mutex_unlock(&B.mu);
+		return rc ? change_end("unlink", path, rc) : 0;
+	}
+	pthread_mutex_unlock(&B.mu);
 	CHANGE("unlink", path, r4_unlink(B.db, path));
+}
+
+/* libfuse hides an open file it is asked to unlink (or rename over):
+ * unlink it in the engine, holding it, under the name libfuse chose. */
+static int hide(const char *from, const char *to)
+{
+	struct hidden *hd = calloc(1, sizeof(*hd));
+	int rc;
+
+	if (!hd || !(hd->name = strdup(base_of(to)))) {
+		free(hd);
+		return -ENOMEM;
+	}
+	pthread_mutex_lock(&B.mu);
+	if (!(rc = r4_file_open(B.db, from, &hd->file))) {
+		if (!(rc = change_begin()))
+			rc = change_end("unlink", from, r4_unlink(B.db, from));
+		else
+			rc = fb_err("unlink", from, rc);
+	}
+	if (!rc) {
+		hd->next = B.hidden;
+		B.hidden = hd;
+	} else if (hd->file) {
+		r4_file_close(hd->file);
+	}
+	pthread_mutex_unlock(&B.mu);
+	if (rc) {
+		free(hd->name);
+		free(hd);
+	}
+	return rc;
 }
 
 static int fb_rmdir(const char *path)
@@ -476,6 +715,8 @@ static int fb_rename(const char *from, const char *to, unsigned flags)
 {
 	if (is_pseudo(to) || is_pseudo(from))
 		return -EINVAL;
+	if (!flags && !strncmp(base_of(to), HIDDEN, strlen(HIDDEN)))
+		return hide(from, to);
 	CHANGE("rename", from, r4_rename(B.db, from, to,
 					(flags & RENAME_NOREPLACE ? R4_RENAME_NOREPLACE : 0) |
 					(flags & RENAME_EXCHANGE ? R4_RENAME_EXCHANGE : 0)));
@@ -508,9 +749,18 @@ static int fb_readlink(const char *path, char *buf, size_t n)
 	return fb_err("readlink", path, rc);
 }
 
-static int setattr(const char *op, const char *path, const struct r4_setattr *sa)
+static int setattr(const char *op, const char *path, const struct r4_setattr *sa,
+		   const struct fuse_file_info *fi)
 {
-	if (is_pseudo(path) || !strcmp(path, CONTROL))
+	struct handle *h = fi ? handle_of(fi) : NULL;
+	r4_file *held;
+
+	pthread_mutex_lock(&B.mu);
+	held = h && h->file ? h->file : hidden_file(path);
+	pthread_mutex_unlock(&B.mu);
+	if (held)	/* ftruncate, fchmod, an unlinked file: by identity */
+		CHANGE(op, NAME(path), r4_file_setattr(held, sa));
+	if ((h && h->sp) || is_pseudo(path) || !strcmp(path, CONTROL))
 		return sa->mask == R4_SET_SIZE ? 0 : -EPERM;	/* O_TRUNC before a write */
 	CHANGE(op, path, r4_setattr(B.db, path, sa));
 }
@@ -519,15 +769,13 @@ static int fb_chmod(const char *path, mode_t mode, struct fuse_file_info *fi)
 {
 	struct r4_setattr sa = {.mask = R4_SET_MODE, .mode = mode};
 
-	(void)fi;
-	return setattr("chmod", path, &sa);
+	return setattr("chmod", path, &sa, fi);
 }
 
 static int fb_chown(const char *path, uid_t uid, gid_t gid, struct fuse_file_info *fi)
 {
 	struct r4_setattr sa = {0};
 
-	(void)fi;
 	if (uid != (uid_t)-1) {
 		sa.mask |= R4_SET_UID;
 		sa.uid = uid;
@@ -536,17 +784,16 @@ static int fb_chown(const char *path, uid_t uid, gid_t gid, struct fuse_file_inf
 		sa.mask |= R4_SET_GID;
 		sa.gid = gid;
 	}
-	return setattr("chown", path, &sa);
+	return setattr("chown", path, &sa, fi);
 }
 
 static int fb_truncate(const char *path, off_t size, struct fuse_file_info *fi)
 {
 	struct r4_setattr sa = {.mask = R4_SET_SIZE, .size = (uint64_t)size};
 
-	(void)fi;
 	if (size < 0)
 		return -EINVAL;
-	return setattr("truncate", path, &sa);
+	return setattr("truncate", path, &sa, fi);
 }
 
 static int fb_utimens(const char *path, const struct timespec tv[2], struct fuse_file_info *fi)
@@ -554,7 +801,6 @@ static int fb_utimens(const char *path, const struct timespec tv[2], struct fuse
 	struct r4_setattr sa = {0};
 	struct timespec now;
 
-	(void)fi;
 	clock_gettime(CLOCK_REALTIME, &now);
 	for (int i = 0; i < 2; i++) {
 		struct timespec t = !tv || tv[i].tv_nsec == UTIME_NOW ? now : tv[i];
@@ -567,7 +813,7 @@ static int fb_utimens(const char *path, const struct timespec tv[2], struct fuse
 		else
 			sa.atime = t;
 	}
-	return setattr("utimens", path, &sa);
+	return setattr("utimens", path, &sa, fi);
 }
 
 static int fb_open(const char *path, struct fuse_file_info *fi)
@@ -587,13 +833,13 @@ static int fb_open(const char *path, struct fuse_file_info *fi)
 	if (B.ro && (fi->flags & O_ACCMODE) != O_RDONLY)
 		return -EROFS;
 	pthread_mutex_lock(&B.mu);
-	rc = r4_stat(B.db, path, &st);
+	if (hidden_file(path))
+		rc = file_open(path, fi);	/* (through /proc/PID/fd) */
+	else if (!(rc = r4_stat(B.db, path, &st)))
+		rc = S_ISDIR(st.mode) ? -EISDIR : file_open(path, fi);
 	pthread_mutex_unlock(&B.mu);
-	if (!rc && S_ISDIR(st.mode))
-		rc = -EISDIR;
 	return fb_err("open", path, rc);
 }
-
 /* A pseudo file was written: the kernel's cached attributes of its object
  * are stale (chmod through ..mode).  Outside the mutex: the kernel may
  * call back. */
@@ -610,7 +856,8 @@ static void invalidate_owner(const char *path)
 
 static int fb_read(const char *path, char *buf, size_t n, off_t off, struct fuse_file_info *fi)
 {
-	struct special *s = (struct special *)(uintptr_t)fi->fh;
+	struct handle *h = handle_of(fi);
+	struct special *s = h ? h->sp : NULL;
 	size_t got = 0;
 	int rc;
 
@@ -631,17 +878,20 @@ static int fb_read(const char *path, char *buf, size_t n, off_t off, struct fuse
 			if (s->control)
 				s->rpos += got;
 		}
+	} else if (h && h->file) {
+		rc = r4_file_read(h->file, (uint64_t)off, buf, n, &got);
 	} else {
-		rc = r4_read(B.db, path, (uint64_t)off, buf, n, &got);
+		rc = -EBADF;
 	}
 	pthread_mutex_unlock(&B.mu);
-	return rc ? fb_err("read", path, rc) : (int)got;
+	return rc ? fb_err("read", NAME(path), rc) : (int)got;
 }
 
 static int fb_write(const char *path, const char *buf, size_t n, off_t off,
 		    struct fuse_file_info *fi)
 {
-	struct special *s = (struct special *)(uintptr_t)fi->fh;
+	struct handle *h = handle_of(fi);
+	struct special *s = h ? h->sp : NULL;
 
 	if (s) {
 		size_t end = (size_t)off + n;
@@ -671,20 +921,30 @@ static int fb_write(const char *path, const char *buf, size_t n, off_t off,
 			invalidate_owner(s->path);
 		return rc ? fb_err("write", path, rc) : (int)n;
 	}
+	struct r4_stat st;
 	int rc;
 
+	if (!h || !h->file)
+		return -EBADF;
 	pthread_mutex_lock(&B.mu);
-	if (!(rc = change_begin()))
-		rc = change_end("write", path, r4_write(B.db, path, (uint64_t)off, buf, n));
-	else
-		rc = fb_err("write", path, rc);
+	if (!(rc = change_begin())) {
+		/* O_APPEND: the end as it is now, under the mutex */
+		if (h->append && !(rc = r4_file_stat(h->file, &st)))
+			off = (off_t)st.size;
+		if (!rc)
+			rc = r4_file_write(h->file, (uint64_t)off, buf, n);
+		rc = change_end("write", NAME(path), rc);
+	} else {
+		rc = fb_err("write", NAME(path), rc);
+	}
 	pthread_mutex_unlock(&B.mu);
 	return rc ? rc : (int)n;
 }
 
 static int fb_flush(const char *path, struct fuse_file_info *fi)
 {
-	struct special *s = (struct special *)(uintptr_t)fi->fh;
+	struct handle *h = handle_of(fi);
+	struct special *s = h ? h->sp : NULL;
 	int rc = 0;
 
 	if (s) {
@@ -697,26 +957,28 @@ static int fb_flush(const char *path, struct fuse_file_info *fi)
 		if (changed)
 			invalidate_owner(s->path);
 	}
-	return fb_err("flush", path, rc);
+	return fb_err("flush", NAME(path), rc);
 }
 
 static int fb_release(const char *path, struct fuse_file_info *fi)
 {
-	struct special *s = (struct special *)(uintptr_t)fi->fh;
+	struct handle *h = handle_of(fi);
+	int rc = 0;
 
-	(void)path;
-	if (s) {
-		pthread_mutex_lock(&B.mu);
-		special_flush(s);
-		pthread_mutex_unlock(&B.mu);
-		free(s->in);
-		free(s->out);
-		free(s->path);
-		free(s);
-	}
-	return 0;
+	if (!h)
+		return 0;
+	pthread_mutex_lock(&B.mu);
+	if (h->sp)
+		special_flush(h->sp);
+	/* the last close of an unlinked file removes it, in the group */
+	if (h->file && (rc = r4_file_close(h->file)))
+		rc = change_end("release", NAME(path), rc);
+	pthread_mutex_unlock(&B.mu);
+	if (h->sp)
+		special_free(h->sp);
+	free(h);
+	return rc;
 }
-
 static int fb_fsync(const char *path, int datasync, struct fuse_file_info *fi)
 {
 	int rc;
@@ -728,7 +990,7 @@ static int fb_fsync(const char *path, int datasync, struct fuse_file_info *fi)
 	if (!rc)
 		rc = r4_sync(B.db);
 	pthread_mutex_unlock(&B.mu);
-	return fb_err("fsync", path, rc);
+	return fb_err("fsync", NAME(path), rc);
 }
 
 static int fb_statfs(const char *path, struct statvfs *sv)
@@ -861,8 +1123,8 @@ static void *fb_init(struct fuse_conn_info *conn, struct fuse_config *cfg)
 {
 	(void)conn;
 	cfg->use_ino = 1;		/* inode numbers are object ids */
-	cfg->nullpath_ok = 0;
-	cfg->hard_remove = 1;
+	cfg->nullpath_ok = 1;		/* fh names the object */
+	cfg->hard_remove = 0;		/* open files unlinked: see struct hidden */
 	pthread_create(&B.committer, NULL, committer, NULL);
 	return NULL;
 }
@@ -907,6 +1169,8 @@ static const struct fuse_operations fb_ops = {
 	.release = fb_release,
 	.fsync = fb_fsync,
 	.readdir = fb_readdir,
+	.opendir = fb_opendir,
+	.releasedir = fb_releasedir,
 	.init = fb_init,
 	.destroy = fb_destroy,
 	.create = fb_create,

@@ -1,0 +1,249 @@
+/*
+ * test_file.c - open files (r4_file): handles by identity, files unlinked
+ * while open (orphans), their safe-links, and what a crash leaves.
+ *
+ * Each case checks the bytes read through the handle, the object count
+ * of the super block against the objects r4_check finds, and, where a
+ * case ends with a closed image, fsck.reiser4's verdict.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "t.h"
+
+static char img[64];
+
+static r4_db *open_rw(void)
+{
+	struct r4_open_opts o = {.rw = true};
+	r4_db *db = NULL;
+
+	CHECK_RC(r4_open(img, &o, &db));
+	return db;
+}
+
+/* r4_check finds no problem, and returns the objects it counted. */
+static uint64_t clean(r4_db *db)
+{
+	struct r4_check_result res;
+
+	CHECK_RC(r4_check(db, NULL, &res));
+	CHECK_EQ(res.problems, 0);
+	return res.objects;
+}
+
+static void fresh(void)
+{
+	struct r4_mkfs_opts m;
+
+	r4_mkfs_defaults(&m);
+	CHECK_RC(r4_mkfs(img, 16u << 20, &m));
+}
+
+static void fsck_ok(void)
+{
+	int v = t_fsck(img);
+
+	if (v < 0)
+		printf("skip: fsck.reiser4 not installed\n");
+	else
+		CHECK(v == 1);
+}
+
+/* Read all of f (at most 64 bytes) as a string. */
+static const char *contents(r4_file *f)
+{
+	static char buf[65];
+	size_t got = 0;
+
+	CHECK_RC(r4_file_read(f, 0, buf, 64, &got));
+	buf[got] = 0;
+	return buf;
+}
+
+/* The file at path, as a string (at most 64 bytes). */
+static const char *contents_at(r4_db *db, const char *path)
+{
+	static char buf[65];
+	size_t got = 0;
+
+	CHECK_RC(r4_read(db, path, 0, buf, 64, &got));
+	buf[got] = 0;
+	return buf;
+}
+
+/* Unlinked while open: readable and writable to the last close, which
+ * removes it. */
+static void test_unlink_open(void)
+{
+	r4_db *db;
+	r4_file *f, *g;
+	struct r4_stat st;
+
+	fresh();
+	db = open_rw();
+	CHECK_RC(r4_create(db, "/f", 0644, 0, 0));
+	CHECK_RC(r4_write(db, "/f", 0, "hello", 5));
+	CHECK_RC(r4_file_open(db, "/f", &f));
+	CHECK_RC(r4_file_dup(f, &g));
+	CHECK_RC(r4_unlink(db, "/f"));
+	CHECK(r4_stat(db, "/f", &st) == -ENOENT);
+	CHECK(!strcmp(contents(f), "hello"));
+	CHECK_RC(r4_file_write(f, 5, " world", 6));
+	CHECK_RC(r4_file_stat(g, &st));
+	CHECK_EQ(st.nlink, 0);
+	CHECK_EQ(st.size, 11);
+	CHECK_EQ(clean(db), 2);	/* the root and the orphan, which a safe-link names */
+	CHECK_RC(r4_file_close(f));
+	CHECK(!strcmp(contents(g), "hello world"));
+	CHECK_RC(r4_file_close(g));
+	CHECK_EQ(clean(db), 1);
+	CHECK(r4_create(db, "/f", 0644, 0, 0) == 0);	/* the name is free */
+	r4_close(db);
+	fsck_ok();
+}
+
+/* A crash with an orphan committed: the next read-write open removes it;
+ * a read-only open leaves it, and the checker accepts it. */
+static void test_crash(void)
+{
+	struct r4_open_opts ro = {0};
+	r4_db *db;
+	r4_file *f;
+	struct r4_info in;
+
+	fresh();
+	db = open_rw();
+	CHECK_RC(r4_create(db, "/keep", 0644, 0, 0));
+	CHECK_RC(r4_create(db, "/f", 0644, 0, 0));
+	CHECK_RC(r4_write(db, "/f", 0, "doomed", 6));
+	CHECK_RC(r4_file_open(db, "/f", &f));
+	CHECK_RC(r4_unlink(db, "/f"));	/* committed: the orphan and its safe-link */
+	r4_close(db);	/* "crash": f was never closed */
+	f = NULL;
+	fsck_ok();	/* (fsck.reiser4 --check does not look for orphans) */
+	CHECK_RC(r4_open(img, &ro, &db));
+	CHECK_EQ(clean(db), 3);
+	r4_close(db);
+	db = open_rw();	/* finishes the removal */
+	CHECK_EQ(clean(db), 2);
+	CHECK_RC(r4_info(db, &in));
+	CHECK_EQ(in.file_count, 2);
+	r4_close(db);
+	fsck_ok();
+}
+
+/* An abort gives the name back: the close then keeps the file. */
+static void test_abort(void)
+{
+	r4_db *db;
+	r4_file *f;
+	struct r4_stat st;
+
+	fresh();
+	db = open_rw();
+	CHECK_RC(r4_create(db, "/f", 0644, 0, 0));
+	CHECK_RC(r4_write(db, "/f", 0, "stays", 5));
+	CHECK_RC(r4_file_open(db, "/f", &f));
+	CHECK_RC(r4_begin(db));
+	CHECK_RC(r4_unlink(db, "/f"));
+	r4_abort(db);
+	CHECK_RC(r4_file_close(f));
+	CHECK_RC(r4_stat(db, "/f", &st));
+	CHECK_EQ(st.nlink, 1);
+	CHECK_EQ(clean(db), 2);
+	r4_close(db);
+}
+
+/* Renames do not touch a handle; a rename over a held file orphans it. */
+static void test_rename(void)
+{
+	r4_db *db;
+	r4_file *f, *g;
+	struct r4_setattr sa = {.mask = R4_SET_SIZE | R4_SET_MODE, .size = 2, .mode = 0600};
+	struct r4_stat st;
+
+	fresh();
+	db = open_rw();
+	CHECK_RC(r4_mkdir(db, "/d", 0755, 0, 0));
+	CHECK_RC(r4_create(db, "/a", 0644, 0, 0));
+	CHECK_RC(r4_write(db, "/a", 0, "A", 1));
+	CHECK_RC(r4_create(db, "/b", 0644, 0, 0));
+	CHECK_RC(r4_write(db, "/b", 0, "BBB", 3));
+	CHECK_RC(r4_file_open(db, "/a", &f));
+	CHECK_RC(r4_file_open(db, "/b", &g));
+	CHECK_RC(r4_rename(db, "/a", "/d/a", 0));
+	CHECK(!strcmp(contents(f), "A"));
+	CHECK_RC(r4_rename(db, "/d/a", "/b", 0));	/* over the held /b */
+	CHECK(!strcmp(contents(g), "BBB"));
+	CHECK_RC(r4_file_setattr(g, &sa));
+	CHECK_RC(r4_file_stat(g, &st));
+	CHECK_EQ(st.size, 2);
+	CHECK_EQ(st.mode & 07777, 0600);
+	CHECK_EQ(clean(db), 4);
+	CHECK_RC(r4_file_close(g));
+	CHECK_EQ(clean(db), 3);
+	CHECK_RC(r4_file_close(f));
+	CHECK(!strcmp(contents_at(db, "/b"), "A"));
+	r4_close(db);
+	fsck_ok();
+}
+
+/* A directory held: listed through the handle wherever it moves; removed,
+ * it lists nothing. */
+static int count_fn(void *ctx, const char *name, size_t len, uint64_t ino, uint32_t type)
+{
+	(void)name;
+	(void)len;
+	(void)ino;
+	(void)type;
+	++*(int *)ctx;
+	return 0;
+}
+
+static void test_dir(void)
+{
+	r4_db *db;
+	r4_file *d;
+	struct r4_dirpos pos = {0};
+	int n = 0;
+
+	fresh();
+	db = open_rw();
+	CHECK_RC(r4_mkdir(db, "/d", 0755, 0, 0));
+	CHECK_RC(r4_create(db, "/d/x", 0644, 0, 0));
+	CHECK_RC(r4_file_open(db, "/d", &d));
+	CHECK_RC(r4_rename(db, "/d", "/e", 0));
+	CHECK_RC(r4_file_readdir(d, &pos, count_fn, &n));
+	CHECK_EQ(n, 3);
+	CHECK_RC(r4_unlink(db, "/e/x"));
+	CHECK_RC(r4_rmdir(db, "/e"));
+	memset(&pos, 0, sizeof(pos));
+	n = 0;
+	CHECK_RC(r4_file_readdir(d, &pos, count_fn, &n));
+	CHECK_EQ(n, 0);
+	CHECK_RC(r4_file_close(d));
+	CHECK_EQ(clean(db), 1);
+	r4_close(db);
+}
+
+int main(void)
+{
+	char dir[] = "/tmp/r4fileXXXXXX";
+
+	if (!mkdtemp(dir))
+		return 1;
+	snprintf(img, sizeof(img), "%s/a.img", dir);
+	test_unlink_open();
+	test_crash();
+	test_abort();
+	test_rename();
+	test_dir();
+	if (t_fail)
+		fprintf(stderr, "images kept in %s\n", dir);
+	else if (t_rmdir(dir))
+		return 1;
+	return T_DONE();
+}
