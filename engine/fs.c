@@ -50,11 +50,14 @@ static int check_path(const char *path)
 	return 0;
 }
 
+/* Walk to path's object (or, with parent, to the directory holding its
+ * last component).  With who, each directory passed needs search
+ * permission for who (-EACCES). */
 static int walk_to(struct r4_db *db, const char *path, bool parent, struct r4_inode *out,
-		   const char **last, size_t *lastlen)
+		   const char **last, size_t *lastlen, const struct r4_ident *who)
 {
-	const char *p = path, *name, *nname;
-	size_t len, nlen;
+	const char *p = path, *name, *nname = NULL;
+	size_t len, nlen = 0;
 	r4_key root, k;
 	bool more;
 	int rc;
@@ -83,6 +86,15 @@ static int walk_to(struct r4_db *db, const char *path, bool parent, struct r4_in
 			r4_obj_fini(out);
 			return -ENOTDIR;
 		}
+		if (who) {
+			struct r4_stat st;
+
+			r4_fs_stat_of(db, out, &st);
+			if (!r4_permits(who, &st, 1)) {
+				r4_obj_fini(out);
+				return -EACCES;
+			}
+		}
 		rc = r4_dir_lookup(db, out, name, len, &k);
 		r4_obj_fini(out);
 		if (rc)
@@ -99,7 +111,7 @@ static int walk_to(struct r4_db *db, const char *path, bool parent, struct r4_in
 
 static int resolve(struct r4_db *db, const char *path, struct r4_inode *out)
 {
-	return walk_to(db, path, false, out, NULL, NULL);
+	return walk_to(db, path, false, out, NULL, NULL, NULL);
 }
 
 /* The directory holding the last component (which must not be . or ..
@@ -107,7 +119,7 @@ static int resolve(struct r4_db *db, const char *path, struct r4_inode *out)
 static int resolve_parent(struct r4_db *db, const char *path, struct r4_inode *dir,
 			  const char **name, size_t *len)
 {
-	int rc = walk_to(db, path, true, dir, name, len);
+	int rc = walk_to(db, path, true, dir, name, len, NULL);
 
 	if (!rc && !S_ISDIR(dir->sd.sd_mode)) {
 		r4_obj_fini(dir);
@@ -210,6 +222,41 @@ int r4_stat(r4_db *db, const char *path, struct r4_stat *st)
 	r4_fs_stat_of(db, &ino, st);
 	r4_obj_fini(&ino);
 	return 0;
+}
+
+bool r4_permits(const struct r4_ident *who, const struct r4_stat *st, unsigned want)
+{
+	unsigned bits = st->mode & 07;
+
+	if (who->uid == 0)	/* root: execute needs one x bit on a non-directory */
+		return !(want & 1) || S_ISDIR(st->mode) || (st->mode & 0111);
+	if (st->uid == who->uid) {
+		bits = (st->mode >> 6) & 07;
+	} else {
+		bool in = st->gid == who->gid;
+
+		for (size_t i = 0; !in && i < who->ngroups; i++)
+			in = who->groups[i] == st->gid;
+		if (in)
+			bits = (st->mode >> 3) & 07;
+	}
+	return (bits & want) == want;
+}
+
+int r4_access(r4_db *db, const char *path, const struct r4_ident *who, unsigned want,
+	      struct r4_stat *st)
+{
+	struct r4_inode ino;
+	struct r4_stat s;
+	int rc;
+
+	if ((rc = walk_to(db, path, false, &ino, NULL, NULL, who)))
+		return r4_db_seen(db, rc);
+	r4_fs_stat_of(db, &ino, &s);
+	r4_obj_fini(&ino);
+	if (st)
+		*st = s;
+	return want && !r4_permits(who, &s, want) ? -EACCES : 0;
 }
 
 int r4_readlink(r4_db *db, const char *path, char *buf, size_t n, size_t *len)

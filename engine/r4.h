@@ -123,6 +123,23 @@ struct r4_setattr {
 };
 
 int r4_stat(r4_db *db, const char *path, struct r4_stat *st);
+
+struct r4_ident {			/* who acts: permissions are checked for this identity */
+	uint32_t uid, gid;
+	const uint32_t *groups;		/* supplementary groups */
+	size_t ngroups;
+	uint32_t umask;
+};
+
+/* May who have want (a mix of 4 read, 2 write, 1 search/execute) on an
+ * object with st's owner and mode?  (uid 0 may anything, but execute
+ * only with some x bit or on a directory.) */
+bool r4_permits(const struct r4_ident *who, const struct r4_stat *st, unsigned want);
+/* r4_stat as who sees it: every directory on the way needs search
+ * permission (-EACCES), and the object want (0: none).  who NULL checks
+ * nothing; st may be NULL. */
+int r4_access(r4_db *db, const char *path, const struct r4_ident *who, unsigned want,
+	      struct r4_stat *st);
 int r4_setattr(r4_db *db, const char *path, const struct r4_setattr *sa);
 
 /* Create a regular file (-EEXIST), directory, special file (mode gives
@@ -360,13 +377,6 @@ int r4_plan_explain(const struct r4_plan *p, const char *src, size_t len, FILE *
  * the units before it stay committed.  On a read-only db a unit runs
  * without a transaction (a change then fails with -EROFS).
  */
-struct r4_ident {			/* who acts: permissions are checked for this identity */
-	uint32_t uid, gid;
-	const uint32_t *groups;		/* supplementary groups */
-	size_t ngroups;
-	uint32_t umask;
-};
-
 /* A statement's value, handed to the host before its unit commits. */
 struct r4_value {
 	uint32_t off, len;		/* the source range of the YIELD (the statement) */

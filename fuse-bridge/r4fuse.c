@@ -60,6 +60,7 @@ struct bridge {
 	pthread_cond_t wake;
 	pthread_t committer;
 	bool stop, sync, ro, debug;
+	bool kernel_perms;		/* -o default_permissions: the kernel checks */
 	unsigned commit_secs;
 	int lockfd;
 	struct hidden *hidden;
@@ -242,23 +243,36 @@ static char *meta_real(const char *path)
 /* Run R4L src as the calling process; its values, or its diagnostics,
  * as text.  The grouped POSIX changes commit first: a command is a unit
  * of its own. */
-static int run_r4l(const char *src, size_t len, char **out, size_t *nout, bool values_only)
+/* The calling process as the engine's identity; g holds its groups. */
+struct caller {
+	struct r4_ident who;
+	uint32_t g[64];
+};
+
+static void caller_get(struct caller *c)
 {
 	struct fuse_context *fc = fuse_get_context();
 	gid_t groups[64];
-	uint32_t g32[64];
 	int ng = fc ? fuse_getgroups(64, groups) : 0;
+
+	if (ng < 0 || ng > 64)
+		ng = 0;
+	for (int i = 0; i < ng; i++)
+		c->g[i] = groups[i];
+	c->who = (struct r4_ident){fc ? fc->uid : 0, fc ? fc->gid : 0, c->g, (size_t)ng,
+				   fc ? fc->umask : 022};
+}
+
+static int run_r4l(const char *src, size_t len, char **out, size_t *nout, bool values_only)
+{
+	struct caller c;
 	struct r4_run_opts ro = {.name = "<control>", .exec = {.read_objects = true}};
 	struct r4_run *r = NULL;
 	FILE *f;
 	int rc;
 
-	if (ng < 0 || ng > 64)
-		ng = 0;
-	for (int i = 0; i < ng; i++)
-		g32[i] = groups[i];
-	ro.exec.who = (struct r4_ident){fc ? fc->uid : 0, fc ? fc->gid : 0, g32, (size_t)ng,
-					fc ? fc->umask : 022};
+	caller_get(&c);
+	ro.exec.who = c.who;
 	if ((rc = commit_group()))
 		return rc;
 	rc = r4_run(B.db, src, len, &ro, &r);
@@ -357,6 +371,120 @@ static int special_flush(struct special *s)
 	return rc;
 }
 
+/* ---- permissions without default_permissions ----
+ *
+ * With -o default_permissions the kernel checks mode bits for the
+ * calling process.  Without it the bridge does, here, with the POSIX
+ * rules: search on every directory of a path (r4_access walks it once),
+ * read/write at open, write and search on a directory to change its
+ * entries (and the sticky bit's owner rule), ownership for chmod, chown
+ * and explicit times.  Each returns 0 or the errno, under the mutex.
+ */
+
+static bool in_groups(const struct r4_ident *w, uint32_t gid)
+{
+	if (w->gid == gid)
+		return true;
+	for (size_t i = 0; i < w->ngroups; i++)
+		if (w->groups[i] == gid)
+			return true;
+	return false;
+}
+
+/* The caller may reach path and have want on it. */
+static int perm(const char *path, unsigned want)
+{
+	struct caller c;
+
+	if (B.kernel_perms)
+		return 0;
+	caller_get(&c);
+	return r4_access(B.db, path, &c.who, want, NULL);
+}
+
+/* The directory holding path's last component, in a buffer of PATH_MAX. */
+static void parent_of(const char *path, char *dir)
+{
+	const char *slash = strrchr(path, '/');
+	size_t n = slash && slash != path ? (size_t)(slash - path) : 1;
+
+	memcpy(dir, path, n);
+	dir[n] = 0;
+}
+
+/*
+ * The caller may add or remove the entry path in its directory; when the
+ * entry exists and the directory is sticky, only root and the owners of
+ * the directory or the entry may remove it.  *dst gets the directory's
+ * stat (for the group of new objects).
+ */
+static int perm_entry(const char *path, bool removing, struct r4_stat *dst)
+{
+	char dir[4096];
+	struct caller c;
+	struct r4_stat d, st;
+	int rc;
+
+	caller_get(&c);
+	if (strlen(path) >= sizeof(dir))
+		return -ENAMETOOLONG;
+	parent_of(path, dir);
+	if ((rc = r4_access(B.db, dir, B.kernel_perms ? NULL : &c.who, B.kernel_perms ? 0 : 3,
+			    &d)))
+		return rc;
+	if (dst)
+		*dst = d;
+	if (B.kernel_perms || !removing || !(d.mode & S_ISVTX) || !c.who.uid ||
+	    c.who.uid == d.uid)
+		return 0;
+	if ((rc = r4_stat(B.db, path, &st)))
+		return rc == -ENOENT ? 0 : rc;
+	return st.uid == c.who.uid ? 0 : -EPERM;
+}
+
+/* chmod, chown and utimens by the caller on an object with stat st;
+ * *sa may be narrowed (a non-member's chmod drops setgid). */
+static int perm_setattr(const struct r4_stat *st, struct r4_setattr *sa, bool times_now)
+{
+	struct caller c;
+	bool owner;
+
+	if (B.kernel_perms)
+		return 0;
+	caller_get(&c);
+	owner = !c.who.uid || c.who.uid == st->uid;
+	if (sa->mask & R4_SET_MODE) {
+		if (!owner)
+			return -EPERM;
+		if (c.who.uid && !in_groups(&c.who, (sa->mask & R4_SET_GID) ? sa->gid : st->gid))
+			sa->mode &= ~(uint32_t)S_ISGID;
+	}
+	if ((sa->mask & R4_SET_UID) && c.who.uid && sa->uid != st->uid)
+		return -EPERM;
+	if ((sa->mask & R4_SET_GID) && c.who.uid && (!owner || !in_groups(&c.who, sa->gid)))
+		return -EPERM;
+	if (sa->mask & (R4_SET_ATIME | R4_SET_MTIME)) {
+		if (!owner && !times_now)
+			return -EPERM;
+		if (!owner && !r4_permits(&c.who, st, 2))
+			return -EACCES;
+	}
+	if ((sa->mask & R4_SET_SIZE) && !r4_permits(&c.who, st, 2))
+		return -EACCES;
+	return 0;
+}
+
+/* r4_stat, with the caller's search permission on the way. */
+static int stat_as_caller(const char *path, struct r4_stat *st)
+{
+	struct caller c;
+
+	if (B.kernel_perms)
+		return r4_stat(B.db, path, st);
+	caller_get(&c);
+	return r4_access(B.db, path, &c.who, 0, st);
+}
+
 /* ---- the operations ---- */
 
 static void fill(struct stat *st, const struct r4_stat *r)
@@ -400,7 +528,7 @@ static int fb_getattr(const char *path, struct stat *st, struct fuse_file_info *
 	if (real && !is_pseudo(real)) {
 		/* every object of the meta view is a directory */
 		pthread_mutex_lock(&B.mu);
-		if (!(rc = r4_stat(B.db, real, &r))) {
+		if (!(rc = stat_as_caller(real, &r))) {
 			fill(st, &r);
 			st->st_mode = S_IFDIR | (r.mode & 0777) | ((r.mode & 0444) >> 2);
 			st->st_nlink = 2;
@@ -419,7 +547,7 @@ static int fb_getattr(const char *path, struct stat *st, struct fuse_file_info *
 		size_t n = 0;
 
 		*slash = 0;
-		rc = r4_stat(B.db, *dir ? dir : "/", &r);
+		rc = stat_as_caller(*dir ? dir : "/", &r);
 		if (!rc && strcmp(path, CONTROL)) {
 			/* a pseudo file that cannot be read (..unlink) still exists */
 			int trc = pseudo_text(path, &text, &n);
@@ -436,7 +564,7 @@ static int fb_getattr(const char *path, struct stat *st, struct fuse_file_info *
 		}
 		free(text);
 		free(dir);
-	} else if (!(rc = r4_stat(B.db, path, &r))) {
+	} else if (!(rc = stat_as_caller(path, &r))) {
 		fill(st, &r);
 	}
 	pthread_mutex_unlock(&B.mu);
@@ -551,11 +679,12 @@ static int fb_opendir(const char *path, struct fuse_file_info *fi)
 
 	if (!h)
 		return -ENOMEM;
-	if (!(h->meta = meta_real(path))) {
-		pthread_mutex_lock(&B.mu);
+	pthread_mutex_lock(&B.mu);
+	if ((h->meta = meta_real(path)))
+		rc = perm(h->meta, 0);
+	else if (!(rc = perm(path, 4)))
 		rc = r4_file_open(B.db, path, &h->file);
-		pthread_mutex_unlock(&B.mu);
-	}
+	pthread_mutex_unlock(&B.mu);
 	if (rc) {
 		free(h);
 		return fb_err("opendir", path, rc);
@@ -582,40 +711,6 @@ static int fb_releasedir(const char *path, struct fuse_file_info *fi)
 	return 0;
 }
 
-#define CHANGE(op, path, call)                                   \
-	do {                                                     \
-		int rc_;                                         \
-		pthread_mutex_lock(&B.mu);                       \
-		if (!(rc_ = change_begin()))                     \
-			rc_ = change_end(op, path, (call));      \
-		else                                             \
-			rc_ = fb_err(op, path, rc_);             \
-		pthread_mutex_unlock(&B.mu);                     \
-		return rc_;                                      \
-	} while (0)
-
-static uint32_t caller_uid(void)
-{
-	return fuse_get_context()->uid;
-}
-
-static uint32_t caller_gid(void)
-{
-	return fuse_get_context()->gid;
-}
-
-static int fb_mkdir(const char *path, mode_t mode)
-{
-	CHANGE("mkdir", path, r4_mkdir(B.db, path, mode & ~fuse_get_context()->umask,
-				      caller_uid(), caller_gid()));
-}
-
-static int fb_mknod(const char *path, mode_t mode, dev_t rdev)
-{
-	CHANGE("mknod", path, r4_mknod(B.db, path, mode & ~(mode_t)fuse_get_context()->umask, rdev,
-				      caller_uid(), caller_gid()));
-}
-
 /* A handle on the regular file at path (under the mutex). */
 static int file_open(const char *path, struct fuse_file_info *fi)
 {
@@ -635,24 +730,92 @@ static int file_open(const char *path, struct fuse_file_info *fi)
 	return 0;
 }
 
-static int fb_create(const char *path, mode_t mode, struct fuse_file_info *fi)
+/*
+ * A new object at path (under the mutex): the caller owns it, the
+ * umask applies, and in a setgid directory it takes the directory's
+ * group (a new directory keeps setgid), as the kernel does for its own
+ * file systems.
+ */
+static int make(const char *op, const char *path, mode_t mode, dev_t rdev, const char *target)
 {
+	struct fuse_context *fc = fuse_get_context();
+	struct r4_stat d;
+	uint32_t uid = fc->uid, gid = fc->gid, m = mode & ~(mode_t)fc->umask;
 	int rc;
 
 	if (is_pseudo(path) || !strcmp(path, CONTROL))
 		return -EACCES;	/* pseudo names are never directory entries */
+	if ((rc = perm_entry(path, false, &d)))
+		return fb_err(op, path, rc);
+	if (d.mode & S_ISGID) {
+		gid = d.gid;
+		if (S_ISDIR(mode))
+			m |= S_ISGID;
+	}
+	if ((rc = change_begin()))
+		return fb_err(op, path, rc);
+	switch (mode & S_IFMT) {
+	case S_IFDIR: rc = r4_mkdir(B.db, path, m, uid, gid); break;
+	case S_IFREG: rc = r4_create(B.db, path, m, uid, gid); break;
+	case S_IFLNK: rc = r4_symlink(B.db, target, path, uid, gid); break;
+	default: rc = r4_mknod(B.db, path, m, rdev, uid, gid); break;
+	}
+	return change_end(op, path, rc);
+}
+
+static int fb_mkdir(const char *path, mode_t mode)
+{
+	int rc;
+
 	pthread_mutex_lock(&B.mu);
-	if (!(rc = change_begin()))
-		rc = change_end("create", path, r4_create(B.db, path,
-							  mode & ~fuse_get_context()->umask,
-							  caller_uid(), caller_gid()));
-	else
-		rc = fb_err("create", path, rc);
-	if (!rc)
+	rc = make("mkdir", path, S_IFDIR | (mode & 07777), 0, NULL);
+	pthread_mutex_unlock(&B.mu);
+	return rc;
+}
+
+static int fb_mknod(const char *path, mode_t mode, dev_t rdev)
+{
+	int rc;
+
+	pthread_mutex_lock(&B.mu);
+	rc = make("mknod", path, mode, rdev, NULL);
+	pthread_mutex_unlock(&B.mu);
+	return rc;
+}
+
+static int fb_symlink(const char *target, const char *path)
+{
+	int rc;
+
+	pthread_mutex_lock(&B.mu);
+	rc = make("symlink", path, S_IFLNK | 0777, 0, target);
+	pthread_mutex_unlock(&B.mu);
+	return rc;
+}
+
+static int fb_create(const char *path, mode_t mode, struct fuse_file_info *fi)
+{
+	int rc;
+
+	pthread_mutex_lock(&B.mu);
+	if (!(rc = make("create", path, S_IFREG | (mode & 07777), 0, NULL)))
 		rc = fb_err("create", path, file_open(path, fi));
 	pthread_mutex_unlock(&B.mu);
 	return rc;
 }
+
+/* A change under the mutex, after the caller's permission check. */
+#define CHECKED_CHANGE(op, path, check, call)                      \
+	do {                                                       \
+		int rc_;                                           \
+		pthread_mutex_lock(&B.mu);                         \
+		if (!(rc_ = (check)) && !(rc_ = change_begin()))   \
+			rc_ = change_end(op, path, (call));        \
+		else                                               \
+			rc_ = fb_err(op, path, rc_);               \
+		pthread_mutex_unlock(&B.mu);                       \
+		return rc_;                                        \
+	} while (0)
 
 static int fb_unlink(const char *path)
 {
@@ -671,7 +834,7 @@ static int fb_unlink(const char *path)
 		return rc ? change_end("unlink", path, rc) : 0;
 	}
 	pthread_mutex_unlock(&B.mu);
-	CHANGE("unlink", path, r4_unlink(B.db, path));
+	CHECKED_CHANGE("unlink", path, perm_entry(path, true, NULL), r4_unlink(B.db, path));
 }
 
 /* libfuse hides an open file it is asked to unlink (or rename over):
@@ -686,7 +849,7 @@ static int hide(const char *from, const char *to)
 		return -ENOMEM;
 	}
 	pthread_mutex_lock(&B.mu);
-	if (!(rc = r4_file_open(B.db, from, &hd->file))) {
+	if (!(rc = perm_entry(from, true, NULL)) && !(rc = r4_file_open(B.db, from, &hd->file))) {
 		if (!(rc = change_begin()))
 			rc = change_end("unlink", from, r4_unlink(B.db, from));
 		else
@@ -708,7 +871,25 @@ static int hide(const char *from, const char *to)
 
 static int fb_rmdir(const char *path)
 {
-	CHANGE("rmdir", path, r4_rmdir(B.db, path));
+	CHECKED_CHANGE("rmdir", path, perm_entry(path, true, NULL), r4_rmdir(B.db, path));
+}
+
+/* rename: both entries may change; a directory that changes parent
+ * needs write permission on itself (its ".." changes). */
+static int perm_rename(const char *from, const char *to)
+{
+	char a[4096], b[4096];
+	struct r4_stat st;
+	int rc;
+
+	if ((rc = perm_entry(from, true, NULL)) || (rc = perm_entry(to, true, NULL)) ||
+	    B.kernel_perms || (rc = r4_stat(B.db, from, &st)) || !S_ISDIR(st.mode))
+		return rc;
+	if (strlen(from) >= sizeof(a) || strlen(to) >= sizeof(b))
+		return -ENAMETOOLONG;
+	parent_of(from, a);
+	parent_of(to, b);
+	return strcmp(a, b) ? perm(from, 2) : 0;
 }
 
 static int fb_rename(const char *from, const char *to, unsigned flags)
@@ -717,23 +898,20 @@ static int fb_rename(const char *from, const char *to, unsigned flags)
 		return -EINVAL;
 	if (!flags && !strncmp(base_of(to), HIDDEN, strlen(HIDDEN)))
 		return hide(from, to);
-	CHANGE("rename", from, r4_rename(B.db, from, to,
-					(flags & RENAME_NOREPLACE ? R4_RENAME_NOREPLACE : 0) |
-					(flags & RENAME_EXCHANGE ? R4_RENAME_EXCHANGE : 0)));
+	CHECKED_CHANGE("rename", from, perm_rename(from, to),
+		       r4_rename(B.db, from, to,
+				 (flags & RENAME_NOREPLACE ? R4_RENAME_NOREPLACE : 0) |
+				 (flags & RENAME_EXCHANGE ? R4_RENAME_EXCHANGE : 0)));
 }
 
 static int fb_link(const char *from, const char *to)
 {
+	int rc;
+
 	if (is_pseudo(to))
 		return -EINVAL;
-	CHANGE("link", from, r4_link(B.db, from, to));
-}
-
-static int fb_symlink(const char *target, const char *path)
-{
-	if (is_pseudo(path))
-		return -EINVAL;
-	CHANGE("symlink", path, r4_symlink(B.db, target, path, caller_uid(), caller_gid()));
+	CHECKED_CHANGE("link", from, (rc = perm(from, 0)) ? rc : perm_entry(to, false, NULL),
+		       r4_link(B.db, from, to));
 }
 
 static int fb_readlink(const char *path, char *buf, size_t n)
@@ -742,34 +920,54 @@ static int fb_readlink(const char *path, char *buf, size_t n)
 	int rc;
 
 	pthread_mutex_lock(&B.mu);
-	rc = r4_readlink(B.db, path, buf, n - 1, &len);
+	if (!(rc = perm(path, 0)))
+		rc = r4_readlink(B.db, path, buf, n - 1, &len);
 	pthread_mutex_unlock(&B.mu);
 	if (!rc)
 		buf[len < n - 1 ? len : n - 1] = 0;
 	return fb_err("readlink", path, rc);
 }
 
-static int setattr(const char *op, const char *path, const struct r4_setattr *sa,
-		   const struct fuse_file_info *fi)
+/* chmod, chown, truncate, utimens: on the open file (by identity), or
+ * at path; times_now says both times are "now" (no ownership needed). */
+static int setattr(const char *op, const char *path, struct r4_setattr *sa,
+		   const struct fuse_file_info *fi, bool times_now)
 {
 	struct handle *h = fi ? handle_of(fi) : NULL;
+	struct r4_stat st;
 	r4_file *held;
+	int rc;
 
+	if ((h && h->sp) || (path && (is_pseudo(path) || !strcmp(path, CONTROL))))
+		return sa->mask == R4_SET_SIZE ? 0 : -EPERM;	/* O_TRUNC before a write */
 	pthread_mutex_lock(&B.mu);
 	held = h && h->file ? h->file : hidden_file(path);
+	if (held)
+		rc = r4_file_stat(held, &st);
+	else if (!(rc = perm(path, 0)))
+		rc = r4_stat(B.db, path, &st);
+	if (!rc) {
+		struct r4_setattr chk = *sa;
+
+		if (h && h->file)	/* ftruncate: the file was opened for writing */
+			chk.mask &= ~(unsigned)R4_SET_SIZE;
+		rc = perm_setattr(&st, &chk, times_now);
+		sa->mode = chk.mode;	/* (setgid dropped) */
+	}
+	if (!rc && !(rc = change_begin()))
+		rc = change_end(op, NAME(path), held ? r4_file_setattr(held, sa)
+						     : r4_setattr(B.db, path, sa));
+	else
+		rc = fb_err(op, NAME(path), rc);
 	pthread_mutex_unlock(&B.mu);
-	if (held)	/* ftruncate, fchmod, an unlinked file: by identity */
-		CHANGE(op, NAME(path), r4_file_setattr(held, sa));
-	if ((h && h->sp) || is_pseudo(path) || !strcmp(path, CONTROL))
-		return sa->mask == R4_SET_SIZE ? 0 : -EPERM;	/* O_TRUNC before a write */
-	CHANGE(op, path, r4_setattr(B.db, path, sa));
+	return rc;
 }
 
 static int fb_chmod(const char *path, mode_t mode, struct fuse_file_info *fi)
 {
 	struct r4_setattr sa = {.mask = R4_SET_MODE, .mode = mode};
 
-	return setattr("chmod", path, &sa, fi);
+	return setattr("chmod", path, &sa, fi, false);
 }
 
 static int fb_chown(const char *path, uid_t uid, gid_t gid, struct fuse_file_info *fi)
@@ -784,7 +982,7 @@ static int fb_chown(const char *path, uid_t uid, gid_t gid, struct fuse_file_inf
 		sa.mask |= R4_SET_GID;
 		sa.gid = gid;
 	}
-	return setattr("chown", path, &sa, fi);
+	return setattr("chown", path, &sa, fi, false);
 }
 
 static int fb_truncate(const char *path, off_t size, struct fuse_file_info *fi)
@@ -793,13 +991,14 @@ static int fb_truncate(const char *path, off_t size, struct fuse_file_info *fi)
 
 	if (size < 0)
 		return -EINVAL;
-	return setattr("truncate", path, &sa, fi);
+	return setattr("truncate", path, &sa, fi, false);
 }
 
 static int fb_utimens(const char *path, const struct timespec tv[2], struct fuse_file_info *fi)
 {
 	struct r4_setattr sa = {0};
 	struct timespec now;
+	bool all_now = true;
 
 	clock_gettime(CLOCK_REALTIME, &now);
 	for (int i = 0; i < 2; i++) {
@@ -807,13 +1006,28 @@ static int fb_utimens(const char *path, const struct timespec tv[2], struct fuse
 
 		if (tv && tv[i].tv_nsec == UTIME_OMIT)
 			continue;
+		if (tv && tv[i].tv_nsec != UTIME_NOW)
+			all_now = false;
 		sa.mask |= i ? R4_SET_MTIME : R4_SET_ATIME;
 		if (i)
 			sa.mtime = t;
 		else
 			sa.atime = t;
 	}
-	return setattr("utimens", path, &sa, fi);
+	return setattr("utimens", path, &sa, fi, all_now);
+}
+
+static int fb_access(const char *path, int mask)
+{
+	struct r4_stat st;
+	int rc;
+
+	pthread_mutex_lock(&B.mu);
+	rc = perm(path, (unsigned)mask & 7);
+	if (!rc && (mask & W_OK) && B.ro && !(rc = r4_stat(B.db, path, &st)))
+		rc = -EROFS;
+	pthread_mutex_unlock(&B.mu);
+	return rc == -ENOENT ? rc : fb_err("access", path, rc);
 }
 
 static int fb_open(const char *path, struct fuse_file_info *fi)
@@ -833,10 +1047,16 @@ static int fb_open(const char *path, struct fuse_file_info *fi)
 	if (B.ro && (fi->flags & O_ACCMODE) != O_RDONLY)
 		return -EROFS;
 	pthread_mutex_lock(&B.mu);
+	unsigned want = (fi->flags & O_ACCMODE) == O_RDONLY ? 4 : (fi->flags & O_ACCMODE) ==
+			O_WRONLY ? 2 : 6;
+
+	if (fi->flags & O_TRUNC)
+		want |= 2;
 	if (hidden_file(path))
 		rc = file_open(path, fi);	/* (through /proc/PID/fd) */
-	else if (!(rc = r4_stat(B.db, path, &st)))
-		rc = S_ISDIR(st.mode) ? -EISDIR : file_open(path, fi);
+	else if (!(rc = stat_as_caller(path, &st)) && !(rc = S_ISDIR(st.mode) ? -EISDIR : 0) &&
+		 !(rc = perm(path, want)))
+		rc = file_open(path, fi);
 	pthread_mutex_unlock(&B.mu);
 	return fb_err("open", path, rc);
 }
@@ -1180,6 +1400,7 @@ static const struct fuse_operations fb_ops = {
 	.listxattr = fb_listxattr,
 	.removexattr = fb_removexattr,
 	.fallocate = fb_fallocate,
+	.access = fb_access,
 };
 
 /* ---- options and main ---- */
@@ -1187,7 +1408,7 @@ static const struct fuse_operations fb_ops = {
 struct opts {
 	char *image;
 	unsigned commit;
-	int sync, ro, help;
+	int sync, ro, help, kernel_perms;
 };
 
 #define OPT(t, p) {t, offsetof(struct opts, p), 1}
@@ -1195,6 +1416,7 @@ static const struct fuse_opt fb_opts[] = {
 	{"commit=%u", offsetof(struct opts, commit), 0},
 	OPT("sync", sync),
 	OPT("ro", ro),
+	OPT("default_permissions", kernel_perms),
 	OPT("-h", help),
 	OPT("--help", help),
 	FUSE_OPT_END,
@@ -1241,6 +1463,7 @@ int fuse_bridge_main(int argc, char **argv)
 			"  -o ro            mount read-only\n"
 			"  -o sync          commit after every call\n"
 			"  -o commit=SECS   group calls into one commit every SECS seconds (default 5)\n"
+			"  -o default_permissions  the kernel checks mode bits (else r4fuse does)\n"
 			"  and libfuse's options: allow_other, default_permissions, ...\n");
 		fuse_opt_free_args(&args);
 		free(o.image);
@@ -1248,6 +1471,7 @@ int fuse_bridge_main(int argc, char **argv)
 	}
 	B.sync = o.sync;
 	B.ro = o.ro;
+	B.kernel_perms = o.kernel_perms;
 	B.commit_secs = o.commit ? o.commit : 5;
 	for (int i = 0; i < args.argc; i++)
 		if (!strcmp(args.argv[i], "-d") || !strcmp(args.argv[i], "-f"))
@@ -1274,8 +1498,9 @@ int fuse_bridge_main(int argc, char **argv)
 	}
 	B.image = o.image;
 	openlog("r4fuse", LOG_PID, LOG_DAEMON);
-	/* default_permissions: the kernel checks mode bits for the caller */
-	fuse_opt_add_arg(&args, "-odefault_permissions");
+	/* default_permissions: the kernel checks mode bits; else the bridge does */
+	if (B.kernel_perms)
+		fuse_opt_add_arg(&args, "-odefault_permissions");
 	if (o.ro)
 		fuse_opt_add_arg(&args, "-oro");
 	fuse_opt_add_arg(&args, "-ofsname=r4");

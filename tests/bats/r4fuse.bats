@@ -350,3 +350,78 @@ OUT
 	# 499 f-names survive; f250 may or may not have been listed before it went
 	assert_output --regexp '^dups 0 old (499|500)'$'\n''seekdir ok$'
 }
+
+# POSIX permission rules for uid 1000, the same with the kernel checking
+# (default_permissions) and with the bridge checking (without it).
+permission_rules() {
+	need_cmd setpriv
+	"$R4SH" -c 'mkdir /pub' -c '/pub/..mode <- "1777"' -c 'mkdir /priv' \
+		-c '/priv/..mode <- "0700"' -c '/priv/f <- "secret"' -c 'mkdir /sg' \
+		-c '/sg/..gid <- "50"' -c '/sg/..mode <- "2777"' -c '/pub/root <- "r"' \
+		-c '/pub/root/..mode <- "0666"' "$IMG" >/dev/null
+	MNT=$(mktemp -d /tmp/r4mnt.XXXXXX)
+	MNT_EXTRA=$MNT
+	chmod 755 "$MNT"
+	mount_r4 -o "allow_other$1"
+	as1000() { setpriv --reuid=1000 --regid=1000 --clear-groups "$@"; }
+	# search permission on the way
+	run as1000 cat "$MNT/priv/f"
+	assert_failure
+	assert_output --partial 'Permission denied'
+	run as1000 stat "$MNT/priv/f"
+	assert_failure
+	# access(2)
+	run as1000 test -w "$MNT/bank/alice"
+	assert_failure
+	run as1000 test -r "$MNT/bank/alice"
+	assert_success
+	# a sticky directory: one's own entries only
+	as1000 bash -c "echo mine > '$MNT/pub/mine'"
+	run as1000 rm -f "$MNT/pub/root"
+	assert_failure
+	assert_output --partial 'Operation not permitted'
+	run as1000 mv "$MNT/pub/root" "$MNT/pub/moved"
+	assert_failure
+	as1000 mv "$MNT/pub/mine" "$MNT/pub/mine2"
+	# writing another's file is fine (0666); its mode, owner and explicit
+	# times are not, "now" is
+	as1000 bash -c "echo w > '$MNT/pub/root'"
+	run as1000 chmod 0600 "$MNT/pub/root"
+	assert_failure
+	assert_output --partial 'Operation not permitted'
+	run as1000 chown 0 "$MNT/pub/mine2"
+	assert_failure
+	run as1000 touch -d '2001-01-01' "$MNT/pub/root"
+	assert_failure
+	as1000 touch "$MNT/pub/root"
+	as1000 touch -d '2001-01-01 00:00:00 UTC' "$MNT/pub/mine2"
+	run stat -c '%Y %a %u' "$MNT/pub/mine2"
+	assert_output '978307200 644 1000'
+	run stat -c '%a %u %s' "$MNT/pub/root"
+	assert_output '666 0 2'
+	# truncate without write permission
+	run as1000 truncate -s 0 "$MNT/bank/bob"
+	assert_failure
+	run cat "$MNT/bank/bob"
+	assert_output 50
+	# a setgid directory passes its group on, and setgid to new directories
+	as1000 mkdir "$MNT/sg/d"
+	as1000 touch "$MNT/sg/f"
+	run stat -c '%a %u:%g' "$MNT/sg/d" "$MNT/sg/f"
+	assert_output $'2755 1000:50\n644 1000:50'
+	# chmod g+s by a non-member of the file's group drops setgid
+	as1000 chmod 2755 "$MNT/sg/f"
+	run stat -c %a "$MNT/sg/f"
+	assert_output 755
+	umount_r4
+	run "$R4" fsck "$IMG"
+	assert_success
+}
+
+@test "permissions as uid 1000, checked by the kernel (-o default_permissions)" {
+	permission_rules ,default_permissions
+}
+
+@test "permissions as uid 1000, checked by the bridge (no default_permissions)" {
+	permission_rules ""
+}
