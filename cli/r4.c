@@ -49,27 +49,6 @@ static int usage(FILE *f)
 	return R4_EXIT_USAGE;
 }
 
-static int parse_size(const char *s, uint64_t *out)
-{
-	char *end;
-	unsigned long long v = strtoull(s, &end, 10);
-	int shift = 0;
-
-	if (end == s)
-		return -1;
-	switch (*end) {
-	case 'k': case 'K': shift = 10; end++; break;
-	case 'm': case 'M': shift = 20; end++; break;
-	case 'g': case 'G': shift = 30; end++; break;
-	case 't': case 'T': shift = 40; end++; break;
-	default: break;
-	}
-	if (*end || v > (UINT64_MAX >> shift))
-		return -1;
-	*out = (uint64_t)v << shift;
-	return 0;
-}
-
 /* One TYPE=PLUGIN pair of -o. */
 static int set_plugin(struct r4_mkfs_opts *o, const char *type, const char *label)
 {
@@ -166,7 +145,7 @@ static int cmd_mkfs(int argc, char **argv)
 	}
 	if (argc - optind != 2)
 		return usage(stderr);
-	if (parse_size(argv[optind + 1], &size)) {
+	if (r4_parse_size(argv[optind + 1], &size)) {
 		fprintf(stderr, "%s: bad size '%s'\n", sh_prog, argv[optind + 1]);
 		return R4_EXIT_USAGE;
 	}

@@ -45,6 +45,8 @@ void *r4_calloc(size_t n, size_t size);
 void *r4_realloc(void *p, size_t n);
 void r4_free(void *p);
 char *r4_memdup(const void *p, size_t n);
+/* A size: decimal with an optional K, M, G or T suffix (powers of 1024); 0 or -1. */
+int r4_parse_size(const char *s, uint64_t *out);
 /* Test hook: make the Nth allocation from now fail (0 = never). */
 void r4_heap_fail_at(unsigned long n);
 

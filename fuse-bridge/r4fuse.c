@@ -87,6 +87,7 @@ struct handle {
 	r4_file *file;			/* a regular file, held by identity: renames and
 					   unlink (to its last close) do not touch it */
 	bool append;			/* O_APPEND: each write goes to the end */
+	char *name;			/* its path at open, for messages */
 	struct special *sp;		/* or a pseudo file or the control file */
 	struct r4_dirpos *cur;		/* a directory (file) or meta view directory
 					   (meta): cur[i] resumes at entry i */
@@ -126,8 +127,14 @@ static r4_file *hidden_file(const char *path)
 	return pp ? (*pp)->file : NULL;
 }
 
-/* The path for messages: an open file may have none left (unlinked). */
-#define NAME(path) ((path) ? (path) : "(an unlinked file)")
+/* The path for messages (libfuse gives none with a handle). */
+static const char *name_of(const char *path, const struct fuse_file_info *fi)
+{
+	const struct handle *h = fi ? handle_of(fi) : NULL;
+
+	return path ? path : h && h->name ? h->name : h && h->sp ? h->sp->path : "(open file)";
+}
+#define NAME(path) name_of(path, fi)
 
 static void logmsg(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
@@ -143,6 +150,18 @@ static void logmsg(int level, const char *fmt, ...)
 		vsyslog(level, fmt, ap);
 	}
 	va_end(ap);
+}
+
+/* The engine's messages (recovery, damage found) go to the same log. */
+static void engine_log(void *ctx, int level, const char *msg)
+{
+	(void)ctx;
+	if (!B.db) {	/* opening: the user is still there to read it */
+		fprintf(stderr, "r4fuse: %s: %s\n", B.image, msg);
+		return;
+	}
+	logmsg(level <= R4_LOG_ERR ? LOG_ERR : level == R4_LOG_WARN ? LOG_WARNING : LOG_INFO,
+	       "r4fuse: %s: %s", B.image ? B.image : "", msg);
 }
 
 /* The one place engine codes become FUSE results. */
@@ -726,6 +745,7 @@ static int file_open(const char *path, struct fuse_file_info *fi)
 		return rc;
 	}
 	h->append = (fi->flags & O_APPEND) != 0;
+	h->name = strdup(path);
 	fi->fh = (uint64_t)(uintptr_t)h;
 	return 0;
 }
@@ -1196,6 +1216,7 @@ static int fb_release(const char *path, struct fuse_file_info *fi)
 	pthread_mutex_unlock(&B.mu);
 	if (h->sp)
 		special_free(h->sp);
+	free(h->name);
 	free(h);
 	return rc;
 }
@@ -1408,12 +1429,14 @@ static const struct fuse_operations fb_ops = {
 struct opts {
 	char *image;
 	unsigned commit;
+	char *cache;
 	int sync, ro, help, kernel_perms;
 };
 
 #define OPT(t, p) {t, offsetof(struct opts, p), 1}
 static const struct fuse_opt fb_opts[] = {
 	{"commit=%u", offsetof(struct opts, commit), 0},
+	{"cache=%s", offsetof(struct opts, cache), 0},
 	OPT("sync", sync),
 	OPT("ro", ro),
 	OPT("default_permissions", kernel_perms),
@@ -1464,6 +1487,7 @@ int fuse_bridge_main(int argc, char **argv)
 			"  -o sync          commit after every call\n"
 			"  -o commit=SECS   group calls into one commit every SECS seconds (default 5)\n"
 			"  -o default_permissions  the kernel checks mode bits (else r4fuse does)\n"
+			"  -o cache=SIZE    memory for clean tree nodes (K, M, G; default 64M)\n"
 			"  and libfuse's options: allow_other, default_permissions, ...\n");
 		fuse_opt_free_args(&args);
 		free(o.image);
@@ -1477,6 +1501,20 @@ int fuse_bridge_main(int argc, char **argv)
 		if (!strcmp(args.argv[i], "-d") || !strcmp(args.argv[i], "-f"))
 			B.debug = true;
 	oo.rw = !o.ro;
+	oo.log = engine_log;
+	B.image = o.image;
+	if (o.cache) {
+		uint64_t bytes;
+
+		if (r4_parse_size(o.cache, &bytes) || bytes < 4096) {
+			fprintf(stderr, "r4fuse: cache=%s: want a size like 64M\n", o.cache);
+			fuse_opt_free_args(&args);
+			free(o.image);
+			return 2;
+		}
+		oo.cache_nodes = (size_t)(bytes / 4096);	/* 4 KiB nodes */
+		free(o.cache);
+	}
 	if (!o.ro) {
 		/* the lock r4sh takes: one writer per image */
 		struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
@@ -1490,13 +1528,24 @@ int fuse_bridge_main(int argc, char **argv)
 			return 1;
 		}
 	}
-	if ((rc = r4_open(o.image, &oo, &B.db))) {
-		fprintf(stderr, "r4fuse: %s: %s\n", o.image, r4_strerror(rc));
+	rc = r4_open(o.image, &oo, &B.db);
+	if (rc == -EROFS && oo.rw) {
+		/* marked damaged: readable, never written until checked */
+		fprintf(stderr, "r4fuse: %s: mounted read-only\n",
+			o.image);
+		close(B.lockfd);
+		B.lockfd = -1;
+		o.ro = 1;
+		B.ro = true;
+		oo.rw = false;
+		rc = r4_open(o.image, &oo, &B.db);
+	}
+	if (rc) {
+		fprintf(stderr, "r4fuse: %s: cannot mount it: %s\n", o.image, r4_strerror(rc));
 		fuse_opt_free_args(&args);
 		free(o.image);
 		return 1;
 	}
-	B.image = o.image;
 	openlog("r4fuse", LOG_PID, LOG_DAEMON);
 	/* default_permissions: the kernel checks mode bits; else the bridge does */
 	if (B.kernel_perms)
@@ -1505,7 +1554,9 @@ int fuse_bridge_main(int argc, char **argv)
 		fuse_opt_add_arg(&args, "-oro");
 	fuse_opt_add_arg(&args, "-ofsname=r4");
 	fuse_opt_add_arg(&args, "-osubtype=r4");
-	fuse_opt_add_arg(&args, "-omax_threads=16");	/* (3.14 warns without it) */
+	/* thread pool defaults, before the user's -o so those win (3.14 warns
+	 * about its own unset defaults) */
+	fuse_opt_insert_arg(&args, 1, "-omax_threads=16,max_idle_threads=10");
 	rc = fuse_main(args.argc, args.argv, &fb_ops, NULL);
 	if (B.db)	/* never mounted: destroy did not run */
 		r4_close(B.db);

@@ -425,3 +425,79 @@ permission_rules() {
 @test "permissions as uid 1000, checked by the bridge (no default_permissions)" {
 	permission_rules ""
 }
+
+@test "bad images: refused, or read-only once damage is found; every error logged" {
+	# a broken super block: refused, with the reason
+	cp "$IMG" "$T/bad.img"
+	printf 'XXXXXXXX' | dd of="$T/bad.img" bs=1 seek=65536 conv=notrunc 2>/dev/null
+	run "$R4FUSE" "$T/bad.img" "$MNT" -f
+	assert_failure 1
+	assert_output --partial "r4fuse: $T/bad.img: cannot mount it:"
+	run mountpoint -q "$MNT"
+	assert_failure
+	# a broken leaf: found at the first read of it, EIO, logged, and the
+	# volume is marked damaged so that nothing more is written
+	"$R4SH" -c 'mkdir /many' "$IMG" >/dev/null
+	for i in $(seq 1 200); do echo "/many/f$i <- \"content of file $i\""; done >"$T/s.r4"
+	"$R4SH" -f "$T/s.r4" "$IMG" >/dev/null
+	blk=$("$R4SH" -c .tree "$IMG" | grep 'level 1' | tail -1 | sed 's/.*block \([0-9]*\):.*/\1/')
+	printf '\377\377\377\377\377\377\377\377' |
+		dd of="$IMG" bs=1 seek=$((blk * 4096)) conv=notrunc 2>/dev/null
+	mount_r4
+	run cat "$MNT/bank/alice"
+	assert_output 100
+	run bash -c "cat '$MNT'/many/f* >/dev/null"
+	assert_failure
+	assert_output --partial 'Input/output error'
+	run bash -c "echo x > '$MNT/bank/new'"
+	assert_failure
+	umount_r4
+	run cat "$T/fuse.log"
+	assert_line --partial "corrupt image at block $blk"
+	assert_line --partial 'the volume is marked damaged'
+	assert_line --regexp '^r4fuse: read /many/f[0-9]+: the image is damaged'
+	# marked damaged: the next mount is read-only
+	mount_r4
+	run cat "$MNT/bank/alice"
+	assert_output 100
+	run bash -c "echo x > '$MNT/bank/new'"
+	assert_failure
+	assert_output --partial 'Read-only file system'
+	umount_r4
+	run cat "$T/fuse.log"
+	assert_line --partial 'mounted read-only'
+	run "$R4SH" -c 'ls /bank' "$IMG"
+	assert_failure
+}
+
+@test "limits: names over 255 bytes, sizes past the format's maximum, cache=" {
+	mount_r4 -o cache=1M
+	long=$(printf 'n%.0s' $(seq 256))
+	ok=$(printf 'n%.0s' $(seq 255))
+	for cmd in "touch" "mkdir" "ln -s x" "ln $MNT/bank/alice" "mv $MNT/bank/bob"; do
+		run $cmd "$MNT/bank/$long"
+		assert_failure
+		assert_output --partial 'File name too long'
+	done
+	run ls "$MNT/bank"
+	assert_output $'alice\nbob'
+	touch "$MNT/bank/$ok"
+	run ls "$MNT/bank"
+	assert_line "$ok"
+	# 2^62 bytes is the format's end (r4's reg40 limit)
+	run truncate -s $((1 << 62 | 1)) "$MNT/bank/alice"
+	assert_failure
+	assert_output --partial 'File too large'
+	truncate -s $((1 << 40)) "$MNT/bank/bob"
+	run stat -c '%s %b' "$MNT/bank/bob"
+	assert_output "$((1 << 40)) 8"
+	run bash -c "tail -c 4 '$MNT/bank/bob' | od -An -tx1"
+	assert_output ' 00 00 00 00'
+	umount_r4
+	run "$R4FUSE" "$IMG" "$MNT" -f -o cache=lots
+	assert_failure 2
+	assert_output --partial 'cache=lots'
+	run "$R4" fsck "$IMG"
+	assert_success
+	fsck_reiser4 "$IMG"
+}
