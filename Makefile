@@ -110,7 +110,7 @@ check:
 # The libFuzzer target for lex + parse (clang).  `make fuzz` runs it for
 # R4_FUZZ_SECONDS (default 60) as make check does, through tests/fuzz/check.sh.
 FUZZ_CC ?= clang
-FUZZ_SRC = $(filter-out parser/run.c,$(PARSE_SRC)) engine/util.c engine/plan.c tests/fuzz/fuzz_parse.c
+FUZZ_SRC = $(filter-out parser/run.c parser/wire.c,$(PARSE_SRC)) engine/util.c engine/plan.c tests/fuzz/fuzz_parse.c
 build/fuzz/fuzz_parse: $(FUZZ_SRC) build/grammar/parser.c build/grammar/lexer.c $(wildcard parser/*.h grammar/*.h)
 	@mkdir -p $(@D)
 	$(FUZZ_CC) -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined \

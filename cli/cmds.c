@@ -26,22 +26,22 @@ const struct sh_cmd sh_cmds[] = {
 	{".as", 1, 1, 0, cmd_as, ".as USER|UID[:GID[,GID...]]",
 	 "act as this identity: permissions are checked for it (root: .as 0)"},
 	{".echo", 1, 1, 0, cmd_echo, ".echo on|off", "print each entry before running it"},
-	{".fsck", 0, 0, SH_IMAGE, cmd_fsck, ".fsck", "check the image (r4's checker, read-only)"},
+	{".fsck", 0, 0, SH_IMAGE | SH_LOCAL, cmd_fsck, ".fsck", "check the image (r4's checker, read-only)"},
 	{".help", 0, 1, 0, cmd_help, ".help [VERB]", "this list, or one verb's help"},
-	{".info", 0, 0, SH_IMAGE, cmd_info, ".info", "the image: blocks, free, files, plugins"},
+	{".info", 0, 0, SH_IMAGE | SH_LOCAL, cmd_info, ".info", "the image: blocks, free, files, plugins"},
 	{".mode", 1, 1, 0, cmd_mode, ".mode human|json",
 	 "how values print: as they are, or one JSON object per statement"},
 	{".open", 1, 1, 0, cmd_open, ".open IMAGE", "close this image, open another"},
 	{".quit", 0, 0, 0, cmd_quit, ".quit", "leave (an open transaction is rolled back)"},
 	{".read", 1, 1, 0, cmd_read, ".read SCRIPT", "run a script here, as -f would"},
 	{".timer", 1, 1, 0, cmd_timer, ".timer on|off", "print how long each entry took"},
-	{".tree", 0, 0, SH_IMAGE, cmd_dtree, ".tree",
+	{".tree", 0, 0, SH_IMAGE | SH_LOCAL, cmd_dtree, ".tree",
 	 "the storage tree: its nodes by level, and the items in them with their keys"},
-	{"begin", 0, 0, SH_IMAGE, cmd_begin, "begin",
+	{"begin", 0, 0, SH_IMAGE | SH_LOCAL, cmd_begin, "begin",
 	 "start a transaction that spans the next entries"},
 	{"cat", 1, -1, SH_IMAGE, cmd_cat, "cat PATH...", "print files"},
 	{"cd", 0, 1, SH_IMAGE, cmd_cd, "cd [PATH]", "change the current directory (default /)"},
-	{"commit", 0, 0, SH_IMAGE, cmd_commit, "commit", "make the open transaction durable"},
+	{"commit", 0, 0, SH_IMAGE | SH_LOCAL, cmd_commit, "commit", "make the open transaction durable"},
 	{"cp", 2, 2, SH_IMAGE, cmd_cp, "cp FROM TO", "copy a file's contents (TO may be a directory)"},
 	{"explain", 1, 1, SH_RAW, cmd_explain, "explain CMD",
 	 "print the transaction plan of an R4L command, without running it"},
@@ -54,7 +54,7 @@ const struct sh_cmd sh_cmds[] = {
 	{"pwd", 0, 0, 0, cmd_pwd, "pwd", "print the current directory"},
 	{"rm", 1, -1, SH_IMAGE, cmd_rm, "rm [-r] PATH...",
 	 "remove entries; -r: directories with everything in them"},
-	{"rollback", 0, 0, SH_IMAGE, cmd_rollback, "rollback",
+	{"rollback", 0, 0, SH_IMAGE | SH_LOCAL, cmd_rollback, "rollback",
 	 "undo everything since begin: the image is as it was"},
 	{"stat", 1, 1, SH_IMAGE, cmd_stat, "stat PATH", "every pseudo attribute of an object"},
 	{"tree", 0, 1, SH_IMAGE, cmd_tree, "tree [PATH]", "the namespace under PATH"},
@@ -252,14 +252,14 @@ static void ls_long(struct sh *sh, const char *dir, const char *name)
 	if (asprintf(&p, "%s/%s", dir, name) < 0)
 		return;
 	a = absolute(sh, p);
-	if (!r4_stat(sh->db, a, &st)) {
+	if (!sh_stat(sh, a, &st)) {
 		printf("%c%04o %3u %5u %5u %10llu %s", type_char(st.mode), st.mode & 07777,
 		       st.nlink, st.uid, st.gid, (unsigned long long)st.size, name);
 		if (S_ISLNK(st.mode)) {
 			char t[4096];
 			size_t n;
 
-			if (!r4_readlink(sh->db, a, t, sizeof(t), &n))
+			if (!sh_readlink(sh, a, t, sizeof(t), &n))
 				printf(" -> %.*s", (int)(n < sizeof(t) ? n : sizeof(t)), t);
 		}
 		putchar('\n');
@@ -470,9 +470,8 @@ static int collect_fn(void *ctx, const char *name, size_t len, uint64_t ino, uin
 static int rm_tree(struct sh *sh, const char *a, FILE *f)
 {
 	struct collect c = {0};
-	struct r4_dirpos pos = {0};
 	char *qa = r4_path_quote(a);
-	int rc = r4_readdir(sh->db, a, &pos, collect_fn, &c);
+	int rc = sh_readdir(sh, a, collect_fn, &c);
 
 	for (size_t i = 0; i < c.n; i++) {
 		if (!rc && c.v[i][0] == 'd') {
@@ -508,7 +507,7 @@ CMD(rm)
 		char *qd, *lit, *a = absolute(sh, argv[i]);
 		struct r4_stat st;
 
-		if (rec && !r4_stat(sh->db, a, &st) && S_ISDIR(st.mode))
+		if (rec && !sh_stat(sh, a, &st) && S_ISDIR(st.mode))
 			rc = rm_tree(sh, a, f);
 		parent_and_name(argv[i], &qd, &lit);
 		fprintf(f, "%s/..unlink <- %s;\n", qd, lit);
@@ -561,7 +560,7 @@ CMD(mv)
 
 	if (!strcmp(fd, td)) {
 		rc = r4l(sh, NULL, "%s/..name <- %s", qf, lt);
-	} else if (!r4_stat(sh->db, fa, &st) && S_ISDIR(st.mode)) {
+	} else if (!sh_stat(sh, fa, &st) && S_ISDIR(st.mode)) {
 		/* R4L renames within a directory and links files: a directory
 		 * moves between directories through the engine, outside a
 		 * transaction */
@@ -569,7 +568,7 @@ CMD(mv)
 			fprintf(stderr, "r4sh: mv: a directory moves to another directory only "
 				"outside begin ... commit\n");
 			rc = -EBUSY;
-		} else if ((rc = r4_rename(sh->db, fa, ta, R4_RENAME_NOREPLACE))) {
+		} else if ((rc = sh_rename(sh, fa, ta))) {
 			fprintf(stderr, "r4sh: mv: %s: %s\n", argv[1], r4_strerror(rc));
 		}
 	} else {
@@ -655,9 +654,8 @@ CMD(stat)
 static void tree_walk(struct sh *sh, const char *a, int depth)
 {
 	struct collect c = {0};
-	struct r4_dirpos pos = {0};
 
-	if (r4_readdir(sh->db, a, &pos, collect_fn, &c))
+	if (sh_readdir(sh, a, collect_fn, &c))
 		return;
 	if (c.n)
 		qsort(c.v, c.n, sizeof(*c.v), cmp_str);
@@ -692,7 +690,7 @@ CMD(tree)
 	struct r4_stat st;
 	int rc;
 
-	if ((rc = r4_stat(sh->db, a, &st))) {
+	if ((rc = sh_stat(sh, a, &st))) {
 		fprintf(stderr, "r4sh: tree: %s: %s\n", argc > 1 ? argv[1] : ".", r4_strerror(rc));
 	} else {
 		printf("%s\n", a);
@@ -800,6 +798,11 @@ CMD(as)
 	struct r4_ident w = {.umask = sh->who.umask};
 
 	(void)argc;
+	if (sh->mount && getuid() != 0) {
+		fprintf(stderr, "r4sh: .as: on a mount, commands run as this process; only root "
+			"may act as another identity\n");
+		return -EPERM;
+	}
 	w.uid = (uint32_t)strtoul(s, &end, 10);
 	if (end != s && (!*end || *end == ':')) {
 		w.gid = w.uid;
@@ -815,7 +818,8 @@ CMD(as)
 		struct r4_run *r = NULL;
 		bool found = false;
 
-		if (sh->db && !r4l(sh, &r, "if exist /etc/passwd then /etc/passwd") && r->nvalues) {
+		if ((sh->db || sh->mount) &&
+		    !r4l(sh, &r, "if exist /etc/passwd then /etc/passwd") && r->nvalues) {
 			for (char *l = (char *)value0(r, 0), *e; *l; l = e + 1) {
 				char name[256];
 				unsigned uid, gid;
@@ -1032,9 +1036,13 @@ int sh_verb(struct sh *sh, const struct sh_cmd *c, const char *line, size_t len)
 	    ((c->flags & SH_RAW) && !argv[1][0])) {
 		fprintf(stderr, "usage: %s\n", c->usage);
 		rc = -EINVAL;
-	} else if ((c->flags & SH_IMAGE) && !sh->db) {
+	} else if ((c->flags & SH_IMAGE) && !sh->db && !sh->mount) {
 		fprintf(stderr, "r4sh: %s: no image is open (.open IMAGE)\n", c->name);
 		rc = -EBADF;
+	} else if ((c->flags & SH_LOCAL) && sh->mount) {
+		fprintf(stderr, "r4sh: %s: not on a mount, where each command is a unit of its own "
+			"(r4sh --read-only IMAGE works beside the mount)\n", c->name);
+		rc = -EOPNOTSUPP;
 	} else {
 		rc = c->fn(sh, argc, argv);
 	}
@@ -1104,7 +1112,7 @@ void sh_complete(const char *line, int start, int end, const char *text, char **
 				add(out, n, "", block_params[b][k], "");
 		return;
 	}
-	if (!sh || !sh->db)
+	if (!sh || (!sh->db && !sh->mount))
 		return;
 	/* a path: the names of its directory, and pseudo names after ".." */
 	char *dir = slash ? strndup(text, (size_t)(slash - text) + (slash == text)) : strdup(".");
@@ -1112,9 +1120,8 @@ void sh_complete(const char *line, int start, int end, const char *text, char **
 	size_t prefix_len = slash ? (size_t)(slash - text) + 1 : 0;
 	char *prefix = strndup(text, prefix_len), *a = absolute(sh, dir);
 	struct collect c = {0};
-	struct r4_dirpos pos = {0};
 
-	if (!r4_readdir(sh->db, a, &pos, collect_fn, &c)) {
+	if (!sh_readdir(sh, a, collect_fn, &c)) {
 		if (c.n)
 			qsort(c.v, c.n, sizeof(*c.v), cmp_str);
 		for (size_t i = 0; i < c.n; i++)

@@ -65,12 +65,25 @@ static void holder(int fd, char *buf, size_t n)
 	snprintf(buf, n, "%s (pid %d)", comm, (int)fl.l_pid);
 }
 
+/* Work on a live mount instead of an image. */
+static int use_mount(struct sh *sh, char *mount)
+{
+	free(sh->image);
+	free(sh->mount);
+	sh->mount = mount;
+	sh->image = strdup(mount);
+	sh->rw = true;
+	return 0;
+}
+
 int sh_open(struct sh *sh, const char *image, bool rw)
 {
 	struct r4_open_opts o = {.rw = rw};
 	int rc;
 
 	sh->lockfd = -1;
+	if (sh_is_mount(image))
+		return use_mount(sh, strdup(image));
 	if (rw) {
 		/* one writer: a POSIX lock on the whole file says who holds it */
 		struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
@@ -81,12 +94,18 @@ int sh_open(struct sh *sh, const char *image, bool rw)
 			return -errno;
 		}
 		if (fcntl(fd, F_SETLK, &fl) < 0) {
-			char who[128];
+			char who[128], *mnt = sh_mount_of(image);
 
 			holder(fd, who, sizeof(who));
+			close(fd);
+			if (mnt) {	/* r4fuse has it: talk to the mount */
+				if (!sh->quiet)
+					fprintf(stderr, "r4sh: %s is mounted at %s by %s: working "
+						"through the mount\n", image, mnt, who);
+				return use_mount(sh, mnt);
+			}
 			fprintf(stderr, "r4sh: %s is in use by %s; --read-only opens it anyway, "
 				"without changing it\n", image, who);
-			close(fd);
 			return -EBUSY;
 		}
 		sh->lockfd = fd;
@@ -124,6 +143,8 @@ void sh_close(struct sh *sh)
 	if (sh->lockfd >= 0)
 		close(sh->lockfd);
 	sh->lockfd = -1;
+	free(sh->mount);
+	sh->mount = NULL;
 }
 
 /* Interactive: the prompt, history, Ctrl-C and Ctrl-D. */

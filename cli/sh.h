@@ -17,6 +17,7 @@ enum sh_out { SH_HUMAN, SH_JSON };
 struct sh {
 	r4_db *db;
 	char *image;			/* its path */
+	char *mount;			/* or a live r4fuse mount (remote.c), db NULL */
 	bool rw;
 	int lockfd;			/* the image's lock (-1: none) */
 	enum sh_out out;
@@ -33,13 +34,14 @@ struct sh {
 	unsigned stmt;			/* statements answered (JSON numbering) */
 };
 
-enum { SH_IMAGE = 1 << 0, SH_TXN_OK = 1 << 1, SH_RAW = 1 << 2 };
+/* SH_IMAGE: needs an image or a mount; SH_LOCAL: the image itself, not a
+ * mount; SH_RAW: gets the rest of the line unsplit (argv[1]) */
+enum { SH_IMAGE = 1 << 0, SH_TXN_OK = 1 << 1, SH_RAW = 1 << 2, SH_LOCAL = 1 << 3 };
 
 struct sh_cmd {
 	const char *name;
 	int min, max;			/* arguments (max -1: any) */
-	unsigned flags;			/* SH_IMAGE: needs the image; SH_RAW: gets the rest
-					   of the line unsplit (argv[1]) */
+	unsigned flags;			/* SH_* */
 	int (*fn)(struct sh *sh, int argc, char **argv);
 	const char *usage, *help;
 };
@@ -65,6 +67,18 @@ int sh_r4l(struct sh *sh, const char *src, size_t len, bool per_statement, bool 
 int sh_r4l_quiet(struct sh *sh, const char *src, size_t len, struct r4_run **out);
 /* An R4L string literal of bytes: #sN:bytes. */
 char *sh_literal(const void *bytes, size_t len);
+
+/* What the shell works on (remote.c): the image, or a mount, where R4L
+ * goes through the control file and reads are POSIX calls. */
+bool sh_is_mount(const char *dir);		/* an r4fuse mount point? */
+char *sh_mount_of(const char *image);		/* where image is mounted (malloc'd), or NULL */
+int sh_remote_run(struct sh *sh, const char *src, size_t len, const struct r4_run_opts *ro,
+		  struct r4_run **out);
+int sh_stat(struct sh *sh, const char *path, struct r4_stat *st);
+int sh_readlink(struct sh *sh, const char *path, char *buf, size_t n, size_t *len);
+/* Every entry of the directory, "." and ".." included. */
+int sh_readdir(struct sh *sh, const char *path, r4_dirent_fn fn, void *ctx);
+int sh_rename(struct sh *sh, const char *from, const char *to);	/* never replaces */
 
 /* The input: a line at a time. */
 struct sh_reader {

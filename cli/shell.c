@@ -149,6 +149,19 @@ static int explain(struct sh *sh, const char *src, size_t len, bool per_statemen
 	return !rc ? 0 : rc == -EINVAL ? 3 : 1;
 }
 
+/* r4_run on the image, or through the mount's control file. */
+static int run(struct sh *sh, const char *src, size_t len, const struct r4_run_opts *ro,
+	       struct r4_run **r)
+{
+	int rc;
+
+	if (!sh->mount)
+		return r4_run(sh->db, src, len, ro, r);
+	if ((rc = sh_remote_run(sh, src, len, ro, r)) && !*r)
+		fprintf(stderr, "r4sh: %s: the control file: %s\n", sh->mount, r4_strerror(rc));
+	return rc;
+}
+
 int sh_r4l(struct sh *sh, const char *src, size_t len, bool per_statement, bool dry)
 {
 	struct r4_run_opts ro = run_opts(sh, per_statement);
@@ -158,15 +171,16 @@ int sh_r4l(struct sh *sh, const char *src, size_t len, bool per_statement, bool 
 
 	if (dry)
 		return explain(sh, src, len, per_statement);
-	if (!sh->db) {
+	if (!sh->db && !sh->mount) {
 		fprintf(stderr, "r4sh: no image is open (.open IMAGE)\n");
 		return 1;
 	}
 	if (sh->interactive)
 		sh->cancel = 0;	/* (a script's Ctrl-C holds until it ends) */
-	rc = r4_run(sh->db, src, len, &ro, &r);
+	rc = run(sh, src, len, &ro, &r);
 	if (!r) {
-		fprintf(stderr, "r4sh: %s\n", r4_strerror(rc));
+		if (!sh->mount)
+			fprintf(stderr, "r4sh: %s\n", r4_strerror(rc));
 		return 1;
 	}
 	for (size_t i = 0; i < r->nvalues; i++)
@@ -192,13 +206,13 @@ int sh_r4l_quiet(struct sh *sh, const char *src, size_t len, struct r4_run **out
 	int rc;
 
 	*out = NULL;
-	if (!sh->db) {
+	if (!sh->db && !sh->mount) {
 		fprintf(stderr, "r4sh: no image is open (.open IMAGE)\n");
 		return -EBADF;
 	}
 	if (sh->interactive)
 		sh->cancel = 0;	/* (a script's Ctrl-C holds until it ends) */
-	rc = r4_run(sh->db, src, len, &ro, &r);
+	rc = run(sh, src, len, &ro, &r);
 	if (!r)
 		return rc;
 	if (rc)
@@ -474,6 +488,12 @@ int sh_script(struct sh *sh, const char *text, size_t len, bool atomic, bool dry
 		}
 		free(pc);
 		return 0;
+	}
+	if (atomic && sh->mount) {
+		fprintf(stderr, "r4sh: --atomic: not on a mount, where each command is a unit of its "
+			"own (put the script in one command, or use the image)\n");
+		free(pc);
+		return sh->status = 1;
 	}
 	if (atomic && sh->db && !sh->session && (rc = r4_session_begin(sh->db, &sh->session))) {
 		fprintf(stderr, "r4sh: cannot begin: %s\n", r4_strerror(rc));

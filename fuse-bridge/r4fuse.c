@@ -282,7 +282,61 @@ static void caller_get(struct caller *c)
 				   fc ? fc->umask : 022};
 }
 
-static int run_r4l(const char *src, size_t len, char **out, size_t *nout, bool values_only)
+/*
+ * How a client asks the control file to run its command: leading lines
+ * "# r4 WORD [ARGS]" (R4L comments, removed before the run):
+ *   framed          answer in the framed form of parser/wire.c (r4sh does)
+ *   per-statement   one unit per statement, as a script runs
+ *   cwd PATH        relative paths start at PATH
+ *   as UID:GID[,G...] UMASK   run as that identity (a root caller only)
+ */
+struct ctl {
+	bool framed, per_statement;
+	char *cwd;
+	struct caller as;
+	bool have_as;
+};
+
+/* Read the pragmas at the start of *src; *src and *len move past them. */
+static void ctl_parse(const char **src, size_t *len, struct ctl *cl)
+{
+	static const char tag[] = "# r4 ";
+
+	while (*len > sizeof(tag) - 1 && !memcmp(*src, tag, sizeof(tag) - 1)) {
+		const char *nl = memchr(*src, '\n', *len);
+		size_t n = nl ? (size_t)(nl - *src) : *len;
+		char *line = strndup(*src + sizeof(tag) - 1, n - (sizeof(tag) - 1)), *e;
+
+		if (!line)
+			break;
+		if (!strcmp(line, "framed")) {
+			cl->framed = true;
+		} else if (!strcmp(line, "per-statement")) {
+			cl->per_statement = true;
+		} else if (!strncmp(line, "cwd /", 5)) {
+			free(cl->cwd);
+			cl->cwd = strdup(line + 4);
+		} else if (!strncmp(line, "as ", 3) && fuse_get_context()->uid == 0) {
+			struct r4_ident *w = &cl->as.who;
+			unsigned long v = strtoul(line + 3, &e, 10);
+
+			w->uid = (uint32_t)v;
+			w->gid = *e == ':' ? (uint32_t)strtoul(e + 1, &e, 10) : w->uid;
+			w->ngroups = 0;
+			w->groups = cl->as.g;
+			while (*e == ',' && w->ngroups < 64)
+				cl->as.g[w->ngroups++] = (uint32_t)strtoul(e + 1, &e, 10);
+			w->umask = *e == ' ' ? (uint32_t)strtoul(e + 1, NULL, 8) & 0777 : 022;
+			cl->have_as = true;
+		}	/* (anything else, and "as" from a non-root caller: ignored) */
+		free(line);
+		*src += nl ? n + 1 : n;
+		*len -= nl ? n + 1 : n;
+	}
+}
+
+static int run_r4l_as(const char *src, size_t len, char **out, size_t *nout, bool values_only,
+		      const struct ctl *cl)
 {
 	struct caller c;
 	struct r4_run_opts ro = {.name = "<control>", .exec = {.read_objects = true}};
@@ -291,13 +345,23 @@ static int run_r4l(const char *src, size_t len, char **out, size_t *nout, bool v
 	int rc;
 
 	caller_get(&c);
-	ro.exec.who = c.who;
+	ro.exec.who = cl && cl->have_as ? cl->as.who : c.who;
+	if (cl) {
+		ro.exec.cwd = cl->cwd;
+		ro.per_statement = cl->per_statement;
+	}
 	if ((rc = commit_group()))
 		return rc;
 	rc = r4_run(B.db, src, len, &ro, &r);
 	if (!r)
 		return rc;
 	f = open_memstream(out, nout);
+	if (cl && cl->framed) {
+		r4_run_write(r, f);
+		fclose(f);
+		r4_run_free(r);
+		return rc;
+	}
 	for (size_t i = 0; i < r->nvalues; i++) {
 		const struct r4_run_value *v = &r->values[i];
 
@@ -316,6 +380,11 @@ static int run_r4l(const char *src, size_t len, char **out, size_t *nout, bool v
 	fclose(f);
 	r4_run_free(r);
 	return rc;
+}
+
+static int run_r4l(const char *src, size_t len, char **out, size_t *nout, bool values_only)
+{
+	return run_r4l_as(src, len, out, nout, values_only, NULL);
 }
 
 /* The text of a pseudo file (a value of its own, as R4L reads it). */
@@ -366,7 +435,13 @@ static int special_flush(struct special *s)
 	s->out = NULL;
 	s->nout = 0;
 	if (s->control) {
-		run_r4l(s->in ? s->in : "", s->nin, &s->out, &s->nout, false);
+		struct ctl cl = {0};
+		const char *src = s->in ? s->in : "";
+		size_t n = s->nin;
+
+		ctl_parse(&src, &n, &cl);
+		run_r4l_as(src, n, &s->out, &s->nout, false, &cl);
+		free(cl.cwd);
 		s->have_out = true;
 		s->rpos = 0;
 		rc = 0;	/* the answer is the diagnostics, read back */
@@ -1552,7 +1627,22 @@ int fuse_bridge_main(int argc, char **argv)
 		fuse_opt_add_arg(&args, "-odefault_permissions");
 	if (o.ro)
 		fuse_opt_add_arg(&args, "-oro");
-	fuse_opt_add_arg(&args, "-ofsname=r4");
+	/* the image's full path names the mount (r4sh IMAGE finds it there) */
+	char real[4096], *fsname = NULL;
+	size_t fsn = 0;
+	FILE *fs = realpath(o.image, real) ? open_memstream(&fsname, &fsn) : NULL;
+
+	if (fs) {
+		fputs("-ofsname=", fs);
+		for (const char *c = real; *c; c++) {
+			if (*c == ',' || *c == '\\')
+				fputc('\\', fs);	/* (fuse_opt's escape) */
+			fputc(*c, fs);
+		}
+		fclose(fs);
+	}
+	fuse_opt_add_arg(&args, fsname ? fsname : "-ofsname=r4");
+	free(fsname);
 	fuse_opt_add_arg(&args, "-osubtype=r4");
 	/* thread pool defaults, before the user's -o so those win (3.14 warns
 	 * about its own unset defaults) */

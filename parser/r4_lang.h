@@ -154,6 +154,14 @@ int r4_run(r4_db *db, const char *src, size_t len, const struct r4_run_opts *o,
 	   struct r4_run **out);
 void r4_run_free(struct r4_run *r);
 
+/* A run's outcome as bytes (parser/wire.c: the control file's framed
+ * answer) and back.  r4_run_read rebuilds it for the client, whose
+ * command src[0..len) the diagnostics point into (name is their SOURCE);
+ * -EPROTO for anything malformed. */
+int r4_run_write(const struct r4_run *r, FILE *f);
+int r4_run_read(const char *text, size_t n, const char *name, const char *src, size_t len,
+		struct r4_run **out);
+
 /* A host path as an R4L path: each component `quoted', so that any name
  * (spaces, keywords, brackets) is taken literally; relative stays
  * relative, "" is ".".  NULL on -ENOMEM; r4_free it.  (A component

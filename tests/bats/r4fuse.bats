@@ -152,14 +152,76 @@ EOF
 	assert_output now
 }
 
-@test "the lock: r4sh on a mounted image says r4fuse holds it" {
+@test "the lock: r4sh on a mounted image works through the mount; a second r4fuse is refused" {
 	mount_r4
 	run "$R4SH" -c 'ls /' "$IMG"
-	assert_failure 1
-	assert_output "r4sh: $IMG is in use by r4fuse (pid $FUSE_PID); --read-only opens it anyway, without changing it"
+	assert_success
+	assert_output - <<OUT
+r4sh: $IMG is mounted at $MNT by r4fuse (pid $FUSE_PID): working through the mount
+bank
+OUT
+	run "$R4SH" --read-only -c 'cat /bank/alice' "$IMG"
+	assert_output 100
 	run "$R4FUSE" "$IMG" "$T" -f
 	assert_failure 1
 	assert_output --partial 'in use by another program'
+}
+
+@test "r4sh MOUNTPOINT: R4L through the control file, reads through the mount" {
+	"$R4SH" -c '/bank/alice/..mode <- "0640"' "$IMG" >/dev/null
+	MNT=$(mktemp -d /tmp/r4mnt.XXXXXX)	# (one uid 1000 can reach)
+	MNT_EXTRA=$MNT
+	chmod 755 "$MNT"
+	mount_r4 -o allow_other
+	run "$R4SH" -c 'ls -l /bank' -c '/bank/(alice <- "60", bob <- "90")' \
+		-c '/bank/alice + "/" + /bank/bob' "$MNT"
+	assert_success
+	assert_output - <<'OUT'
+-0640   1     0     0          3 alice
+-0644   1     0     0          2 bob
+60
+90
+60/90
+OUT
+	# a script: checked, then one unit per statement; cwd and positions
+	printf 'cd /bank\nc <- "1"\nc + "2"\n/bank/no/x <- "3"\n' >"$T/s.r4"
+	run "$R4SH" -f "$T/s.r4" "$MNT"
+	assert_failure 1
+	assert_output - <<OUT
+1
+12
+$T/s.r4:4:1: error: cannot write '/bank/no': No such file or directory
+/bank/no/x <- "3"
+^~~~~~~~
+r4sh: stopped: 2 statements before this one committed
+OUT
+	run cat "$MNT/bank/c"
+	assert_output 1
+	run "$R4SH" --json -c '/bank/c' "$MNT"
+	assert_output '{"statement": 1, "range": "1:1-1:7", "path": "/bank/c", "value": "1"}'
+	# identity: root may act as another; anyone else runs as itself
+	run "$R4SH" --as 1000 -c '/bank/alice' "$MNT"
+	assert_output 'r4sh: /bank/alice: Permission denied'
+	if command -v setpriv >/dev/null; then
+		run setpriv --reuid=1000 --regid=1000 --clear-groups "$R4SH" -c '/bank/bob' "$MNT"
+		assert_output 90
+		run setpriv --reuid=1000 --regid=1000 --clear-groups "$R4SH" -c '/bank/bob <- "0"' \
+			"$MNT"
+		assert_failure 1
+		assert_output --partial 'Permission denied'
+	fi
+	# what needs the image itself says so
+	run "$R4SH" -c 'begin' "$MNT"
+	assert_failure 1
+	assert_output --partial 'begin: not on a mount'
+	run "$R4SH" --atomic -f "$T/s.r4" "$MNT"
+	assert_failure 1
+	assert_output --partial '--atomic: not on a mount'
+	umount_r4
+	run "$R4SH" -c '/bank/bob' "$IMG"
+	assert_output 90
+	run "$R4SH" --as 1000 -c '/bank/alice' "$IMG"
+	assert_output 'r4sh: /bank/alice: Permission denied'
 }
 
 @test "the meta view: every object is a directory of its pseudo files and children" {

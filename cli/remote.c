@@ -1,0 +1,228 @@
+/*
+ * remote.c - what r4sh works on: an image it opened, or a live r4fuse
+ * mount.  On a mount, R4L goes through the control file MNT/..reiser4
+ * with a framed answer (parser/wire.c), run by the bridge as one unit with
+ * this process's uid and gids; the verbs' reads are POSIX calls on the
+ * mount.  What needs the image itself (.info, .fsck, .tree, begin, the
+ * --atomic scripts) says so.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "sh.h"
+
+#define FUSE_MAGIC 0x65735546	/* statfs f_type of every FUSE mount */
+
+bool sh_is_mount(const char *dir)
+{
+	char ctl[PATH_MAX];
+	struct statfs sf;
+	struct stat st;
+
+	if (stat(dir, &st) || !S_ISDIR(st.st_mode) || statfs(dir, &sf) ||
+	    sf.f_type != FUSE_MAGIC)
+		return false;
+	snprintf(ctl, sizeof(ctl), "%s/..reiser4", dir);
+	return !stat(ctl, &st) && S_ISREG(st.st_mode);
+}
+
+/* mountinfo's octal escapes (\040 for a space) undone in place. */
+static void unescape(char *s)
+{
+	char *o = s;
+
+	for (; *s; s++) {
+		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' && s[2] <= '7' &&
+		    s[3] >= '0' && s[3] <= '7') {
+			*o++ = (char)((s[1] - '0') << 6 | (s[2] - '0') << 3 | (s[3] - '0'));
+			s += 3;
+		} else {
+			*o++ = *s;
+		}
+	}
+	*o = 0;
+}
+
+char *sh_mount_of(const char *image)
+{
+	char real[PATH_MAX], *line = NULL, *found = NULL;
+	size_t cap = 0;
+	FILE *f;
+
+	if (!realpath(image, real) || !(f = fopen("/proc/self/mountinfo", "r")))
+		return NULL;
+	while (!found && getline(&line, &cap, f) > 0) {
+		/* ID PARENT MAJ:MIN ROOT MOUNTPOINT OPTIONS... - FSTYPE SOURCE SUPER */
+		char *sep = strstr(line, " - "), *mp, *fstype, *src, *save;
+
+		if (!sep)
+			continue;
+		*sep = 0;
+		strtok_r(line, " ", &save);
+		for (int i = 0; i < 3; i++)
+			strtok_r(NULL, " ", &save);
+		mp = strtok_r(NULL, " ", &save);
+		fstype = strtok_r(sep + 3, " ", &save);
+		src = strtok_r(NULL, " ", &save);
+		if (!mp || !fstype || !src || strcmp(fstype, "fuse.r4"))
+			continue;
+		unescape(src);
+		unescape(mp);
+		if (!strcmp(src, real) && sh_is_mount(mp))
+			found = strdup(mp);
+	}
+	free(line);
+	fclose(f);
+	return found;
+}
+
+/* MNT + path, in buf. */
+static const char *on_mount(const struct sh *sh, const char *path, char *buf, size_t n)
+{
+	snprintf(buf, n, "%s%s", sh->mount, strcmp(path, "/") ? path : "");
+	return buf;
+}
+
+int sh_stat(struct sh *sh, const char *path, struct r4_stat *st)
+{
+	char p[PATH_MAX * 2];
+	struct stat s;
+
+	if (!sh->mount)
+		return r4_stat(sh->db, path, st);
+	if (lstat(on_mount(sh, path, p, sizeof(p)), &s))
+		return -errno;
+	*st = (struct r4_stat){.ino = s.st_ino, .mode = s.st_mode, .nlink = (uint32_t)s.st_nlink,
+			       .uid = s.st_uid, .gid = s.st_gid, .size = (uint64_t)s.st_size,
+			       .blocks = (uint64_t)s.st_blocks, .rdev = s.st_rdev,
+			       .atime = s.st_atim, .mtime = s.st_mtim, .ctime = s.st_ctim};
+	return 0;
+}
+
+int sh_readlink(struct sh *sh, const char *path, char *buf, size_t n, size_t *len)
+{
+	char p[PATH_MAX * 2];
+	ssize_t r;
+
+	if (!sh->mount)
+		return r4_readlink(sh->db, path, buf, n, len);
+	if ((r = readlink(on_mount(sh, path, p, sizeof(p)), buf, n)) < 0)
+		return -errno;
+	*len = (size_t)r;
+	return 0;
+}
+
+int sh_readdir(struct sh *sh, const char *path, r4_dirent_fn fn, void *ctx)
+{
+	struct r4_dirpos pos = {0};
+	char p[PATH_MAX * 2];
+	struct dirent *e;
+	DIR *d;
+	int rc = 0;
+
+	if (!sh->mount)
+		return r4_readdir(sh->db, path, &pos, fn, ctx);
+	if (!(d = opendir(on_mount(sh, path, p, sizeof(p)))))
+		return -errno;
+	while (!rc && (errno = 0, e = readdir(d)))
+		rc = fn(ctx, e->d_name, strlen(e->d_name), e->d_ino,
+			e->d_type == DT_DIR ? S_IFDIR : e->d_type == DT_LNK ? S_IFLNK
+			: e->d_type == DT_REG ? S_IFREG : e->d_type == DT_FIFO ? S_IFIFO
+			: e->d_type == DT_SOCK ? S_IFSOCK : e->d_type == DT_CHR ? S_IFCHR
+			: e->d_type == DT_BLK ? S_IFBLK : 0);
+	if (!e && errno)
+		rc = -errno;
+	closedir(d);
+	return rc < 0 ? rc : 0;
+}
+
+int sh_rename(struct sh *sh, const char *from, const char *to)
+{
+	char a[PATH_MAX * 2], b[PATH_MAX * 2];
+
+	if (!sh->mount)
+		return r4_rename(sh->db, from, to, R4_RENAME_NOREPLACE);
+	on_mount(sh, from, a, sizeof(a));
+	on_mount(sh, to, b, sizeof(b));
+	/* no replace: link-free check, then the move (a race can still replace) */
+	if (!access(b, F_OK))
+		return -EEXIST;
+	return rename(a, b) ? -errno : 0;
+}
+
+/* Write all of buf to fd. */
+static int write_all(int fd, const char *buf, size_t n)
+{
+	while (n) {
+		ssize_t w = write(fd, buf, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return w < 0 ? -errno : -EIO;
+		buf += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+int sh_remote_run(struct sh *sh, const char *src, size_t len, const struct r4_run_opts *ro,
+		  struct r4_run **out)
+{
+	char ctl[PATH_MAX + 16], *head = NULL, *ans = NULL, buf[65536];
+	size_t hn = 0, an = 0;
+	FILE *h = open_memstream(&head, &hn), *a;
+	int fd, rc;
+	ssize_t r;
+
+	*out = NULL;
+	if (!h)
+		return -ENOMEM;
+	/* the pragmas: R4L comments the bridge reads and removes */
+	fprintf(h, "# r4 framed\n");
+	if (ro->per_statement)
+		fprintf(h, "# r4 per-statement\n");
+	if (ro->exec.cwd && strcmp(ro->exec.cwd, "/"))
+		fprintf(h, "# r4 cwd %s\n", ro->exec.cwd);
+	if (sh->who_name[0]) {
+		const struct r4_ident *w = &ro->exec.who;
+
+		fprintf(h, "# r4 as %u:%u", w->uid, w->gid);
+		for (size_t i = 0; i < w->ngroups; i++)
+			fprintf(h, ",%u", w->groups[i]);
+		fprintf(h, " %o\n", w->umask);
+	}
+	fclose(h);
+	snprintf(ctl, sizeof(ctl), "%s/..reiser4", sh->mount);
+	if ((fd = open(ctl, O_RDWR | O_CLOEXEC)) < 0) {
+		free(head);
+		return -errno;
+	}
+	rc = write_all(fd, head, hn);
+	if (!rc)
+		rc = write_all(fd, src, len);
+	free(head);
+	if (!(a = open_memstream(&ans, &an))) {
+		close(fd);
+		return -ENOMEM;
+	}
+	while (!rc && ((r = read(fd, buf, sizeof(buf))) > 0 || (r < 0 && errno == EINTR)))
+		if (r > 0)
+			fwrite(buf, 1, (size_t)r, a);
+	if (!rc && r < 0)
+		rc = -errno;
+	fclose(a);
+	close(fd);
+	if (!rc)
+		rc = r4_run_read(ans, an, ro->name, src, len, out);
+	free(ans);
+	return rc ? rc : (*out)->rc;
+}
