@@ -1583,6 +1583,7 @@ int fuse_bridge_main(int argc, char **argv)
 
 		if (r4_parse_size(o.cache, &bytes) || bytes < 4096) {
 			fprintf(stderr, "r4fuse: cache=%s: want a size like 64M\n", o.cache);
+			free(o.cache);
 			fuse_opt_free_args(&args);
 			free(o.image);
 			return 2;

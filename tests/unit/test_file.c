@@ -10,6 +10,8 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "t.h"
 
@@ -111,18 +113,26 @@ static void test_crash(void)
 {
 	struct r4_open_opts ro = {0};
 	r4_db *db;
-	r4_file *f;
 	struct r4_info in;
 
 	fresh();
-	db = open_rw();
-	CHECK_RC(r4_create(db, "/keep", 0644, 0, 0));
-	CHECK_RC(r4_create(db, "/f", 0644, 0, 0));
-	CHECK_RC(r4_write(db, "/f", 0, "doomed", 6));
-	CHECK_RC(r4_file_open(db, "/f", &f));
-	CHECK_RC(r4_unlink(db, "/f"));	/* committed: the orphan and its safe-link */
-	r4_close(db);	/* "crash": f was never closed */
-	f = NULL;
+	fflush(NULL);
+	pid_t pid = fork();
+
+	if (pid == 0) {	/* the crash: unlink committed, the file still open */
+		r4_file *f;
+
+		db = open_rw();
+		if (r4_create(db, "/keep", 0644, 0, 0) || r4_create(db, "/f", 0644, 0, 0) ||
+		    r4_write(db, "/f", 0, "doomed", 6) || r4_file_open(db, "/f", &f) ||
+		    r4_unlink(db, "/f"))
+			_exit(1);
+		_exit(0);
+	}
+	int status;
+
+	CHECK(pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
+	      WEXITSTATUS(status) == 0);
 	fsck_ok();	/* (fsck.reiser4 --check does not look for orphans) */
 	CHECK_RC(r4_open(img, &ro, &db));
 	CHECK_EQ(clean(db), 3);
