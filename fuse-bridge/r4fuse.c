@@ -20,6 +20,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/falloc.h>
 #include <fuse.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -1422,17 +1423,58 @@ static int fb_removexattr(const char *path, const char *name)
 	return -ENOTSUP;	/* a pseudo file cannot go */
 }
 
-/* No mode is done fully (r4 keeps no preallocated extents): glibc's
- * posix_fallocate then writes the range itself. */
+/*
+ * fallocate: the modes done fully.  r4 keeps no preallocated extents, so
+ * space is allocated the way writing does: mode 0 (and KEEP_SIZE inside
+ * the file) rewrites the range with what it holds, so holes get blocks
+ * and the size grows to the end; ZERO_RANGE writes zeros.  The space is
+ * checked first, so that a full volume refuses the call before it
+ * changes anything.  Punching holes, collapsing and inserting ranges
+ * answer EOPNOTSUPP.
+ */
 static int fb_fallocate(const char *path, int mode, off_t off, off_t len,
 			struct fuse_file_info *fi)
 {
-	(void)path;
-	(void)mode;
-	(void)off;
-	(void)len;
-	(void)fi;
-	return -EOPNOTSUPP;
+	struct handle *h = handle_of(fi);
+	bool zero = mode & FALLOC_FL_ZERO_RANGE;
+	struct r4_statfs sf;
+	struct r4_stat st;
+	char *buf;
+	int rc;
+
+	if (mode & ~(FALLOC_FL_KEEP_SIZE | FALLOC_FL_ZERO_RANGE))
+		return -EOPNOTSUPP;
+	if (off < 0 || len <= 0 || off > INT64_MAX - len)
+		return -EINVAL;
+	if (!h || !h->file)
+		return -EBADF;
+	if (!(buf = malloc(1 << 20)))
+		return -ENOMEM;
+	pthread_mutex_lock(&B.mu);
+	if (!(rc = r4_file_stat(h->file, &st)) && !(rc = r4_statfs(B.db, &sf))) {
+		if ((mode & FALLOC_FL_KEEP_SIZE) && (uint64_t)(off + len) > st.size)
+			rc = -EOPNOTSUPP;	/* blocks past the end: none in r4 */
+		else if ((uint64_t)len / sf.bsize + 16 > sf.bfree)
+			rc = -ENOSPC;
+		else
+			rc = change_begin();
+	}
+	for (off_t at = off; !rc && at < off + len;) {
+		size_t n = (size_t)(off + len - at < (1 << 20) ? off + len - at : 1 << 20), got = 0;
+
+		if (zero || (uint64_t)at >= st.size)
+			memset(buf, 0, n);
+		else if ((rc = r4_file_read(h->file, (uint64_t)at, buf, n, &got)))
+			break;
+		else if (got < n)
+			memset(buf + got, 0, n - got);
+		if (!(rc = r4_file_write(h->file, (uint64_t)at, buf, n)))
+			at += (off_t)n;
+	}
+	rc = change_end("fallocate", NAME(path), rc);
+	pthread_mutex_unlock(&B.mu);
+	free(buf);
+	return rc;
 }
 
 static void *fb_init(struct fuse_conn_info *conn, struct fuse_config *cfg)

@@ -305,9 +305,6 @@ OUT
 	run cat "$MNT/bank/alice"
 	assert_output 100
 	echo fstab >"$MNT/bank/via"
-	run fallocate -l 1M "$MNT/bank/via"
-	assert_failure
-	assert_output --partial 'Operation not supported'
 	fusermount3 -u "$MNT"
 	# the daemon commits and closes after the unmount: wait for it
 	for _ in $(seq 100); do
@@ -559,6 +556,35 @@ permission_rules() {
 	run "$R4FUSE" "$IMG" "$MNT" -f -o cache=lots
 	assert_failure 2
 	assert_output --partial 'cache=lots'
+	run "$R4" fsck "$IMG"
+	assert_success
+	fsck_reiser4 "$IMG"
+}
+
+@test "fallocate: the modes r4 does fully, EOPNOTSUPP for the rest, ENOSPC before any change" {
+	mount_r4
+	printf 'abc' >"$MNT/bank/f"
+	fallocate -l 1M "$MNT/bank/f"
+	run stat -c '%s %b' "$MNT/bank/f"
+	assert_output '1048576 2048'
+	run head -c 3 "$MNT/bank/f"
+	assert_output abc
+	fallocate -z -o 1 -l 1 "$MNT/bank/f"
+	run bash -c "head -c 3 '$MNT/bank/f' | od -An -c"
+	assert_output '   a  \0   c'
+	fallocate -n -o 0 -l 4096 "$MNT/bank/f"	# KEEP_SIZE, inside the file
+	run fallocate -n -o 1M -l 4096 "$MNT/bank/f"
+	assert_failure
+	assert_output --partial 'keep size mode is unsupported'	# (util-linux's EOPNOTSUPP)
+	run fallocate -p -o 0 -l 4096 "$MNT/bank/f"	# punch hole (with keep size)
+	assert_failure
+	assert_output --partial 'unsupported'
+	run fallocate -l 1G "$MNT/bank/big"
+	assert_failure
+	assert_output --partial 'No space left on device'
+	run stat -c %s "$MNT/bank/f" "$MNT/bank/big"
+	assert_output $'1048576\n0'
+	umount_r4
 	run "$R4" fsck "$IMG"
 	assert_success
 	fsck_reiser4 "$IMG"
