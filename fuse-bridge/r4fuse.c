@@ -1126,6 +1126,29 @@ static int fb_access(const char *path, int mask)
 	return rc == -ENOENT ? rc : fb_err("access", path, rc);
 }
 
+/*
+ * open(O_TRUNC) of an existing file: libfuse asks for atomic O_TRUNC, so
+ * the truncation comes with the open (under the mutex).  A refused
+ * truncation closes the handle again.
+ */
+static int truncate_open(struct fuse_file_info *fi)
+{
+	struct handle *h = handle_of(fi);
+	struct r4_setattr sa = {.mask = R4_SET_SIZE, .size = 0};
+	struct r4_stat st;
+	int rc;
+
+	if (!(rc = r4_file_stat(h->file, &st)) && st.size && !(rc = change_begin()))
+		rc = change_end("open (O_TRUNC)", h->name, r4_file_setattr(h->file, &sa));
+	if (rc) {
+		r4_file_close(h->file);
+		free(h->name);
+		free(h);
+		fi->fh = 0;
+	}
+	return rc;
+}
+
 static int fb_open(const char *path, struct fuse_file_info *fi)
 {
 	struct r4_stat st;
@@ -1153,6 +1176,8 @@ static int fb_open(const char *path, struct fuse_file_info *fi)
 	else if (!(rc = stat_as_caller(path, &st)) && !(rc = S_ISDIR(st.mode) ? -EISDIR : 0) &&
 		 !(rc = perm(path, want)))
 		rc = file_open(path, fi);
+	if (!rc && (fi->flags & O_TRUNC))
+		rc = truncate_open(fi);
 	pthread_mutex_unlock(&B.mu);
 	return fb_err("open", path, rc);
 }
@@ -1690,6 +1715,11 @@ int fuse_bridge_main(int argc, char **argv)
 	/* thread pool defaults, before the user's -o so those win (3.14 warns
 	 * about its own unset defaults) */
 	fuse_opt_insert_arg(&args, 1, "-omax_threads=16,max_idle_threads=10");
+	/* attributes are asked for every time: libfuse's path API gives each
+	 * name of a hard-linked file its own kernel inode, so a cached size or
+	 * nlink of one name would go stale when the other changes (the data
+	 * follows: auto_inval_data drops pages when the attributes moved) */
+	fuse_opt_insert_arg(&args, 1, "-oattr_timeout=0");
 	rc = fuse_main(args.argc, args.argv, &fb_ops, NULL);
 	if (B.db)	/* never mounted: destroy did not run */
 		r4_close(B.db);

@@ -589,3 +589,51 @@ permission_rules() {
 	assert_success
 	fsck_reiser4 "$IMG"
 }
+
+@test "rename flags and rules, nanosecond times, statfs from the allocator" {
+	case $(uname -m) in
+	x86_64) nr=316 ;;
+	aarch64) nr=276 ;;
+	*) skip "renameat2's syscall number for $(uname -m) not known here" ;;
+	esac
+	mount_r4
+	mkdir -p "$MNT/d/sub"
+	# renameat2(AT_FDCWD, a, AT_FDCWD, b, flags): 1 NOREPLACE, 2 EXCHANGE
+	run perl -e '
+		my ($nr, $d) = @ARGV;
+		sub r2 { my $r = syscall($nr, -100, $_[0], -100, $_[1], $_[2]); $r ? "$!" : "ok" }
+		print r2("$d/bank/alice", "$d/bank/bob", 1), "\n";
+		print r2("$d/bank/alice", "$d/bank/bob", 2), "\n";
+		print r2("$d/bank/alice", "$d/bank/none", 2), "\n";
+		print r2("$d/d", "$d/d/sub/d", 0), "\n";
+	' "$nr" "$MNT"
+	assert_output - <<'OUT'
+File exists
+ok
+No such file or directory
+Invalid argument
+OUT
+	run cat "$MNT/bank/alice" "$MNT/bank/bob"
+	assert_output 50100
+	# over an empty directory yes, a full one no
+	mkdir "$MNT/e"
+	touch "$MNT/d/x"
+	mv -T "$MNT/d/sub" "$MNT/e"
+	run mv -T "$MNT/bank" "$MNT/d"
+	assert_failure
+	assert_output --partial 'Directory not empty'
+	touch -d '2020-02-02 02:02:02.123456789 UTC' "$MNT/bank/alice"
+	run stat -c '%.9Y' "$MNT/bank/alice"
+	assert_output 1580608922.123456789
+	touch -a -d '2021-01-01 00:00:00.5 UTC' "$MNT/bank/alice"	# UTIME_OMIT for mtime
+	run stat -c '%.9X %.9Y' "$MNT/bank/alice"
+	assert_output '1609459200.500000000 1580608922.123456789'
+	# statfs: the allocator's blocks, before and after 1 MiB
+	free0=$(stat -f -c %f "$MNT")
+	head -c 1048576 /dev/zero >"$MNT/bank/mib"
+	sync "$MNT/bank/mib"
+	free1=$(stat -f -c %f "$MNT")
+	[ $((free0 - free1)) -ge 256 ] && [ $((free0 - free1)) -le 260 ]
+	run stat -f -c '%S %b' "$MNT"
+	assert_output "4096 16384"
+}
