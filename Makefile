@@ -30,6 +30,8 @@ UNIT_LIB_SRC = $(filter-out $(UNIT_SRC),$(sort $(wildcard tests/unit/*.c)))
 UNIT_LIB_OBJ = $(UNIT_LIB_SRC:%.c=$(B)/%.o)
 INTEROP_SRC = $(sort $(wildcard tests/interop/*.c))
 INTEROP_BIN = $(INTEROP_SRC:tests/interop/%.c=$(B)/tests/%)
+FSX_SRC    = $(sort $(wildcard tests/fsx/*.c))
+FSX_BIN    = $(FSX_SRC:tests/fsx/%.c=$(B)/tests/%)
 
 PROGS = $(B)/r4 $(B)/r4sh $(B)/r4fuse $(B)/mount.fuse.r4
 EDIT_LIBS = $(shell pkg-config --libs libedit 2>/dev/null || echo -ledit)
@@ -38,7 +40,7 @@ FUSE_LIBS = $(shell pkg-config --libs fuse3 2>/dev/null || echo -lfuse3 -lpthrea
 FUSE_SRC = $(sort $(wildcard fuse-bridge/*.c))
 FUSE_OBJ = $(FUSE_SRC:%.c=$(B)/%.o)
 
-.PHONY: all check test unit interop clean layering bench fuzz fuzz-build
+.PHONY: all check test unit interop fsx clean layering bench fuzz fuzz-build
 all: $(PROGS) $(B)/libr4parse.a layering
 
 $(B)/libr4engine.a: $(ENGINE_OBJ)
@@ -96,8 +98,15 @@ $(INTEROP_BIN): $(B)/tests/%: $(B)/tests/interop/%.o
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS_ALL) -o $@ $^ -lreiser4 -laal
 
-unit: $(UNIT_BIN)
+# The mounted file system's testers (tests/fsx, used by the bats suites):
+# plain POSIX programs, not unit tests, so no test_ prefix.
+$(FSX_BIN): $(B)/tests/%: $(B)/tests/fsx/%.o
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS_ALL) -o $@ $^
+
+unit: $(UNIT_BIN) $(FSX_BIN)
 interop: $(INTEROP_BIN)
+fsx: $(FSX_BIN)
 
 # Build the plain programs, then the sanitizer variant of everything, and run
 # every test against the sanitizer build.  Ends with "N passed, N failed".
