@@ -1,0 +1,236 @@
+#!/usr/bin/env bats
+# r4fuse_stress: the FUSE bridge under load, on real mounts (root,
+# /dev/fuse), unmounted in teardown even when a test fails.
+#  - r4fsx (tests/fsx/r4fsx.c): 100,000 random operations on the mount
+#    and on a twin directory on tmpfs, every answer compared; then fsck,
+#    and the tree again after a remount;
+#  - 8 concurrent r4writer processes (tests/fsx/r4writer.c), each on its
+#    own files and on shared ones, each checked against its own model;
+#  - compare-and-swap through the control file from two processes.
+# Seeds come from R4_SEED or the clock and are printed (# seed N).
+# R4_STRESS_OPS and R4_STRESS_SECONDS scale the first two tests.
+#
+# The r4fsx classes r4fuse fails today are the last tests, skipped unless
+# R4_FSX_KNOWN=1: open-unlinked files (-U), O_TRUNC on open (-T), hard
+# links (-L).
+
+setup() {
+	load helper
+	r4_setup
+	[ -e /dev/fuse ] || skip "no /dev/fuse"
+	need_cmd fusermount3 "fuse3 not installed"
+	R4SH=$R4_BUILD/r4sh
+	R4FUSE=$R4_BUILD/r4fuse
+	FSX=$R4_BUILD/tests/r4fsx
+	WRITER=$R4_BUILD/tests/r4writer
+	need_file "$FSX" "$FSX not built (make fsx)"
+	need_file "$WRITER" "$WRITER not built (make fsx)"
+	IMG=$T/a.img
+	MNT=$T/mnt
+	mkdir -p "$MNT"
+	"$R4" mkfs "$IMG" 256M >/dev/null
+	# the twin lives on tmpfs where there is one
+	local base=/dev/shm
+	[ -d "$base" ] && [ -w "$base" ] || base=$T
+	TW=$(mktemp -d "$base/r4stress.XXXXXX")
+	SEED=${R4_SEED:-$(date +%s)}
+	FUSE_PID=
+}
+
+teardown() {
+	if [ -n "${MNT:-}" ] && mountpoint -q "$MNT" 2>/dev/null; then
+		fusermount3 -u "$MNT" 2>/dev/null || fusermount3 -uz "$MNT" 2>/dev/null || true
+	fi
+	if [ -n "${FUSE_PID:-}" ]; then
+		kill "$FUSE_PID" 2>/dev/null || true
+		wait "$FUSE_PID" 2>/dev/null || true
+	fi
+	[ -n "${TW:-}" ] && rm -rf "$TW"
+	r4_teardown
+}
+
+# mount_r4 [OPTIONS...]: r4fuse in the foreground, in the background
+mount_r4() {
+	"$R4FUSE" "$IMG" "$MNT" -f "$@" 2>"$T/fuse.log" &
+	FUSE_PID=$!
+	for _ in $(seq 200); do
+		mountpoint -q "$MNT" && return 0
+		sleep 0.05
+	done
+	cat "$T/fuse.log" >&2
+	return 1
+}
+
+# umount_r4: unmount and wait until r4fuse has committed and closed the
+# image; fails (showing its log) if r4fuse did not exit cleanly
+umount_r4() {
+	fusermount3 -u "$MNT"
+	local rc=0
+	wait "$FUSE_PID" || rc=$?
+	FUSE_PID=
+	if [ "$rc" -ne 0 ]; then
+		cat "$T/fuse.log" >&2
+		echo "umount_r4: r4fuse exited with status $rc" >&2
+		return 1
+	fi
+}
+
+# both checkers on the unmounted image
+fsck_both() {
+	fsck_reiser4 "$IMG"
+	run "$R4" fsck "$IMG"
+	assert_success
+}
+
+# run_fsx ARGS...: r4fsx on MNT/fsx against TW/fsx, with the seed
+run_fsx() {
+	echo "# seed $SEED" >&3
+	mkdir "$MNT/fsx" "$TW/fsx"
+	run "$FSX" -s "$SEED" "$@" "$MNT/fsx" "$TW/fsx"
+	assert_success
+	echo "# ${lines[${#lines[@]} - 1]}" >&3
+}
+
+# the same tree in MNT/fsx and TW/fsx: names, types, sizes, nlink, bytes
+same_tree() {
+	diff -r "$MNT/fsx" "$TW/fsx"
+	local a b
+	a=$(cd "$MNT/fsx" && find . \( -type f -printf '%P f %s %n\n' \) -o -printf '%P %y %n\n' | sort)
+	b=$(cd "$TW/fsx" && find . \( -type f -printf '%P f %s %n\n' \) -o -printf '%P %y %n\n' | sort)
+	[ "$a" = "$b" ] || { diff <(echo "$a") <(echo "$b") >&2; return 1; }
+	"$FSX" -C "$MNT/fsx" "$TW/fsx" >/dev/null
+}
+
+@test "r4fsx: 100,000 random operations agree with a tmpfs twin; fsck clean; same tree after a remount" {
+	mount_r4
+	run_fsx -n "${R4_STRESS_OPS:-100000}"
+	umount_r4
+	fsck_both
+	mount_r4
+	same_tree
+	umount_r4
+}
+
+# check_writers N: every writer's files are what its model says, and the
+# shared files hold each writer's part intact
+check_writers() {
+	local i total=0 out=$TW/out
+	for i in $(seq 0 $(($1 - 1))); do
+		diff -r "$MNT/w$i" "$out/w$i"
+		diff <(cd "$MNT" && find "w$i" -type f -printf '%p %s %n\n' | sort) \
+			<(cd "$out" && find "w$i" -type f -printf '%p %s %n\n' | sort)
+		cmp "$MNT/shared/cur.$i" "$out/cur.$i"
+		cmp <(dd if="$MNT/shared/blocks" bs=65536 skip="$i" count=1 status=none) "$out/blocks.$i"
+		cmp <(grep "^w$i " "$MNT/shared/log") "$out/log.$i"
+		total=$((total + $(wc -l <"$out/log.$i")))
+	done
+	run wc -l <"$MNT/shared/log"
+	assert_output "$total"
+	run grep -c -v -E '^w[0-9]+ [0-9]+ x*$' "$MNT/shared/log"
+	assert_output 0
+	run stat -c %s "$MNT/shared/blocks"
+	assert_output $(($1 * 65536))
+	run ls "$MNT/shared"
+	assert_output "$(printf '%s\n' blocks $(seq -f 'cur.%g' 0 $(($1 - 1))) log)"
+}
+
+@test "8 concurrent writers: own and shared files, renames in one directory; each as its model says, after a remount too" {
+	local n=8 secs=${R4_STRESS_SECONDS:-15} pids=() i bad=0 ops=0
+	echo "# seed $SEED" >&3
+	mount_r4
+	mkdir "$MNT/shared" "$TW/out"
+	: >"$MNT/shared/log"
+	truncate -s $((n * 65536)) "$MNT/shared/blocks"
+	for i in $(seq 0 $((n - 1))); do
+		"$WRITER" -s "$SEED" -t "$secs" "$i" "$MNT" "$TW/out" >"$T/w$i.log" 2>&1 &
+		pids+=($!)
+	done
+	for i in $(seq 0 $((n - 1))); do
+		if ! wait "${pids[$i]}"; then
+			bad=1
+			cat "$T/w$i.log" >&2
+		fi
+	done
+	[ "$bad" -eq 0 ]
+	for i in $(seq 0 $((n - 1))); do
+		ops=$((ops + $(sed -n 's/.*: \([0-9]*\) ops:.*/\1/p' "$T/w$i.log")))
+	done
+	echo "# $n writers, $secs s: $ops operations" >&3
+	check_writers "$n"
+	umount_r4
+	fsck_both
+	mount_r4
+	check_writers "$n"
+	umount_r4
+}
+
+# cas_worker K N: N compare-and-swap increments of /counter through the
+# control file, each a read and then a CAS from the value read, retried
+# when another process got in between; prints each value it set
+cas_worker() {
+	local n=0 busy=0 v out
+	while [ "$n" -lt "$2" ]; do
+		exec 3<>"$MNT/..reiser4"
+		printf '%s' /counter >&3
+		IFS= read -r v <&3
+		exec 3>&-
+		exec 3<>"$MNT/..reiser4"
+		printf 'tw/[ if /counter eq "%s" then /counter <- "%s" else "busy" ]' "$v" $((v + 1)) >&3
+		IFS= read -r out <&3
+		exec 3>&-
+		if [ "$out" = $((v + 1)) ]; then
+			echo "$out"
+			n=$((n + 1))
+		elif [ "$out" = busy ]; then
+			busy=$((busy + 1))
+		else
+			echo "cas_worker $1: the CAS from '$v' answered '$out'" >&2
+			return 1
+		fi
+	done
+	echo "$busy" >"$T/busy.$1"
+}
+
+@test "the control file: compare-and-swap increments from two processes never lose or repeat one" {
+	local n=300
+	"$R4SH" -c '/counter <- "0"' "$IMG" >/dev/null
+	mount_r4
+	cas_worker 1 "$n" >"$T/cas.1" &
+	local p1=$!
+	cas_worker 2 "$n" >"$T/cas.2" &
+	local p2=$!
+	wait "$p1"
+	wait "$p2"
+	echo "# $((2 * n)) increments, $(cat "$T/busy.1") + $(cat "$T/busy.2") CAS retries" >&3
+	run cat "$MNT/counter"
+	assert_output $((2 * n))
+	run sort -n "$T/cas.1" "$T/cas.2"
+	assert_output "$(seq 1 $((2 * n)))"
+	umount_r4
+	run "$R4SH" -c 'cat /counter' "$IMG"
+	assert_output $((2 * n))
+	fsck_both
+}
+
+# ---- what r4fuse fails today (R4_FSX_KNOWN=1 runs them) ----
+
+@test "r4fsx -U: files unlinked while open stay readable and writable" {
+	[ "${R4_FSX_KNOWN:-0}" = 1 ] || skip "r4fuse keeps no open-unlinked files yet (R4_FSX_KNOWN=1)"
+	mount_r4
+	run_fsx -U -n 20000
+	umount_r4
+}
+
+@test "r4fsx -T: open(O_TRUNC) of an existing file truncates it" {
+	[ "${R4_FSX_KNOWN:-0}" = 1 ] || skip "r4fuse ignores O_TRUNC in open (R4_FSX_KNOWN=1)"
+	mount_r4
+	run_fsx -T -n 20000
+	umount_r4
+}
+
+@test "r4fsx -L: hard links see one another's size, nlink and appends" {
+	[ "${R4_FSX_KNOWN:-0}" = 1 ] || skip "r4fuse: each link is its own kernel inode, attributes go stale (R4_FSX_KNOWN=1)"
+	mount_r4
+	run_fsx -L -n 20000
+	umount_r4
+}
