@@ -6,6 +6,7 @@
 #    and the tree again after a remount;
 #  - 8 concurrent r4writer processes (tests/fsx/r4writer.c), each on its
 #    own files and on shared ones, each checked against its own model;
+#  - 4 r4fsx at once, each in its own directory;
 #  - compare-and-swap through the control file from two processes.
 # Seeds come from R4_SEED or the clock and are printed (# seed N).
 # R4_STRESS_OPS and R4_STRESS_SECONDS scale the first two tests.
@@ -109,6 +110,26 @@ same_tree() {
 	mount_r4
 	same_tree
 	umount_r4
+}
+
+@test "4 r4fsx at once, each in its own directory with its own twin; fsck clean" {
+	local pids=() i bad=0
+	echo "# seeds $SEED..$((SEED + 3))" >&3
+	mount_r4
+	for i in 0 1 2 3; do
+		mkdir "$MNT/x$i" "$TW/x$i"
+		"$FSX" -n 20000 -s $((SEED + i)) "$MNT/x$i" "$TW/x$i" >"$T/x$i.log" 2>&1 &
+		pids+=($!)
+	done
+	for i in 0 1 2 3; do
+		if ! wait "${pids[$i]}"; then
+			bad=1
+			cat "$T/x$i.log" >&2
+		fi
+	done
+	[ "$bad" -eq 0 ]
+	umount_r4
+	fsck_both
 }
 
 # check_writers N: every writer's files are what its model says, and the
