@@ -140,7 +140,8 @@ static uint64_t below(struct fsx *x, uint64_t n)
 /* ---- reporting ---- */
 
 static void note(struct fsx *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void fail(struct fsx *x, const char *fmt, ...) __attribute__((format(printf, 2, 3), noreturn));
+static void fail(struct fsx *x, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3), noreturn));
 
 static void note(struct fsx *x, const char *fmt, ...)
 {
