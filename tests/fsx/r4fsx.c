@@ -30,11 +30,13 @@
  * and small directories s0, s1 in each of those four, with files f0, f1 in
  * them.  A descriptor remembers the name it was opened by, through renames.
  *
- * Three operation classes are off unless asked for, because r4fuse fails
- * them today (see tests/bats/r4fuse_stress.bats):
+ * Three operation classes are off unless asked for
+ * (tests/bats/r4fuse_stress.bats runs each):
  *  -U  keep files open while they are unlinked or renamed over, and go on
  *      reading and writing them (open-unlinked files); without it such a
- *      file's descriptors are closed first;
+ *      file's descriptors are closed first.  A directory that held such a
+ *      file is then neither removed nor renamed over: libfuse keeps the
+ *      file there under a hidden name;
  *  -T  open with O_TRUNC;
  *  -L  link(2): hard links.
  *
@@ -98,6 +100,7 @@ struct slot {
 	int flags;
 	char path[PATHLEN];		/* the name it was opened by, after renames;
 					   "" once that name was unlinked */
+	char dir[PATHLEN];		/* once unlinked: the directory it was in */
 };
 
 struct fsx {
@@ -883,6 +886,40 @@ static void move_prefix(struct slot *sl, const char *from, const char *to)
 	memcpy(sl->path, p, PATHLEN);
 }
 
+/* A descriptor's name goes: remember the directory it was in. */
+static void gone(struct slot *sl)
+{
+	char *slash = strrchr(sl->path, '/');
+
+	snprintf(sl->dir, PATHLEN, "%.*s", slash ? (int)(slash - sl->path) : 0, sl->path);
+	sl->path[0] = 0;
+}
+
+/*
+ * -U: a directory that held a file now open and unlinked is not removed
+ * (nor renamed over).  libfuse keeps such a file under a hidden name in
+ * that directory, and once the directory is gone it can no longer build
+ * the file's path, so fstat(2) of it fails (docs/r4fuse.md).
+ */
+static bool pinned(const struct fsx *x, const char *rel)
+{
+	for (unsigned i = 0; x->orphans && i < x->maxfds; i++) {
+		const struct slot *sl = &x->slot[i];
+
+		if (sl->used && !sl->path[0] && under(sl->dir, rel))
+			return true;
+	}
+	return false;
+}
+
+static void move_dir_prefix(struct slot *sl, const char *from, const char *to)
+{
+	char p[PATHLEN];
+
+	snprintf(p, PATHLEN, "%s%s", to, sl->dir + strlen(from));
+	memcpy(sl->dir, p, PATHLEN);
+}
+
 static void renamed(struct fsx *x, const char *a, const char *b, unsigned flags)
 {
 	for (unsigned i = 0; i < x->maxfds; i++) {
@@ -890,13 +927,20 @@ static void renamed(struct fsx *x, const char *a, const char *b, unsigned flags)
 
 		if (!sl->used)
 			continue;
+		if (!sl->path[0]) {	/* unlinked: its directory may move */
+			if (under(sl->dir, a))
+				move_dir_prefix(sl, a, b);
+			else if ((flags & RENAME_EXCHANGE) && under(sl->dir, b))
+				move_dir_prefix(sl, b, a);
+			continue;
+		}
 		if (flags & RENAME_EXCHANGE) {
 			if (under(sl->path, a))
 				move_prefix(sl, a, b);
 			else if (under(sl->path, b))
 				move_prefix(sl, b, a);
 		} else if (under(sl->path, b)) {
-			sl->path[0] = 0;
+			gone(sl);
 		} else if (under(sl->path, a)) {
 			move_prefix(sl, a, b);
 		}
@@ -915,6 +959,10 @@ static void op_rename(struct fsx *x)
 
 	if (!(flags & RENAME_EXCHANGE))
 		close_on(x, b);
+	if (!(flags & RENAME_EXCHANGE) && pinned(x, b)) {
+		note(x, "rename %s -> %s: skipped, %s holds an open unlinked file", a, b, b);
+		return;
+	}
 	bool noop = same_inode(x, a, b);
 
 	note(x, "rename%s %s -> %s", flags == RENAME_NOREPLACE ? "(noreplace)" :
@@ -968,7 +1016,7 @@ static void unlink_name(struct fsx *x, const char *rel, const char *why)
 		return;
 	for (unsigned i = 0; i < x->maxfds; i++)
 		if (x->slot[i].used && !strcmp(x->slot[i].path, rel))
-			x->slot[i].path[0] = 0;
+			gone(&x->slot[i]);
 }
 
 /* -U: unlink the name an open descriptor was opened by */
@@ -993,6 +1041,10 @@ static void op_dir(struct fsx *x, bool make)
 	int err[NSIDES];
 	char p[PATH_MAX];
 
+	if (!make && pinned(x, rel)) {
+		note(x, "rmdir %s: skipped, it holds an open unlinked file", rel);
+		return;
+	}
 	note(x, "%s %s", make ? "mkdir" : "rmdir", rel);
 	for (int s = 0; s < NSIDES; s++) {
 		full(x, s, rel, p);
