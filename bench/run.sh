@@ -45,6 +45,11 @@
 # unit (new files, then overwrites) and one unit (one durable commit) per
 # statement; compile time as a share of the run.  R4_BENCH_LANG=0 skips
 # it; R4_BENCH_LANG_N (default 10000).
+# fuse (bench/fuse.sh, bench/fsbench.c; issue 6 item 7): r4fuse beside
+# fuse2fs and libfuse's passthrough example on a tmpfs: small-file
+# create, stat, read and rm, a 1 GiB sequential write and read, bytes per
+# small file; fuse.sh describes it and its R4_BENCH_FUSE_* settings.
+# R4_BENCH_FUSE=0 skips it; `bash bench/fuse.sh` runs it alone.
 # Images live in a temporary directory under R4_BENCH_DIR (default /tmp),
 # removed at the end.  Just the issue 3 parts:
 #   R4_BENCH_SCALE=0 bash bench/run.sh
@@ -65,6 +70,7 @@ COMMIT=${R4_BENCH_COMMIT:-1}
 COMMITS=${R4_BENCH_COMMITS:-2000}
 LANG_RUN=${R4_BENCH_LANG:-1}
 LANG_N=${R4_BENCH_LANG_N:-10000}
+FUSE_RUN=${R4_BENCH_FUSE:-1}
 BDIR=${R4_BENCH_DIR:-/tmp}
 CC=${CC:-cc}
 B=build/bench
@@ -452,5 +458,9 @@ END {
 	printf "  (overhead: wall time, lang / direct - 1; cpu: CPU seconds of each side, the waits for\n"
 	printf "  the disk left out; compile: lex+parse+check+compile as a share of the language run)\n"
 }' "$LOG"
+fi
+# ---- fuse (issue 6 item 7): its own script, mounts and clean-up ----
+if ((FUSE_RUN)); then
+	R4_BENCH_REPS=$REPS R4_BENCH_DIR=$BDIR bash bench/fuse.sh || status=1
 fi
 exit $status
