@@ -41,8 +41,9 @@
 #
 # R4_BENCH_FUSE_STRACE=1 adds an untimed pass after the runs: per peer,
 # strace -c -f on the daemon during workload 1 and during the sequential
-# write, printed as system calls per file and per MiB (the daemon's read()
-# of /dev/fuse is one request from the kernel, its writev one reply).
+# write, printed as system calls per file and per MiB, the rarer ones left
+# out (the daemon's read() of /dev/fuse is one request from the kernel,
+# its writev one reply).
 #
 # Environment: R4_BENCH_FUSE_FILES (N, default 10000), R4_BENCH_FUSE_MIB
 # (default 1024, 0 = skip 4), R4_BENCH_FUSE_SIZE (image and tmpfs size,
@@ -302,7 +303,7 @@ done
 traced() {
 	local p=$1 what=$2 spid
 	shift 2
-	strace -c -f -p "$DPID" -o "$TMP/strace.out" 2>/dev/null &
+	strace -c -S calls -f -p "$DPID" -o "$TMP/strace.out" 2>/dev/null &
 	spid=$!
 	# start once every thread of the daemon is traced
 	for _ in $(seq 1 100); do
@@ -354,7 +355,9 @@ function add(p, m, v) { val[p, m, ++cnt[p, m]] = v }
 /^image / { img[$2] = kv($0, "used"); next }
 /^strace / {
 	k = $2 " " $3; if (!(k in sc)) sorder[++ns] = k
-	sc[k] = sc[k] sprintf(" %s %.2f,", $4, $5 / ($3 == "create" ? n : mib)); next
+	v = $5 / ($3 == "create" ? n : mib)
+	if (v >= 0.05) sc[k] = sc[k] sprintf("%s %s %.2f", sc[k] == "" ? "" : ",", $4, v)
+	next
 }
 {
 	p = $1; rep = $2; ph = kv($0, "phase")
@@ -400,7 +403,8 @@ END {
 			printf ", %.1f from the image (r4 info, first run)", (img["r4"] - before["r4", 1]) / n
 		printf "\n"
 	}
-	if (ns) printf "\ndaemon system calls (strace -c -f, untimed pass), per file (create) or per MiB (write):\n"
+	if (ns) printf "\ndaemon system calls (strace -c -f, untimed pass), per file (create) or per MiB (write),\n" \
+		       "at least 0.05:\n"
 	for (i = 1; i <= ns; i++) { split(sorder[i], a, " "); printf "  %-18s %-6s%s\n", names[a[1]], a[2], sc[sorder[i]] }
 	printf "\nmounts (/proc/mounts: source, type, options):\n"
 	for (i = 1; i <= np; i++) printf "  %-18s %s\n", names[order[i]], mnt[order[i]]
