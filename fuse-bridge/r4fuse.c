@@ -823,6 +823,7 @@ static int file_open(const char *path, struct fuse_file_info *fi)
 	h->append = (fi->flags & O_APPEND) != 0;
 	h->name = strdup(path);
 	fi->fh = (uint64_t)(uintptr_t)h;
+	fi->noflush = 1;	/* close(2) has nothing to do here: no FLUSH round trip */
 	return 0;
 }
 
@@ -1572,7 +1573,7 @@ struct opts {
 	char *image;
 	unsigned commit;
 	char *cache;
-	int sync, ro, help, kernel_perms;
+	int sync, ro, help, kernel_perms, secs;
 };
 
 #define OPT(t, p) {t, offsetof(struct opts, p), 1}
@@ -1582,6 +1583,7 @@ static const struct fuse_opt fb_opts[] = {
 	OPT("sync", sync),
 	OPT("ro", ro),
 	OPT("default_permissions", kernel_perms),
+	OPT("32bittimes", secs),
 	OPT("-h", help),
 	OPT("--help", help),
 	FUSE_OPT_END,
@@ -1630,6 +1632,7 @@ int fuse_bridge_main(int argc, char **argv)
 			"  -o commit=SECS   group calls into one commit every SECS seconds (default 5)\n"
 			"  -o default_permissions  the kernel checks mode bits (else r4fuse does)\n"
 			"  -o cache=SIZE    memory for clean tree nodes (K, M, G; default 64M)\n"
+			"  -o 32bittimes    new objects keep whole-second times (12 bytes less each)\n"
 			"  and libfuse's options: allow_other, default_permissions, ...\n");
 		fuse_opt_free_args(&args);
 		free(o.image);
@@ -1644,6 +1647,7 @@ int fuse_bridge_main(int argc, char **argv)
 			B.debug = true;
 	oo.rw = !o.ro;
 	oo.log = engine_log;
+	oo.seconds_only = o.secs;
 	B.image = o.image;
 	if (o.cache) {
 		uint64_t bytes;
