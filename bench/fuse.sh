@@ -48,7 +48,8 @@
 # Environment: R4_BENCH_FUSE_FILES (N, default 10000), R4_BENCH_FUSE_MIB
 # (default 1024, 0 = skip 4), R4_BENCH_FUSE_SIZE (image and tmpfs size,
 # default 2G), R4_BENCH_FUSE_PEERS (default "r4 fuse2fs passthrough"),
-# R4_BENCH_REPS, R4_BENCH_DIR (where images live, default /tmp).
+# R4_BENCH_REPS, R4_BENCH_DIR (where images live, default /tmp),
+# R4_BENCH_FUSE_R4OPTS (more r4fuse options, e.g. "-o 32bittimes").
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -58,6 +59,7 @@ SIZE=${R4_BENCH_FUSE_SIZE:-2G}
 PEERS=${R4_BENCH_FUSE_PEERS:-r4 fuse2fs passthrough}
 REPS=${R4_BENCH_REPS:-3}
 BDIR=${R4_BENCH_DIR:-/tmp}
+R4OPTS=${R4_BENCH_FUSE_R4OPTS:-}	# e.g. "-o 32bittimes"
 STRACE=${R4_BENCH_FUSE_STRACE:-0}
 CC=${CC:-cc}
 B=build/bench
@@ -172,7 +174,7 @@ root() { [[ $1 == passthrough ]] && echo "$MNT$TMPFS" || echo "$MNT"; }
 mount_fs() {
 	local cmd
 	case $1 in
-	r4) cmd=(build/r4fuse "$TMP/r4.img" "$MNT" -f) ;;
+	r4) cmd=(build/r4fuse "$TMP/r4.img" "$MNT" -f $R4OPTS) ;;
 	fuse2fs) cmd=(fuse2fs "$TMP/ext4.img" "$MNT" -f) ;;
 	passthrough) cmd=("$B/passthrough" "$MNT" -f) ;;
 	esac
