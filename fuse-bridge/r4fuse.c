@@ -549,6 +549,13 @@ static int perm_setattr(const struct r4_stat *st, struct r4_setattr *sa, bool ti
 	caller_get(&c);
 	owner = !c.who.uid || c.who.uid == st->uid;
 	if (sa->mask & R4_SET_MODE) {
+		uint32_t was = st->mode & 07777, cleared = was & ~sa->mode & 07777;
+
+		/* the kernel drops setuid and setgid before a non-owner's write
+		 * (file_remove_privs), as a chmod from the writer: let that one by */
+		if (!owner && sa->mask == R4_SET_MODE && cleared && !(cleared & ~(S_ISUID | S_ISGID)) &&
+		    (sa->mode & 07777) == (was & ~cleared) && r4_permits(&c.who, st, 2))
+			return 0;
 		if (!owner)
 			return -EPERM;
 		if (c.who.uid && !in_groups(&c.who, (sa->mask & R4_SET_GID) ? sa->gid : st->gid))

@@ -472,6 +472,13 @@ permission_rules() {
 	as1000 chmod 2755 "$MNT/sg/f"
 	run stat -c %a "$MNT/sg/f"
 	assert_output 755
+	# a non-owner's write drops setuid and setgid (but is no chmod right)
+	chmod 6777 "$MNT/pub/root"
+	as1000 bash -c "echo more >> '$MNT/pub/root'"
+	run stat -c '%a %s' "$MNT/pub/root"
+	assert_output '777 7'
+	run as1000 chmod 0700 "$MNT/pub/root"
+	assert_failure
 	umount_r4
 	run "$R4" fsck "$IMG"
 	assert_success
