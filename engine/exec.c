@@ -321,17 +321,6 @@ static bool may(const struct x *x, const struct r4_stat *st, unsigned want)
 	return x->o->who.uid == 0 || r4_permits(&x->o->who, st, want);
 }
 
-static bool in_group(const struct x *x, uint32_t gid)
-{
-	const struct r4_ident *w = &x->o->who;
-
-	if (w->gid == gid)
-		return true;
-	for (size_t i = 0; i < w->ngroups; i++)
-		if (w->groups[i] == gid)
-			return true;
-	return false;
-}
 
 static bool is_owner(const struct x *x, const struct r4_stat *st)
 {
@@ -1390,7 +1379,7 @@ static int pseudo_write(struct x *x, struct handle *h, enum r4_pseudo ps, const 
 			return fail(x, -EINVAL, "'%s' takes 1 to 4 octal digits", pn);
 		if (!is_owner(x, &h->st))
 			return fail(x, -EPERM, "cannot change '%s/%s'", h->path, pn);
-		if (x->o->who.uid != 0 && !S_ISDIR(h->st.mode) && !in_group(x, h->st.gid))
+		if (x->o->who.uid != 0 && !S_ISDIR(h->st.mode) && !r4_in_group(&x->o->who, h->st.gid))
 			mode &= ~(uint32_t)S_ISGID;
 		sa.mask = R4_SET_MODE;
 		sa.mode = mode;
@@ -1407,7 +1396,7 @@ static int pseudo_write(struct x *x, struct handle *h, enum r4_pseudo ps, const 
 		} else {
 			sa.mask = R4_SET_GID;
 			sa.gid = (uint32_t)num;
-			if (x->o->who.uid != 0 && !(is_owner(x, &h->st) && in_group(x, sa.gid)))
+			if (x->o->who.uid != 0 && !(is_owner(x, &h->st) && r4_in_group(&x->o->who, sa.gid)))
 				return fail(x, -EPERM, "cannot change '%s/%s'", h->path, pn);
 		}
 		/* a change of owner drops setuid (and setgid with group execute) */

@@ -230,17 +230,21 @@ bool r4_permits(const struct r4_ident *who, const struct r4_stat *st, unsigned w
 
 	if (who->uid == 0)	/* root: execute needs one x bit on a non-directory */
 		return !(want & 1) || S_ISDIR(st->mode) || (st->mode & 0111);
-	if (st->uid == who->uid) {
+	if (st->uid == who->uid)
 		bits = (st->mode >> 6) & 07;
-	} else {
-		bool in = st->gid == who->gid;
-
-		for (size_t i = 0; !in && i < who->ngroups; i++)
-			in = who->groups[i] == st->gid;
-		if (in)
-			bits = (st->mode >> 3) & 07;
-	}
+	else if (r4_in_group(who, st->gid))
+		bits = (st->mode >> 3) & 07;
 	return (bits & want) == want;
+}
+
+bool r4_in_group(const struct r4_ident *who, uint32_t gid)
+{
+	if (who->gid == gid)
+		return true;
+	for (size_t i = 0; i < who->ngroups; i++)
+		if (who->groups[i] == gid)
+			return true;
+	return false;
 }
 
 int r4_access(r4_db *db, const char *path, const struct r4_ident *who, unsigned want,

@@ -137,6 +137,8 @@ struct r4_ident {			/* who acts: permissions are checked for this identity */
  * object with st's owner and mode?  (uid 0 may anything, but execute
  * only with some x bit or on a directory.) */
 bool r4_permits(const struct r4_ident *who, const struct r4_stat *st, unsigned want);
+/* Is gid who's group or one of its supplementary groups? */
+bool r4_in_group(const struct r4_ident *who, uint32_t gid);
 /* r4_stat as who sees it: every directory on the way needs search
  * permission (-EACCES), and the object want (0: none).  who NULL checks
  * nothing; st may be NULL. */

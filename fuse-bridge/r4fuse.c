@@ -476,16 +476,6 @@ static int special_flush(struct special *s)
  * and explicit times.  Each returns 0 or the errno, under the mutex.
  */
 
-static bool in_groups(const struct r4_ident *w, uint32_t gid)
-{
-	if (w->gid == gid)
-		return true;
-	for (size_t i = 0; i < w->ngroups; i++)
-		if (w->groups[i] == gid)
-			return true;
-	return false;
-}
-
 /* The caller may reach path and have want on it. */
 static int perm(const char *path, unsigned want)
 {
@@ -558,12 +548,12 @@ static int perm_setattr(const struct r4_stat *st, struct r4_setattr *sa, bool ti
 			return 0;
 		if (!owner)
 			return -EPERM;
-		if (c.who.uid && !in_groups(&c.who, (sa->mask & R4_SET_GID) ? sa->gid : st->gid))
+		if (c.who.uid && !r4_in_group(&c.who, (sa->mask & R4_SET_GID) ? sa->gid : st->gid))
 			sa->mode &= ~(uint32_t)S_ISGID;
 	}
 	if ((sa->mask & R4_SET_UID) && c.who.uid && sa->uid != st->uid)
 		return -EPERM;
-	if ((sa->mask & R4_SET_GID) && c.who.uid && (!owner || !in_groups(&c.who, sa->gid)))
+	if ((sa->mask & R4_SET_GID) && c.who.uid && (!owner || !r4_in_group(&c.who, sa->gid)))
 		return -EPERM;
 	if (sa->mask & (R4_SET_ATIME | R4_SET_MTIME)) {
 		if (!owner && !times_now)

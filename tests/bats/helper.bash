@@ -17,6 +17,14 @@
 #              (SIZE like 64M, default 64M; e.g. `mkfs_reiser4 $T/a.img 32M
 #              -o create=reg40`); fails the test if mkfs fails
 #   fsck_reiser4 IMG        fsck.reiser4 --check on IMG; fails unless clean
+# and for the FUSE suites (real mounts as root, undone even when a test fails):
+#   fuse_setup SIZE   skip without /dev/fuse or fusermount3; R4SH, R4FUSE,
+#                     IMG ($T/a.img, a fresh image of SIZE), MNT ($T/mnt)
+#   mount_r4 [OPTS]   r4fuse IMG MNT -f OPTS in the background ($FUSE_PID,
+#                     its log in $T/fuse.log), once the mount is up
+#   umount_r4         unmount and wait until r4fuse has committed and
+#                     closed the image; fails if it did not exit cleanly
+#   fuse_teardown     unmount and stop whatever is still up
 # and bats-support / bats-assert / bats-file (assert_success, assert_output,
 # assert_file_exists, ...) from Debian's /usr/lib/bats.
 
@@ -94,5 +102,51 @@ fsck_reiser4() {
 		printf '%s\n' "$out" >&2
 		echo "fsck_reiser4: $1 is not reported consistent" >&2
 		return 1
+	fi
+}
+
+fuse_setup() {
+	[ -e /dev/fuse ] || skip "no /dev/fuse"
+	need_cmd fusermount3 "fuse3 not installed"
+	R4SH=$R4_BUILD/r4sh
+	R4FUSE=$R4_BUILD/r4fuse
+	IMG=$T/a.img
+	MNT=$T/mnt
+	FUSE_PID=
+	mkdir -p "$MNT"
+	"$R4" mkfs "$IMG" "$1" >/dev/null
+}
+
+mount_r4() {
+	"$R4FUSE" "$IMG" "$MNT" -f "$@" 2>"$T/fuse.log" &
+	FUSE_PID=$!
+	for _ in $(seq 200); do
+		mountpoint -q "$MNT" && return 0
+		sleep 0.05
+	done
+	cat "$T/fuse.log" >&2
+	return 1
+}
+
+umount_r4() {
+	local rc=0
+
+	fusermount3 -u "$MNT"
+	wait "$FUSE_PID" || rc=$?
+	FUSE_PID=
+	if [ "$rc" -ne 0 ]; then
+		cat "$T/fuse.log" >&2
+		echo "umount_r4: r4fuse exited with status $rc" >&2
+		return 1
+	fi
+}
+
+fuse_teardown() {
+	if [ -n "${MNT:-}" ] && mountpoint -q "$MNT" 2>/dev/null; then
+		fusermount3 -u "$MNT" 2>/dev/null || fusermount3 -uz "$MNT" 2>/dev/null || true
+	fi
+	if [ -n "${FUSE_PID:-}" ]; then
+		kill "$FUSE_PID" 2>/dev/null || true
+		wait "$FUSE_PID" 2>/dev/null || true
 	fi
 }

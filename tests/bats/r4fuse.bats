@@ -7,47 +7,14 @@
 setup() {
 	load helper
 	r4_setup
-	[ -e /dev/fuse ] || skip "no /dev/fuse"
-	need_cmd fusermount3 "fuse3 not installed"
-	R4SH=$R4_BUILD/r4sh
-	R4FUSE=$R4_BUILD/r4fuse
-	IMG=$T/a.img
-	MNT=$T/mnt
-	mkdir -p "$MNT"
-	"$R4" mkfs "$IMG" 64M >/dev/null
+	fuse_setup 64M
 	"$R4SH" -c 'mkdir /bank' -c '/bank/(alice <- "100", bob <- "50")' "$IMG" >/dev/null
-	FUSE_PID=
 }
 
 teardown() {
-	if [ -n "${MNT:-}" ] && mountpoint -q "$MNT" 2>/dev/null; then
-		fusermount3 -u "$MNT" 2>/dev/null || fusermount3 -uz "$MNT" 2>/dev/null || true
-	fi
-	if [ -n "${FUSE_PID:-}" ]; then
-		kill "$FUSE_PID" 2>/dev/null || true
-		wait "$FUSE_PID" 2>/dev/null || true
-	fi
+	fuse_teardown
 	[ -n "${MNT_EXTRA:-}" ] && rmdir "$MNT_EXTRA" 2>/dev/null
 	r4_teardown
-}
-
-# mount [OPTIONS...]: r4fuse in the foreground, in the background
-mount_r4() {
-	"$R4FUSE" "$IMG" "$MNT" -f "$@" 2>"$T/fuse.log" &
-	FUSE_PID=$!
-	for _ in $(seq 100); do
-		mountpoint -q "$MNT" && return 0
-		sleep 0.05
-	done
-	cat "$T/fuse.log" >&2
-	return 1
-}
-
-# unmount and wait until r4fuse has committed and closed the image
-umount_r4() {
-	fusermount3 -u "$MNT"
-	wait "$FUSE_PID"
-	FUSE_PID=
 }
 
 @test "POSIX through the mount: read, write, mkdir, rename, links, chmod, truncate" {

@@ -20,62 +20,22 @@
 setup() {
 	load helper
 	r4_setup
-	[ -e /dev/fuse ] || skip "no /dev/fuse"
-	need_cmd fusermount3 "fuse3 not installed"
-	R4SH=$R4_BUILD/r4sh
-	R4FUSE=$R4_BUILD/r4fuse
+	fuse_setup 256M
 	FSX=$R4_BUILD/tests/r4fsx
 	WRITER=$R4_BUILD/tests/r4writer
 	need_file "$FSX" "$FSX not built (make fsx)"
 	need_file "$WRITER" "$WRITER not built (make fsx)"
-	IMG=$T/a.img
-	MNT=$T/mnt
-	mkdir -p "$MNT"
-	"$R4" mkfs "$IMG" 256M >/dev/null
 	# the twin lives on tmpfs where there is one
 	local base=/dev/shm
 	[ -d "$base" ] && [ -w "$base" ] || base=$T
 	TW=$(mktemp -d "$base/r4stress.XXXXXX")
 	SEED=${R4_SEED:-$(date +%s)}
-	FUSE_PID=
 }
 
 teardown() {
-	if [ -n "${MNT:-}" ] && mountpoint -q "$MNT" 2>/dev/null; then
-		fusermount3 -u "$MNT" 2>/dev/null || fusermount3 -uz "$MNT" 2>/dev/null || true
-	fi
-	if [ -n "${FUSE_PID:-}" ]; then
-		kill "$FUSE_PID" 2>/dev/null || true
-		wait "$FUSE_PID" 2>/dev/null || true
-	fi
+	fuse_teardown
 	[ -n "${TW:-}" ] && rm -rf "$TW"
 	r4_teardown
-}
-
-# mount_r4 [OPTIONS...]: r4fuse in the foreground, in the background
-mount_r4() {
-	"$R4FUSE" "$IMG" "$MNT" -f "$@" 2>"$T/fuse.log" &
-	FUSE_PID=$!
-	for _ in $(seq 200); do
-		mountpoint -q "$MNT" && return 0
-		sleep 0.05
-	done
-	cat "$T/fuse.log" >&2
-	return 1
-}
-
-# umount_r4: unmount and wait until r4fuse has committed and closed the
-# image; fails (showing its log) if r4fuse did not exit cleanly
-umount_r4() {
-	fusermount3 -u "$MNT"
-	local rc=0
-	wait "$FUSE_PID" || rc=$?
-	FUSE_PID=
-	if [ "$rc" -ne 0 ]; then
-		cat "$T/fuse.log" >&2
-		echo "umount_r4: r4fuse exited with status $rc" >&2
-		return 1
-	fi
 }
 
 # both checkers on the unmounted image
