@@ -634,12 +634,13 @@ static int fb_getattr(const char *path, struct stat *st, struct fuse_file_info *
 		path = real;
 	pthread_mutex_lock(&B.mu);
 	if (!strcmp(path, CONTROL) || is_pseudo(path)) {
-		char *dir = strdup(path), *slash = strrchr(dir, '/');
+		char *dir = strdup(path), *slash = dir ? strrchr(dir, '/') : NULL;
 		char *text = NULL;
 		size_t n = 0;
 
-		*slash = 0;
-		rc = stat_as_caller(*dir ? dir : "/", &r);
+		if (slash)
+			*slash = 0;
+		rc = !slash ? -ENOMEM : stat_as_caller(*dir ? dir : "/", &r);
 		if (!rc && strcmp(path, CONTROL)) {
 			/* a pseudo file that cannot be read (..unlink) still exists */
 			int trc = pseudo_text(path, &text, &n);
