@@ -350,25 +350,48 @@ int r4_statfs(r4_db *db, struct r4_statfs *out)
 
 /* ---- creating ---- */
 
-static int make(struct r4_db *db, const char *path, const struct r4_sd *tmpl, struct r4_stat *st)
-{
-	struct r4_inode dir, ino;
+/* The entry an operation works on: its directory (loaded) and name. */
+struct at {
+	struct r4_inode dir;
 	const char *name;
 	size_t len;
+};
+
+static int at_path(struct r4_db *db, const char *path, struct at *a)
+{
+	return resolve_parent(db, path, &a->dir, &a->name, &a->len);
+}
+
+/* A new object named a->name; its stat, and its key, to those not NULL. */
+static int make_at(struct r4_db *db, struct at *a, const struct r4_sd *tmpl, struct r4_stat *st,
+		   r4_key *key)
+{
+	struct r4_inode ino;
+	int rc;
+
+	if (is_dot(a->name, a->len))
+		return -EEXIST;
+	if ((rc = r4_obj_create(db, &a->dir, a->name, a->len, tmpl, &ino)))
+		return rc;
+	if (st)
+		r4_fs_stat_of(db, &ino, st);
+	if (key)
+		*key = ino.sdkey;
+	r4_obj_fini(&ino);
+	return 0;
+}
+
+static int make(struct r4_db *db, const char *path, const struct r4_sd *tmpl, struct r4_stat *st)
+{
+	struct at a;
 	struct op op;
 	int rc;
 
 	if ((rc = check_path(path)) || (rc = op_begin(db, &op)))
 		return rc;
-	if (!(rc = resolve_parent(db, path, &dir, &name, &len))) {
-		if (is_dot(name, len))
-			rc = -EEXIST;
-		else if (!(rc = r4_obj_create(db, &dir, name, len, tmpl, &ino))) {
-			if (st)
-				r4_fs_stat_of(db, &ino, st);
-			r4_obj_fini(&ino);
-		}
-		r4_obj_fini(&dir);
+	if (!(rc = at_path(db, path, &a))) {
+		rc = make_at(db, &a, tmpl, st, NULL);
+		r4_obj_fini(&a.dir);
 	}
 	return op_end(db, &op, rc);
 }
@@ -381,42 +404,65 @@ static void tmpl_init(struct r4_sd *t, uint32_t mode, uint32_t uid, uint32_t gid
 	t->sd_gid = gid;
 }
 
-int r4_create(r4_db *db, const char *path, uint32_t mode, uint32_t uid, uint32_t gid)
+/*
+ * The stat data of a new object: a regular file, a directory, a special
+ * file (its device number must fit the kernel's encoding) or a symlink
+ * (its target lives in the stat data: at most half a block).
+ */
+static int newobj_tmpl(const struct r4_db *db, const struct r4_newobj *n, struct r4_sd *t)
+{
+	uint32_t type = n->mode & S_IFMT;
+
+	memset(t, 0, sizeof(*t));
+	t->sd_mode = (uint16_t)(type | (n->mode & 07777));
+	t->sd_uid = n->uid;
+	t->sd_gid = n->gid;
+	switch (type) {
+	case S_IFREG: case S_IFDIR: case S_IFIFO: case S_IFSOCK:
+		return 0;
+	case S_IFCHR: case S_IFBLK:
+		if (major(n->rdev) >= 1u << 12 || minor(n->rdev) >= 1u << 20)
+			return -EOVERFLOW;
+		t->sd_bytes_rdev = (uint64_t)major(n->rdev) << 20 | minor(n->rdev);
+		return 0;
+	case S_IFLNK:
+		if (!n->target || !n->target[0])
+			return -ENOENT;
+		t->sd_symlink_len = strlen(n->target);
+		if (t->sd_symlink_len >= db->bs / 2)
+			return -ENAMETOOLONG;
+		t->sd_mode = S_IFLNK | 0777;
+		t->sd_symlink = (const uint8_t *)n->target;
+		return 0;
+	default:
+		return -EINVAL;
+	}
+}
+
+static int make_new(struct r4_db *db, const char *path, const struct r4_newobj *n)
 {
 	struct r4_sd t;
+	int rc = newobj_tmpl(db, n, &t);
 
-	tmpl_init(&t, S_IFREG | (mode & 07777), uid, gid);
-	return make(db, path, &t, NULL);
+	return rc ? rc : make(db, path, &t, NULL);
+}
+
+int r4_create(r4_db *db, const char *path, uint32_t mode, uint32_t uid, uint32_t gid)
+{
+	return make_new(db, path, &(struct r4_newobj){S_IFREG | (mode & 07777), uid, gid, 0, NULL});
 }
 
 int r4_mkdir(r4_db *db, const char *path, uint32_t mode, uint32_t uid, uint32_t gid)
 {
-	struct r4_sd t;
-
-	tmpl_init(&t, S_IFDIR | (mode & 07777), uid, gid);
-	return make(db, path, &t, NULL);
+	return make_new(db, path, &(struct r4_newobj){S_IFDIR | (mode & 07777), uid, gid, 0, NULL});
 }
 
 int r4_mknod(r4_db *db, const char *path, uint32_t mode, uint64_t rdev, uint32_t uid,
 	     uint32_t gid)
 {
-	struct r4_sd t;
-
-	switch (mode & S_IFMT) {
-	case S_IFREG:
-		return r4_create(db, path, mode, uid, gid);
-	case S_IFIFO: case S_IFSOCK: case S_IFCHR: case S_IFBLK:
-		break;
-	default:
+	if (S_ISDIR(mode) || S_ISLNK(mode))
 		return -EINVAL;
-	}
-	tmpl_init(&t, mode, uid, gid);
-	if (r4_sd_is_dev(t.sd_mode)) {
-		if (major(rdev) >= 1u << 12 || minor(rdev) >= 1u << 20)
-			return -EOVERFLOW;	/* does not fit the kernel's encoding */
-		t.sd_bytes_rdev = (uint64_t)major(rdev) << 20 | minor(rdev);
-	}
-	return make(db, path, &t, NULL);
+	return make_new(db, path, &(struct r4_newobj){mode, uid, gid, rdev, NULL});
 }
 
 int r4_fs_make(struct r4_db *db, const char *path, uint32_t mode, uint32_t uid, uint32_t gid,
@@ -440,17 +486,7 @@ int r4_fs_make(struct r4_db *db, const char *path, uint32_t mode, uint32_t uid, 
 
 int r4_symlink(r4_db *db, const char *target, const char *path, uint32_t uid, uint32_t gid)
 {
-	struct r4_sd t;
-	size_t n = strlen(target);
-
-	if (n == 0)
-		return -ENOENT;
-	if (n >= db->bs / 2)
-		return -ENAMETOOLONG;	/* the target lives in the stat data */
-	tmpl_init(&t, S_IFLNK | 0777, uid, gid);
-	t.sd_symlink = (const uint8_t *)target;
-	t.sd_symlink_len = n;
-	return make(db, path, &t, NULL);
+	return make_new(db, path, &(struct r4_newobj){S_IFLNK | 0777, uid, gid, 0, target});
 }
 
 /* ---- changing ---- */
@@ -693,35 +729,40 @@ int r4_fs_finish_orphans(struct r4_db *db)
 	return r4_db_seen(db, rc);
 }
 
-int r4_file_open(r4_db *db, const char *path, r4_file **out)
+/* A handle on the object at sdkey. */
+static int hold(struct r4_db *db, const r4_key *sdkey, r4_file **out)
 {
-	struct r4_inode ino;
-	struct r4_file *f;
+	struct r4_file *f = r4_calloc(1, sizeof(*f));
 	struct r4_held *h;
-	int rc;
 
-	if ((rc = check_path(path)) || (rc = resolve(db, path, &ino)))
-		return r4_db_seen(db, rc);
-	if (!(f = r4_calloc(1, sizeof(*f)))) {
-		r4_obj_fini(&ino);
+	if (!f)
 		return -ENOMEM;
-	}
-	if (!(h = held_find(db, &ino.sdkey))) {
+	if (!(h = held_find(db, sdkey))) {
 		if (!(h = r4_calloc(1, sizeof(*h)))) {
 			r4_free(f);
-			r4_obj_fini(&ino);
 			return -ENOMEM;
 		}
-		h->sdkey = ino.sdkey;
+		h->sdkey = *sdkey;
 		h->next = db->held;
 		db->held = h;
 	}
 	h->refs++;
 	f->db = db;
 	f->held = h;
-	r4_obj_fini(&ino);
 	*out = f;
 	return 0;
+}
+
+int r4_file_open(r4_db *db, const char *path, r4_file **out)
+{
+	struct r4_inode ino;
+	int rc;
+
+	if ((rc = check_path(path)) || (rc = resolve(db, path, &ino)))
+		return r4_db_seen(db, rc);
+	rc = hold(db, &ino.sdkey, out);
+	r4_obj_fini(&ino);
+	return rc;
 }
 
 int r4_file_dup(r4_file *f, r4_file **out)
@@ -778,6 +819,26 @@ static int file_load(r4_file *f, struct r4_inode *ino)
 
 	/* gone from under its handle: only an abort after its creation does that */
 	return r4_db_seen(f->db, rc == -ENOENT ? -ESTALE : rc);
+}
+
+/* A held directory and one component of it. */
+static int at_file(r4_file *d, const char *name, size_t len, struct at *a)
+{
+	int rc;
+
+	if (!len || memchr(name, '/', len) || memchr(name, 0, len))
+		return -EINVAL;
+	if (len > R4_NAME_MAX)
+		return -ENAMETOOLONG;
+	if ((rc = file_load(d, &a->dir)))
+		return rc;
+	if (!S_ISDIR(a->dir.sd.sd_mode)) {
+		r4_obj_fini(&a->dir);
+		return -ENOTDIR;
+	}
+	a->name = name;
+	a->len = len;
+	return 0;
 }
 
 int r4_file_stat(r4_file *f, struct r4_stat *st)
@@ -873,25 +934,17 @@ static int drop_link(struct r4_db *db, struct r4_inode *ino)
 	return r4_obj_save(db, ino);
 }
 
-static int remove_name(struct r4_db *db, const char *path, bool want_dir)
+static int remove_at(struct r4_db *db, struct at *a, bool want_dir)
 {
-	struct r4_inode dir, ino;
-	const char *name;
-	size_t len;
+	struct r4_inode ino;
 	r4_key k;
-	struct op op;
 	int rc;
 
-	if ((rc = check_path(path)) || (rc = op_begin(db, &op)))
+	if (is_dot(a->name, a->len))
+		return want_dir ? (a->len == 1 ? -EINVAL : -ENOTEMPTY) : -EISDIR;
+	if ((rc = r4_dir_lookup(db, &a->dir, a->name, a->len, &k)) ||
+	    (rc = r4_obj_load(db, &k, &ino)))
 		return rc;
-	if ((rc = resolve_parent(db, path, &dir, &name, &len)))
-		return op_end(db, &op, rc);
-	if (is_dot(name, len)) {
-		rc = want_dir ? (len == 1 ? -EINVAL : -ENOTEMPTY) : -EISDIR;
-		goto out_dir;
-	}
-	if ((rc = r4_dir_lookup(db, &dir, name, len, &k)) || (rc = r4_obj_load(db, &k, &ino)))
-		goto out_dir;
 	if (want_dir && !S_ISDIR(ino.sd.sd_mode)) {
 		rc = -ENOTDIR;
 	} else if (!want_dir && S_ISDIR(ino.sd.sd_mode)) {
@@ -901,17 +954,30 @@ static int remove_name(struct r4_db *db, const char *path, bool want_dir)
 
 		if (!(rc = r4_dir_is_empty(db, &ino, &empty)) && !empty)
 			rc = -ENOTEMPTY;
-		if (!rc && !(rc = r4_dir_remove(db, &dir, name, len))) {
-			dir.sd.sd_nlink--;		/* its ".." */
-			if (!(rc = r4_obj_save(db, &dir)))
+		if (!rc && !(rc = r4_dir_remove(db, &a->dir, a->name, a->len))) {
+			a->dir.sd.sd_nlink--;		/* its ".." */
+			if (!(rc = r4_obj_save(db, &a->dir)))
 				rc = r4_obj_destroy(db, &ino);
 		}
-	} else if (!(rc = r4_dir_remove(db, &dir, name, len))) {
+	} else if (!(rc = r4_dir_remove(db, &a->dir, a->name, a->len))) {
 		rc = drop_link(db, &ino);
 	}
 	r4_obj_fini(&ino);
-out_dir:
-	r4_obj_fini(&dir);
+	return rc;
+}
+
+static int remove_name(struct r4_db *db, const char *path, bool want_dir)
+{
+	struct at a;
+	struct op op;
+	int rc;
+
+	if ((rc = check_path(path)) || (rc = op_begin(db, &op)))
+		return rc;
+	if (!(rc = at_path(db, path, &a))) {
+		rc = remove_at(db, &a, want_dir);
+		r4_obj_fini(&a.dir);
+	}
 	return op_end(db, &op, rc);
 }
 
@@ -925,11 +991,30 @@ int r4_rmdir(r4_db *db, const char *path)
 	return remove_name(db, path, true);
 }
 
+/* One more name, a->name, for the loaded object ino. */
+static int link_at(struct r4_db *db, struct r4_inode *ino, struct at *a)
+{
+	int rc;
+
+	if (S_ISDIR(ino->sd.sd_mode))
+		return -EPERM;
+	if (ino->sd.sd_nlink >= UINT32_MAX - 1)
+		return -EMLINK;
+	if (!ino->sd.sd_nlink)
+		return -ENOENT;	/* an orphan gets no name back (linkat's rule) */
+	if (is_dot(a->name, a->len))
+		return -EEXIST;
+	if ((rc = r4_dir_add(db, &a->dir, a->name, a->len, &ino->sdkey)))
+		return rc;
+	ino->sd.sd_nlink++;
+	r4_obj_touch(db, ino, false, true);
+	return r4_obj_save(db, ino);
+}
+
 int r4_link(r4_db *db, const char *oldpath, const char *newpath)
 {
-	struct r4_inode ino, dir;
-	const char *name;
-	size_t len;
+	struct r4_inode ino;
+	struct at a;
 	struct op op;
 	int rc;
 
@@ -939,17 +1024,9 @@ int r4_link(r4_db *db, const char *oldpath, const char *newpath)
 		return op_end(db, &op, rc);
 	if (S_ISDIR(ino.sd.sd_mode)) {
 		rc = -EPERM;
-	} else if (ino.sd.sd_nlink >= UINT32_MAX - 1) {
-		rc = -EMLINK;
-	} else if (!(rc = resolve_parent(db, newpath, &dir, &name, &len))) {
-		if (is_dot(name, len))
-			rc = -EEXIST;
-		else if (!(rc = r4_dir_add(db, &dir, name, len, &ino.sdkey))) {
-			ino.sd.sd_nlink++;
-			r4_obj_touch(db, &ino, false, true);
-			rc = r4_obj_save(db, &ino);
-		}
-		r4_obj_fini(&dir);
+	} else if (!(rc = at_path(db, newpath, &a))) {
+		rc = link_at(db, &ino, &a);
+		r4_obj_fini(&a.dir);
 	}
 	r4_obj_fini(&ino);
 	return op_end(db, &op, rc);
@@ -1075,16 +1152,12 @@ static int rename_checks(struct r4_db *db, struct rename_ctx *r, unsigned flags)
 	return 0;
 }
 
-static int rename_in(struct r4_db *db, struct rename_ctx *r, const char *from, const char *to,
-		     unsigned flags)
+/* rename(2) with r's directories loaded and its names set. */
+static int rename_at(struct r4_db *db, struct rename_ctx *r, unsigned flags)
 {
 	r4_key k;
 	int rc;
 
-	if ((rc = resolve_parent(db, from, &r->fdir, &r->fname, &r->flen)))
-		return rc;
-	if ((rc = resolve_parent(db, to, &r->tdir, &r->tname, &r->tlen)))
-		return rc;
 	r->same_dir = !r4_key_cmp(&r->fdir.sdkey, &r->tdir.sdkey);
 	if (is_dot(r->fname, r->flen) || is_dot(r->tname, r->tlen))
 		return -EINVAL;
@@ -1098,6 +1171,8 @@ static int rename_in(struct r4_db *db, struct rename_ctx *r, const char *from, c
 		if ((rc = r4_obj_load(db, &k, &r->dst)))
 			return rc;
 		r->have_dst = true;
+		if (flags & R4_RENAME_NOREPLACE)
+			return -EEXIST;	/* (before the same-file case, as Linux) */
 		if (!r4_key_cmp(&r->src.sdkey, &r->dst.sdkey))
 			return 1;	/* same object: rename(2) does nothing */
 	}
@@ -1114,6 +1189,18 @@ static int rename_in(struct r4_db *db, struct rename_ctx *r, const char *from, c
 	if ((rc = r4_obj_save(db, &r->fdir)))
 		return rc;
 	return r->same_dir ? 0 : r4_obj_save(db, &r->tdir);
+}
+
+static int rename_in(struct r4_db *db, struct rename_ctx *r, const char *from, const char *to,
+		     unsigned flags)
+{
+	int rc;
+
+	if ((rc = resolve_parent(db, from, &r->fdir, &r->fname, &r->flen)))
+		return rc;
+	if ((rc = resolve_parent(db, to, &r->tdir, &r->tname, &r->tlen)))
+		return rc;
+	return rename_at(db, r, flags);
 }
 
 int r4_rename(r4_db *db, const char *from, const char *to, unsigned flags)
@@ -1135,4 +1222,134 @@ int r4_rename(r4_db *db, const char *from, const char *to, unsigned flags)
 	r4_obj_fini(&r.src);
 	r4_obj_fini(&r.dst);
 	return op_end(db, &op, rc);
+}
+
+/* ---- the namespace by handle ---- */
+
+int r4_file_root(r4_db *db, r4_file **out)
+{
+	r4_key k;
+
+	r4_obj_root_key(&k);
+	return hold(db, &k, out);
+}
+
+int r4_file_lookup(r4_file *dir, const char *name, size_t len, r4_file **out)
+{
+	struct at a;
+	r4_key k;
+	int rc;
+
+	if ((rc = at_file(dir, name, len, &a)))
+		return rc;
+	rc = r4_dir_lookup(dir->db, &a.dir, name, len, &k);
+	r4_obj_fini(&a.dir);
+	return rc ? r4_db_seen(dir->db, rc) : hold(dir->db, &k, out);
+}
+
+int r4_file_make(r4_file *dir, const char *name, size_t len, const struct r4_newobj *n,
+		 r4_file **out)
+{
+	struct r4_db *db = dir->db;
+	struct r4_sd t;
+	struct at a;
+	struct op op;
+	r4_key k;
+	int rc;
+
+	if ((rc = newobj_tmpl(db, n, &t)) || (rc = op_begin(db, &op)))
+		return rc;
+	if (!(rc = at_file(dir, name, len, &a))) {
+		rc = make_at(db, &a, &t, NULL, &k);
+		r4_obj_fini(&a.dir);
+	}
+	if ((rc = op_end(db, &op, rc)))
+		return rc;
+	return out ? hold(db, &k, out) : 0;
+}
+
+int r4_file_link(r4_file *f, r4_file *dir, const char *name, size_t len)
+{
+	struct r4_db *db = f->db;
+	struct r4_inode ino;
+	struct at a;
+	struct op op;
+	int rc;
+
+	if ((rc = op_begin(db, &op)))
+		return rc;
+	if (!(rc = file_load(f, &ino))) {
+		if (!(rc = at_file(dir, name, len, &a))) {
+			rc = link_at(db, &ino, &a);
+			r4_obj_fini(&a.dir);
+		}
+		r4_obj_fini(&ino);
+	}
+	return op_end(db, &op, rc);
+}
+
+int r4_file_remove(r4_file *dir, const char *name, size_t len, bool want_dir)
+{
+	struct r4_db *db = dir->db;
+	struct at a;
+	struct op op;
+	int rc;
+
+	if ((rc = op_begin(db, &op)))
+		return rc;
+	if (!(rc = at_file(dir, name, len, &a))) {
+		rc = remove_at(db, &a, want_dir);
+		r4_obj_fini(&a.dir);
+	}
+	return op_end(db, &op, rc);
+}
+
+int r4_file_rename(r4_file *fdir, const char *fname, size_t flen, r4_file *tdir,
+		   const char *tname, size_t tlen, unsigned flags)
+{
+	struct r4_db *db = fdir->db;
+	struct rename_ctx r;
+	struct at a, b;
+	struct op op;
+	int rc;
+
+	if ((flags & ~3u) || flags == 3)
+		return -EINVAL;
+	if ((rc = op_begin(db, &op)))
+		return rc;
+	memset(&r, 0, sizeof(r));
+	if (!(rc = at_file(fdir, fname, flen, &a))) {
+		r.fdir = a.dir;
+		if (!(rc = at_file(tdir, tname, tlen, &b))) {
+			r.tdir = b.dir;
+			r.fname = fname;
+			r.flen = flen;
+			r.tname = tname;
+			r.tlen = tlen;
+			if ((rc = rename_at(db, &r, flags)) == 1)
+				rc = 0;
+		}
+	}
+	r4_obj_fini(&r.fdir);
+	r4_obj_fini(&r.tdir);
+	r4_obj_fini(&r.src);
+	r4_obj_fini(&r.dst);
+	return op_end(db, &op, rc);
+}
+
+int r4_file_readlink(r4_file *f, char *buf, size_t n, size_t *len)
+{
+	struct r4_inode ino;
+	int rc;
+
+	if ((rc = file_load(f, &ino)))
+		return rc;
+	if (!S_ISLNK(ino.sd.sd_mode)) {
+		rc = -EINVAL;
+	} else {
+		memcpy(buf, ino.symlink, R4_MIN(n, ino.sd.sd_symlink_len));
+		*len = ino.sd.sd_symlink_len;
+	}
+	r4_obj_fini(&ino);
+	return rc;
 }

@@ -216,6 +216,28 @@ int r4_file_read(r4_file *f, uint64_t off, void *buf, size_t len, size_t *got);
 int r4_file_readdir(r4_file *f, struct r4_dirpos *pos, r4_dirent_fn fn, void *ctx);
 int r4_file_write(r4_file *f, uint64_t off, const void *buf, size_t len);
 int r4_file_setattr(r4_file *f, const struct r4_setattr *sa);
+int r4_file_readlink(r4_file *f, char *buf, size_t n, size_t *len);
+
+/*
+ * The namespace by handle, for hosts that keep objects rather than paths
+ * (a FUSE low-level bridge): a directory handle and one name
+ * (name[0..len), no '/'), with the rules of the path calls.
+ */
+struct r4_newobj {
+	uint32_t mode;			/* S_IFREG, S_IFDIR, S_IFLNK, S_IFIFO, ... and bits */
+	uint32_t uid, gid;
+	uint64_t rdev;			/* S_IFCHR, S_IFBLK */
+	const char *target;		/* S_IFLNK */
+};
+int r4_file_root(r4_db *db, r4_file **out);
+int r4_file_lookup(r4_file *dir, const char *name, size_t len, r4_file **out);
+/* out may be NULL: no handle on the new object */
+int r4_file_make(r4_file *dir, const char *name, size_t len, const struct r4_newobj *n,
+		 r4_file **out);
+int r4_file_link(r4_file *f, r4_file *dir, const char *name, size_t len);
+int r4_file_remove(r4_file *dir, const char *name, size_t len, bool want_dir);
+int r4_file_rename(r4_file *fdir, const char *fname, size_t flen, r4_file *tdir,
+		   const char *tname, size_t tlen, unsigned flags);
 
 /* ---- transaction plans (LANGUAGE.md section 9; docs/plan.md) ----
  *

@@ -239,6 +239,82 @@ static void test_dir(void)
 	r4_close(db);
 }
 
+/* The namespace by handle: the path calls' rules, one name at a time. */
+static void test_by_handle(void)
+{
+	struct r4_newobj reg = {S_IFREG | 0640, 7, 8, 0, NULL};
+	struct r4_newobj dir = {S_IFDIR | 0755, 0, 0, 0, NULL};
+	struct r4_newobj lnk = {S_IFLNK, 0, 0, 0, "../a"};
+	struct r4_newobj fifo = {S_IFIFO | 0600, 0, 0, 0, NULL};
+	char big[300], buf[16];
+	r4_db *db;
+	r4_file *root, *d, *e, *a, *x;
+	struct r4_stat st;
+	size_t n;
+
+	fresh();
+	db = open_rw();
+	CHECK_RC(r4_file_root(db, &root));
+	CHECK_RC(r4_file_make(root, "d", 1, &dir, &d));
+	CHECK_RC(r4_file_make(d, "e", 1, &dir, &e));
+	CHECK_RC(r4_file_make(root, "a", 1, &reg, &a));
+	CHECK_RC(r4_file_write(a, 0, "AAA", 3));
+	CHECK_RC(r4_file_make(d, "l", 1, &lnk, NULL));
+	CHECK_RC(r4_file_make(d, "p", 1, &fifo, NULL));
+	CHECK_RC(r4_stat(db, "/a", &st));
+	CHECK(st.mode == (S_IFREG | 0640) && st.uid == 7 && st.gid == 8);
+	CHECK_RC(r4_stat(db, "/d/p", &st));
+	CHECK(S_ISFIFO(st.mode));
+	/* lookup, "." and ".." included */
+	CHECK_RC(r4_file_lookup(d, "l", 1, &x));
+	CHECK_RC(r4_file_readlink(x, buf, sizeof(buf), &n));
+	CHECK(n == 4 && !memcmp(buf, "../a", 4));
+	CHECK_RC(r4_file_close(x));
+	CHECK_RC(r4_file_lookup(e, "..", 2, &x));
+	CHECK_RC(r4_file_stat(x, &st));
+	CHECK_RC(r4_file_close(x));
+	CHECK(r4_file_lookup(d, "nope", 4, &x) == -ENOENT);
+	CHECK(r4_file_lookup(a, "x", 1, &x) == -ENOTDIR);
+	CHECK(r4_file_lookup(d, "e/x", 3, &x) == -EINVAL);
+	memset(big, 'n', sizeof(big));
+	CHECK(r4_file_make(d, big, 256, &reg, NULL) == -ENAMETOOLONG);
+	CHECK_RC(r4_file_make(d, big, 255, &reg, NULL));
+	CHECK(r4_file_make(root, "a", 1, &reg, NULL) == -EEXIST);
+	/* links; an orphan gets no name back */
+	CHECK_RC(r4_file_link(a, d, "a2", 2));
+	CHECK_RC(r4_file_stat(a, &st));
+	CHECK_EQ(st.nlink, 2);
+	CHECK(r4_file_link(d, root, "d2", 2) == -EPERM);
+	/* renames: across directories, no replace, exchange, not into itself */
+	CHECK_RC(r4_file_rename(d, "a2", 2, e, "a3", 2, 0));
+	CHECK(r4_stat(db, "/d/e/a3", &st) == 0 && st.size == 3);
+	CHECK(r4_file_rename(root, "a", 1, e, "a3", 2, R4_RENAME_NOREPLACE) == -EEXIST);
+	CHECK_RC(r4_file_rename(root, "a", 1, e, "a3", 2, 0));	/* the same file: nothing */
+	CHECK_RC(r4_stat(db, "/a", &st));
+	CHECK_RC(r4_file_rename(d, "l", 1, d, "p", 1, R4_RENAME_EXCHANGE));
+	CHECK_RC(r4_stat(db, "/d/l", &st));
+	CHECK(S_ISFIFO(st.mode));
+	CHECK(r4_file_rename(root, "d", 1, e, "d", 1, 0) == -EINVAL);
+	/* removal */
+	CHECK(r4_file_remove(root, "d", 1, true) == -ENOTEMPTY);
+	CHECK(r4_file_remove(d, "e", 1, false) == -EISDIR);
+	CHECK_RC(r4_file_remove(e, "a3", 2, false));
+	CHECK_RC(r4_file_remove(root, "a", 1, false));	/* held: an orphan now */
+	CHECK_RC(r4_file_stat(a, &st));
+	CHECK_EQ(st.nlink, 0);
+	CHECK(r4_file_link(a, root, "back", 4) == -ENOENT);
+	CHECK(!strcmp(contents(a), "AAA"));
+	CHECK_RC(r4_file_close(a));
+	CHECK_RC(r4_file_remove(d, "e", 1, true));
+	CHECK_RC(r4_file_readdir(e, &(struct r4_dirpos){0}, count_fn, &(int){0}));
+	CHECK_RC(r4_file_close(e));
+	CHECK_RC(r4_file_close(d));
+	CHECK_RC(r4_file_close(root));
+	CHECK_EQ(clean(db), 5);	/* /, /d, /d/l, /d/p, /d/nnn... */
+	r4_close(db);
+	fsck_ok();
+}
+
 int main(void)
 {
 	char dir[] = "/tmp/r4fileXXXXXX";
@@ -251,6 +327,7 @@ int main(void)
 	test_abort();
 	test_rename();
 	test_dir();
+	test_by_handle();
 	if (t_fail)
 		fprintf(stderr, "images kept in %s\n", dir);
 	else if (t_rmdir(dir))
