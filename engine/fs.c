@@ -339,7 +339,12 @@ int r4_statfs(r4_db *db, struct r4_statfs *out)
 	/* the last commit's log blocks are free on disk, used until settled */
 	uint64_t f = r4_alloc_free_count(db->alloc) + r4_jnl_held(db);
 
-	out->bfree = f > db->fake_data ? f - db->fake_data : 0;	/* new data counts at once */
+	/* new data and new nodes count at once, before commit gives them blocks */
+	uint64_t fresh = db->fake_data;
+
+	for (r4_node *n = db->cache.dirty.next; n != &db->cache.dirty; n = n->next)
+		fresh += r4_blk_is_fake(n->blk);
+	out->bfree = f > fresh ? f - fresh : 0;
 	if (db->in_txn && db->txn_err && db->bfree_planned)	/* a commit failed half-way */
 		out->bfree = db->bfree_planned;
 	out->files = db->file_count;
