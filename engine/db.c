@@ -276,6 +276,7 @@ void r4_close(r4_db *db)
 		       "next open replays the last transaction", r4_strerror(rc));
 	r4_free(db->unsettled.blk);
 	r4_page_discard(db);
+	r4_page_pool_free(db);
 	r4_free(db->pages);
 	r4_free(db->fake_files);
 	while (db->held) {	/* (handles left open: their objects stay orphans) */

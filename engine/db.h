@@ -60,6 +60,8 @@ struct r4_db {
 	/* dirty data pages of extent files, by block number (reg.c) */
 	struct r4_page **pages;
 	size_t npage_buckets, npages;
+	struct r4_page *page_pool;	/* freed pages kept for reuse (reg.c) */
+	size_t npool;
 	/* delayed allocation: new data blocks carry fake numbers from here
 	 * until commit places them; the files that got some (by stat-data key) */
 	uint64_t next_fake_data;

@@ -97,5 +97,7 @@ int r4_reg_place(struct r4_db *db);
 int r4_page_each(struct r4_db *db, int (*fn)(void *ctx, uint64_t blk, const uint8_t *data),
 		 void *ctx);
 void r4_page_discard(struct r4_db *db);
+/* Free the page memory kept for reuse (r4_close). */
+void r4_page_pool_free(struct r4_db *db);
 
 #endif

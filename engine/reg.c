@@ -71,6 +71,45 @@ static int pages_grow(struct r4_db *db)
 	return 0;
 }
 
+/*
+ * Page memory is kept for reuse, up to the memory bound: a big write
+ * fills and spills its pages over and over, and handing them back to
+ * malloc each time (which trims the heap and faults it in again) cost
+ * more than copying the data (bench/RESULTS.md).
+ */
+static struct r4_page *page_alloc(struct r4_db *db)
+{
+	struct r4_page *pg = db->page_pool;
+
+	if (!pg)
+		return r4_malloc(sizeof(*pg) + db->bs);
+	db->page_pool = pg->next;
+	db->npool--;
+	return pg;
+}
+
+static void page_free(struct r4_db *db, struct r4_page *pg)
+{
+	if (db->npool >= db->cache.bound) {
+		r4_free(pg);
+		return;
+	}
+	pg->next = db->page_pool;
+	db->page_pool = pg;
+	db->npool++;
+}
+
+void r4_page_pool_free(struct r4_db *db)
+{
+	while (db->page_pool) {
+		struct r4_page *pg = db->page_pool;
+
+		db->page_pool = pg->next;
+		r4_free(pg);
+	}
+	db->npool = 0;
+}
+
 /* The pending page of blk, made if needed: zeroed, or read from the image. */
 static int page_get(struct r4_db *db, uint64_t blk, bool read_old, struct r4_page **out)
 {
@@ -83,11 +122,11 @@ static int page_get(struct r4_db *db, uint64_t blk, bool read_old, struct r4_pag
 	}
 	if (db->npages >= db->npage_buckets * 2 && (rc = pages_grow(db)))
 		return rc;
-	if (!(pg = r4_malloc(sizeof(*pg) + db->bs)))
+	if (!(pg = page_alloc(db)))
 		return -ENOMEM;
 	if (read_old) {
 		if ((rc = r4_io_read(db->io, blk * db->bs, pg->data, db->bs))) {
-			r4_free(pg);
+			page_free(db, pg);
 			return rc;
 		}
 	} else {
@@ -111,7 +150,7 @@ static void page_drop(struct r4_db *db, uint64_t blk)
 			struct r4_page *pg = *pp;
 
 			*pp = pg->next;
-			r4_free(pg);
+			page_free(db, pg);
 			db->npages--;
 			return;
 		}
@@ -122,7 +161,7 @@ static void pages_clear(struct r4_db *db)
 	for (size_t i = 0; i < db->npage_buckets; i++)
 		for (struct r4_page *pg = db->pages[i], *nx; pg; pg = nx) {
 			nx = pg->next;
-			r4_free(pg);
+			page_free(db, pg);
 		}
 	if (db->pages)
 		memset(db->pages, 0, db->npage_buckets * sizeof(*db->pages));
