@@ -60,6 +60,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "rng.h"
+
 enum { DUT, TWIN, NSIDES };		/* side 0 is the file system under test */
 
 #define HIST 20
@@ -125,15 +127,6 @@ static const char *const side_name[NSIDES] = {"DIR", "TWIN"};
 static const char *const locs[NLOCS] = {"", "d0/", "d1/", "d2/"};
 
 /* ---- randomness ---- */
-
-static uint64_t splitmix(uint64_t *s)
-{
-	uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
 
 static uint64_t below(struct fsx *x, uint64_t n)
 {

@@ -43,6 +43,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "rng.h"
+
 #define NNAMES 10			/* p0..p5 in wID, q0..q3 in wID/sub */
 #define MAXFILE (256u * 1024)
 #define MAXWRITE (64u * 1024)
@@ -82,15 +84,6 @@ static void die(const struct writer *w, const char *fmt, ...)
 	va_end(ap);
 	fprintf(stderr, "\n");
 	exit(1);
-}
-
-static uint64_t splitmix(uint64_t *s)
-{
-	uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
 }
 
 static uint64_t below(struct writer *w, uint64_t n)
