@@ -467,6 +467,7 @@ int r4_commit(r4_db *db)
 	r4_page_discard(db);
 	db->in_txn = false;
 	db->gen = 0;
+	db->commits++;
 	return 0;
 }
 
@@ -520,6 +521,7 @@ int r4_info(r4_db *db, struct r4_info *out)
 	out->node_pid = db->node_pid;
 	out->policy = db->policy;
 	out->mkfs_id = db->mkfs_id;
+	out->commits = db->commits;
 	out->version = db->version;
 	memcpy(out->uuid, db->uuid, 16);
 	memcpy(out->label, db->label, sizeof(out->label));

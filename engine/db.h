@@ -26,6 +26,8 @@ struct r4_pset_defaults {
 struct r4_held {
 	r4_key sdkey;
 	unsigned refs;
+	bool orphaned;		/* lost its last name while held (an abort may have
+				   given it back: the last close looks) */
 	struct r4_held *next;
 };
 
@@ -83,6 +85,7 @@ struct r4_db {
 
 	/* transaction */
 	bool in_txn;
+	uint64_t commits;	/* transactions that changed the volume, since open */
 	int txn_err;		/* sticky: first failure after a change */
 	uint64_t bfree_planned;	/* r4_statfs's bfree when a failed commit began planning */
 	uint64_t saved_root, saved_next_oid, saved_file_count;

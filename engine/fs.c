@@ -593,14 +593,16 @@ int r4_setattr(r4_db *db, const char *path, const struct r4_setattr *sa)
  * item in the same transaction (ENGINE.md 4.10: bbox40, locality 43,
  * objectid = the object's, offset = UNLINK, body = its stat-data key).
  * The last close removes both.  After a crash, the next read-write open
- * finds the safe-links and finishes the removals.  Whether an object is
- * an orphan is read from its stat data at close, never remembered: an
- * aborted transaction may have given it its name back.
+ * finds the safe-links and finishes the removals.  A held object that
+ * lost its last name is marked; at the last close its stat data says
+ * whether it still is an orphan (an aborted transaction may have given it
+ * its name back).  Other closes read nothing.
  */
 
 struct r4_file {
 	struct r4_db *db;
-	struct r4_held *held;
+	struct r4_held *held;		/* NULL: weak (r4_file_weaken) */
+	r4_key key;			/* the object's stat-data key */
 };
 
 static struct r4_held *held_find(struct r4_db *db, const r4_key *k)
@@ -754,6 +756,7 @@ static int hold(struct r4_db *db, const r4_key *sdkey, r4_file **out)
 	h->refs++;
 	f->db = db;
 	f->held = h;
+	f->key = *sdkey;
 	*out = f;
 	return 0;
 }
@@ -772,34 +775,22 @@ int r4_file_open(r4_db *db, const char *path, r4_file **out)
 
 int r4_file_dup(r4_file *f, r4_file **out)
 {
-	struct r4_file *d = r4_calloc(1, sizeof(*d));
-
-	if (!d)
-		return -ENOMEM;
-	*d = *f;
-	d->held->refs++;
-	*out = d;
-	return 0;
+	return hold(f->db, &f->key, out);
 }
 
-int r4_file_close(r4_file *f)
+/* One hold less on h; the last removes an orphan. */
+static int unhold(struct r4_db *db, struct r4_held *h)
 {
-	struct r4_db *db;
-	struct r4_held *h, **pp;
+	struct r4_held **pp;
 	struct op op;
 	int rc = 0;
 
-	if (!f)
-		return 0;
-	db = f->db;
-	h = f->held;
-	r4_free(f);
 	if (--h->refs)
 		return 0;
 	for (pp = &db->held; *pp != h; pp = &(*pp)->next)
 		;
 	*pp = h->next;
-	if (db->rw) {
+	if (db->rw && h->orphaned) {
 		struct r4_inode ino;
 
 		/* an orphan goes with its last handle */
@@ -817,12 +808,39 @@ int r4_file_close(r4_file *f)
 	return rc;
 }
 
+int r4_file_close(r4_file *f)
+{
+	struct r4_held *h;
+	struct r4_db *db;
+
+	if (!f)
+		return 0;
+	db = f->db;
+	h = f->held;
+	r4_free(f);
+	return h ? unhold(db, h) : 0;
+}
+
+uint64_t r4_file_id(const r4_file *f)
+{
+	return r4_key_objectid(&f->key);
+}
+
+int r4_file_weaken(r4_file *f)
+{
+	struct r4_held *h = f->held;
+
+	f->held = NULL;
+	return h ? unhold(f->db, h) : 0;
+}
+
 /* The held object, loaded. */
 static int file_load(r4_file *f, struct r4_inode *ino)
 {
-	int rc = r4_obj_load(f->db, &f->held->sdkey, ino);
+	int rc = r4_obj_load(f->db, &f->key, ino);
 
-	/* gone from under its handle: only an abort after its creation does that */
+	/* gone from under its handle: a weak one's last name went, or an abort
+	   undid its creation */
 	return r4_db_seen(f->db, rc == -ENOENT ? -ESTALE : rc);
 }
 
@@ -923,9 +941,11 @@ int r4_file_setattr(r4_file *f, const struct r4_setattr *sa)
 static int drop_link(struct r4_db *db, struct r4_inode *ino)
 {
 	bool dir = S_ISDIR(ino->sd.sd_mode);
+	struct r4_held *h;
 	int rc;
 
-	if (!dir && ino->sd.sd_nlink <= 1 && held_find(db, &ino->sdkey)) {
+	if (!dir && ino->sd.sd_nlink <= 1 && (h = held_find(db, &ino->sdkey))) {
+		h->orphaned = true;
 		ino->sd.sd_nlink = 0;
 		r4_obj_touch(db, ino, false, true);
 		if ((rc = r4_obj_save(db, ino)))

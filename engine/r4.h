@@ -206,10 +206,16 @@ int r4_statfs(r4_db *db, struct r4_statfs *out);
  */
 typedef struct r4_file r4_file;
 int r4_file_open(r4_db *db, const char *path, r4_file **out);
-int r4_file_dup(r4_file *f, r4_file **out);	/* one more handle on f's object */
+int r4_file_dup(r4_file *f, r4_file **out);	/* one more (strong) handle on f's object */
 /* Releases f whatever happens; an error is the orphan's removal failing
  * (the next read-write open finishes it). */
 int r4_file_close(r4_file *f);
+/* Make f weak: it still names its object but no longer keeps it, so
+ * removing the last name destroys the object at once, and later calls on
+ * f answer -ESTALE (a host's cache of objects it has only looked up).  If
+ * f was the last handle on an orphan, the orphan goes, as at close. */
+int r4_file_weaken(r4_file *f);
+uint64_t r4_file_id(const r4_file *f);	/* the object id (st_ino) */
 int r4_file_stat(r4_file *f, struct r4_stat *st);
 int r4_file_read(r4_file *f, uint64_t off, void *buf, size_t len, size_t *got);
 /* r4_readdir on a held directory (one removed meanwhile lists nothing). */
@@ -483,6 +489,7 @@ struct r4_info {
 	char label[17];
 	unsigned hash, fibration, formatting, create;
 	uint64_t status;
+	uint64_t commits;		/* transactions that changed it since this open */
 };
 int r4_info(r4_db *db, struct r4_info *out);
 const char *r4_plugin_label(unsigned type, unsigned id);

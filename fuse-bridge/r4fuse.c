@@ -1,27 +1,39 @@
 /*
  * r4fuse.c - an r4 image as a mounted file system (libfuse3, the
- * high-level path API).  Thin: each fb_<op> translates its arguments,
- * takes the one bridge mutex, makes one r4_* call and returns fb_err(rc).
+ * low-level API).  Thin: each fb_<op> translates its arguments, takes the
+ * one bridge mutex, makes the r4_file_* calls and replies with fb_err(rc).
+ *
+ * Inodes: the kernel's inode is the engine's object, one per object
+ * however many names it has.  A node keeps a weak engine handle on its
+ * object (r4_file_weaken): a name the kernel still remembers does not keep
+ * a removed object alive; an open file's handle does (the orphans of
+ * engine/fs.c).  Node ids are object ids (the root is FUSE's 1); the pseudo
+ * files, the control file and the meta view get ids with the top bit set.
  *
  * Transactions: POSIX calls are grouped into one engine transaction,
- * committed every commit= seconds (default 5), by fsync, statfs-sync and
- * unmount, and after every call with -o sync.  A grouped call that fails
- * after it changed something poisons the group: the group is aborted, as
- * a crash would lose it, and the error logged.
+ * committed every commit= seconds (default 5), by fsync and unmount, and
+ * after every call with -o sync.  A grouped call that fails after it
+ * changed something poisons the group: the group is aborted, as a crash
+ * would lose it, and the error logged.
  *
  * Reiser4 semantics through POSIX:
- *  - the pseudo files of every object by name (cat dir/..owner, echo 0700
- *    > f/..mode), never in readdir: read and written through r4_run as
- *    the calling process's uid and gids;
+ *  - the pseudo files of every directory by name (cat dir/..owner, echo
+ *    0700 > dir/..mode), never in readdir, read and written through
+ *    r4_run as the calling process's uid and gids;
+ *  - /..meta: every object as a directory of its pseudo files and
+ *    children, so that files reach theirs (..meta/etc/hosts/..mode);
  *  - the control file /..reiser4: write an R4L command, read back its
- *    values (or its diagnostics): one unit per command.
+ *    values (or its diagnostics): one unit per command;
+ *  - user.r4.NAME extended attributes for the pseudo file ..NAME.
+ * Changes those make behind the kernel's back invalidate its caches.
  */
 #define FUSE_USE_VERSION 31
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <fuse_lowlevel.h>
 #include <linux/falloc.h>
-#include <fuse.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -35,40 +47,59 @@
 
 #include "r4_lang.h"
 
-#define CONTROL "/..reiser4"
-#define META "/..meta"
-#define XATTR "user.r4."	/* user.r4.mode is ..mode */
-#define HIDDEN ".fuse_hidden"	/* libfuse's stand-in name for an open file unlinked */
+#if FUSE_VERSION >= FUSE_MAKE_VERSION(3, 12)
+/* (libfuse declares it for FUSE_USE_VERSION >= 312 only; the 3.1 loop of
+ * 3.14 leaks its configuration) */
+int fuse_session_loop_mt_312(struct fuse_session *se, struct fuse_loop_config *config);
+#endif
 
-/*
- * Open files unlinked: libfuse renames such a file to a hidden name and
- * unlinks that at the last close, so that the kernel can still reach it
- * by path (fstat(2) asks by path).  The bridge turns the rename into the
- * engine's unlink, which keeps the object as an orphan, and remembers the
- * name: the engine has no entry for it, so it shows up nowhere, and the
- * calls on it go to the held object.
- */
-struct hidden {
-	char *name;			/* the basename libfuse chose */
-	r4_file *file;
-	struct hidden *next;
+#define CONTROL "..reiser4"	/* in the root */
+#define META "..meta"		/* in the root */
+#define XATTR "user.r4."	/* user.r4.mode is ..mode */
+#define SYNTH (1ULL << 63)	/* the ids of nodes that are no objects */
+#define CONTROL_ID (SYNTH | 1)
+#define META_ID (SYNTH | 2)
+
+enum kind {
+	K_OBJ,			/* an object of the tree */
+	K_PSEUDO,		/* a pseudo file of its parent node (..mode) */
+	K_CONTROL,		/* /..reiser4 */
+	K_META,			/* an object seen through /..meta, as a directory */
+};
+
+/* What the kernel knows by a node id. */
+struct node {
+	fuse_ino_t id;
+	enum kind kind;
+	uint64_t nlookup;		/* the kernel's references: lookups less forgets */
+	unsigned refs;			/* nlookup > 0, child nodes, open handles */
+	unsigned opens;			/* open handles */
+	r4_file *obj;			/* K_OBJ: weak (the root's: strong) */
+	struct node *parent;		/* the directory it was last found in (K_OBJ), its
+					   owner (K_PSEUDO), the view's parent (K_META) */
+	char *name;			/* its name there */
+	struct node *next;		/* in the table's chain */
 };
 
 struct bridge {
 	r4_db *db;
 	char *image;
+	struct fuse_session *se;
 	pthread_mutex_t mu;
 	pthread_cond_t wake;
 	pthread_t committer;
-	bool stop, sync, ro, debug;
+	bool stop, sync, ro, debug, started;
 	bool kernel_perms;		/* -o default_permissions: the kernel checks */
 	unsigned commit_secs;
+	double entry_timeout, attr_timeout;
 	int lockfd;
-	struct hidden *hidden;
+	struct node **tab;		/* nodes by id */
+	size_t ntab, nnodes;
+	struct node *root;
 };
 
 static struct bridge B = {.mu = PTHREAD_MUTEX_INITIALIZER, .wake = PTHREAD_COND_INITIALIZER,
-			  .commit_secs = 5, .lockfd = -1};
+			  .commit_secs = 5, .lockfd = -1, .entry_timeout = 1, .attr_timeout = 1};
 
 /* A handle on a pseudo file or the control file: what was written, what
  * there is to read. */
@@ -85,57 +116,21 @@ struct special {
 
 /* What fi->fh holds for every open file and directory. */
 struct handle {
-	r4_file *file;			/* a regular file, held by identity: renames and
-					   unlink (to its last close) do not touch it */
+	struct node *n;
+	r4_file *file;			/* a regular file or directory, held: unlink (to
+					   its last close) does not remove it */
 	bool append;			/* O_APPEND: each write goes to the end */
-	char *name;			/* its path at open, for messages */
 	struct special *sp;		/* or a pseudo file or the control file */
-	struct r4_dirpos *cur;		/* a directory (file) or meta view directory
-					   (meta): cur[i] resumes at entry i */
-	char *meta;
+	struct r4_dirpos *cur;		/* a directory: cur[i] resumes at entry i */
 	size_t ncur, capcur;
+	char *list;			/* a meta view directory: its names, one per line */
+	size_t nlist;
 };
 
 static struct handle *handle_of(const struct fuse_file_info *fi)
 {
-	return (struct handle *)(uintptr_t)fi->fh;
+	return fi ? (struct handle *)(uintptr_t)fi->fh : NULL;
 }
-
-static const char *base_of(const char *path)
-{
-	const char *b = path ? strrchr(path, '/') : NULL;
-
-	return b ? b + 1 : path ? path : "";
-}
-
-/* The held object a hidden name stands for (under the mutex), or NULL. */
-static struct hidden **hidden_at(const char *path)
-{
-	const char *b = base_of(path);
-
-	if (strncmp(b, HIDDEN, strlen(HIDDEN)))
-		return NULL;
-	for (struct hidden **pp = &B.hidden; *pp; pp = &(*pp)->next)
-		if (!strcmp((*pp)->name, b))
-			return pp;
-	return NULL;
-}
-
-static r4_file *hidden_file(const char *path)
-{
-	struct hidden **pp = hidden_at(path);
-
-	return pp ? (*pp)->file : NULL;
-}
-
-/* The path for messages (libfuse gives none with a handle). */
-static const char *name_of(const char *path, const struct fuse_file_info *fi)
-{
-	const struct handle *h = fi ? handle_of(fi) : NULL;
-
-	return path ? path : h && h->name ? h->name : h && h->sp ? h->sp->path : "(open file)";
-}
-#define NAME(path) name_of(path, fi)
 
 static void logmsg(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
@@ -165,24 +160,243 @@ static void engine_log(void *ctx, int level, const char *msg)
 	       "r4fuse: %s: %s", B.image ? B.image : "", msg);
 }
 
-/* The one place engine codes become FUSE results. */
-static int fb_err(const char *op, const char *path, int rc)
+/* ---- nodes (all under the mutex) ---- */
+
+static size_t slot(fuse_ino_t id)
 {
-	if (rc >= 0)
+	return (size_t)((id * 0x9E3779B97F4A7C15ULL) >> 17) & (B.ntab - 1);
+}
+
+static struct node *node_find(fuse_ino_t id)
+{
+	if (!B.ntab)
+		return NULL;
+	for (struct node *n = B.tab[slot(id)]; n; n = n->next)
+		if (n->id == id)
+			return n;
+	return NULL;
+}
+
+/* Into the table, under n->id. */
+static int node_insert(struct node *n)
+{
+	if (B.nnodes >= B.ntab) {
+		size_t old = B.ntab, cap = old ? 2 * old : 1024;
+		struct node **tab = calloc(cap, sizeof(*tab)), **was = B.tab;
+
+		if (!tab)
+			return -ENOMEM;
+		B.tab = tab;
+		B.ntab = cap;
+		for (size_t i = 0; i < old; i++)
+			for (struct node *m = was[i], *next; m; m = next) {
+				next = m->next;
+				m->next = B.tab[slot(m->id)];
+				B.tab[slot(m->id)] = m;
+			}
+		free(was);
+	}
+	n->next = B.tab[slot(n->id)];
+	B.tab[slot(n->id)] = n;
+	B.nnodes++;
+	return 0;
+}
+
+static void node_unref(struct node *n)
+{
+	while (n && !--n->refs) {
+		struct node *parent = n->parent, **pp = &B.tab[slot(n->id)];
+
+		while (*pp != n)
+			pp = &(*pp)->next;
+		*pp = n->next;
+		B.nnodes--;
+		r4_file_close(n->obj);	/* (weak: removes nothing) */
+		free(n->name);
+		free(n);
+		n = parent;
+	}
+}
+
+/* n was found as name in parent: remember where (renames move it). */
+static int node_place(struct node *n, struct node *parent, const char *name)
+{
+	char *nm;
+
+	if (n->parent == parent && n->name && !strcmp(n->name, name))
+		return 0;
+	if (!(nm = strdup(name)))
+		return -ENOMEM;
+	free(n->name);
+	n->name = nm;
+	if (parent)
+		parent->refs++;
+	node_unref(n->parent);
+	n->parent = parent;
+	return 0;
+}
+
+/* The node of the object f names, found as name in parent; takes f. */
+static int node_obj(r4_file *f, struct node *parent, const char *name, struct node **out)
+{
+	fuse_ino_t id = r4_file_id(f);
+	struct node *n = node_find(id);
+	int rc;
+
+	if ((rc = r4_file_weaken(f))) {
+		r4_file_close(f);
 		return rc;
-	if (rc == -EUCLEAN || rc == -EBADMSG) {
-		logmsg(LOG_ERR, "r4fuse: %s %s: the image is damaged (%s)", op, path,
-		       r4_strerror(rc));
-		return -EIO;
 	}
-	if (rc < -4095 || !strcmp(r4_strerror(rc), "Unknown error")) {
-		logmsg(LOG_ERR, "r4fuse: %s %s: unexpected %d", op, path, rc);
-		return -EIO;
+	if (n) {
+		/* the new handle: an aborted transaction's ids come again */
+		if (n == B.root)
+			r4_file_close(f);
+		else
+			r4_file_close(n->obj), n->obj = f;
+	} else if (!(n = calloc(1, sizeof(*n))) ||
+		   (n->id = id, rc = node_insert(n))) {
+		r4_file_close(f);
+		free(n);
+		return rc ? rc : -ENOMEM;
+	} else {
+		n->kind = K_OBJ;
+		n->obj = f;
 	}
+	if ((rc = node_place(n, parent, name)) && !n->refs) {
+		node_unref((n->refs = 1, n));
+		return rc;
+	}
+	*out = n;
 	return rc;
 }
 
-/* ---- transactions ---- */
+/* The node of a pseudo file, the control file or a meta view object:
+ * its id is a hash of where it is, so that each lookup finds it again. */
+static int node_synth(enum kind kind, struct node *parent, const char *name, struct node **out)
+{
+	uint64_t h = 1469598103934665603ULL ^ parent->id;
+	struct node *n;
+	int rc;
+
+	for (const char *c = name; *c; c++)
+		h = (h ^ (unsigned char)*c) * 1099511628211ULL;
+	h = kind == K_CONTROL ? CONTROL_ID : parent == B.root && kind == K_META ? META_ID
+	    : SYNTH | (h & ~SYNTH) | 3;
+	for (;; h = SYNTH | ((h + 1) & ~SYNTH)) {
+		if (!(n = node_find(h)))
+			break;
+		if (n->kind == kind && n->parent == parent && !strcmp(n->name, name)) {
+			*out = n;
+			return 0;
+		}
+		if (kind == K_CONTROL || h == META_ID)
+			return -EIO;	/* (cannot be: those have one place) */
+	}
+	if (!(n = calloc(1, sizeof(*n))) || !(n->name = strdup(name)) ||
+	    (n->id = h, rc = node_insert(n))) {
+		if (n)
+			free(n->name);
+		free(n);
+		return -ENOMEM;
+	}
+	n->kind = kind;
+	n->parent = parent;
+	parent->refs++;
+	*out = n;
+	return 0;
+}
+
+/* One more kernel reference (a lookup answered). */
+static void node_looked_up(struct node *n)
+{
+	if (!n->nlookup++)
+		n->refs++;
+}
+
+static void node_forget(fuse_ino_t id, uint64_t k)
+{
+	struct node *n = node_find(id);
+
+	if (!n || n == B.root)
+		return;
+	n->nlookup = k < n->nlookup ? n->nlookup - k : 0;
+	if (!n->nlookup)
+		node_unref(n);
+}
+
+/*
+ * The path of a node, for what the engine knows only by path (pseudo
+ * files through r4_run, messages): the names it was last found under.
+ * An object's path is checked to still lead to it (-ESTALE when a change
+ * the kernel did not make moved it).  The meta view's nodes are paths of
+ * the view: /..meta/a/b is "/a/b".
+ */
+static int node_path(struct node *n, char **out)
+{
+	size_t len = 0, at;
+	char *p;
+	int rc;
+
+	if (n == B.root || n->id == META_ID)
+		return (*out = strdup("/")) ? 0 : -ENOMEM;
+	if (n->kind == K_CONTROL)
+		return (*out = strdup("/" CONTROL)) ? 0 : -ENOMEM;
+	if (n->kind == K_PSEUDO) {
+		if ((rc = node_path(n->parent, &p)))
+			return rc;
+		rc = asprintf(out, "%s/%s", strcmp(p, "/") ? p : "", n->name) < 0 ? -ENOMEM : 0;
+		free(p);
+		return rc;
+	}
+	for (struct node *m = n; m && m != B.root && m->id != META_ID; m = m->parent)
+		len += 1 + strlen(m->name);
+	if (!(p = malloc(len + 1)))
+		return -ENOMEM;
+	at = len;
+	p[len] = 0;
+	for (struct node *m = n; m && m != B.root && m->id != META_ID; m = m->parent) {
+		size_t k = strlen(m->name);
+
+		at -= k;
+		memcpy(p + at, m->name, k);
+		p[--at] = '/';
+	}
+	if (n->kind == K_OBJ) {
+		struct r4_stat st;
+
+		if ((rc = r4_stat(B.db, p, &st)) || st.ino != r4_file_id(n->obj)) {
+			free(p);
+			return rc && rc != -ENOENT ? rc : -ESTALE;
+		}
+	}
+	*out = p;
+	return 0;
+}
+
+/* ---- errors and transactions ---- */
+
+/* The one place engine codes become FUSE results (a positive errno). */
+static int fb_err(const char *op, struct node *n, int rc)
+{
+	char *path = NULL;
+
+	if (rc >= 0)
+		return 0;
+	if (rc == -EUCLEAN || rc == -EBADMSG || rc < -4095 ||
+	    !strcmp(r4_strerror(rc), "Unknown error")) {
+		if (n && node_path(n, &path))
+			path = NULL;
+		if (rc == -EUCLEAN || rc == -EBADMSG)
+			logmsg(LOG_ERR, "r4fuse: %s %s: the image is damaged (%s)", op,
+			       path ? path : "(an unlinked object)", r4_strerror(rc));
+		else
+			logmsg(LOG_ERR, "r4fuse: %s %s: unexpected %d", op,
+			       path ? path : "(an unlinked object)", rc);
+		free(path);
+		return EIO;
+	}
+	return -rc;
+}
 
 /* Commit the group (under the mutex). */
 static int commit_group(void)
@@ -208,17 +422,20 @@ static int change_begin(void)
 
 /* After a change: -o sync commits now; a failure that poisoned the group
  * aborts it. */
-static int change_end(const char *op, const char *path, int rc)
+static int change_end(const char *op, int rc)
 {
 	if (rc && r4_txn_error(B.db)) {
-		logmsg(LOG_ERR, "r4fuse: %s %s failed after a change (%s): the uncommitted "
-		       "group is dropped", op, path, r4_strerror(rc));
+		logmsg(LOG_ERR, "r4fuse: %s failed after a change (%s): the uncommitted "
+		       "group is dropped", op, r4_strerror(rc));
 		r4_abort(B.db);
 	} else if (!rc && B.sync) {
 		rc = commit_group();
 	}
-	return fb_err(op, path, rc);
+	return rc;
 }
+
+/* A change: the group opened, the call, its end. */
+#define CHANGE(op, call) (!(rc = change_begin()) ? (rc = change_end(op, (call))) : rc)
 
 static void *committer(void *arg)
 {
@@ -237,50 +454,33 @@ static void *committer(void *arg)
 	return NULL;
 }
 
-/* ---- pseudo files and the control file ---- */
+/* ---- who calls ---- */
 
-/* Is the last component of path a pseudo name ("..x")? */
-static bool is_pseudo(const char *path)
-{
-	const char *b = strrchr(path, '/');
-
-	b = b ? b + 1 : path;
-	return b[0] == '.' && b[1] == '.' && b[2];
-}
-
-/* A path in the meta view (/..meta/a/b names the object /a/b, shown as a
- * directory of its pseudo files and children): the object's path, or
- * NULL for a path outside the view. */
-static char *meta_real(const char *path)
-{
-	size_t n = strlen(META);
-
-	if (strncmp(path, META, n) || (path[n] && path[n] != '/'))
-		return NULL;
-	return strdup(path[n] ? path + n : "/");
-}
-
-/* Run R4L src as the calling process; its values, or its diagnostics,
- * as text.  The grouped POSIX changes commit first: a command is a unit
- * of its own. */
 /* The calling process as the engine's identity; g holds its groups. */
 struct caller {
 	struct r4_ident who;
 	uint32_t g[64];
 };
 
-static void caller_get(struct caller *c)
+static void caller_get(fuse_req_t req, struct caller *c)
 {
-	struct fuse_context *fc = fuse_get_context();
+	const struct fuse_ctx *fc = fuse_req_ctx(req);
 	gid_t groups[64];
-	int ng = fc ? fuse_getgroups(64, groups) : 0;
+	int ng = 0;
 
-	if (ng < 0 || ng > 64)
+	/* (root passes every check: its groups are not asked for) */
+	if (fc->uid && ((ng = fuse_req_getgroups(req, 64, groups)) < 0 || ng > 64))
 		ng = 0;
 	for (int i = 0; i < ng; i++)
 		c->g[i] = groups[i];
-	c->who = (struct r4_ident){fc ? fc->uid : 0, fc ? fc->gid : 0, c->g, (size_t)ng,
-				   fc ? fc->umask : 022};
+	c->who = (struct r4_ident){fc->uid, fc->gid, c->g, (size_t)ng, fc->umask};
+}
+
+/* ---- pseudo files and the control file ---- */
+
+static bool is_pseudo(const char *name)
+{
+	return name[0] == '.' && name[1] == '.' && name[2];
 }
 
 /*
@@ -299,7 +499,7 @@ struct ctl {
 };
 
 /* Read the pragmas at the start of *src; *src and *len move past them. */
-static void ctl_parse(const char **src, size_t *len, struct ctl *cl)
+static void ctl_parse(const struct caller *c, const char **src, size_t *len, struct ctl *cl)
 {
 	static const char tag[] = "# r4 ";
 
@@ -317,7 +517,7 @@ static void ctl_parse(const char **src, size_t *len, struct ctl *cl)
 		} else if (!strncmp(line, "cwd /", 5)) {
 			free(cl->cwd);
 			cl->cwd = strdup(line + 4);
-		} else if (!strncmp(line, "as ", 3) && fuse_get_context()->uid == 0) {
+		} else if (!strncmp(line, "as ", 3) && c->who.uid == 0) {
 			struct r4_ident *w = &cl->as.who;
 			unsigned long v = strtoul(line + 3, &e, 10);
 
@@ -336,24 +536,33 @@ static void ctl_parse(const char **src, size_t *len, struct ctl *cl)
 	}
 }
 
-static int run_r4l_as(const char *src, size_t len, char **out, size_t *nout, bool values_only,
-		      const struct ctl *cl)
+/*
+ * Run R4L src as the caller (or cl's identity); its values, or its
+ * diagnostics, as text.  The grouped POSIX changes commit first: a
+ * command is a unit of its own.  *changed says whether it changed the
+ * volume (the kernel's caches are then stale).
+ */
+static int run_r4l(const struct caller *c, const char *src, size_t len, char **out, size_t *nout,
+		   bool values_only, const struct ctl *cl, bool *changed)
 {
-	struct caller c;
 	struct r4_run_opts ro = {.name = "<control>", .exec = {.read_objects = true}};
 	struct r4_run *r = NULL;
+	struct r4_info before, after;
 	FILE *f;
 	int rc;
 
-	caller_get(&c);
-	ro.exec.who = cl && cl->have_as ? cl->as.who : c.who;
+	ro.exec.who = cl && cl->have_as ? cl->as.who : c->who;
 	if (cl) {
 		ro.exec.cwd = cl->cwd;
 		ro.per_statement = cl->per_statement;
 	}
 	if ((rc = commit_group()))
 		return rc;
+	r4_info(B.db, &before);
 	rc = r4_run(B.db, src, len, &ro, &r);
+	r4_info(B.db, &after);
+	if (changed)
+		*changed = after.commits != before.commits;
 	if (!r)
 		return rc;
 	f = open_memstream(out, nout);
@@ -383,49 +592,40 @@ static int run_r4l_as(const char *src, size_t len, char **out, size_t *nout, boo
 	return rc;
 }
 
-static int run_r4l(const char *src, size_t len, char **out, size_t *nout, bool values_only)
-{
-	return run_r4l_as(src, len, out, nout, values_only, NULL);
-}
-
-/* The text of a pseudo file (a value of its own, as R4L reads it). */
-static int pseudo_text(const char *path, char **out, size_t *n)
+/* The text of the pseudo file at path (a value of its own, as R4L reads it). */
+static int pseudo_text(const struct caller *c, const char *path, char **out, size_t *n)
 {
 	char *q = r4_path_quote(path);
-	int rc = run_r4l(q, strlen(q), out, n, true);
+	int rc = q ? run_r4l(c, q, strlen(q), out, n, true, NULL, NULL) : -ENOMEM;
 
 	free(q);
 	return rc;
 }
 
-static int special_open(const char *path, struct fuse_file_info *fi)
+/* path <- the bytes v[0..n). */
+static int pseudo_write(const struct caller *c, const char *path, const char *v, size_t n,
+			bool *changed)
 {
-	struct handle *h = calloc(1, sizeof(*h));
-	struct special *s = calloc(1, sizeof(*s));
+	char *q = r4_path_quote(path), *cmd = q ? malloc(strlen(q) + n + 40) : NULL, *out = NULL;
+	size_t len, nout = 0;
+	int rc;
 
-	if (!h || !s || !(s->path = strdup(path))) {
-		free(h);
-		free(s);
+	if (!cmd) {
+		free(q);
 		return -ENOMEM;
 	}
-	s->control = !strcmp(path, CONTROL);
-	h->sp = s;
-	fi->fh = (uint64_t)(uintptr_t)h;
-	fi->direct_io = 1;	/* sizes are not known ahead */
-	return 0;
+	len = (size_t)sprintf(cmd, "%s <- #s%zu:", q, n);
+	memcpy(cmd + len, v, n);
+	rc = run_r4l(c, cmd, len + n, &out, &nout, true, NULL, changed);
+	free(out);
+	free(cmd);
+	free(q);
+	return rc;
 }
 
-static void special_free(struct special *s)
-{
-	free(s->in);
-	free(s->out);
-	free(s->path);
-	free(s);
-}
-
-/* Run what was written: the control file's command, or the pseudo file's
- * new contents. */
-static int special_flush(struct special *s)
+/* Run what was written to s: the control file's command, or the pseudo
+ * file's new contents. */
+static int special_flush(const struct caller *c, struct special *s, bool *changed)
 {
 	int rc = 0;
 
@@ -440,25 +640,13 @@ static int special_flush(struct special *s)
 		const char *src = s->in ? s->in : "";
 		size_t n = s->nin;
 
-		ctl_parse(&src, &n, &cl);
-		run_r4l_as(src, n, &s->out, &s->nout, false, &cl);
+		ctl_parse(c, &src, &n, &cl);
+		run_r4l(c, src, n, &s->out, &s->nout, false, &cl, changed);
 		free(cl.cwd);
 		s->have_out = true;
-		s->rpos = 0;
-		rc = 0;	/* the answer is the diagnostics, read back */
+		s->rpos = 0;	/* the answer is the diagnostics, read back */
 	} else {
-		char *q = r4_path_quote(s->path), *cmd;
-		size_t n = strlen(q);
-
-		cmd = malloc(n + s->nin + 40);
-		n = (size_t)sprintf(cmd, "%s <- #s%zu:", q, s->nin);
-		memcpy(cmd + n, s->in ? s->in : "", s->nin);
-		rc = run_r4l(cmd, n + s->nin, &s->out, &s->nout, true);
-		free(cmd);
-		free(q);
-		free(s->out);
-		s->out = NULL;
-		s->nout = 0;
+		rc = pseudo_write(c, s->path, s->in ? s->in : "", s->nin, changed);
 	}
 	free(s->in);
 	s->in = NULL;
@@ -466,118 +654,154 @@ static int special_flush(struct special *s)
 	return rc;
 }
 
+/*
+ * A change the kernel did not make (a control-file command, a pseudo
+ * file written) may have touched any object: drop what the kernel caches
+ * of every node, names and attributes and pages.  Outside the mutex, and
+ * never for the node of the calling request: the kernel may call back.
+ */
+static void invalidate_all(void)
+{
+	struct inval {
+		fuse_ino_t id, parent;
+		char *name;
+	} *v;
+	size_t n = 0;
+
+	pthread_mutex_lock(&B.mu);
+	v = calloc(B.nnodes + 1, sizeof(*v));
+	for (size_t i = 0; v && i < B.ntab; i++)
+		for (struct node *m = B.tab[i]; m; m = m->next)
+			if (m->kind == K_OBJ && m->parent)
+				v[n++] = (struct inval){m->id, m->parent->id, strdup(m->name)};
+	pthread_mutex_unlock(&B.mu);
+	for (size_t i = 0; i < n; i++) {
+		if (v[i].name)
+			fuse_lowlevel_notify_inval_entry(B.se, v[i].parent, v[i].name,
+							 strlen(v[i].name));
+		fuse_lowlevel_notify_inval_inode(B.se, v[i].id, 0, 0);
+		free(v[i].name);
+	}
+	fuse_lowlevel_notify_inval_inode(B.se, FUSE_ROOT_ID, 0, 0);
+	free(v);
+}
+
 /* ---- permissions without default_permissions ----
  *
  * With -o default_permissions the kernel checks mode bits for the
  * calling process.  Without it the bridge does, here, with the POSIX
- * rules: search on every directory of a path (r4_access walks it once),
- * read/write at open, write and search on a directory to change its
- * entries (and the sticky bit's owner rule), ownership for chmod, chown
- * and explicit times.  Each returns 0 or the errno, under the mutex.
+ * rules: search on every directory on the way to an object (the way the
+ * kernel last found it), read/write at open, write and search on a
+ * directory to change its entries (and the sticky bit's owner rule),
+ * ownership for chmod, chown and explicit times.  Each returns 0 or the
+ * engine's -errno, under the mutex.
  */
 
-/* The caller may reach path and have want on it. */
-static int perm(const char *path, unsigned want)
+/* who may search every directory above n (one removed meanwhile no
+ * longer counts: the object is reached through an open file). */
+static int perm_above(const struct caller *c, struct node *n)
 {
-	struct caller c;
+	struct r4_stat st;
 
-	if (B.kernel_perms)
-		return 0;
-	caller_get(&c);
-	return r4_access(B.db, path, &c.who, want, NULL);
+	if (!c->who.uid)
+		return 0;	/* root searches every directory */
+	for (struct node *p = n->parent; p && p->kind == K_OBJ; p = p->parent)
+		if (!r4_file_stat(p->obj, &st) && !r4_permits(&c->who, &st, 1))
+			return -EACCES;
+	return 0;
 }
 
-/* The directory holding path's last component, in a buffer of PATH_MAX. */
-static void parent_of(const char *path, char *dir)
+/* The caller may reach n and have want on it; *st gets its stat. */
+static int perm(const struct caller *c, struct node *n, unsigned want, struct r4_stat *st)
 {
-	const char *slash = strrchr(path, '/');
-	size_t n = slash && slash != path ? (size_t)(slash - path) : 1;
+	int rc;
 
-	memcpy(dir, path, n);
-	dir[n] = 0;
+	if ((rc = r4_file_stat(n->obj, st)) || B.kernel_perms)
+		return rc;
+	if ((rc = perm_above(c, n)))
+		return rc;
+	return r4_permits(&c->who, st, want) ? 0 : -EACCES;
+}
+
+/* An object of the tree the kernel may ask for (not the meta view's). */
+static int obj_node(fuse_ino_t id, struct node **out)
+{
+	struct node *n = id == FUSE_ROOT_ID ? B.root : node_find(id);
+
+	if (!n)
+		return -ESTALE;
+	if (n->kind != K_OBJ)
+		return n->kind == K_META ? -EPERM : -EINVAL;
+	*out = n;
+	return 0;
 }
 
 /*
- * The caller may add or remove the entry path in its directory; when the
- * entry exists and the directory is sticky, only root and the owners of
- * the directory or the entry may remove it.  *dst gets the directory's
- * stat (for the group of new objects).
+ * The caller may add or remove the entry name in directory d; when the
+ * entry exists and d is sticky, only root and the owners of d or the
+ * entry may remove it.  *dst gets d's stat (for the group of new objects).
  */
-static int perm_entry(const char *path, bool removing, struct r4_stat *dst)
+static int perm_entry(const struct caller *c, struct node *d, const char *name, bool removing,
+		      struct r4_stat *dst)
 {
-	char dir[4096];
-	struct caller c;
-	struct r4_stat d, st;
+	struct r4_stat st;
+	r4_file *f;
 	int rc;
 
-	caller_get(&c);
-	if (strlen(path) >= sizeof(dir))
+	if (strlen(name) > 255)
 		return -ENAMETOOLONG;
-	parent_of(path, dir);
-	if ((rc = r4_access(B.db, dir, B.kernel_perms ? NULL : &c.who, B.kernel_perms ? 0 : 3,
-			    &d)))
+	if ((rc = perm(c, d, 3, dst)))
 		return rc;
-	if (dst)
-		*dst = d;
-	if (B.kernel_perms || !removing || !(d.mode & S_ISVTX) || !c.who.uid ||
-	    c.who.uid == d.uid)
+	if (!S_ISDIR(dst->mode))
+		return -ENOTDIR;
+	if (B.kernel_perms || !removing || !(dst->mode & S_ISVTX) || !c->who.uid ||
+	    c->who.uid == dst->uid)
 		return 0;
-	if ((rc = r4_stat(B.db, path, &st)))
+	if ((rc = r4_file_lookup(d->obj, name, strlen(name), &f)))
 		return rc == -ENOENT ? 0 : rc;
-	return st.uid == c.who.uid ? 0 : -EPERM;
+	rc = r4_file_stat(f, &st);
+	r4_file_close(f);
+	return rc ? rc : st.uid == c->who.uid ? 0 : -EPERM;
 }
 
 /* chmod, chown and utimens by the caller on an object with stat st;
  * *sa may be narrowed (a non-member's chmod drops setgid). */
-static int perm_setattr(const struct r4_stat *st, struct r4_setattr *sa, bool times_now)
+static int perm_setattr(const struct caller *c, const struct r4_stat *st, struct r4_setattr *sa,
+			bool times_now)
 {
-	struct caller c;
-	bool owner;
+	bool owner = !c->who.uid || c->who.uid == st->uid;
 
 	if (B.kernel_perms)
 		return 0;
-	caller_get(&c);
-	owner = !c.who.uid || c.who.uid == st->uid;
 	if (sa->mask & R4_SET_MODE) {
 		uint32_t was = st->mode & 07777, cleared = was & ~sa->mode & 07777;
 
 		/* the kernel drops setuid and setgid before a non-owner's write
 		 * (file_remove_privs), as a chmod from the writer: let that one by */
 		if (!owner && sa->mask == R4_SET_MODE && cleared && !(cleared & ~(S_ISUID | S_ISGID)) &&
-		    (sa->mode & 07777) == (was & ~cleared) && r4_permits(&c.who, st, 2))
+		    (sa->mode & 07777) == (was & ~cleared) && r4_permits(&c->who, st, 2))
 			return 0;
 		if (!owner)
 			return -EPERM;
-		if (c.who.uid && !r4_in_group(&c.who, (sa->mask & R4_SET_GID) ? sa->gid : st->gid))
+		if (c->who.uid && !r4_in_group(&c->who, (sa->mask & R4_SET_GID) ? sa->gid : st->gid))
 			sa->mode &= ~(uint32_t)S_ISGID;
 	}
-	if ((sa->mask & R4_SET_UID) && c.who.uid && sa->uid != st->uid)
+	if ((sa->mask & R4_SET_UID) && c->who.uid && sa->uid != st->uid)
 		return -EPERM;
-	if ((sa->mask & R4_SET_GID) && c.who.uid && (!owner || !r4_in_group(&c.who, sa->gid)))
+	if ((sa->mask & R4_SET_GID) && c->who.uid && (!owner || !r4_in_group(&c->who, sa->gid)))
 		return -EPERM;
 	if (sa->mask & (R4_SET_ATIME | R4_SET_MTIME)) {
 		if (!owner && !times_now)
 			return -EPERM;
-		if (!owner && !r4_permits(&c.who, st, 2))
+		if (!owner && !r4_permits(&c->who, st, 2))
 			return -EACCES;
 	}
-	if ((sa->mask & R4_SET_SIZE) && !r4_permits(&c.who, st, 2))
+	if ((sa->mask & R4_SET_SIZE) && !r4_permits(&c->who, st, 2))
 		return -EACCES;
 	return 0;
 }
 
-/* r4_stat, with the caller's search permission on the way. */
-static int stat_as_caller(const char *path, struct r4_stat *st)
-{
-	struct caller c;
-
-	if (B.kernel_perms)
-		return r4_stat(B.db, path, st);
-	caller_get(&c);
-	return r4_access(B.db, path, &c.who, 0, st);
-}
-
-/* ---- the operations ---- */
+/* ---- attributes ---- */
 
 static void fill(struct stat *st, const struct r4_stat *r)
 {
@@ -596,74 +820,191 @@ static void fill(struct stat *st, const struct r4_stat *r)
 	st->st_ctim = r->ctime;
 }
 
-static int fb_getattr(const char *path, struct stat *st, struct fuse_file_info *fi)
+/*
+ * The attributes of n as the caller sees them (under the mutex): an
+ * object's own; a meta view object is a directory; a pseudo file is a
+ * regular file owned as its object, the size of its text (one that
+ * cannot be read, ..unlink, still exists).
+ */
+static int attr_of(const struct caller *c, struct node *n, struct stat *st)
 {
 	struct r4_stat r;
+	char *path = NULL, *owner = NULL, *text = NULL;
+	size_t len = 0;
 	int rc;
 
-	struct handle *h = fi ? handle_of(fi) : NULL;
-
-	pthread_mutex_lock(&B.mu);
-	r4_file *held = h && h->file ? h->file : hidden_file(path);
-
-	if (held) {	/* by identity: an unlinked file too */
-		if (!(rc = r4_file_stat(held, &r)))
-			fill(st, &r);
-		pthread_mutex_unlock(&B.mu);
-		return fb_err("getattr", NAME(path), rc);
+	if (n->kind == K_OBJ) {
+		/* stat(2) by name needs search on the way; fstat(2) does not */
+		if ((rc = r4_file_stat(n->obj, &r)) || (!n->opens && !B.kernel_perms &&
+							(rc = perm_above(c, n))))
+			return rc;
+		fill(st, &r);
+		return 0;
 	}
-	pthread_mutex_unlock(&B.mu);
-	if (h && h->sp)		/* (libfuse gives no path with a handle) */
-		path = h->sp->path;
-	char *real = meta_real(path);
-
-	if (real && !is_pseudo(real)) {
-		/* every object of the meta view is a directory */
-		pthread_mutex_lock(&B.mu);
-		if (!(rc = stat_as_caller(real, &r))) {
+	if ((rc = node_path(n, &path)))
+		return rc;
+	if (n->kind == K_META) {
+		if (!(rc = r4_access(B.db, path, B.kernel_perms ? NULL : &c->who, 0, &r))) {
 			fill(st, &r);
 			st->st_mode = S_IFDIR | (r.mode & 0777) | ((r.mode & 0444) >> 2);
 			st->st_nlink = 2;
 			st->st_size = 0;
 		}
-		pthread_mutex_unlock(&B.mu);
-		free(real);
-		return fb_err("getattr", path, rc);
-	}
-	if (real)
-		path = real;
-	pthread_mutex_lock(&B.mu);
-	if (!strcmp(path, CONTROL) || is_pseudo(path)) {
-		char *dir = strdup(path), *slash = dir ? strrchr(dir, '/') : NULL;
-		char *text = NULL;
-		size_t n = 0;
-
-		if (slash)
-			*slash = 0;
-		rc = !slash ? -ENOMEM : stat_as_caller(*dir ? dir : "/", &r);
-		if (!rc && strcmp(path, CONTROL)) {
-			/* a pseudo file that cannot be read (..unlink) still exists */
-			int trc = pseudo_text(path, &text, &n);
+	} else if (!(rc = node_path(n->parent, &owner)) &&
+		   !(rc = r4_access(B.db, owner, B.kernel_perms ? NULL : &c->who, 0, &r))) {
+		if (n->kind == K_PSEUDO) {
+			int trc = pseudo_text(c, path, &text, &len);
 
 			if (trc == -ENOENT || trc == -EINVAL)
 				rc = trc;
 		}
 		if (!rc) {
 			fill(st, &r);
-			st->st_mode = S_IFREG | (strcmp(path, CONTROL) ? 0644 : 0666);
+			st->st_mode = S_IFREG | (n->kind == K_CONTROL ? 0666 : 0644);
 			st->st_nlink = 1;
-			st->st_size = (off_t)n;
+			st->st_size = (off_t)len;
 			st->st_blocks = 0;
 		}
-		free(text);
-		free(dir);
-	} else if (!(rc = stat_as_caller(path, &r))) {
-		fill(st, &r);
 	}
-	pthread_mutex_unlock(&B.mu);
-	rc = fb_err("getattr", path, rc);
-	free(real);
+	if (!rc)
+		st->st_ino = n->id;
+	free(text);
+	free(owner);
+	free(path);
 	return rc;
+}
+
+/* Pseudo files and the meta view change under the kernel: never cached. */
+static double timeout_of(const struct node *n, double t)
+{
+	return n->kind == K_OBJ ? t : 0;
+}
+
+static void entry_of(struct node *n, const struct stat *st, struct fuse_entry_param *e)
+{
+	memset(e, 0, sizeof(*e));
+	e->ino = n->id;
+	e->attr = *st;
+	e->attr_timeout = timeout_of(n, B.attr_timeout);
+	e->entry_timeout = timeout_of(n, B.entry_timeout);
+}
+
+/* Answer an entry (a lookup's or a new object's): the kernel holds one
+ * more reference, unless the answer did not reach it. */
+static void reply_entry(fuse_req_t req, int rc, const struct fuse_entry_param *e,
+			struct fuse_file_info *fi)
+{
+	if (rc) {
+		fuse_reply_err(req, rc);
+		return;
+	}
+	if (fi ? fuse_reply_create(req, e, fi) : fuse_reply_entry(req, e)) {
+		pthread_mutex_lock(&B.mu);
+		node_forget(e->ino, 1);
+		pthread_mutex_unlock(&B.mu);
+	}
+}
+
+/* ---- the operations ---- */
+
+/* name in directory node p (under the mutex): its node, looked up once more. */
+static int lookup_in(const struct caller *c, struct node *p, const char *name,
+		     struct fuse_entry_param *e)
+{
+	struct node *n = NULL;
+	struct r4_stat ps;
+	struct stat st;
+	r4_file *f;
+	char *path = NULL;
+	int rc;
+
+	if (strlen(name) > 255)
+		return -ENAMETOOLONG;
+	if (p->kind == K_OBJ && !is_pseudo(name)) {
+		if (!(rc = perm(c, p, 1, &ps)) && !(rc = r4_file_lookup(p->obj, name, strlen(name), &f)))
+			rc = node_obj(f, p, name, &n);
+	} else if (p->kind == K_OBJ || p->kind == K_META) {
+		enum kind k = !is_pseudo(name) ? K_META : p != B.root ? K_PSEUDO
+			      : !strcmp(name, CONTROL) ? K_CONTROL : !strcmp(name, META) ? K_META
+			      : K_PSEUDO;
+
+		if (k == K_META && p->kind == K_META) {
+			/* a child in the view: it must exist */
+			char *pp = NULL;
+
+			if (!(rc = node_path(p, &pp)))
+				rc = asprintf(&path, "%s/%s", strcmp(pp, "/") ? pp : "", name) < 0
+				     ? -ENOMEM : r4_access(B.db, path, B.kernel_perms ? NULL : &c->who,
+							   0, NULL);
+			free(pp);
+		} else {
+			rc = p->kind == K_OBJ ? perm(c, p, 1, &ps) : 0;
+		}
+		if (!rc)
+			rc = node_synth(k, p, name, &n);
+	} else {
+		rc = -ENOTDIR;
+	}
+	free(path);
+	if (!rc && (rc = attr_of(c, n, &st)) && !n->refs)
+		node_unref((n->refs = 1, n));	/* (a pseudo name there is not) */
+	if (rc)
+		return rc;
+	node_looked_up(n);
+	entry_of(n, &st, e);
+	return 0;
+}
+
+static void fb_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
+{
+	struct fuse_entry_param e;
+	struct caller c;
+	struct node *p = NULL;
+	int rc;
+
+	caller_get(req, &c);
+	pthread_mutex_lock(&B.mu);
+	p = parent == FUSE_ROOT_ID ? B.root : node_find(parent);
+	rc = p ? lookup_in(&c, p, name, &e) : -ESTALE;
+	rc = fb_err("lookup", p, rc);
+	pthread_mutex_unlock(&B.mu);
+	reply_entry(req, rc, &e, NULL);
+}
+
+static void fb_forget(fuse_req_t req, fuse_ino_t id, uint64_t k)
+{
+	pthread_mutex_lock(&B.mu);
+	node_forget(id, k);
+	pthread_mutex_unlock(&B.mu);
+	fuse_reply_none(req);
+}
+
+static void fb_forget_multi(fuse_req_t req, size_t count, struct fuse_forget_data *v)
+{
+	pthread_mutex_lock(&B.mu);
+	for (size_t i = 0; i < count; i++)
+		node_forget(v[i].ino, v[i].nlookup);
+	pthread_mutex_unlock(&B.mu);
+	fuse_reply_none(req);
+}
+
+static void fb_getattr(fuse_req_t req, fuse_ino_t id, struct fuse_file_info *fi)
+{
+	struct caller c;
+	struct stat st;
+	struct node *n;
+	int rc;
+
+	(void)fi;
+	caller_get(req, &c);
+	pthread_mutex_lock(&B.mu);
+	n = id == FUSE_ROOT_ID ? B.root : node_find(id);
+	rc = fb_err("getattr", n, n ? attr_of(&c, n, &st) : -ESTALE);
+	pthread_mutex_unlock(&B.mu);
+	if (rc)
+		fuse_reply_err(req, rc);
+	else
+		fuse_reply_attr(req, &st, timeout_of(n, B.attr_timeout));
 }
 
 /* cur[ncur] = the cursor before entry ncur (after the one before it). */
@@ -683,67 +1024,76 @@ static int cur_put(struct handle *h, const struct r4_dirpos *pos)
 }
 
 struct fill_ctx {
-	void *buf;
-	fuse_fill_dir_t filler;
+	fuse_req_t req;
+	char *buf;
+	size_t size, used;
 	struct handle *h;
 	struct r4_dirpos *pos;
 };
 
+/* One entry more, numbered ncur + 1 (0 is the start); 1 when full. */
+static int dir_add(struct fill_ctx *c, const char *name, uint64_t ino, uint32_t type)
+{
+	struct stat st = {.st_ino = ino, .st_mode = type};
+	size_t n = fuse_add_direntry(c->req, c->buf + c->used, c->size - c->used, name, &st,
+				     (off_t)c->h->ncur + 1);
+
+	if (n > c->size - c->used)
+		return 1;	/* this entry comes next time */
+	c->used += n;
+	return 0;
+}
+
 static int dir_fn(void *ctx, const char *name, size_t len, uint64_t ino, uint32_t type)
 {
 	struct fill_ctx *c = ctx;
-	struct handle *h = c->h;
-	struct stat st = {.st_ino = ino, .st_mode = type};
 	char n[256];
+	int rc;
 
 	if (len > 255)
 		return 0;
 	memcpy(n, name, len);
 	n[len] = 0;
-	if (cur_put(h, c->pos))
+	if (cur_put(c->h, c->pos))
 		return -ENOMEM;
-	if (c->filler(c->buf, n, &st, (off_t)h->ncur + 1, 0))
-		return 1;	/* the buffer is full: this entry comes next time */
-	h->ncur++;
+	if ((rc = dir_add(c, n, ino, type)))
+		return rc;
+	c->h->ncur++;
 	return 0;
 }
-static int fb_readdir(const char *path, void *buf, fuse_fill_dir_t filler, off_t off,
-		      struct fuse_file_info *fi, enum fuse_readdir_flags flags)
+
+static void fb_readdir(fuse_req_t req, fuse_ino_t id, size_t size, off_t off,
+		       struct fuse_file_info *fi)
 {
 	struct handle *h = handle_of(fi);
 	struct r4_dirpos pos = {0};
-	struct fill_ctx c = {buf, filler, h, &pos};
-	int rc;
+	struct fill_ctx c = {req, malloc(size), size, 0, h, &pos};
+	int rc = 0;
 
-	(void)path;	/* (none: nullpath_ok) */
-	(void)flags;
-	if (!h)
-		return -EBADF;
-	if (h->meta) {
-		/* the meta view: an object's entries, then its pseudo names (..list),
-		 * all in one call */
-		char *q = r4_path_quote(h->meta), *cmd = NULL, *list = NULL;
-		size_t n = 0;
+	(void)id;
+	if (!c.buf) {
+		fuse_reply_err(req, ENOMEM);
+		return;
+	}
+	if (h->list) {
+		/* the meta view: the names read at opendir, entry i at offset i */
+		size_t i = 0;
 
-		pthread_mutex_lock(&B.mu);
-		rc = q && asprintf(&cmd, "%s/..list", q) >= 0
-		     ? run_r4l(cmd, strlen(cmd), &list, &n, true) : -ENOMEM;
-		free(cmd);
-		pthread_mutex_unlock(&B.mu);
-		if (!rc) {
-			filler(buf, ".", NULL, 0, 0);
-			filler(buf, "..", NULL, 0, 0);
-			for (char *s = list, *e; s && s < list + n; s = e + 1) {
-				if (!(e = memchr(s, '\n', (size_t)(list + n - s))))
-					break;
-				*e = 0;
-				if (strcmp(s, ".") && strcmp(s, ".."))
-					filler(buf, s, NULL, 0, 0);
-			}
+		for (char *s = h->list, *e; s < h->list + h->nlist; s = e + 1, i++) {
+			if (!(e = memchr(s, '\n', (size_t)(h->list + h->nlist - s))))
+				break;
+			if (i < (size_t)off)
+				continue;
+			*e = 0;
+			h->ncur = i;
+			rc = dir_add(&c, s, 0xffffffff, 0);	/* (unknown; 0 would hide it) */
+			*e = '\n';
+			if (rc)
+				break;
 		}
-		free(list);
-		free(q);
-		return fb_err("readdir", h->meta, rc);
+		fuse_reply_buf(req, c.buf, c.used);
+		free(c.buf);
+		return;
 	}
 	/*
 	 * Offsets are stable across changes: offset i resumes at the cursor
@@ -751,607 +1101,771 @@ static int fb_readdir(const char *path, void *buf, fuse_fill_dir_t filler, off_t
 	 * directory, so entries added or removed between calls neither
 	 * repeat nor hide the others.
 	 */
-	if (off < 0 || (off && (size_t)off > h->ncur))
-		return -EINVAL;	/* no offset this directory handed out */
+	if (off < 0 || (off && (size_t)off > h->ncur)) {
+		free(c.buf);
+		fuse_reply_err(req, EINVAL);	/* no offset this directory handed out */
+		return;
+	}
 	if (off)
 		pos = h->cur[off];
 	h->ncur = (size_t)off;
 	pthread_mutex_lock(&B.mu);
 	rc = r4_file_readdir(h->file, &pos, dir_fn, &c);
-	pthread_mutex_unlock(&B.mu);
+	if (rc > 0)
+		rc = 0;
 	if (!rc)
 		rc = cur_put(h, &pos);	/* where the next call goes on */
-	return fb_err("readdir", "(a directory)", rc);
+	rc = fb_err("readdir", h->n, rc);
+	pthread_mutex_unlock(&B.mu);
+	if (rc)
+		fuse_reply_err(req, rc);
+	else
+		fuse_reply_buf(req, c.buf, c.used);
+	free(c.buf);
 }
 
-/* A directory is held by identity; the meta view's by the object's path. */
-static int fb_opendir(const char *path, struct fuse_file_info *fi)
+static struct handle *handle_new(struct node *n)
 {
 	struct handle *h = calloc(1, sizeof(*h));
-	int rc = 0;
 
-	if (!h)
-		return -ENOMEM;
-	pthread_mutex_lock(&B.mu);
-	if ((h->meta = meta_real(path)))
-		rc = perm(h->meta, 0);
-	else if (!(rc = perm(path, 4)))
-		rc = r4_file_open(B.db, path, &h->file);
-	pthread_mutex_unlock(&B.mu);
-	if (rc) {
-		free(h);
-		return fb_err("opendir", path, rc);
+	if (h) {
+		h->n = n;
+		n->refs++;
+		n->opens++;
 	}
-	fi->fh = (uint64_t)(uintptr_t)h;
-	return 0;
+	return h;
 }
 
-static int fb_releasedir(const char *path, struct fuse_file_info *fi)
+static void handle_free(struct handle *h)
+{
+	h->n->opens--;
+	node_unref(h->n);
+	free(h->cur);
+	free(h->list);
+	free(h);
+}
+
+/* The names of a meta view directory: ".", "..", the object's entries and
+ * its pseudo names (R4L's ..list, cmd), one per line. */
+static int meta_list(const struct caller *c, const char *cmd, struct handle *h)
+{
+	char *list = NULL;
+	size_t n = 0;
+	FILE *f;
+	int rc = run_r4l(c, cmd, strlen(cmd), &list, &n, true, NULL, NULL);
+
+	if (!rc && !(f = open_memstream(&h->list, &h->nlist)))
+		rc = -ENOMEM;
+	if (!rc) {
+		fputs(".\n..\n", f);
+		for (char *s = list, *e; s < list + n; s = e + 1) {
+			if (!(e = memchr(s, '\n', (size_t)(list + n - s))))
+				break;
+			if ((e - s != 1 || *s != '.') && (e - s != 2 || memcmp(s, "..", 2)))
+				fwrite(s, 1, (size_t)(e - s + 1), f);
+		}
+		fclose(f);
+	}
+	free(list);
+	return rc;
+}
+
+/* A directory is held by identity; the meta view's lists its names. */
+static void fb_opendir(fuse_req_t req, fuse_ino_t id, struct fuse_file_info *fi)
+{
+	struct handle *h = NULL;
+	struct r4_stat st;
+	struct caller c;
+	struct node *n;
+	char *path = NULL, *cmd = NULL, *q;
+	int rc;
+
+	caller_get(req, &c);
+	pthread_mutex_lock(&B.mu);
+	n = id == FUSE_ROOT_ID ? B.root : node_find(id);
+	if (!n) {
+		rc = -ESTALE;
+	} else if (n->kind == K_META) {
+		/* an object's entries, then its pseudo names (..list) */
+		if (!(rc = node_path(n, &path)) && !(rc = r4_access(B.db, path, B.kernel_perms ? NULL
+								    : &c.who, 0, NULL))) {
+			q = r4_path_quote(path);
+			if (!(h = handle_new(n)) || !q || asprintf(&cmd, "%s/..list", q) < 0)
+				rc = -ENOMEM;
+			else
+				rc = meta_list(&c, cmd, h);
+			free(cmd);
+			free(q);
+		}
+	} else if (n->kind != K_OBJ) {
+		rc = -ENOTDIR;
+	} else if (!(rc = perm(&c, n, 4, &st))) {
+		if (!(h = handle_new(n)))
+			rc = -ENOMEM;
+		else
+			rc = r4_file_dup(n->obj, &h->file);
+	}
+	if (rc && h) {
+		handle_free(h);
+		h = NULL;
+	}
+	rc = fb_err("opendir", n, rc);
+	pthread_mutex_unlock(&B.mu);
+	free(path);
+	if (rc) {
+		fuse_reply_err(req, rc);
+		return;
+	}
+	fi->fh = (uint64_t)(uintptr_t)h;
+	if (fuse_reply_open(req, fi)) {
+		pthread_mutex_lock(&B.mu);
+		r4_file_close(h->file);
+		handle_free(h);
+		pthread_mutex_unlock(&B.mu);
+	}
+}
+
+static void fb_releasedir(fuse_req_t req, fuse_ino_t id, struct fuse_file_info *fi)
 {
 	struct handle *h = handle_of(fi);
 
-	(void)path;
-	if (!h)
-		return 0;
-	if (h->file) {
-		pthread_mutex_lock(&B.mu);
-		r4_file_close(h->file);	/* (a directory is never an orphan) */
-		pthread_mutex_unlock(&B.mu);
-	}
-	free(h->meta);
-	free(h->cur);
-	free(h);
-	return 0;
-}
-
-/* A handle on the regular file at path (under the mutex). */
-static int file_open(const char *path, struct fuse_file_info *fi)
-{
-	struct handle *h = calloc(1, sizeof(*h));
-	int rc;
-
-	r4_file *held = hidden_file(path);
-
-	if (!h)
-		return -ENOMEM;
-	if ((rc = held ? r4_file_dup(held, &h->file) : r4_file_open(B.db, path, &h->file))) {
-		free(h);
-		return rc;
-	}
-	h->append = (fi->flags & O_APPEND) != 0;
-	h->name = strdup(path);
-	fi->fh = (uint64_t)(uintptr_t)h;
-	fi->noflush = 1;	/* close(2) has nothing to do here: no FLUSH round trip */
-	return 0;
+	(void)id;
+	pthread_mutex_lock(&B.mu);
+	r4_file_close(h->file);	/* (a directory is never an orphan) */
+	handle_free(h);
+	pthread_mutex_unlock(&B.mu);
+	fuse_reply_err(req, 0);
 }
 
 /*
- * A new object at path (under the mutex): the caller owns it, the
- * umask applies, and in a setgid directory it takes the directory's
- * group (a new directory keeps setgid), as the kernel does for its own
- * file systems.
+ * A new object as name in directory p (under the mutex): the caller owns
+ * it, the umask applies, and in a setgid directory it takes the
+ * directory's group (a new directory keeps setgid), as the kernel does for
+ * its own file systems.  *out gets a (strong) handle on it when asked.
  */
-static int make(const char *op, const char *path, mode_t mode, dev_t rdev, const char *target)
+static int make(const struct caller *c, const char *op, struct node *p, const char *name,
+		struct r4_newobj *o, struct fuse_entry_param *e, r4_file **out)
 {
-	struct fuse_context *fc = fuse_get_context();
 	struct r4_stat d;
-	uint32_t uid = fc->uid, gid = fc->gid, m = mode & ~(mode_t)fc->umask;
+	struct node *n;
+	struct stat st;
+	r4_file *f;
 	int rc;
 
-	if (is_pseudo(path) || !strcmp(path, CONTROL))
+	if (p->kind != K_OBJ)
+		return p->kind == K_META ? -EPERM : -ENOTDIR;
+	if (is_pseudo(name))
 		return -EACCES;	/* pseudo names are never directory entries */
-	if ((rc = perm_entry(path, false, &d)))
-		return fb_err(op, path, rc);
+	if ((rc = perm_entry(c, p, name, false, &d)))
+		return rc;
+	o->uid = c->who.uid;
+	o->gid = c->who.gid;
+	o->mode &= ~(uint32_t)(c->who.umask & 0777);
 	if (d.mode & S_ISGID) {
-		gid = d.gid;
-		if (S_ISDIR(mode))
-			m |= S_ISGID;
+		o->gid = d.gid;
+		if (S_ISDIR(o->mode))
+			o->mode |= S_ISGID;
 	}
-	if ((rc = change_begin()))
-		return fb_err(op, path, rc);
-	switch (mode & S_IFMT) {
-	case S_IFDIR: rc = r4_mkdir(B.db, path, m, uid, gid); break;
-	case S_IFREG: rc = r4_create(B.db, path, m, uid, gid); break;
-	case S_IFLNK: rc = r4_symlink(B.db, target, path, uid, gid); break;
-	default: rc = r4_mknod(B.db, path, m, rdev, uid, gid); break;
+	if (CHANGE(op, r4_file_make(p->obj, name, strlen(name), o, &f)))
+		return rc;
+	if (out && (rc = r4_file_dup(f, out))) {
+		r4_file_close(f);
+		return rc;
 	}
-	return change_end(op, path, rc);
+	if (!(rc = node_obj(f, p, name, &n)) && (rc = attr_of(c, n, &st)) && !n->refs)
+		node_unref((n->refs = 1, n));
+	if (rc) {
+		if (out)
+			r4_file_close(*out);
+		return rc;
+	}
+	node_looked_up(n);
+	entry_of(n, &st, e);
+	return 0;
 }
 
-static int fb_mkdir(const char *path, mode_t mode)
+static void make_reply(fuse_req_t req, const char *op, fuse_ino_t parent, const char *name,
+		       struct r4_newobj *o)
 {
+	struct fuse_entry_param e;
+	struct caller c;
+	struct node *p = NULL;
 	int rc;
 
+	caller_get(req, &c);
 	pthread_mutex_lock(&B.mu);
-	rc = make("mkdir", path, S_IFDIR | (mode & 07777), 0, NULL);
+	rc = obj_node(parent, &p);
+	rc = fb_err(op, p, rc ? rc : make(&c, op, p, name, o, &e, NULL));
 	pthread_mutex_unlock(&B.mu);
-	return rc;
+	reply_entry(req, rc, &e, NULL);
 }
 
-static int fb_mknod(const char *path, mode_t mode, dev_t rdev)
+static void fb_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode)
 {
+	struct r4_newobj o = {.mode = S_IFDIR | (mode & 07777)};
+
+	make_reply(req, "mkdir", parent, name, &o);
+}
+
+static void fb_mknod(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode, dev_t rdev)
+{
+	struct r4_newobj o = {.mode = mode, .rdev = rdev};
+
+	make_reply(req, "mknod", parent, name, &o);
+}
+
+static void fb_symlink(fuse_req_t req, const char *target, fuse_ino_t parent, const char *name)
+{
+	struct r4_newobj o = {.mode = S_IFLNK | 0777, .target = target};
+
+	make_reply(req, "symlink", parent, name, &o);
+}
+
+static void fb_unlink_or_rmdir(fuse_req_t req, fuse_ino_t parent, const char *name, bool dir)
+{
+	struct r4_stat d;
+	struct caller c;
+	struct node *p = NULL;
 	int rc;
 
+	caller_get(req, &c);
 	pthread_mutex_lock(&B.mu);
-	rc = make("mknod", path, mode, rdev, NULL);
+	if (!(rc = obj_node(parent, &p)) && !(rc = is_pseudo(name) ? -EACCES : 0) &&
+	    !(rc = perm_entry(&c, p, name, true, &d)))
+		CHANGE(dir ? "rmdir" : "unlink", r4_file_remove(p->obj, name, strlen(name), dir));
+	rc = fb_err(dir ? "rmdir" : "unlink", p, rc);
 	pthread_mutex_unlock(&B.mu);
-	return rc;
+	fuse_reply_err(req, rc);
 }
 
-static int fb_symlink(const char *target, const char *path)
+static void fb_unlink(fuse_req_t req, fuse_ino_t parent, const char *name)
 {
+	fb_unlink_or_rmdir(req, parent, name, false);
+}
+
+static void fb_rmdir(fuse_req_t req, fuse_ino_t parent, const char *name)
+{
+	fb_unlink_or_rmdir(req, parent, name, true);
+}
+
+/* The node of name in p, if the kernel has one (under the mutex). */
+static struct node *child_node(struct node *p, const char *name)
+{
+	r4_file *f;
+	struct node *n;
+
+	if (r4_file_lookup(p->obj, name, strlen(name), &f))
+		return NULL;
+	n = node_find(r4_file_id(f));
+	r4_file_close(f);
+	return n;
+}
+
+static void fb_rename(fuse_req_t req, fuse_ino_t parent, const char *name, fuse_ino_t newparent,
+		      const char *newname, unsigned flags)
+{
+	struct node *p = NULL, *q = NULL, *a, *b;
+	struct r4_stat d, st;
+	struct caller c;
 	int rc;
 
+	caller_get(req, &c);
 	pthread_mutex_lock(&B.mu);
-	rc = make("symlink", path, S_IFLNK | 0777, 0, target);
+	if ((rc = obj_node(parent, &p)) || (rc = obj_node(newparent, &q)))
+		goto out;
+	if (is_pseudo(name) || is_pseudo(newname)) {
+		rc = -EINVAL;
+		goto out;
+	}
+	if ((flags & ~(unsigned)(RENAME_NOREPLACE | RENAME_EXCHANGE))) {
+		rc = -EINVAL;
+		goto out;
+	}
+	/* both entries change; a directory that moves to another parent
+	 * needs write permission on itself (its ".." changes) */
+	if ((rc = perm_entry(&c, p, name, true, &d)) || (rc = perm_entry(&c, q, newname, true, &d)))
+		goto out;
+	a = child_node(p, name);
+	b = child_node(q, newname);
+	if (!B.kernel_perms && p != q && a && !r4_file_stat(a->obj, &st) && S_ISDIR(st.mode) &&
+	    !r4_permits(&c.who, &st, 2)) {
+		rc = -EACCES;
+		goto out;
+	}
+	if (CHANGE("rename", r4_file_rename(p->obj, name, strlen(name), q->obj, newname,
+					     strlen(newname),
+					     (flags & RENAME_NOREPLACE ? R4_RENAME_NOREPLACE : 0) |
+					     (flags & RENAME_EXCHANGE ? R4_RENAME_EXCHANGE : 0))))
+		goto out;
+	/* the nodes follow their objects */
+	if (a && (rc = node_place(a, q, newname)))
+		goto out;
+	if (b && (flags & RENAME_EXCHANGE))
+		rc = node_place(b, p, name);
+out:
+	rc = fb_err("rename", p, rc);
 	pthread_mutex_unlock(&B.mu);
-	return rc;
+	fuse_reply_err(req, rc);
 }
 
-static int fb_create(const char *path, mode_t mode, struct fuse_file_info *fi)
+static void fb_link(fuse_req_t req, fuse_ino_t id, fuse_ino_t newparent, const char *newname)
 {
+	struct fuse_entry_param e;
+	struct node *n = NULL, *p;
+	struct r4_stat st;
+	struct stat s;
+	struct caller c;
 	int rc;
 
+	caller_get(req, &c);
 	pthread_mutex_lock(&B.mu);
-	if (!(rc = make("create", path, S_IFREG | (mode & 07777), 0, NULL)))
-		rc = fb_err("create", path, file_open(path, fi));
+	if (!(rc = obj_node(id, &n)) && !(rc = obj_node(newparent, &p)) &&
+	    !(rc = is_pseudo(newname) ? -EINVAL : 0) && !(rc = perm(&c, n, 0, &st)) &&
+	    !(rc = perm_entry(&c, p, newname, false, &st)) &&
+	    !CHANGE("link", r4_file_link(n->obj, p->obj, newname, strlen(newname))) &&
+	    !(rc = node_place(n, p, newname)) && !(rc = attr_of(&c, n, &s))) {
+		node_looked_up(n);
+		entry_of(n, &s, &e);
+	}
+	rc = fb_err("link", n, rc);
 	pthread_mutex_unlock(&B.mu);
-	return rc;
+	reply_entry(req, rc, &e, NULL);
 }
 
-/* A change under the mutex, after the caller's permission check. */
-#define CHECKED_CHANGE(op, path, check, call)                      \
-	do {                                                       \
-		int rc_;                                           \
-		pthread_mutex_lock(&B.mu);                         \
-		if (!(rc_ = (check)) && !(rc_ = change_begin()))   \
-			rc_ = change_end(op, path, (call));        \
-		else                                               \
-			rc_ = fb_err(op, path, rc_);               \
-		pthread_mutex_unlock(&B.mu);                       \
-		return rc_;                                        \
-	} while (0)
-
-static int fb_unlink(const char *path)
+static void fb_readlink(fuse_req_t req, fuse_ino_t id)
 {
-	struct hidden **pp, *hd;
+	char buf[4096];
+	struct r4_stat st;
+	struct caller c;
+	struct node *n = NULL;
+	size_t len = 0;
 	int rc;
 
+	caller_get(req, &c);
 	pthread_mutex_lock(&B.mu);
-	if ((pp = hidden_at(path))) {
-		/* libfuse's last close of an unlinked file: the orphan goes */
-		hd = *pp;
-		*pp = hd->next;
-		rc = r4_file_close(hd->file);
-		free(hd->name);
-		free(hd);
-		pthread_mutex_unlock(&B.mu);
-		return rc ? change_end("unlink", path, rc) : 0;
-	}
-	pthread_mutex_unlock(&B.mu);
-	CHECKED_CHANGE("unlink", path, perm_entry(path, true, NULL), r4_unlink(B.db, path));
-}
-
-/* libfuse hides an open file it is asked to unlink (or rename over):
- * unlink it in the engine, holding it, under the name libfuse chose. */
-static int hide(const char *from, const char *to)
-{
-	struct hidden *hd = calloc(1, sizeof(*hd));
-	int rc;
-
-	if (!hd || !(hd->name = strdup(base_of(to)))) {
-		free(hd);
-		return -ENOMEM;
-	}
-	pthread_mutex_lock(&B.mu);
-	if (!(rc = perm_entry(from, true, NULL)) && !(rc = r4_file_open(B.db, from, &hd->file))) {
-		if (!(rc = change_begin()))
-			rc = change_end("unlink", from, r4_unlink(B.db, from));
-		else
-			rc = fb_err("unlink", from, rc);
-	}
-	if (!rc) {
-		hd->next = B.hidden;
-		B.hidden = hd;
-	} else if (hd->file) {
-		r4_file_close(hd->file);
-	}
+	if (!(rc = obj_node(id, &n)) && !(rc = perm(&c, n, 0, &st)))
+		rc = r4_file_readlink(n->obj, buf, sizeof(buf) - 1, &len);
+	rc = fb_err("readlink", n, rc);
 	pthread_mutex_unlock(&B.mu);
 	if (rc) {
-		free(hd->name);
-		free(hd);
+		fuse_reply_err(req, rc);
+		return;
 	}
-	return rc;
+	buf[len < sizeof(buf) - 1 ? len : sizeof(buf) - 1] = 0;
+	fuse_reply_readlink(req, buf);
 }
 
-static int fb_rmdir(const char *path)
+/* chmod, chown, truncate, utimens: on the open file, or the object. */
+static void fb_setattr(fuse_req_t req, fuse_ino_t id, struct stat *attr, int to_set,
+		       struct fuse_file_info *fi)
 {
-	CHECKED_CHANGE("rmdir", path, perm_entry(path, true, NULL), r4_rmdir(B.db, path));
-}
-
-/* rename: both entries may change; a directory that changes parent
- * needs write permission on itself (its ".." changes). */
-static int perm_rename(const char *from, const char *to)
-{
-	char a[4096], b[4096];
+	struct handle *h = handle_of(fi);
+	struct r4_setattr sa = {0};
 	struct r4_stat st;
+	struct timespec now;
+	struct stat out;
+	struct caller c;
+	struct node *n;
+	bool times_now = true;
 	int rc;
 
-	if ((rc = perm_entry(from, true, NULL)) || (rc = perm_entry(to, true, NULL)) ||
-	    B.kernel_perms || (rc = r4_stat(B.db, from, &st)) || !S_ISDIR(st.mode))
-		return rc;
-	if (strlen(from) >= sizeof(a) || strlen(to) >= sizeof(b))
-		return -ENAMETOOLONG;
-	parent_of(from, a);
-	parent_of(to, b);
-	return strcmp(a, b) ? perm(from, 2) : 0;
-}
-
-static int fb_rename(const char *from, const char *to, unsigned flags)
-{
-	if (is_pseudo(to) || is_pseudo(from))
-		return -EINVAL;
-	if (!flags && !strncmp(base_of(to), HIDDEN, strlen(HIDDEN)))
-		return hide(from, to);
-	CHECKED_CHANGE("rename", from, perm_rename(from, to),
-		       r4_rename(B.db, from, to,
-				 (flags & RENAME_NOREPLACE ? R4_RENAME_NOREPLACE : 0) |
-				 (flags & RENAME_EXCHANGE ? R4_RENAME_EXCHANGE : 0)));
-}
-
-static int fb_link(const char *from, const char *to)
-{
-	int rc;
-
-	if (is_pseudo(to))
-		return -EINVAL;
-	CHECKED_CHANGE("link", from, (rc = perm(from, 0)) ? rc : perm_entry(to, false, NULL),
-		       r4_link(B.db, from, to));
-}
-
-static int fb_readlink(const char *path, char *buf, size_t n)
-{
-	size_t len;
-	int rc;
-
+	clock_gettime(CLOCK_REALTIME, &now);
+	if (to_set & FUSE_SET_ATTR_MODE) {
+		sa.mask |= R4_SET_MODE;
+		sa.mode = attr->st_mode;
+	}
+	if (to_set & FUSE_SET_ATTR_UID) {
+		sa.mask |= R4_SET_UID;
+		sa.uid = attr->st_uid;
+	}
+	if (to_set & FUSE_SET_ATTR_GID) {
+		sa.mask |= R4_SET_GID;
+		sa.gid = attr->st_gid;
+	}
+	if (to_set & FUSE_SET_ATTR_SIZE) {
+		sa.mask |= R4_SET_SIZE;
+		sa.size = (uint64_t)attr->st_size;
+	}
+	if (to_set & (FUSE_SET_ATTR_ATIME | FUSE_SET_ATTR_ATIME_NOW)) {
+		sa.mask |= R4_SET_ATIME;
+		sa.atime = to_set & FUSE_SET_ATTR_ATIME_NOW ? now : attr->st_atim;
+		times_now = times_now && (to_set & FUSE_SET_ATTR_ATIME_NOW);
+	}
+	if (to_set & (FUSE_SET_ATTR_MTIME | FUSE_SET_ATTR_MTIME_NOW)) {
+		sa.mask |= R4_SET_MTIME;
+		sa.mtime = to_set & FUSE_SET_ATTR_MTIME_NOW ? now : attr->st_mtim;
+		times_now = times_now && (to_set & FUSE_SET_ATTR_MTIME_NOW);
+	}
+	caller_get(req, &c);
 	pthread_mutex_lock(&B.mu);
-	if (!(rc = perm(path, 0)))
-		rc = r4_readlink(B.db, path, buf, n - 1, &len);
-	pthread_mutex_unlock(&B.mu);
-	if (!rc)
-		buf[len < n - 1 ? len : n - 1] = 0;
-	return fb_err("readlink", path, rc);
-}
-
-/* chmod, chown, truncate, utimens: on the open file (by identity), or
- * at path; times_now says both times are "now" (no ownership needed). */
-static int setattr(const char *op, const char *path, struct r4_setattr *sa,
-		   const struct fuse_file_info *fi, bool times_now)
-{
-	struct handle *h = fi ? handle_of(fi) : NULL;
-	struct r4_stat st;
-	r4_file *held;
-	int rc;
-
-	if ((h && h->sp) || (path && (is_pseudo(path) || !strcmp(path, CONTROL))))
-		return sa->mask == R4_SET_SIZE ? 0 : -EPERM;	/* O_TRUNC before a write */
-	pthread_mutex_lock(&B.mu);
-	held = h && h->file ? h->file : hidden_file(path);
-	if (held)
-		rc = r4_file_stat(held, &st);
-	else if (!(rc = perm(path, 0)))
-		rc = r4_stat(B.db, path, &st);
-	if (!rc) {
-		struct r4_setattr chk = *sa;
+	n = id == FUSE_ROOT_ID ? B.root : node_find(id);
+	if (!n) {
+		rc = -ESTALE;
+	} else if (n->kind != K_OBJ) {
+		/* O_TRUNC before a pseudo file's write is no change */
+		rc = sa.mask == R4_SET_SIZE ? attr_of(&c, n, &out) : -EPERM;
+		goto out;
+	} else if (!(rc = h && h->file ? r4_file_stat(h->file, &st) : perm(&c, n, 0, &st))) {
+		struct r4_setattr chk = sa;
 
 		if (h && h->file)	/* ftruncate: the file was opened for writing */
 			chk.mask &= ~(unsigned)R4_SET_SIZE;
-		rc = perm_setattr(&st, &chk, times_now);
-		sa->mode = chk.mode;	/* (setgid dropped) */
+		if (!(rc = perm_setattr(&c, &st, &chk, times_now))) {
+			sa.mode = chk.mode;	/* (setgid dropped) */
+			if (sa.mask && !CHANGE("setattr", r4_file_setattr(h && h->file ? h->file
+									   : n->obj, &sa)))
+				rc = attr_of(&c, n, &out);
+			else if (!sa.mask)
+				rc = attr_of(&c, n, &out);
+		}
 	}
-	if (!rc && !(rc = change_begin()))
-		rc = change_end(op, NAME(path), held ? r4_file_setattr(held, sa)
-						     : r4_setattr(B.db, path, sa));
+out:
+	rc = fb_err("setattr", n, rc);
+	pthread_mutex_unlock(&B.mu);
+	if (rc)
+		fuse_reply_err(req, rc);
 	else
-		rc = fb_err(op, NAME(path), rc);
-	pthread_mutex_unlock(&B.mu);
-	return rc;
+		fuse_reply_attr(req, &out, timeout_of(n, B.attr_timeout));
 }
 
-static int fb_chmod(const char *path, mode_t mode, struct fuse_file_info *fi)
-{
-	struct r4_setattr sa = {.mask = R4_SET_MODE, .mode = mode};
-
-	return setattr("chmod", path, &sa, fi, false);
-}
-
-static int fb_chown(const char *path, uid_t uid, gid_t gid, struct fuse_file_info *fi)
-{
-	struct r4_setattr sa = {0};
-
-	if (uid != (uid_t)-1) {
-		sa.mask |= R4_SET_UID;
-		sa.uid = uid;
-	}
-	if (gid != (gid_t)-1) {
-		sa.mask |= R4_SET_GID;
-		sa.gid = gid;
-	}
-	return setattr("chown", path, &sa, fi, false);
-}
-
-static int fb_truncate(const char *path, off_t size, struct fuse_file_info *fi)
-{
-	struct r4_setattr sa = {.mask = R4_SET_SIZE, .size = (uint64_t)size};
-
-	if (size < 0)
-		return -EINVAL;
-	return setattr("truncate", path, &sa, fi, false);
-}
-
-static int fb_utimens(const char *path, const struct timespec tv[2], struct fuse_file_info *fi)
-{
-	struct r4_setattr sa = {0};
-	struct timespec now;
-	bool all_now = true;
-
-	clock_gettime(CLOCK_REALTIME, &now);
-	for (int i = 0; i < 2; i++) {
-		struct timespec t = !tv || tv[i].tv_nsec == UTIME_NOW ? now : tv[i];
-
-		if (tv && tv[i].tv_nsec == UTIME_OMIT)
-			continue;
-		if (tv && tv[i].tv_nsec != UTIME_NOW)
-			all_now = false;
-		sa.mask |= i ? R4_SET_MTIME : R4_SET_ATIME;
-		if (i)
-			sa.mtime = t;
-		else
-			sa.atime = t;
-	}
-	return setattr("utimens", path, &sa, fi, all_now);
-}
-
-static int fb_access(const char *path, int mask)
+static void fb_access(fuse_req_t req, fuse_ino_t id, int mask)
 {
 	struct r4_stat st;
+	struct stat s;
+	struct caller c;
+	struct node *n;
 	int rc;
 
+	caller_get(req, &c);
 	pthread_mutex_lock(&B.mu);
-	rc = perm(path, (unsigned)mask & 7);
-	if (!rc && (mask & W_OK) && B.ro && !(rc = r4_stat(B.db, path, &st)))
+	n = id == FUSE_ROOT_ID ? B.root : node_find(id);
+	if (!n)
+		rc = -ESTALE;
+	else if (n->kind != K_OBJ)
+		rc = attr_of(&c, n, &s);	/* the view and pseudo files: what may be read */
+	else if (!(rc = perm(&c, n, (unsigned)mask & 7, &st)) && (mask & W_OK) && B.ro)
 		rc = -EROFS;
+	rc = fb_err("access", n, rc);
 	pthread_mutex_unlock(&B.mu);
-	return rc == -ENOENT ? rc : fb_err("access", path, rc);
+	fuse_reply_err(req, rc);
 }
 
-/*
- * open(O_TRUNC) of an existing file: libfuse asks for atomic O_TRUNC, so
- * the truncation comes with the open (under the mutex).  A refused
- * truncation closes the handle again.
- */
-static int truncate_open(struct fuse_file_info *fi)
+/* A handle on a pseudo file or the control file (under the mutex). */
+static int special_open(struct node *n, struct fuse_file_info *fi)
 {
-	struct handle *h = handle_of(fi);
-	struct r4_setattr sa = {.mask = R4_SET_SIZE, .size = 0};
-	struct r4_stat st;
-	int rc;
+	struct handle *h = NULL;
+	struct special *s = calloc(1, sizeof(*s));
+	int rc = -ENOMEM;
 
-	if (!(rc = r4_file_stat(h->file, &st)) && st.size && !(rc = change_begin()))
-		rc = change_end("open (O_TRUNC)", h->name, r4_file_setattr(h->file, &sa));
-	if (rc) {
-		r4_file_close(h->file);
-		free(h->name);
-		free(h);
-		fi->fh = 0;
-	}
-	return rc;
-}
-
-static int fb_open(const char *path, struct fuse_file_info *fi)
-{
-	struct r4_stat st;
-	int rc;
-
-	char *real = meta_real(path);
-
-	if (real) {
-		rc = is_pseudo(real) ? special_open(real, fi) : -EISDIR;
-		free(real);
+	if (!s || (rc = node_path(n, &s->path)) || !(h = handle_new(n))) {
+		if (s)
+			free(s->path);
+		free(s);
 		return rc;
 	}
-	if (!strcmp(path, CONTROL) || is_pseudo(path))
-		return special_open(path, fi);
-	if (B.ro && (fi->flags & O_ACCMODE) != O_RDONLY)
-		return -EROFS;
-	pthread_mutex_lock(&B.mu);
+	s->control = n->kind == K_CONTROL;
+	h->sp = s;
+	fi->fh = (uint64_t)(uintptr_t)h;
+	fi->direct_io = 1;	/* sizes are not known ahead */
+	return 0;
+}
+
+static void special_free(struct special *s)
+{
+	free(s->in);
+	free(s->out);
+	free(s->path);
+	free(s);
+}
+
+/* Close h (under the mutex); the last close of an unlinked file removes
+ * it, in the group. */
+static int handle_close(struct handle *h)
+{
+	int rc = 0;
+
+	if (h->file && (rc = r4_file_close(h->file)))
+		rc = change_end("release", rc);
+	if (h->sp)
+		special_free(h->sp);
+	handle_free(h);
+	return rc;
+}
+
+static void fb_open(fuse_req_t req, fuse_ino_t id, struct fuse_file_info *fi)
+{
+	struct handle *h = NULL;
+	struct r4_stat st;
+	struct caller c;
+	struct node *n;
 	unsigned want = (fi->flags & O_ACCMODE) == O_RDONLY ? 4 : (fi->flags & O_ACCMODE) ==
 			O_WRONLY ? 2 : 6;
+	int rc;
 
 	if (fi->flags & O_TRUNC)
 		want |= 2;
-	if (hidden_file(path))
-		rc = file_open(path, fi);	/* (through /proc/PID/fd) */
-	else if (!(rc = stat_as_caller(path, &st)) && !(rc = S_ISDIR(st.mode) ? -EISDIR : 0) &&
-		 !(rc = perm(path, want)))
-		rc = file_open(path, fi);
-	if (!rc && (fi->flags & O_TRUNC))
-		rc = truncate_open(fi);
-	pthread_mutex_unlock(&B.mu);
-	return fb_err("open", path, rc);
-}
-/* A pseudo file was written: the kernel's cached attributes of its object
- * are stale (chmod through ..mode).  Outside the mutex: the kernel may
- * call back. */
-static void invalidate_owner(const char *path)
-{
-	char *dir = strdup(path), *slash = dir ? strrchr(dir, '/') : NULL;
+	caller_get(req, &c);
+	pthread_mutex_lock(&B.mu);
+	n = id == FUSE_ROOT_ID ? B.root : node_find(id);
+	if (!n) {
+		rc = -ESTALE;
+	} else if (n->kind == K_META) {
+		rc = -EISDIR;
+	} else if (n->kind != K_OBJ) {
+		rc = special_open(n, fi);
+	} else if (B.ro && (want & 2)) {
+		rc = -EROFS;
+	} else if (!(rc = perm(&c, n, want, &st)) && !(rc = S_ISDIR(st.mode) ? -EISDIR : 0)) {
+		if (!(h = handle_new(n)) || (rc = r4_file_dup(n->obj, &h->file))) {
+			rc = h ? rc : -ENOMEM;
+		} else {
+			h->append = (fi->flags & O_APPEND) != 0;
+			/* open(O_TRUNC): libfuse asks for it atomically, with the open */
+			if ((fi->flags & O_TRUNC) && st.size) {
+				struct r4_setattr sa = {.mask = R4_SET_SIZE, .size = 0};
 
-	if (slash) {
-		*slash = 0;
-		fuse_invalidate_path(fuse_get_context()->fuse, *dir ? dir : "/");
+				CHANGE("open (O_TRUNC)", r4_file_setattr(h->file, &sa));
+			}
+		}
+		if (rc && h) {
+			r4_file_close(h->file);
+			handle_free(h);
+			h = NULL;
+		}
+		if (h) {
+			fi->fh = (uint64_t)(uintptr_t)h;
+			fi->keep_cache = 1;	/* only the bridge changes it (or says so) */
+			fi->noflush = 1;	/* close(2) has nothing to do: no FLUSH round trip */
+		}
 	}
-	free(dir);
+	rc = fb_err("open", n, rc);
+	pthread_mutex_unlock(&B.mu);
+	if (rc) {
+		fuse_reply_err(req, rc);
+	} else if (fuse_reply_open(req, fi)) {
+		pthread_mutex_lock(&B.mu);
+		handle_close(handle_of(fi));
+		pthread_mutex_unlock(&B.mu);
+	}
 }
 
-static int fb_read(const char *path, char *buf, size_t n, off_t off, struct fuse_file_info *fi)
+static void fb_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode,
+		      struct fuse_file_info *fi)
 {
-	struct handle *h = handle_of(fi);
-	struct special *s = h ? h->sp : NULL;
-	size_t got = 0;
+	struct r4_newobj o = {.mode = S_IFREG | (mode & 07777)};
+	struct fuse_entry_param e;
+	struct handle *h = NULL;
+	struct caller c;
+	struct node *p = NULL;
+	r4_file *f = NULL;
 	int rc;
 
+	caller_get(req, &c);
+	pthread_mutex_lock(&B.mu);
+	if (!(rc = obj_node(parent, &p)) && !(rc = make(&c, "create", p, name, &o, &e, &f))) {
+		if (!(h = handle_new(node_find(e.ino)))) {
+			r4_file_close(f);
+			node_forget(e.ino, 1);
+			rc = -ENOMEM;
+		} else {
+			h->file = f;
+			h->append = (fi->flags & O_APPEND) != 0;
+			fi->fh = (uint64_t)(uintptr_t)h;
+			fi->keep_cache = 1;
+			fi->noflush = 1;
+		}
+	}
+	rc = fb_err("create", p, rc);
+	pthread_mutex_unlock(&B.mu);
+	if (rc) {
+		fuse_reply_err(req, rc);
+	} else if (fuse_reply_create(req, &e, fi)) {
+		pthread_mutex_lock(&B.mu);
+		handle_close(h);
+		node_forget(e.ino, 1);
+		pthread_mutex_unlock(&B.mu);
+	}
+}
+
+static void fb_read(fuse_req_t req, fuse_ino_t id, size_t size, off_t off,
+		    struct fuse_file_info *fi)
+{
+	struct handle *h = handle_of(fi);
+	struct special *s = h->sp;
+	char *buf = malloc(size ? size : 1);
+	bool changed = false;
+	struct caller c;
+	size_t got = 0;
+	int rc = 0;
+
+	(void)id;
+	if (!buf) {
+		fuse_reply_err(req, ENOMEM);
+		return;
+	}
+	caller_get(req, &c);
 	pthread_mutex_lock(&B.mu);
 	if (s) {
-		rc = 0;
 		if (s->written)
-			special_flush(s);
+			special_flush(&c, s, &changed);
 		if (!s->have_out && !s->control) {
-			rc = pseudo_text(s->path, &s->out, &s->nout);
+			rc = pseudo_text(&c, s->path, &s->out, &s->nout);
 			s->have_out = !rc;
 		}
 		size_t at = s->control ? s->rpos : (size_t)off;
 
 		if (!rc && at < s->nout) {
-			got = s->nout - at < n ? s->nout - at : n;
+			got = s->nout - at < size ? s->nout - at : size;
 			memcpy(buf, s->out + at, got);
 			if (s->control)
 				s->rpos += got;
 		}
-	} else if (h && h->file) {
-		rc = r4_file_read(h->file, (uint64_t)off, buf, n, &got);
 	} else {
-		rc = -EBADF;
+		rc = r4_file_read(h->file, (uint64_t)off, buf, size, &got);
 	}
+	rc = fb_err("read", h->n, rc);
 	pthread_mutex_unlock(&B.mu);
-	return rc ? fb_err("read", NAME(path), rc) : (int)got;
+	if (changed)
+		invalidate_all();
+	if (rc)
+		fuse_reply_err(req, rc);
+	else
+		fuse_reply_buf(req, buf, got);
+	free(buf);
 }
 
-static int fb_write(const char *path, const char *buf, size_t n, off_t off,
-		    struct fuse_file_info *fi)
+/* A pseudo file takes its value at once, so write(2) says whether it was
+ * accepted (echo 0999 > d/..mode fails there); the control file runs its
+ * command when it is read or closed. */
+static int special_write(const struct caller *c, struct special *s, const char *buf, size_t n,
+			 off_t off, bool *changed)
+{
+	size_t end = (size_t)off + n;
+
+	if (end > s->nin) {
+		char *in = realloc(s->in, end + 1);
+
+		if (!in)
+			return -ENOMEM;
+		s->in = in;
+		memset(s->in + s->nin, 0, end - s->nin);
+		s->nin = end;
+	}
+	memcpy(s->in + off, buf, n);
+	s->written = true;
+	s->have_out = false;
+	return s->control ? 0 : special_flush(c, s, changed);
+}
+
+static void fb_write(fuse_req_t req, fuse_ino_t id, const char *buf, size_t n, off_t off,
+		     struct fuse_file_info *fi)
 {
 	struct handle *h = handle_of(fi);
-	struct special *s = h ? h->sp : NULL;
-
-	if (s) {
-		size_t end = (size_t)off + n;
-
-		pthread_mutex_lock(&B.mu);
-		if (end > s->nin) {
-			char *in = realloc(s->in, end + 1);
-
-			if (!in) {
-				pthread_mutex_unlock(&B.mu);
-				return -ENOMEM;
-			}
-			s->in = in;
-			memset(s->in + s->nin, 0, end - s->nin);
-			s->nin = end;
-		}
-		memcpy(s->in + off, buf, n);
-		s->written = true;
-		s->have_out = false;
-		/* a pseudo file takes its value at once, so write(2) says whether
-		 * it was accepted (echo 0999 > d/..mode fails there); the control
-		 * file runs its command when it is read or closed */
-		int rc = s->control ? 0 : special_flush(s);
-
-		pthread_mutex_unlock(&B.mu);
-		if (!s->control && !rc)
-			invalidate_owner(s->path);
-		return rc ? fb_err("write", path, rc) : (int)n;
-	}
+	bool changed = false;
 	struct r4_stat st;
+	struct caller c;
 	int rc;
 
-	if (!h || !h->file)
-		return -EBADF;
+	(void)id;
+	caller_get(req, &c);
 	pthread_mutex_lock(&B.mu);
-	if (!(rc = change_begin())) {
+	if (h->sp) {
+		rc = special_write(&c, h->sp, buf, n, off, &changed);
+	} else if (!(rc = change_begin())) {
 		/* O_APPEND: the end as it is now, under the mutex */
 		if (h->append && !(rc = r4_file_stat(h->file, &st)))
 			off = (off_t)st.size;
 		if (!rc)
 			rc = r4_file_write(h->file, (uint64_t)off, buf, n);
-		rc = change_end("write", NAME(path), rc);
-	} else {
-		rc = fb_err("write", NAME(path), rc);
+		rc = change_end("write", rc);
 	}
+	rc = fb_err("write", h->n, rc);
 	pthread_mutex_unlock(&B.mu);
-	return rc ? rc : (int)n;
+	if (changed)
+		invalidate_all();
+	if (rc)
+		fuse_reply_err(req, rc);
+	else
+		fuse_reply_write(req, n);
 }
 
-static int fb_flush(const char *path, struct fuse_file_info *fi)
+static void fb_flush(fuse_req_t req, fuse_ino_t id, struct fuse_file_info *fi)
 {
 	struct handle *h = handle_of(fi);
-	struct special *s = h ? h->sp : NULL;
+	bool changed = false;
+	struct caller c;
 	int rc = 0;
 
-	if (s) {
+	(void)id;
+	if (h->sp) {
 		/* a command written and closed unread still runs */
-		bool changed = s->written && !s->control;
-
+		caller_get(req, &c);
 		pthread_mutex_lock(&B.mu);
-		rc = special_flush(s);
+		rc = fb_err("flush", h->n, special_flush(&c, h->sp, &changed));
 		pthread_mutex_unlock(&B.mu);
 		if (changed)
-			invalidate_owner(s->path);
+			invalidate_all();
 	}
-	return fb_err("flush", NAME(path), rc);
+	fuse_reply_err(req, rc);
 }
 
-static int fb_release(const char *path, struct fuse_file_info *fi)
+static void fb_release(fuse_req_t req, fuse_ino_t id, struct fuse_file_info *fi)
 {
 	struct handle *h = handle_of(fi);
-	int rc = 0;
+	bool changed = false;
+	struct caller c;
+	int rc;
 
-	if (!h)
-		return 0;
+	(void)id;
+	caller_get(req, &c);
 	pthread_mutex_lock(&B.mu);
 	if (h->sp)
-		special_flush(h->sp);
-	/* the last close of an unlinked file removes it, in the group */
-	if (h->file && (rc = r4_file_close(h->file)))
-		rc = change_end("release", NAME(path), rc);
+		special_flush(&c, h->sp, &changed);
+	rc = handle_close(h);
+	rc = rc ? fb_err("release", NULL, rc) : 0;
 	pthread_mutex_unlock(&B.mu);
-	if (h->sp)
-		special_free(h->sp);
-	free(h->name);
-	free(h);
-	return rc;
+	if (changed)
+		invalidate_all();
+	fuse_reply_err(req, rc);
 }
-static int fb_fsync(const char *path, int datasync, struct fuse_file_info *fi)
+
+static void fb_fsync(fuse_req_t req, fuse_ino_t id, int datasync, struct fuse_file_info *fi)
 {
 	int rc;
 
+	(void)id;
 	(void)datasync;
 	(void)fi;
 	pthread_mutex_lock(&B.mu);
 	rc = r4_in_txn(B.db) ? commit_group() : 0;
 	if (!rc)
 		rc = r4_sync(B.db);
+	rc = fb_err("fsync", NULL, rc);
 	pthread_mutex_unlock(&B.mu);
-	return fb_err("fsync", NAME(path), rc);
+	fuse_reply_err(req, rc);
 }
 
-static int fb_statfs(const char *path, struct statvfs *sv)
+static void fb_statfs(fuse_req_t req, fuse_ino_t id)
 {
+	struct statvfs sv = {0};
 	struct r4_statfs s;
 	int rc;
 
+	(void)id;
 	pthread_mutex_lock(&B.mu);
-	rc = r4_statfs(B.db, &s);
+	rc = fb_err("statfs", NULL, r4_statfs(B.db, &s));
 	pthread_mutex_unlock(&B.mu);
-	if (!rc) {
-		memset(sv, 0, sizeof(*sv));
-		sv->f_bsize = sv->f_frsize = s.bsize;
-		sv->f_blocks = s.blocks;
-		sv->f_bfree = sv->f_bavail = s.bfree;
-		sv->f_files = s.files;
-		sv->f_ffree = sv->f_favail = s.ffree;
-		sv->f_namemax = s.namemax;
+	if (rc) {
+		fuse_reply_err(req, rc);
+		return;
 	}
-	return fb_err("statfs", path, rc);
+	sv.f_bsize = sv.f_frsize = s.bsize;
+	sv.f_blocks = s.blocks;
+	sv.f_bfree = sv.f_bavail = s.bfree;
+	sv.f_files = s.files;
+	sv.f_ffree = sv.f_favail = s.ffree;
+	sv.f_namemax = s.namemax;
+	fuse_reply_statfs(req, &sv);
 }
 
 /* ---- extended attributes: user.r4.NAME is the pseudo file ..NAME ---- */
@@ -1361,90 +1875,96 @@ static const char *const xattr_names[] = {
 	"plugin", "name", NULL,
 };
 
-/* The pseudo file an attribute name stands for ("/a/..mode"), or NULL. */
-static char *xattr_path(const char *path, const char *name)
+/* The pseudo file an attribute name of n stands for ("/a/..mode"). */
+static int xattr_path(fuse_ino_t id, const char *name, char **out)
 {
-	char *real = meta_real(path), *p = NULL;
-	size_t n = strlen(XATTR);
+	struct node *n = id == FUSE_ROOT_ID ? B.root : node_find(id);
+	size_t k = strlen(XATTR);
+	char *path;
+	int rc;
 
-	if (!strncmp(name, XATTR, n) && name[n] && !strchr(name + n, '/') &&
-	    asprintf(&p, "%s/..%s", real ? (strcmp(real, "/") ? real : "") : (strcmp(path, "/")
-		     ? path : ""), name + n) < 0)
-		p = NULL;
-	free(real);
-	return p;
+	if (strncmp(name, XATTR, k) || !name[k] || strchr(name + k, '/'))
+		return -ENODATA;
+	if (!n)
+		return -ESTALE;
+	if (n->kind == K_PSEUDO || n->kind == K_CONTROL)
+		return -ENODATA;	/* (a pseudo file has no pseudo files) */
+	if ((rc = node_path(n, &path)))
+		return rc;
+	rc = asprintf(out, "%s/..%s", strcmp(path, "/") ? path : "", name + k) < 0 ? -ENOMEM : 0;
+	free(path);
+	return rc;
 }
 
-static int fb_getxattr(const char *path, const char *name, char *value, size_t size)
+static void fb_getxattr(fuse_req_t req, fuse_ino_t id, const char *name, size_t size)
 {
-	char *p = xattr_path(path, name), *text = NULL;
+	char *p = NULL, *text = NULL;
+	struct caller c;
 	size_t n = 0;
 	int rc;
 
-	if (!p)
-		return -ENODATA;
+	caller_get(req, &c);
 	pthread_mutex_lock(&B.mu);
-	rc = pseudo_text(p, &text, &n);
+	if (!(rc = xattr_path(id, name, &p)))
+		rc = pseudo_text(&c, p, &text, &n);
+	/* an unknown pseudo name is no attribute */
+	rc = rc == -ENOENT || rc == -ENODATA ? ENODATA : fb_err("getxattr", NULL, rc);
 	pthread_mutex_unlock(&B.mu);
-	if (!rc && size && n > size)
-		rc = -ERANGE;
-	else if (!rc && size)
-		memcpy(value, text, n);
+	if (rc)
+		fuse_reply_err(req, rc);
+	else if (!size)
+		fuse_reply_xattr(req, n);
+	else if (n > size)
+		fuse_reply_err(req, ERANGE);
+	else
+		fuse_reply_buf(req, text, n);
 	free(text);
 	free(p);
-	/* an unknown pseudo name is no attribute */
-	return rc == -ENOENT && !is_pseudo(path) ? -ENODATA : rc ? fb_err("getxattr", path, rc)
-	       : (int)n;
 }
 
-static int fb_setxattr(const char *path, const char *name, const char *value, size_t size,
-		       int flags)
+static void fb_setxattr(fuse_req_t req, fuse_ino_t id, const char *name, const char *value,
+			size_t size, int flags)
 {
-	char *p = xattr_path(path, name), *q, *cmd;
-	char *out = NULL;
-	size_t n = 0;
+	bool changed = false;
+	struct caller c;
+	char *p = NULL;
 	int rc;
 
 	(void)flags;
-	if (!p)
-		return -ENOTSUP;	/* only the user.r4. names */
-	q = r4_path_quote(p);
-	cmd = malloc(strlen(q) + size + 40);
-	n = (size_t)sprintf(cmd, "%s <- #s%zu:", q, size);
-	memcpy(cmd + n, value, size);
+	caller_get(req, &c);
 	pthread_mutex_lock(&B.mu);
-	rc = run_r4l(cmd, n + size, &out, &n, true);
+	if (!(rc = xattr_path(id, name, &p)))
+		rc = pseudo_write(&c, p, value, size, &changed);
+	rc = rc == -ENODATA ? ENOTSUP : fb_err("setxattr", NULL, rc);	/* only user.r4. names */
 	pthread_mutex_unlock(&B.mu);
-	if (!rc)
-		invalidate_owner(p);	/* the kernel's cached mode, owner, size */
-	free(out);
-	free(cmd);
-	free(q);
+	if (changed)
+		invalidate_all();	/* the kernel's cached mode, owner, size */
 	free(p);
-	return fb_err("setxattr", path, rc);
+	fuse_reply_err(req, rc);
 }
 
-static int fb_listxattr(const char *path, char *list, size_t size)
+static void fb_listxattr(fuse_req_t req, fuse_ino_t id, size_t size)
 {
+	char list[512], *at = list;
 	size_t need = 0;
 
-	(void)path;
+	(void)id;
 	for (int i = 0; xattr_names[i]; i++)
-		need += strlen(XATTR) + strlen(xattr_names[i]) + 1;
+		at += sprintf(at, "%s%s", XATTR, xattr_names[i]) + 1;
+	need = (size_t)(at - list);
 	if (!size)
-		return (int)need;
-	if (size < need)
-		return -ERANGE;
-	for (int i = 0; xattr_names[i]; i++)
-		list += sprintf(list, "%s%s", XATTR, xattr_names[i]) + 1;
-	return (int)need;
+		fuse_reply_xattr(req, need);
+	else if (size < need)
+		fuse_reply_err(req, ERANGE);
+	else
+		fuse_reply_buf(req, list, need);
 }
 
-static int fb_removexattr(const char *path, const char *name)
+static void fb_removexattr(fuse_req_t req, fuse_ino_t id, const char *name)
 {
-	(void)path;
+	(void)id;
 	(void)name;
-	return -ENOTSUP;	/* a pseudo file cannot go */
+	fuse_reply_err(req, ENOTSUP);	/* a pseudo file cannot go */
 }
 
 /*
@@ -1456,59 +1976,76 @@ static int fb_removexattr(const char *path, const char *name)
  * changes anything.  Punching holes, collapsing and inserting ranges
  * answer EOPNOTSUPP.
  */
-static int fb_fallocate(const char *path, int mode, off_t off, off_t len,
-			struct fuse_file_info *fi)
+static int fallocate_range(r4_file *f, int mode, off_t off, off_t len, char *buf)
 {
-	struct handle *h = handle_of(fi);
 	bool zero = mode & FALLOC_FL_ZERO_RANGE;
 	struct r4_statfs sf;
 	struct r4_stat st;
-	char *buf;
 	int rc;
 
-	if (mode & ~(FALLOC_FL_KEEP_SIZE | FALLOC_FL_ZERO_RANGE))
-		return -EOPNOTSUPP;
-	if (off < 0 || len <= 0 || off > INT64_MAX - len)
-		return -EINVAL;
-	if (!h || !h->file)
-		return -EBADF;
-	if (!(buf = malloc(1 << 20)))
-		return -ENOMEM;
-	pthread_mutex_lock(&B.mu);
-	if (!(rc = r4_file_stat(h->file, &st)) && !(rc = r4_statfs(B.db, &sf))) {
-		if ((mode & FALLOC_FL_KEEP_SIZE) && (uint64_t)(off + len) > st.size)
-			rc = -EOPNOTSUPP;	/* blocks past the end: none in r4 */
-		else if ((uint64_t)len / sf.bsize + 16 > sf.bfree)
-			rc = -ENOSPC;
-		else
-			rc = change_begin();
-	}
+	if ((rc = r4_file_stat(f, &st)) || (rc = r4_statfs(B.db, &sf)))
+		return rc;
+	if ((mode & FALLOC_FL_KEEP_SIZE) && (uint64_t)(off + len) > st.size)
+		return -EOPNOTSUPP;	/* blocks past the end: none in r4 */
+	if ((uint64_t)len / sf.bsize + 16 > sf.bfree)
+		return -ENOSPC;
+	if ((rc = change_begin()))
+		return rc;
 	for (off_t at = off; !rc && at < off + len;) {
 		size_t n = (size_t)(off + len - at < (1 << 20) ? off + len - at : 1 << 20), got = 0;
 
 		if (zero || (uint64_t)at >= st.size)
 			memset(buf, 0, n);
-		else if ((rc = r4_file_read(h->file, (uint64_t)at, buf, n, &got)))
+		else if ((rc = r4_file_read(f, (uint64_t)at, buf, n, &got)))
 			break;
 		else if (got < n)
 			memset(buf + got, 0, n - got);
-		if (!(rc = r4_file_write(h->file, (uint64_t)at, buf, n)))
+		if (!(rc = r4_file_write(f, (uint64_t)at, buf, n)))
 			at += (off_t)n;
 	}
-	rc = change_end("fallocate", NAME(path), rc);
-	pthread_mutex_unlock(&B.mu);
-	free(buf);
-	return rc;
+	return change_end("fallocate", rc);
 }
 
-static void *fb_init(struct fuse_conn_info *conn, struct fuse_config *cfg)
+static void fb_fallocate(fuse_req_t req, fuse_ino_t id, int mode, off_t off, off_t len,
+			 struct fuse_file_info *fi)
 {
-	(void)conn;
-	cfg->use_ino = 1;		/* inode numbers are object ids */
-	cfg->nullpath_ok = 1;		/* fh names the object */
-	cfg->hard_remove = 0;		/* open files unlinked: see struct hidden */
+	struct handle *h = handle_of(fi);
+	char *buf;
+	int rc;
+
+	(void)id;
+	if (mode & ~(FALLOC_FL_KEEP_SIZE | FALLOC_FL_ZERO_RANGE)) {
+		fuse_reply_err(req, EOPNOTSUPP);
+		return;
+	}
+	if (off < 0 || len <= 0 || off > INT64_MAX - len) {
+		fuse_reply_err(req, EINVAL);
+		return;
+	}
+	if (!h->file) {
+		fuse_reply_err(req, EBADF);
+		return;
+	}
+	if (!(buf = malloc(1 << 20))) {
+		fuse_reply_err(req, ENOMEM);
+		return;
+	}
+	pthread_mutex_lock(&B.mu);
+	rc = fb_err("fallocate", h->n, fallocate_range(h->file, mode, off, len, buf));
+	pthread_mutex_unlock(&B.mu);
+	free(buf);
+	fuse_reply_err(req, rc);
+}
+
+static void fb_init(void *data, struct fuse_conn_info *conn)
+{
+	(void)data;
+	/* O_TRUNC comes with the open, so that it happens with the
+	 * permission check and the handle (see fb_open) */
+	if (conn->capable & FUSE_CAP_ATOMIC_O_TRUNC)
+		conn->want |= FUSE_CAP_ATOMIC_O_TRUNC;
 	pthread_create(&B.committer, NULL, committer, NULL);
-	return NULL;
+	B.started = true;
 }
 
 static void fb_destroy(void *data)
@@ -1518,20 +2055,25 @@ static void fb_destroy(void *data)
 	B.stop = true;
 	pthread_cond_signal(&B.wake);
 	pthread_mutex_unlock(&B.mu);
-	pthread_join(B.committer, NULL);
+	if (B.started)
+		pthread_join(B.committer, NULL);
 	pthread_mutex_lock(&B.mu);
 	commit_group();
 	int rc = r4_sync(B.db);
 
 	if (rc)
 		logmsg(LOG_ERR, "r4fuse: %s: unmount: %s", B.image, r4_strerror(rc));
-	r4_close(B.db);
-	B.db = NULL;
 	pthread_mutex_unlock(&B.mu);
 }
 
-static const struct fuse_operations fb_ops = {
+static const struct fuse_lowlevel_ops fb_ops = {
+	.init = fb_init,
+	.destroy = fb_destroy,
+	.lookup = fb_lookup,
+	.forget = fb_forget,
+	.forget_multi = fb_forget_multi,
 	.getattr = fb_getattr,
+	.setattr = fb_setattr,
 	.readlink = fb_readlink,
 	.mknod = fb_mknod,
 	.mkdir = fb_mkdir,
@@ -1540,29 +2082,24 @@ static const struct fuse_operations fb_ops = {
 	.symlink = fb_symlink,
 	.rename = fb_rename,
 	.link = fb_link,
-	.chmod = fb_chmod,
-	.chown = fb_chown,
-	.truncate = fb_truncate,
 	.open = fb_open,
+	.create = fb_create,
 	.read = fb_read,
 	.write = fb_write,
-	.statfs = fb_statfs,
 	.flush = fb_flush,
 	.release = fb_release,
 	.fsync = fb_fsync,
-	.readdir = fb_readdir,
 	.opendir = fb_opendir,
+	.readdir = fb_readdir,
 	.releasedir = fb_releasedir,
-	.init = fb_init,
-	.destroy = fb_destroy,
-	.create = fb_create,
-	.utimens = fb_utimens,
-	.getxattr = fb_getxattr,
+	.fsyncdir = fb_fsync,
+	.statfs = fb_statfs,
 	.setxattr = fb_setxattr,
+	.getxattr = fb_getxattr,
 	.listxattr = fb_listxattr,
 	.removexattr = fb_removexattr,
-	.fallocate = fb_fallocate,
 	.access = fb_access,
+	.fallocate = fb_fallocate,
 };
 
 /* ---- options and main ---- */
@@ -1571,6 +2108,7 @@ struct opts {
 	char *image;
 	unsigned commit;
 	char *cache;
+	double entry_timeout, attr_timeout;
 	int sync, ro, help, kernel_perms, secs;
 };
 
@@ -1578,6 +2116,8 @@ struct opts {
 static const struct fuse_opt fb_opts[] = {
 	{"commit=%u", offsetof(struct opts, commit), 0},
 	{"cache=%s", offsetof(struct opts, cache), 0},
+	{"entry_timeout=%lf", offsetof(struct opts, entry_timeout), 0},
+	{"attr_timeout=%lf", offsetof(struct opts, attr_timeout), 0},
 	OPT("sync", sync),
 	OPT("ro", ro),
 	OPT("default_permissions", kernel_perms),
@@ -1611,123 +2151,194 @@ static int opt_proc(void *data, const char *arg, int key, struct fuse_args *out)
 	return 1;
 }
 
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: r4fuse IMAGE MOUNTPOINT [-f] [-d] [-s] [-o OPTIONS]\n"
+		"  -o ro            mount read-only\n"
+		"  -o sync          commit after every call\n"
+		"  -o commit=SECS   group calls into one commit every SECS seconds (default 5)\n"
+		"  -o default_permissions  the kernel checks mode bits (else r4fuse does)\n"
+		"  -o cache=SIZE    memory for clean tree nodes (K, M, G; default 64M)\n"
+		"  -o 32bittimes    new objects keep whole-second times (12 bytes less each)\n"
+		"  -o entry_timeout=SECS, attr_timeout=SECS  how long the kernel may keep\n"
+		"                   names and attributes (default 1)\n"
+		"  and libfuse's options: allow_other, max_idle_threads, clone_fd, ...\n");
+}
+
+/* The image as the mount's source: its full path (r4sh IMAGE finds the
+ * mount there), escaped for fuse_opt. */
+static void add_fsname(struct fuse_args *args, const char *image)
+{
+	char real[4096], *fsname = NULL;
+	size_t fsn = 0;
+	FILE *fs = realpath(image, real) ? open_memstream(&fsname, &fsn) : NULL;
+
+	if (fs) {
+		fputs("-ofsname=", fs);
+		for (const char *c = real; *c; c++) {
+			if (*c == ',' || *c == '\\')
+				fputc('\\', fs);
+			fputc(*c, fs);
+		}
+		fclose(fs);
+	}
+	fuse_opt_add_arg(args, fsname ? fsname : "-ofsname=r4");
+	free(fsname);
+}
+
+/* Open the image as the options say (B.db); nonzero: the message is out. */
+static int open_image(struct opts *o)
+{
+	struct r4_open_opts oo = {.rw = !o->ro, .log = engine_log, .seconds_only = o->secs};
+	int rc;
+
+	if (o->cache) {
+		uint64_t bytes;
+
+		if (r4_parse_size(o->cache, &bytes) || bytes < 4096) {
+			fprintf(stderr, "r4fuse: cache=%s: want a size like 64M\n", o->cache);
+			return 2;
+		}
+		oo.cache_nodes = (size_t)(bytes / 4096);	/* 4 KiB nodes */
+	}
+	if (!o->ro) {
+		/* the lock r4sh takes: one writer per image */
+		struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
+
+		B.lockfd = open(o->image, O_RDWR | O_CLOEXEC);
+		if (B.lockfd < 0 || fcntl(B.lockfd, F_SETLK, &fl) < 0) {
+			fprintf(stderr, "r4fuse: %s: %s\n", o->image, B.lockfd < 0 ? strerror(errno)
+				: "in use by another program (r4sh or r4fuse)");
+			return 1;
+		}
+	}
+	rc = r4_open(o->image, &oo, &B.db);
+	if (rc == -EROFS && oo.rw) {
+		/* marked damaged: readable, never written until checked */
+		fprintf(stderr, "r4fuse: %s: mounted read-only\n", o->image);
+		close(B.lockfd);
+		B.lockfd = -1;
+		o->ro = 1;
+		oo.rw = false;
+		rc = r4_open(o->image, &oo, &B.db);
+	}
+	if (rc) {
+		fprintf(stderr, "r4fuse: %s: cannot mount it: %s\n", o->image, r4_strerror(rc));
+		return 1;
+	}
+	B.ro = o->ro;
+	if (!(B.root = calloc(1, sizeof(*B.root))) || (rc = r4_file_root(B.db, &B.root->obj)) ||
+	    (B.root->id = FUSE_ROOT_ID, rc = node_insert(B.root))) {
+		fprintf(stderr, "r4fuse: %s: %s\n", o->image, r4_strerror(rc ? rc : -ENOMEM));
+		return 1;
+	}
+	B.root->kind = K_OBJ;
+	B.root->refs = 1;	/* (never forgotten) */
+	return 0;
+}
+
+/* libfuse's worker threads: up to 16, as many idle as -o max_idle_threads
+ * says (default 10). */
+static int loop_mt(const struct fuse_cmdline_opts *co)
+{
+#if FUSE_VERSION >= FUSE_MAKE_VERSION(3, 12)
+	struct fuse_loop_config *cfg = fuse_loop_cfg_create();
+	int rc;
+
+	if (!cfg)
+		return -ENOMEM;
+	fuse_loop_cfg_set_clone_fd(cfg, (unsigned)co->clone_fd);
+	fuse_loop_cfg_set_idle_threads(cfg, co->max_idle_threads != UINT_MAX
+				       ? co->max_idle_threads : 10);
+	fuse_loop_cfg_set_max_threads(cfg, 16);
+	rc = fuse_session_loop_mt_312(B.se, cfg);
+	fuse_loop_cfg_destroy(cfg);
+	return rc;
+#else
+	return fuse_session_loop_mt(B.se, co->clone_fd);
+#endif
+}
+
+/* Mount and serve until unmounted. */
+static int serve(struct fuse_args *args, const struct fuse_cmdline_opts *co)
+{
+	int rc = 1;
+
+	if (!(B.se = fuse_session_new(args, &fb_ops, sizeof(fb_ops), NULL)))
+		return 1;
+	if (!fuse_set_signal_handlers(B.se)) {
+		if (!fuse_session_mount(B.se, co->mountpoint)) {
+			fuse_daemonize(co->foreground);
+			rc = co->singlethread ? fuse_session_loop(B.se) : loop_mt(co);
+			fuse_session_unmount(B.se);
+		}
+		fuse_remove_signal_handlers(B.se);
+	}
+	fuse_session_destroy(B.se);	/* (runs fb_destroy) */
+	B.se = NULL;
+	return rc ? 1 : 0;
+}
+
 int fuse_bridge_main(int argc, char **argv);
 
 int fuse_bridge_main(int argc, char **argv)
 {
 	struct fuse_args args = FUSE_ARGS_INIT(argc, argv);
-	struct opts o = {.commit = 5};
-	struct r4_open_opts oo = {0};
-	int rc;
+	struct opts o = {.commit = 5, .entry_timeout = 1, .attr_timeout = 1};
+	struct fuse_cmdline_opts co = {0};
+	int rc = 2;
 
 	if (fuse_opt_parse(&args, &o, fb_opts, opt_proc) < 0)
-		return 2;
+		goto out;
 	if (o.help || !o.image) {
-		fprintf(o.help ? stdout : stderr,
-			"usage: r4fuse IMAGE MOUNTPOINT [-f] [-d] [-s] [-o OPTIONS]\n"
-			"  -o ro            mount read-only\n"
-			"  -o sync          commit after every call\n"
-			"  -o commit=SECS   group calls into one commit every SECS seconds (default 5)\n"
-			"  -o default_permissions  the kernel checks mode bits (else r4fuse does)\n"
-			"  -o cache=SIZE    memory for clean tree nodes (K, M, G; default 64M)\n"
-			"  -o 32bittimes    new objects keep whole-second times (12 bytes less each)\n"
-			"  and libfuse's options: allow_other, default_permissions, ...\n");
-		fuse_opt_free_args(&args);
-		free(o.image);
-		return o.help ? 0 : 2;
+		usage(o.help ? stdout : stderr);
+		rc = o.help ? 0 : 2;
+		goto out;
+	}
+	if (fuse_parse_cmdline(&args, &co) || !co.mountpoint) {
+		if (!co.mountpoint)
+			usage(stderr);
+		goto out;
 	}
 	B.sync = o.sync;
-	B.ro = o.ro;
 	B.kernel_perms = o.kernel_perms;
 	B.commit_secs = o.commit ? o.commit : 5;
-	for (int i = 0; i < args.argc; i++)
-		if (!strcmp(args.argv[i], "-d") || !strcmp(args.argv[i], "-f"))
-			B.debug = true;
-	oo.rw = !o.ro;
-	oo.log = engine_log;
-	oo.seconds_only = o.secs;
+	B.entry_timeout = o.entry_timeout;
+	B.attr_timeout = o.attr_timeout;
+	B.debug = co.foreground || co.debug;
 	B.image = o.image;
-	if (o.cache) {
-		uint64_t bytes;
-
-		if (r4_parse_size(o.cache, &bytes) || bytes < 4096) {
-			fprintf(stderr, "r4fuse: cache=%s: want a size like 64M\n", o.cache);
-			free(o.cache);
-			fuse_opt_free_args(&args);
-			free(o.image);
-			return 2;
-		}
-		oo.cache_nodes = (size_t)(bytes / 4096);	/* 4 KiB nodes */
-		free(o.cache);
-	}
-	if (!o.ro) {
-		/* the lock r4sh takes: one writer per image */
-		struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
-
-		B.lockfd = open(o.image, O_RDWR | O_CLOEXEC);
-		if (B.lockfd < 0 || fcntl(B.lockfd, F_SETLK, &fl) < 0) {
-			fprintf(stderr, "r4fuse: %s: %s\n", o.image, B.lockfd < 0 ? strerror(errno)
-				: "in use by another program (r4sh or r4fuse)");
-			fuse_opt_free_args(&args);
-			free(o.image);
-			return 1;
-		}
-	}
-	rc = r4_open(o.image, &oo, &B.db);
-	if (rc == -EROFS && oo.rw) {
-		/* marked damaged: readable, never written until checked */
-		fprintf(stderr, "r4fuse: %s: mounted read-only\n",
-			o.image);
-		close(B.lockfd);
-		B.lockfd = -1;
-		o.ro = 1;
-		B.ro = true;
-		oo.rw = false;
-		rc = r4_open(o.image, &oo, &B.db);
-	}
-	if (rc) {
-		fprintf(stderr, "r4fuse: %s: cannot mount it: %s\n", o.image, r4_strerror(rc));
-		fuse_opt_free_args(&args);
-		free(o.image);
-		return 1;
-	}
+	if ((rc = open_image(&o)))
+		goto out;
 	openlog("r4fuse", LOG_PID, LOG_DAEMON);
 	/* default_permissions: the kernel checks mode bits; else the bridge does */
 	if (B.kernel_perms)
 		fuse_opt_add_arg(&args, "-odefault_permissions");
 	if (o.ro)
 		fuse_opt_add_arg(&args, "-oro");
-	/* the image's full path names the mount (r4sh IMAGE finds it there) */
-	char real[4096], *fsname = NULL;
-	size_t fsn = 0;
-	FILE *fs = realpath(o.image, real) ? open_memstream(&fsname, &fsn) : NULL;
-
-	if (fs) {
-		fputs("-ofsname=", fs);
-		for (const char *c = real; *c; c++) {
-			if (*c == ',' || *c == '\\')
-				fputc('\\', fs);	/* (fuse_opt's escape) */
-			fputc(*c, fs);
-		}
-		fclose(fs);
-	}
-	fuse_opt_add_arg(&args, fsname ? fsname : "-ofsname=r4");
-	free(fsname);
+	add_fsname(&args, o.image);
 	fuse_opt_add_arg(&args, "-osubtype=r4");
-	/* thread pool defaults, before the user's -o so those win (3.14 warns
-	 * about its own unset defaults) */
-	fuse_opt_insert_arg(&args, 1, "-omax_threads=16,max_idle_threads=10");
-	/* attributes are asked for every time: libfuse's path API gives each
-	 * name of a hard-linked file its own kernel inode, so a cached size or
-	 * nlink of one name would go stale when the other changes (the data
-	 * follows: auto_inval_data drops pages when the attributes moved) */
-	fuse_opt_insert_arg(&args, 1, "-oattr_timeout=0");
-	rc = fuse_main(args.argc, args.argv, &fb_ops, NULL);
-	if (B.db)	/* never mounted: destroy did not run */
+	rc = serve(&args, &co);
+out:
+	if (B.db) {
+		pthread_mutex_lock(&B.mu);
+		for (size_t i = 0; i < B.ntab; i++)	/* every node's handle, then the image */
+			for (struct node *n = B.tab[i], *next; n; n = next) {
+				next = n->next;
+				r4_file_close(n->obj);
+				free(n->name);
+				free(n);
+			}
+		free(B.tab);
 		r4_close(B.db);
+		B.db = NULL;
+		pthread_mutex_unlock(&B.mu);
+	}
 	fuse_opt_free_args(&args);
-	free(B.image);
+	free(co.mountpoint);
+	free(o.cache);
+	free(o.image);
 	if (B.lockfd >= 0)
 		close(B.lockfd);
-	return rc ? 1 : 0;
+	return rc;
 }

@@ -318,10 +318,43 @@ OUT
 		open(my $new, "<", "$d/bob") or die; print scalar(<$new>), "\n";
 	' "$MNT"
 	assert_output '50|100'
+	# its directory removed too: fstat still answers (one inode per object)
+	run perl -e '
+		my $d = "$ARGV[0]/bank/t";
+		mkdir($d) or die "mkdir: $!";
+		open(my $fh, "+>", "$d/x") or die "open: $!"; syswrite($fh, "abc");
+		unlink("$d/x") or die "unlink: $!"; rmdir($d) or die "rmdir: $!";
+		my @st = stat($fh) or die "fstat: $!"; print "nlink $st[3] size $st[7]\n";
+	' "$MNT"
+	assert_success
+	assert_output 'nlink 0 size 3'
 	umount_r4
 	run "$R4" fsck "$IMG"
 	assert_success
 	assert_output --partial '3 objects'
+	fsck_reiser4 "$IMG"
+}
+
+@test "hard links are one file: O_APPEND through either name, rename between them" {
+	mount_r4
+	echo -n >"$MNT/bank/h1"
+	ln "$MNT/bank/h1" "$MNT/bank/h2"
+	run perl -e '
+		my $d = "$ARGV[0]/bank";
+		open(my $a, ">>", "$d/h1") or die; open(my $b, ">>", "$d/h2") or die;
+		syswrite($a, "aaa"); syswrite($b, "bb"); print sysseek($b, 0, 1), " ";
+		syswrite($a, "c"); print sysseek($a, 0, 1), " ";
+		open(my $r, "<", "$d/h2") or die; print scalar(<$r>), " ";
+		# rename between two names of one file changes nothing, even with b open
+		rename("$d/h1", "$d/h2") or die "rename: $!";
+		print -e "$d/h1" ? "h1 " : "no-h1 ", (stat("$d/h2"))[3], "\n";
+	' "$MNT"
+	assert_success
+	assert_output '5 6 aaabbc h1 2'
+	[ "$(stat -c %i "$MNT/bank/h1")" = "$(stat -c %i "$MNT/bank/h2")" ]
+	rm "$MNT/bank/h1"
+	[ "$(stat -c %h "$MNT/bank/h2")" = 1 ]
+	umount_r4
 	fsck_reiser4 "$IMG"
 }
 

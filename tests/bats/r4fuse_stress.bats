@@ -12,10 +12,7 @@
 # R4_STRESS_OPS and R4_STRESS_SECONDS scale the first two tests.
 #
 # r4fsx's -U (files unlinked while open) and -T (open with O_TRUNC) have
-# tests of their own.  -L (hard links) is skipped unless R4_FSX_KNOWN=1:
-# libfuse's path API gives each name its own kernel inode, so an O_APPEND
-# write through one name after the file grew through another leaves the
-# descriptor's offset at the old end (docs/r4fuse.md).
+# tests of their own, and so has -L (hard links).
 
 setup() {
 	load helper
@@ -66,7 +63,7 @@ same_tree() {
 
 @test "r4fsx: 100,000 random operations agree with a tmpfs twin; fsck clean; same tree after a remount" {
 	mount_r4
-	run_fsx -U -T -n "${R4_STRESS_OPS:-100000}"
+	run_fsx -U -T -L -n "${R4_STRESS_OPS:-100000}"
 	umount_r4
 	fsck_both
 	mount_r4
@@ -210,8 +207,6 @@ cas_worker() {
 }
 
 @test "r4fsx -L: hard links see one another's size, nlink and appends" {
-	[ "${R4_FSX_KNOWN:-0}" = 1 ] ||
-		skip "libfuse's path API: one kernel inode per name, O_APPEND offsets through a second name go stale (R4_FSX_KNOWN=1)"
 	mount_r4
 	run_fsx -L -n 20000
 	umount_r4

@@ -34,9 +34,7 @@
  * (tests/bats/r4fuse_stress.bats runs each):
  *  -U  keep files open while they are unlinked or renamed over, and go on
  *      reading and writing them (open-unlinked files); without it such a
- *      file's descriptors are closed first.  A directory that held such a
- *      file is then neither removed nor renamed over: libfuse keeps the
- *      file there under a hidden name;
+ *      file's descriptors are closed first;
  *  -T  open with O_TRUNC;
  *  -L  link(2): hard links.
  *
@@ -102,7 +100,6 @@ struct slot {
 	int flags;
 	char path[PATHLEN];		/* the name it was opened by, after renames;
 					   "" once that name was unlinked */
-	char dir[PATHLEN];		/* once unlinked: the directory it was in */
 };
 
 struct fsx {
@@ -879,38 +876,10 @@ static void move_prefix(struct slot *sl, const char *from, const char *to)
 	memcpy(sl->path, p, PATHLEN);
 }
 
-/* A descriptor's name goes: remember the directory it was in. */
+/* A descriptor's name goes (the file stays open, unlinked). */
 static void gone(struct slot *sl)
 {
-	char *slash = strrchr(sl->path, '/');
-
-	snprintf(sl->dir, PATHLEN, "%.*s", slash ? (int)(slash - sl->path) : 0, sl->path);
 	sl->path[0] = 0;
-}
-
-/*
- * -U: a directory that held a file now open and unlinked is not removed
- * (nor renamed over).  libfuse keeps such a file under a hidden name in
- * that directory, and once the directory is gone it can no longer build
- * the file's path, so fstat(2) of it fails (docs/r4fuse.md).
- */
-static bool pinned(const struct fsx *x, const char *rel)
-{
-	for (unsigned i = 0; x->orphans && i < x->maxfds; i++) {
-		const struct slot *sl = &x->slot[i];
-
-		if (sl->used && !sl->path[0] && under(sl->dir, rel))
-			return true;
-	}
-	return false;
-}
-
-static void move_dir_prefix(struct slot *sl, const char *from, const char *to)
-{
-	char p[PATHLEN];
-
-	snprintf(p, PATHLEN, "%s%s", to, sl->dir + strlen(from));
-	memcpy(sl->dir, p, PATHLEN);
 }
 
 static void renamed(struct fsx *x, const char *a, const char *b, unsigned flags)
@@ -920,13 +889,8 @@ static void renamed(struct fsx *x, const char *a, const char *b, unsigned flags)
 
 		if (!sl->used)
 			continue;
-		if (!sl->path[0]) {	/* unlinked: its directory may move */
-			if (under(sl->dir, a))
-				move_dir_prefix(sl, a, b);
-			else if ((flags & RENAME_EXCHANGE) && under(sl->dir, b))
-				move_dir_prefix(sl, b, a);
+		if (!sl->path[0])	/* unlinked */
 			continue;
-		}
 		if (flags & RENAME_EXCHANGE) {
 			if (under(sl->path, a))
 				move_prefix(sl, a, b);
@@ -952,10 +916,6 @@ static void op_rename(struct fsx *x)
 
 	if (!(flags & RENAME_EXCHANGE))
 		close_on(x, b);
-	if (!(flags & RENAME_EXCHANGE) && pinned(x, b)) {
-		note(x, "rename %s -> %s: skipped, %s holds an open unlinked file", a, b, b);
-		return;
-	}
 	bool noop = same_inode(x, a, b);
 
 	note(x, "rename%s %s -> %s", flags == RENAME_NOREPLACE ? "(noreplace)" :
@@ -1034,10 +994,6 @@ static void op_dir(struct fsx *x, bool make)
 	int err[NSIDES];
 	char p[PATH_MAX];
 
-	if (!make && pinned(x, rel)) {
-		note(x, "rmdir %s: skipped, it holds an open unlinked file", rel);
-		return;
-	}
 	note(x, "%s %s", make ? "mkdir" : "rmdir", rel);
 	for (int s = 0; s < NSIDES; s++) {
 		full(x, s, rel, p);

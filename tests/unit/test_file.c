@@ -315,6 +315,57 @@ static void test_by_handle(void)
 	fsck_ok();
 }
 
+/*
+ * Weak handles: they name an object without keeping it.  A weak name of
+ * an unlinked file is no orphan (no safe-link; the object goes at once
+ * and the handle answers -ESTALE); a strong handle made from a weak one
+ * keeps it as usual; weakening the last strong handle of an orphan
+ * removes it, as a close does.
+ */
+static void test_weak(void)
+{
+	r4_db *db;
+	r4_file *w, *s, *w2;
+	struct r4_stat st;
+
+	fresh();
+	db = open_rw();
+	CHECK_RC(r4_create(db, "/f", 0644, 0, 0));
+	CHECK_RC(r4_write(db, "/f", 0, "abc", 3));
+	CHECK_RC(r4_file_open(db, "/f", &w));
+	CHECK_RC(r4_file_weaken(w));
+	CHECK_RC(r4_file_weaken(w));	/* (twice: nothing more) */
+	CHECK_RC(r4_stat(db, "/f", &st));
+	CHECK_EQ(r4_file_id(w), st.ino);
+	CHECK(!strcmp(contents(w), "abc"));
+	CHECK_RC(r4_unlink(db, "/f"));
+	CHECK_EQ(clean(db), 1);	/* gone at once, no orphan */
+	CHECK(r4_file_stat(w, &st) == -ESTALE);
+	CHECK_RC(r4_file_close(w));
+
+	CHECK_RC(r4_create(db, "/g", 0644, 0, 0));
+	CHECK_RC(r4_file_open(db, "/g", &w));
+	CHECK_RC(r4_file_weaken(w));
+	CHECK_RC(r4_file_dup(w, &s));	/* strong */
+	CHECK_RC(r4_file_dup(w, &w2));
+	CHECK_RC(r4_unlink(db, "/g"));
+	CHECK_RC(r4_file_stat(w, &st));	/* the strong one keeps it: an orphan */
+	CHECK_EQ(st.nlink, 0);
+	CHECK_EQ(clean(db), 2);
+	CHECK_RC(r4_file_weaken(w2));	/* s still keeps it */
+	CHECK_EQ(clean(db), 2);
+	CHECK(!strcmp(contents(w2), ""));
+	CHECK_RC(r4_file_weaken(s));	/* the last strong handle: the orphan goes */
+	CHECK_EQ(clean(db), 1);
+	CHECK(r4_file_stat(w, &st) == -ESTALE);
+	CHECK(r4_file_stat(s, &st) == -ESTALE);
+	CHECK_RC(r4_file_close(s));
+	CHECK_RC(r4_file_close(w2));
+	CHECK_RC(r4_file_close(w));
+	r4_close(db);
+	fsck_ok();
+}
+
 int main(void)
 {
 	char dir[] = "/tmp/r4fileXXXXXX";
@@ -328,6 +379,7 @@ int main(void)
 	test_rename();
 	test_dir();
 	test_by_handle();
+	test_weak();
 	if (t_fail)
 		fprintf(stderr, "images kept in %s\n", dir);
 	else if (t_rmdir(dir))
