@@ -726,7 +726,7 @@ static int perm(const struct caller *c, struct node *n, unsigned want, struct r4
 /* An object of the tree the kernel may ask for (not the meta view's). */
 static int obj_node(fuse_ino_t id, struct node **out)
 {
-	struct node *n = id == FUSE_ROOT_ID ? B.root : node_find(id);
+	struct node *n = node_find(id);
 
 	if (!n)
 		return -ESTALE;
@@ -964,7 +964,7 @@ static void fb_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 
 	caller_get(req, &c);
 	pthread_mutex_lock(&B.mu);
-	p = parent == FUSE_ROOT_ID ? B.root : node_find(parent);
+	p = node_find(parent);
 	rc = p ? lookup_in(&c, p, name, &e) : -ESTALE;
 	rc = fb_err("lookup", p, rc);
 	pthread_mutex_unlock(&B.mu);
@@ -998,7 +998,7 @@ static void fb_getattr(fuse_req_t req, fuse_ino_t id, struct fuse_file_info *fi)
 	(void)fi;
 	caller_get(req, &c);
 	pthread_mutex_lock(&B.mu);
-	n = id == FUSE_ROOT_ID ? B.root : node_find(id);
+	n = node_find(id);
 	rc = fb_err("getattr", n, n ? attr_of(&c, n, &st) : -ESTALE);
 	pthread_mutex_unlock(&B.mu);
 	if (rc)
@@ -1182,7 +1182,7 @@ static void fb_opendir(fuse_req_t req, fuse_ino_t id, struct fuse_file_info *fi)
 
 	caller_get(req, &c);
 	pthread_mutex_lock(&B.mu);
-	n = id == FUSE_ROOT_ID ? B.root : node_find(id);
+	n = node_find(id);
 	if (!n) {
 		rc = -ESTALE;
 	} else if (n->kind == K_META) {
@@ -1498,7 +1498,7 @@ static void fb_setattr(fuse_req_t req, fuse_ino_t id, struct stat *attr, int to_
 	}
 	caller_get(req, &c);
 	pthread_mutex_lock(&B.mu);
-	n = id == FUSE_ROOT_ID ? B.root : node_find(id);
+	n = node_find(id);
 	if (!n) {
 		rc = -ESTALE;
 	} else if (n->kind != K_OBJ) {
@@ -1538,7 +1538,7 @@ static void fb_access(fuse_req_t req, fuse_ino_t id, int mask)
 
 	caller_get(req, &c);
 	pthread_mutex_lock(&B.mu);
-	n = id == FUSE_ROOT_ID ? B.root : node_find(id);
+	n = node_find(id);
 	if (!n)
 		rc = -ESTALE;
 	else if (n->kind != K_OBJ)
@@ -1606,7 +1606,7 @@ static void fb_open(fuse_req_t req, fuse_ino_t id, struct fuse_file_info *fi)
 		want |= 2;
 	caller_get(req, &c);
 	pthread_mutex_lock(&B.mu);
-	n = id == FUSE_ROOT_ID ? B.root : node_find(id);
+	n = node_find(id);
 	if (!n) {
 		rc = -ESTALE;
 	} else if (n->kind == K_META) {
@@ -1878,7 +1878,7 @@ static const char *const xattr_names[] = {
 /* The pseudo file an attribute name of n stands for ("/a/..mode"). */
 static int xattr_path(fuse_ino_t id, const char *name, char **out)
 {
-	struct node *n = id == FUSE_ROOT_ID ? B.root : node_find(id);
+	struct node *n = node_find(id);
 	size_t k = strlen(XATTR);
 	char *path;
 	int rc;
@@ -1903,6 +1903,11 @@ static void fb_getxattr(fuse_req_t req, fuse_ino_t id, const char *name, size_t 
 	size_t n = 0;
 	int rc;
 
+	if (strncmp(name, XATTR, strlen(XATTR))) {
+		/* (security.capability before every first write: no lock) */
+		fuse_reply_err(req, ENODATA);
+		return;
+	}
 	caller_get(req, &c);
 	pthread_mutex_lock(&B.mu);
 	if (!(rc = xattr_path(id, name, &p)))
