@@ -663,80 +663,69 @@ void r4_tree_set_key(struct r4_db *db, struct r4_path *p, const r4_key *k)
 
 /* ---- squeezing (the dancing tree's packing, ENGINE.md 3.4) ---- */
 
-/* Move whole items from the front of n into its left sibling while they
- * fit (into a clean sibling only if all of n fits); n leaves the tree when
- * emptied.  p rests on n (lv[level]). */
-static int squeeze_into_left(struct r4_db *db, struct r4_path *p, unsigned level)
+/*
+ * Fill n from the left: pull whole items from its right sibling under the
+ * same parent while they fit.  A clean sibling is touched only when all
+ * of it fits (one write instead of one, and a block less); an emptied
+ * sibling leaves the tree and the next one is tried.  Then the walk moves
+ * on to a dirty sibling and fills that one.  Going left to right, the
+ * room a split left behind is taken, not passed on.  p rests on n.
+ */
+static int pull_run(struct r4_db *db, struct r4_path *p, unsigned level)
 {
-	r4_node *n = p->lv[level].node, *s;
-	unsigned moved = 0;
-	r4_key k;
 	int rc;
 
-	if ((rc = sibling(db, p, level, -1, &s)) || !s)
-		return rc;
-	for (unsigned room = r4_node_free(s->data);
-	     moved < r4_node_nr(n->data) && room >= item_cost(db, n, moved); moved++)
-		room -= item_cost(db, n, moved);
-	/* a clean neighbour is touched only when n disappears into it: one
-	 * write instead of one, and a block less */
-	if (!s->dirty && moved < r4_node_nr(n->data))
-		moved = 0;
-	if (moved && !s->dirty)
-		r4_node_dirty(db, s);
-	if (moved) {
-		unsigned d0 = r4_node_nr(s->data);
+	for (;;) {
+		r4_node *n = p->lv[level].node, *s, *up = p->lv[level + 1].node;
+		unsigned upos = (unsigned)p->lv[level + 1].pos, moved = 0, nr;
+		r4_key k;
 
-		r4_node_dirty(db, n);
-		for (unsigned i = 0; i < moved; i++) {
-			unsigned len = r4_node_item_len(n->data, db->bs, i);
-
-			r4_node_key(n->data, db->bs, i, &k);
-			memcpy(r4_node_insert(s->data, db->bs, r4_node_nr(s->data), &k,
-					      r4_node_item_pid(n->data, db->bs, i), len),
-			       ibody(n, db, i), len);
+		if ((rc = sibling(db, p, level, +1, &s)) || !s)
+			return rc;
+		nr = r4_node_nr(s->data);
+		if (!s->dirty && r4_node_used(s->data, db->bs, 0, nr) > r4_node_free(n->data)) {
+			r4_node_put(db, s);
+			return 0;
 		}
-		adopt(db, s, d0, r4_node_nr(s->data));
-		if (moved == r4_node_nr(n->data)) {
-			/* emptied: n's pointer goes, the parent shrinks */
-			p->lv[level].node = NULL;
-			n->refs--;
-			drop_block(db, n);
-			remove_at(db, p, level + 1);
-		} else {
-			r4_node_remove(n->data, db->bs, 0, moved);
-			r4_node_key(n->data, db->bs, 0, &k);
-			fix_lkey(db, p, level, &k);
+		for (unsigned room = r4_node_free(n->data);
+		     moved < nr && room >= item_cost(db, s, moved); moved++)
+			room -= item_cost(db, s, moved);
+		if (moved) {
+			unsigned d0 = r4_node_nr(n->data);
+
+			r4_node_dirty(db, n);
+			r4_node_dirty(db, s);
+			for (unsigned i = 0; i < moved; i++) {
+				unsigned len = r4_node_item_len(s->data, db->bs, i);
+
+				r4_node_key(s->data, db->bs, i, &k);
+				memcpy(r4_node_insert(n->data, db->bs, r4_node_nr(n->data), &k,
+						      r4_node_item_pid(s->data, db->bs, i), len),
+				       ibody(s, db, i), len);
+			}
+			adopt(db, n, d0, r4_node_nr(n->data));
+			if (moved == nr) {
+				/* emptied: its pointer, right after n's, goes */
+				s->refs--;
+				drop_block(db, s);
+				p->lv[level + 1].pos = (int)upos + 1;
+				remove_at(db, p, level + 1);
+				p->lv[level + 1].pos = (int)upos;
+				continue;
+			}
+			r4_node_remove(s->data, db->bs, 0, moved);
+			r4_node_key(s->data, db->bs, 0, &k);
+			r4_node_dirty(db, up);
+			r4_node_set_key(up->data, db->bs, upos + 1, &k);
 		}
+		if (!s->dirty) {
+			r4_node_put(db, s);
+			return 0;
+		}
+		r4_node_put(db, n);	/* walk on: s is the node to fill */
+		p->lv[level].node = s;
+		p->lv[level + 1].pos = (int)upos + 1;
 	}
-	r4_node_put(db, s);
-	return 0;
-}
-
-/* A clean right sibling that fits wholly into n (dirty) goes into it: n is
- * written anyway, and the sibling's block is freed.  p rests on n. */
-static int absorb_right(struct r4_db *db, struct r4_path *p, unsigned level)
-{
-	r4_node *n = p->lv[level].node, *s;
-	int rc;
-
-	if ((rc = sibling(db, p, level, +1, &s)) || !s)
-		return rc;
-	if (s->dirty || r4_node_used(s->data, db->bs, 0, r4_node_nr(s->data)) >
-			       r4_node_free(n->data)) {
-		r4_node_put(db, s);
-		return 0;
-	}
-	r4_node_dirty(db, s);
-	move_tail(db, s, 0, n);
-	/* s is empty: its pointer, right after n's, goes */
-	r4_node_put(db, n);
-	p->lv[level].node = NULL;
-	p->lv[level + 1].pos++;
-	s->refs--;
-	drop_block(db, s);
-	remove_at(db, p, level + 1);
-	return 0;
 }
 
 static int cmp_first_key(const void *a, const void *b)
@@ -748,8 +737,9 @@ static int cmp_first_key(const void *a, const void *b)
 
 /*
  * Before allocation at commit: on each level from the leaves up, every
- * dirty node gives what fits to its dirty left neighbour under the same
- * parent, so nodes split during the transaction are packed again.
+ * dirty node, left to right, takes what fits from its right neighbours
+ * under the same parent, so nodes split during the transaction are packed
+ * again.
  */
 int r4_tree_squeeze(struct r4_db *db)
 {
@@ -766,26 +756,17 @@ int r4_tree_squeeze(struct r4_db *db)
 				r4_node_key(n->data, db->bs, 0, &keys[nk++]);
 		if (nk)
 			qsort(keys, nk, sizeof(*keys), cmp_first_key);
-		/* right to left: a node that took items may give them on */
-		for (size_t i = nk; i-- > 0 && !rc;) {
+		for (size_t i = 0; i < nk && !rc; i++) {
 			struct r4_path p;
+			r4_key fk;
 
 			if ((rc = r4_tree_lookup(db, &keys[i], level, &p)))
 				break;
-			r4_key fk;
 			r4_node *n = p.lv[level].node;
+			/* (a node an earlier run emptied or filled from is found no more) */
 			if (n->dirty && r4_node_nr(n->data) && p.lv[level].pos == 0 &&
-			    (r4_node_key(n->data, db->bs, 0, &fk), !r4_key_cmp(&fk, &keys[i]))) {
-				rc = absorb_right(db, &p, level);
-				if (!rc && p.lv[level].node == NULL) {
-					/* n took its right neighbour: find n again */
-					r4_path_release(db, &p);
-					if ((rc = r4_tree_lookup(db, &keys[i], level, &p)))
-						break;
-				}
-				if (!rc)
-					rc = squeeze_into_left(db, &p, level);
-			}
+			    (r4_node_key(n->data, db->bs, 0, &fk), !r4_key_cmp(&fk, &keys[i])))
+				rc = pull_run(db, &p, level);
 			r4_path_release(db, &p);
 		}
 		r4_free(keys);
