@@ -907,7 +907,7 @@ static int on_off(const char *verb, const char *arg, bool *flag)
 	return -EINVAL;
 }
 
-static int print_node(void *ctx, const struct r4_dump_node *n)
+int sh_print_node(void *ctx, const struct r4_dump_node *n)
 {
 	unsigned top = *(unsigned *)ctx, ind = (top - n->level) * 4;
 
@@ -940,7 +940,7 @@ CMD(dtree)
 	if ((rc = r4_info(sh->db, &in)))
 		return rc;
 	printf("the storage tree of %s: height %u\n", sh->image, in.height);
-	if ((rc = r4_dump_tree(sh->db, print_node, &in.height)))
+	if ((rc = r4_dump_tree(sh->db, sh_print_node, &in.height)))
 		fprintf(stderr, "r4sh: .tree: %s\n", r4_strerror(rc));
 	return rc;
 }

@@ -1,6 +1,6 @@
 /*
  * r4.c - the r4 multi-call program: admin subcommands (mkfs, info, ls,
- * cat, import, fsck) and the parse-only dump of the command language.
+ * cat, import, fsck, dump) and the parse-only dump of the command language.
  *
  * Thin: parse options, call the engine, print, map errors to exit codes.
  * The names r4sh and r4fuse are reserved for the shell and the FUSE
@@ -37,6 +37,7 @@ static int usage(FILE *f)
 		"       %s cat IMAGE PATH      write a file's bytes to stdout\n"
 		"       %s import IMAGE SRCDIR [DEST]  copy a host tree into the image\n"
 		"       %s fsck IMAGE [-n | --fix | -y]  check the image; repair what is safe\n"
+		"       %s dump [--dot] IMAGE  the storage tree: nodes, items, keys (--dot: Graphviz)\n"
 		"       %s parse (-c CMD | -f SCRIPT)  the AST of an R4L command, or its errors\n"
 		"       %s explain [--script] (-c CMD | -f SCRIPT)  its transaction plan\n"
 		"       %s run [--script] [--as UID[:GID[,G...]]] [--cwd DIR] (-c CMD | -f SCRIPT) IMAGE\n"
@@ -45,7 +46,8 @@ static int usage(FILE *f)
 		"TYPE=PLUGIN: hash=r5_hash|rupasov_hash|tea_hash|fnv1_hash|deg_hash,\n"
 		"  fibration=lexic_fibre|dot_o_fibre|ext_1_fibre|ext_3_fibre,\n"
 		"  formatting=smart|tails|extents, node=node40|node41, create=reg40\n",
-		sh_prog, sh_prog, sh_prog, sh_prog, sh_prog, sh_prog, sh_prog, sh_prog, sh_prog);
+		sh_prog, sh_prog, sh_prog, sh_prog, sh_prog, sh_prog, sh_prog, sh_prog, sh_prog,
+		sh_prog);
 	return R4_EXIT_USAGE;
 }
 
@@ -211,6 +213,69 @@ static int open_ro(const char *path, r4_db **db)
 	if (rc)
 		fprintf(stderr, "%s: cannot open image '%s': %s\n", sh_prog, path, r4_strerror(rc));
 	return rc;
+}
+
+/* A record label's text: Graphviz's record syntax escapes {}|<>" and \. */
+static void dot_text(const char *t)
+{
+	for (; *t; t++) {
+		if (strchr("{}|<>\"\\ ", *t))
+			putchar('\\');
+		putchar(*t);
+	}
+}
+
+/* One node as a Graphviz record: a header field, then one field per
+ * item; a node pointer's field is a port its edge leaves from. */
+static int dot_node(void *ctx, const struct r4_dump_node *n)
+{
+	(void)ctx;
+	printf("  n%llu [label=\"{%s %llu\\n%u item%s, %u bytes free", (unsigned long long)n->blk,
+	       n->level == 1 ? "leaf" : n->level == 2 ? "twig" : "internal",
+	       (unsigned long long)n->blk, n->nitems, n->nitems == 1 ? "" : "s", n->free_space);
+	for (unsigned i = 0; i < n->nitems; i++) {
+		const struct r4_dump_item *it = &n->items[i];
+
+		printf("|<i%u>", i);
+		dot_text(it->key);
+		printf(" %s", it->kind);
+		if (it->units)
+			printf(" (%u)", it->units);
+	}
+	printf("}\"];\n");
+	for (unsigned i = 0; i < n->nitems; i++)
+		if (!strcmp(n->items[i].kind, "nodeptr"))
+			printf("  n%llu:i%u -> n%llu;\n", (unsigned long long)n->blk, i,
+			       (unsigned long long)n->items[i].child);
+	return 0;
+}
+
+/* r4 dump [--dot] IMAGE: every node of the storage tree, as text or as
+ * a Graphviz digraph (nodes, items, keys; dot -Tsvg renders it). */
+static int cmd_dump(int argc, char **argv)
+{
+	bool dot = argc == 3 && !strcmp(argv[1], "--dot");
+	struct r4_info in;
+	r4_db *db;
+	int rc;
+
+	if ((argc != 2 && !dot) || argv[argc - 1][0] == '-')
+		return usage(stderr);
+	if (open_ro(argv[argc - 1], &db))
+		return R4_EXIT_FAIL;
+	if (!(rc = r4_info(db, &in))) {
+		if (dot)
+			printf("digraph r4 {\n  node [shape=record, fontname=monospace, fontsize=10];\n");
+		else
+			printf("the storage tree of %s: height %u\n", argv[argc - 1], in.height);
+		rc = r4_dump_tree(db, dot ? dot_node : sh_print_node, &in.height);
+		if (dot)
+			printf("}\n");
+	}
+	if (rc)
+		fprintf(stderr, "%s: dump '%s': %s\n", sh_prog, argv[argc - 1], r4_strerror(rc));
+	r4_close(db);
+	return rc ? R4_EXIT_FAIL : R4_EXIT_OK;
 }
 
 static int cmd_cat(int argc, char **argv)
@@ -752,6 +817,8 @@ int main(int argc, char **argv)
 		return cmd_import(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "fsck"))
 		return cmd_fsck(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "dump"))
+		return cmd_dump(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "parse"))
 		return cmd_parse(argc - 1, argv + 1, false);
 	if (!strcmp(argv[1], "explain"))

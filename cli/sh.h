@@ -54,6 +54,9 @@ const struct sh_cmd *sh_find(const char *name, size_t len);
 const struct sh_cmd *sh_verb_of(const char *line, size_t len);
 /* Run one verb line: 0 or -errno (reported already). */
 int sh_verb(struct sh *sh, const struct sh_cmd *c, const char *line, size_t len);
+/* One node of r4_dump_tree as .tree and `r4 dump` print it; ctx points
+ * to the tree's height (unsigned). */
+int sh_print_node(void *ctx, const struct r4_dump_node *n);
 /* The text of the rest of a `write PATH` entry, read from the input. */
 int sh_read_body(struct sh *sh, char **body, size_t *len);
 

@@ -36,6 +36,7 @@ zlib1g-dev        pc:zlib
 libzstd-dev       pc:libzstd
 tmux              cmd:tmux
 attr              cmd:getfattr
+graphviz          cmd:dot
 '
 
 have_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'; }

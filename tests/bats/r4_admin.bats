@@ -122,3 +122,30 @@ mk_tree() {
 		cmp <("$R4P" cat "$T/m.img" /copy/sub/rand.bin) "$T/src/sub/rand.bin"
 	done
 }
+
+@test "dump: the storage tree as text and as a Graphviz digraph that dot renders" {
+	mk_tree
+	"$R4" mkfs "$T/a.img" 64M
+	"$R4" import "$T/a.img" "$T/src" >/dev/null
+	run "$R4" dump "$T/a.img"
+	assert_success
+	assert_line --index 0 --regexp '^the storage tree of .*a\.img: height [0-9]+$'
+	assert_line --regexp '^ *\[29:1\(SD\):0:2a:0\] stat, [0-9]+ bytes$'
+	local nodes ptrs
+	nodes=$(grep -c '^ *level ' <<<"$output")
+	ptrs=$(grep -c ' nodeptr -> block ' <<<"$output")
+	[ "$ptrs" -eq $((nodes - 1)) ]
+	run "$R4" dump --dot "$T/a.img"
+	assert_success
+	assert_line --index 0 'digraph r4 {'
+	assert_line --index $((${#lines[@]} - 1)) '}'
+	[ "$(grep -c ' \[label="{' <<<"$output")" -eq "$nodes" ]
+	[ "$(grep -c ' -> n[0-9]*;$' <<<"$output")" -eq "$ptrs" ]
+	if ! command -v dot >/dev/null; then
+		skip "graphviz's dot not installed (scripts/deps.sh installs it)"
+	fi
+	dot -Tsvg -o "$T/tree.svg" <<<"$output"
+	[ "$(grep -c '<g id="node' "$T/tree.svg")" -eq "$nodes" ]
+	run "$R4" dump --dot
+	assert_failure 2
+}
