@@ -17,6 +17,9 @@ endif
 CFLAGS_ALL = $(CFLAGS_WARN) $(OPT) $(SANFLAGS) -MMD -MP -Iengine -Itests/unit -Iparser $(CFLAGS)
 LDFLAGS_ALL = $(SANFLAGS) $(LDFLAGS)
 UUID_LIBS = $(shell pkg-config --libs uuid 2>/dev/null || echo -luuid)
+# ccreg40's compressors, the libraries whose formats the kernel writes
+ZIP_LIBS = $(shell pkg-config --libs lzo2 zlib libzstd 2>/dev/null || echo -llzo2 -lz -lzstd)
+ENGINE_LIBS = $(UUID_LIBS) $(ZIP_LIBS)
 
 ENGINE_SRC = $(sort $(wildcard engine/*.c))
 ENGINE_OBJ = $(ENGINE_SRC:%.c=$(B)/%.o)
@@ -81,14 +84,14 @@ $(B)/fuse-bridge/%.o: fuse-bridge/%.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_ALL) $(FUSE_CFLAGS) -c -o $@ $<
 $(B)/r4: $(CLI_OBJ) $(FUSE_OBJ) $(B)/libr4parse.a $(B)/libr4engine.a
-	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(UUID_LIBS) $(EDIT_LIBS) $(FUSE_LIBS)
+	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(ENGINE_LIBS) $(EDIT_LIBS) $(FUSE_LIBS)
 # r4sh and r4fuse are r4 under other names (cli/r4.c looks at argv[0])
 $(B)/r4sh $(B)/r4fuse $(B)/mount.fuse.r4: $(B)/r4
 	ln -sf r4 $@
 
 $(B)/tests/%: $(B)/tests/unit/%.o $(UNIT_LIB_OBJ) $(B)/libr4parse.a $(B)/libr4engine.a
 	@mkdir -p $(@D)
-	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(UUID_LIBS)
+	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(ENGINE_LIBS)
 
 # Interop helpers link reiser4progs' libreiser4; they live under tests/ only.
 $(B)/tests/interop/%.o: tests/interop/%.c

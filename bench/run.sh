@@ -77,7 +77,8 @@ B=build/bench
 
 make -s all
 mkdir -p "$B"
-UUID_LIBS=$(pkg-config --libs uuid 2>/dev/null || echo -luuid)
+# the engine's libraries: libuuid, and ccreg40's compressors (as the Makefile's ENGINE_LIBS)
+UUID_LIBS="$(pkg-config --libs uuid 2>/dev/null || echo -luuid) $(pkg-config --libs lzo2 zlib libzstd 2>/dev/null || echo -llzo2 -lz -lzstd)"
 # shellcheck disable=SC2086 # UUID_LIBS is a list of flags
 $CC -std=c11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -Iengine bench/scale.c build/libr4engine.a \
 	$UUID_LIBS -o "$B/scale"

@@ -1,7 +1,8 @@
 /*
  * item.h - codecs for item bodies: stat data (stat40), directory entries
  * (cde40), extents (extent40), internal pointers (nodeptr40), tails
- * (plain40) and black boxes (bbox40, safe-links).  ENGINE.md 1.10, 2, 5.
+ * (plain40), compressed file bodies (ctail40) and black boxes (bbox40,
+ * safe-links).  ENGINE.md 1.10, 2, 5.
  *
  * A codec is a pure function over one item body (const uint8_t *body,
  * size_t len): it never sees the node, the item header or the tree.  The
@@ -37,7 +38,7 @@ enum r4_item_id {
 	R4_ITEM_NODEPTR40 = 3,
 	R4_ITEM_EXTENT40 = 5,
 	R4_ITEM_PLAIN40 = 6,	/* tail */
-	R4_ITEM_CTAIL40 = 7,	/* cryptcompress: not supported */
+	R4_ITEM_CTAIL40 = 7,	/* cryptcompress (ccreg40) body: ccreg.c */
 	R4_ITEM_BBOX40 = 8,
 };
 
@@ -320,6 +321,32 @@ void r4_item_nodeptr_encode(uint64_t blk, uint8_t *body);
  * first.  Decoding only refuses an empty tail; data borrows body.
  */
 int r4_item_plain_decode(const uint8_t *body, size_t len, const uint8_t **data, size_t *n);
+
+/* ================================ ctail40 =============================== */
+
+/*
+ * Body: u8 cluster shift, then units of one byte each: a piece of a disk
+ * cluster, the stored form of one logical cluster of a ccreg40 file
+ * (kernel plugin/item/ctail.h ctail_item_format; progs
+ * plugin/item/ctail40).  The item key's offset is the file offset of the
+ * cluster plus the piece's position in the disk cluster, so the items of
+ * one disk cluster have contiguous keys inside [cluster start, cluster
+ * start + cluster size).  A shift of 0xff marks an "unprepped" cluster
+ * (the kernel's placeholder while a cluster waits for flush: one item of
+ * one unit), which must never be read and fsck.reiser4 calls fatal.
+ */
+enum { R4_CTAIL_SHIFT = 0, R4_CTAIL_DATA = 1 };
+#define R4_CTAIL_UNPREPPED 0xff
+
+/*
+ * Decode a ctail body: its shift and its units (data borrows body).
+ * -EUCLEAN for a body with no unit.  Whether the shift fits the file is
+ * the file plugin's business.
+ */
+int r4_item_ctail_decode(const uint8_t *body, size_t len, unsigned *shift, const uint8_t **data,
+			 size_t *n);
+/* Encode shift and n bytes of data into body (n + 1 bytes). */
+void r4_item_ctail_encode(unsigned shift, const uint8_t *data, size_t n, uint8_t *body);
 
 /* ================================ bbox40 ================================ */
 

@@ -1,10 +1,11 @@
 /*
  * item_extent.c - the small codecs: extent40 (arrays of block runs),
- * nodeptr40 (one child block), plain40 (tail bytes) and bbox40 (the
- * safe-link record).
+ * nodeptr40 (one child block), plain40 (tail bytes), ctail40 (a cluster
+ * shift and bytes of a disk cluster) and bbox40 (the safe-link record).
  *
- * Layouts: progs plugin/item/extent40, nodeptr40, plain40, bbox40; kernel
- * plugin/item/extent.h, internal.c, tail.c, blackbox.c and safe_link.c.
+ * Layouts: progs plugin/item/extent40, nodeptr40, plain40, ctail40,
+ * bbox40; kernel plugin/item/extent.h, internal.c, tail.c, ctail.h,
+ * blackbox.c and safe_link.c.
  * All little-endian, no padding.  Extents: a width of 0 is refused, and so
  * is a run or a total width that overflows 64 bits; start 1 (unallocated)
  * is accepted here, since only a committed image must not have it (the
@@ -120,6 +121,26 @@ int r4_item_plain_decode(const uint8_t *body, size_t len, const uint8_t **data, 
 	*data = body;
 	*n = len;
 	return 0;
+}
+
+/* ---- ctail40 ---- */
+
+int r4_item_ctail_decode(const uint8_t *body, size_t len, unsigned *shift, const uint8_t **data,
+			 size_t *n)
+{
+	if (len <= R4_CTAIL_DATA)
+		return R4_CORRUPT(NULL, 0, "ctail item of %zu bytes holds no data", len);
+	*shift = body[R4_CTAIL_SHIFT];
+	*data = body + R4_CTAIL_DATA;
+	*n = len - R4_CTAIL_DATA;
+	return 0;
+}
+
+void r4_item_ctail_encode(unsigned shift, const uint8_t *data, size_t n, uint8_t *body)
+{
+	assert(shift <= 0xff);
+	body[R4_CTAIL_SHIFT] = (uint8_t)shift;
+	memcpy(body + R4_CTAIL_DATA, data, n);
 }
 
 /* ---- bbox40 ---- */

@@ -225,7 +225,7 @@ int r4_mkfs(const char *path, uint64_t size, const struct r4_mkfs_opts *o)
 	if (m.bs != 4096)
 		return -EINVAL;		/* the fixed layout is defined for 4 KiB blocks */
 	if (!r4_hash_valid(o->hash) || !r4_fibre_valid(o->fibration) || o->formatting > 2 ||
-	    o->create != 0)
+	    (o->create != 0 && o->create != 4))
 		return -EINVAL;
 	blocks = size / m.bs;
 	if (blocks < 256)

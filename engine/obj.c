@@ -6,7 +6,8 @@
  * come or go).  New objects get LW + UNIX + LARGE_TIMES (+ SYMLINK), the
  * 56-byte stat data the kernel writes, and no plugin set: they inherit the
  * root's, which is what fsck.reiser4 expects of objects that do not
- * differ.
+ * differ.  A regular file made in a directory whose `create` member is
+ * ccreg40 gets a plugin set of that one member, as the kernel writes it.
  *
  * Directories: entries are units of cde40 items keyed by name (key.c).
  * Units with equal keys (long names whose hashes collide) are told apart by
@@ -23,6 +24,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "ccreg.h"
 #include "key.h"
 #include "tree.h"
 
@@ -75,6 +77,10 @@ static void effective_plugins(const struct r4_db *db, struct r4_inode *ino)
 	ino->hash = db->pset.hash;
 	ino->fibre = db->pset.fibration;
 	ino->formatting = db->pset.formatting;
+	ino->create = db->pset.create;
+	ino->compress = db->pset.compress;
+	ino->cmode = db->pset.compress_mode;
+	ino->cluster = db->pset.cluster;
 	if (!r4_sd_has(&ino->sd, R4_SDEXT_PSET))
 		return;
 	if (r4_item_pset_get(&ino->sd.sd_pset, R4_PSET_HASH, &id))
@@ -83,6 +89,14 @@ static void effective_plugins(const struct r4_db *db, struct r4_inode *ino)
 		ino->fibre = id;
 	if (r4_item_pset_get(&ino->sd.sd_pset, R4_PSET_FORMATTING, &id))
 		ino->formatting = id;
+	if (r4_item_pset_get(&ino->sd.sd_pset, R4_PSET_CREATE, &id))
+		ino->create = id;
+	if (r4_item_pset_get(&ino->sd.sd_pset, R4_PSET_COMPRESSION, &id))
+		ino->compress = id;
+	if (r4_item_pset_get(&ino->sd.sd_pset, R4_PSET_CMODE, &id))
+		ino->cmode = id;
+	if (r4_item_pset_get(&ino->sd.sd_pset, R4_PSET_CLUSTER, &id))
+		ino->cluster = id;
 }
 
 static int find_sd(struct r4_db *db, const r4_key *sdkey, struct r4_path *p, uint8_t **body,
@@ -667,6 +681,8 @@ int r4_obj_create(struct r4_db *db, struct r4_inode *dir, const char *name, size
 		ino.sd.sd_mask |= 1u << R4_SDEXT_SYMLINK;
 		ino.sd.sd_size = tmpl->sd_symlink_len;
 	}
+	if (S_ISREG(tmpl->sd_mode) && dir->create == R4_FILE_CCREG40)
+		r4_ccreg_init_sd(&ino.sd);	/* the directory's `create` plugin (kernel default profile) */
 	size = r4_item_stat_size(&ino.sd);
 	if (!(buf = r4_malloc(size)))
 		return -ENOMEM;

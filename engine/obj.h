@@ -23,6 +23,8 @@ struct r4_inode {
 	struct r4_sd sd;
 	uint8_t *symlink;	/* owned copy of the target (sd.st_symlink points here) */
 	unsigned hash, fibre, formatting;	/* effective plugins */
+	unsigned create;			/* file plugin of new regular files */
+	unsigned compress, cmode, cluster;	/* ccreg40: plugin ids, as in the pset */
 };
 
 void r4_obj_root_key(r4_key *k);
@@ -80,6 +82,9 @@ int r4_reg_truncate(struct r4_db *db, struct r4_inode *ino, uint64_t size);
  * *units is the caller's to r4_free.  -EUCLEAN for a tail body. */
 int r4_reg_map(struct r4_db *db, const struct r4_inode *ino, struct r4_extent **units,
 	       size_t *n);
+/* The key of byte off of ino's body, and whether k is a key of its body. */
+void r4_reg_body_key(const struct r4_inode *ino, uint64_t off, r4_key *k);
+bool r4_reg_is_body(const struct r4_inode *ino, const r4_key *k);
 /* Remove every body item of a file, freeing its extents' blocks. */
 int r4_reg_remove_body(struct r4_db *db, const struct r4_inode *ino);
 /* Release data blocks (deferred until commit) and drop their pending pages. */

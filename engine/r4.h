@@ -472,7 +472,7 @@ struct r4_mkfs_opts {
 	const uint8_t *uuid;		/* 16 bytes; NULL = random */
 	bool node41;			/* CRC32C node checksums */
 	unsigned hash, fibration, formatting;	/* plugin ids; ~0u = profile default */
-	unsigned create;		/* regular-file plugin: 0 reg40 (default here) */
+	unsigned create;		/* regular-file plugin: 0 reg40 (default here), 4 ccreg40 */
 	int64_t mtime;			/* tests: fixed time; < 0 = now */
 	uint32_t mkfs_id;		/* tests: fixed; 0 = random */
 };

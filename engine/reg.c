@@ -14,6 +14,10 @@
  * Data of extent blocks changed in a transaction waits in db->pages until
  * commit (r4_page_flush); abort drops it.  st_bytes = tail bytes plus
  * allocated blocks times the block size, as fsck.reiser4 counts it.
+ *
+ * Compressed files (ccreg40: pset member `file` 4, or a ctail body) are
+ * ccreg.c's; this file sends their reads, writes and truncates there, and
+ * does the kernel's conversion of an incompressible one to reg40 (conv).
  */
 #include "obj.h"
 
@@ -21,6 +25,7 @@
 #include <sys/stat.h>
 
 #include "alloc.h"
+#include "ccreg.h"
 #include "io.h"
 #include "jnl.h"
 #include "key.h"
@@ -242,6 +247,16 @@ static bool is_body_of(const struct r4_inode *ino, const r4_key *k)
 	       k->el[1] == ino->sdkey.el[1] && r4_key_objectid(k) == r4_key_objectid(&ino->sdkey);
 }
 
+void r4_reg_body_key(const struct r4_inode *ino, uint64_t off, r4_key *k)
+{
+	body_key(ino, off, k);
+}
+
+bool r4_reg_is_body(const struct r4_inode *ino, const r4_key *k)
+{
+	return is_body_of(ino, k);
+}
+
 enum body_kind { BODY_NONE, BODY_TAILS, BODY_EXTENTS, BODY_CTAILS };
 
 static int body_kind(struct r4_db *db, const struct r4_inode *ino, enum body_kind *kind)
@@ -328,11 +343,8 @@ static int read_fn(void *ctx, uint64_t ioff, unsigned pid, const uint8_t *b, uns
 			memcpy(r->buf + (from - r->off), b + (from - ioff), to - from);
 		return 0;
 	}
-	if (pid == R4_ITEM_CTAIL40) {
-		/* a compressed (ccreg40) file: a valid volume, a plugin r4 lacks */
-		r4_log(&db->lg, R4_LOG_WARN, "compressed files (ccreg40) are not supported yet");
-		return -EOPNOTSUPP;
-	}
+	if (pid == R4_ITEM_CTAIL40)
+		return -EAGAIN;		/* a ctail body without the ccreg40 plugin: ccreg.c reads it */
 	if (pid != R4_ITEM_EXTENT40)
 		return R4_CORRUPT(&db->lg, 0, "body item of plugin %u", pid);
 	size_t n;
@@ -371,13 +383,17 @@ int r4_reg_read(struct r4_db *db, const struct r4_inode *ino, uint64_t off, void
 	struct read_ctx r = {db, off, 0, buf};
 	int rc;
 
+	if (r4_ccreg_is(ino))
+		return r4_ccreg_read(db, ino, off, buf, len, got);
 	if (off >= size || len == 0) {
 		*got = 0;
 		return 0;
 	}
 	r.end = R4_MIN(size, off + len);
 	memset(buf, 0, r.end - off);
-	if ((rc = each_body_item(db, ino, off, r.end, read_fn, &r)))
+	if ((rc = each_body_item(db, ino, off, r.end, read_fn, &r)) == -EAGAIN)
+		return r4_ccreg_read(db, ino, off, buf, len, got);
+	if (rc)
 		return rc;
 	*got = r.end - off;
 	return 0;
@@ -1001,15 +1017,28 @@ int r4_reg_place(struct r4_db *db)
 
 /* ---- policy and the public operations ---- */
 
-/* A body r4 may change: reg40 only (ccreg40 comes with issue 7). */
-static int writable_body(const struct r4_inode *ino, enum body_kind kind)
+/* A body r4 may change: reg40 or ccreg40 (the latter is ccreg.c's). */
+static int writable_body(struct r4_db *db, const struct r4_inode *ino, enum body_kind kind)
 {
 	uint16_t id;
 
-	if (kind == BODY_CTAILS ||
-	    (r4_item_pset_get(&ino->sd.sd_pset, R4_PSET_FILE, &id) && id != 0))
+	if (r4_sd_has(&ino->sd, R4_SDEXT_PSET) &&
+	    r4_item_pset_get(&ino->sd.sd_pset, R4_PSET_FILE, &id) && id != R4_FILE_REG40 &&
+	    id != R4_FILE_CCREG40)
 		return -EOPNOTSUPP;
+	if (r4_ccreg_is(ino) && (kind == BODY_TAILS || kind == BODY_EXTENTS))
+		return R4_CORRUPT(&db->lg, 0, "file %llx: ccreg40 file with a %s body",
+				  (unsigned long long)r4_key_objectid(&ino->sdkey),
+				  kind == BODY_TAILS ? "tail" : "extent");
 	return 0;
+}
+
+/* Is the body ccreg.c's: a ccreg40 file, or ctails (then it becomes one)? */
+static bool compressed_body(struct r4_inode *ino, enum body_kind kind)
+{
+	if (kind == BODY_CTAILS && !r4_ccreg_is(ino))
+		r4_ccreg_init_sd(&ino->sd);
+	return r4_ccreg_is(ino);
 }
 
 static bool want_tails(const struct r4_db *db, const struct r4_inode *ino, uint64_t size)
@@ -1210,12 +1239,65 @@ static int spill(struct r4_db *db)
 	return rc;
 }
 
+/* Write into a reg40 body of the given kind. */
+static int write_body(struct r4_db *db, struct r4_inode *ino, enum body_kind kind, uint64_t off,
+		      const uint8_t *buf, size_t len)
+{
+	uint64_t newsize = R4_MAX(ino->sd.sd_size, off + len);
+	uint8_t *all;
+	int rc;
+
+	if (kind == BODY_EXTENTS || !want_tails(db, ino, newsize))
+		return extent_write(db, ino, kind, off, buf, len, newsize);
+	if ((rc = read_all(db, ino, newsize, &all)))
+		return rc;
+	memcpy(all + off, buf, len);
+	rc = to_tails(db, ino, all, newsize);
+	r4_free(all);
+	return rc;
+}
+
+/*
+ * The kernel's cryptcompress2unixfile: the first cluster, which is all the
+ * file holds, moves to extents and the plugin set goes, so the file is
+ * reg40 from now on (formatting by the root's policy once reloaded).
+ */
+static int ccreg_to_reg(struct r4_db *db, struct r4_inode *ino)
+{
+	uint64_t size = ino->sd.sd_size;
+	uint8_t *all;
+	int rc;
+
+	if ((rc = read_all(db, ino, size, &all)))
+		return rc;
+	if (!(rc = remove_body(db, ino, false))) {
+		r4_ccreg_drop_sd(db, ino);
+		set_size(ino, 0, 0);
+		rc = extent_write(db, ino, BODY_NONE, 0, all, size, size);
+	}
+	r4_free(all);
+	return rc;
+}
+
+/* A write to a ccreg40 file, and the rest as reg40 once conv converts it. */
+static int ccreg_write(struct r4_db *db, struct r4_inode *ino, uint64_t off, const uint8_t *buf,
+		       size_t len)
+{
+	size_t done;
+	bool convert;
+	int rc;
+
+	if ((rc = r4_ccreg_write(db, ino, off, buf, len, &done, &convert)) || !convert)
+		return rc;
+	if ((rc = ccreg_to_reg(db, ino)))
+		return rc;
+	return write_body(db, ino, BODY_EXTENTS, off + done, buf + done, len - done);
+}
+
 int r4_reg_write(struct r4_db *db, struct r4_inode *ino, uint64_t off, const void *buf,
 		 size_t len)
 {
-	uint64_t size = ino->sd.sd_size, newsize = R4_MAX(size, off + len);
 	enum body_kind kind;
-	uint8_t *all;
 	int rc;
 
 	if (len == 0)
@@ -1224,15 +1306,12 @@ int r4_reg_write(struct r4_db *db, struct r4_inode *ino, uint64_t off, const voi
 		return -EFBIG;
 	if (db->npages >= db->cache.bound && (rc = spill(db)))
 		return rc;
-	if ((rc = body_kind(db, ino, &kind)) || (rc = writable_body(ino, kind)))
+	if ((rc = body_kind(db, ino, &kind)) || (rc = writable_body(db, ino, kind)))
 		return rc;
-	if (kind == BODY_EXTENTS || !want_tails(db, ino, newsize))
-		rc = extent_write(db, ino, kind, off, buf, len, newsize);
-	else if (!(rc = read_all(db, ino, newsize, &all))) {
-		memcpy(all + off, buf, len);
-		rc = to_tails(db, ino, all, newsize);
-		r4_free(all);
-	}
+	if (compressed_body(ino, kind))
+		rc = ccreg_write(db, ino, off, buf, len);
+	else
+		rc = write_body(db, ino, kind, off, buf, len);
 	if (rc)
 		return rc;
 	r4_obj_touch(db, ino, true, true);
@@ -1248,9 +1327,11 @@ int r4_reg_truncate(struct r4_db *db, struct r4_inode *ino, uint64_t size)
 
 	if (size > ((uint64_t)1 << 62))
 		return -EFBIG;
-	if ((rc = body_kind(db, ino, &kind)) || (rc = writable_body(ino, kind)))
+	if ((rc = body_kind(db, ino, &kind)) || (rc = writable_body(db, ino, kind)))
 		return rc;
-	if (want_tails(db, ino, size)) {
+	if (compressed_body(ino, kind)) {
+		rc = r4_ccreg_truncate(db, ino, size);
+	} else if (want_tails(db, ino, size)) {
 		/* shrinks into (or stays in) tails; zeros fill a growth */
 		if (!(rc = read_all(db, ino, size, &all)))
 			rc = to_tails(db, ino, all, size);

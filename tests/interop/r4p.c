@@ -8,6 +8,13 @@
  *   r4p ls IMG PATH        one line per entry, sorted by name (bytewise):
  *                          "TYPE SIZE NAME" (TYPE - d l c b p s ?), and
  *                          " -> TARGET" after a symlink's name
+ *   r4p ccput IMG NAME SRCFILE [CLUSTER]
+ *                          copy a host file into /NAME as a ccreg40
+ *                          (compressed) file, with compression mode "none"
+ *                          and plugin gzip1 in its own plugin set: the only
+ *                          ccreg40 files libreiser4 1.2.2 writes (raw
+ *                          clusters, no checksum); CLUSTER (64K .. 4K) sets
+ *                          its cluster plugin too
  *   r4p gen IMG SEED N [--text]
  *                          create N files of assorted sizes (0 B .. 1 MiB)
  *                          under /gen-SEED/ in a few nested directories,
@@ -68,6 +75,7 @@ static void die_usage(void)
 		"usage: r4p put IMG SRCDIR\n"
 		"       r4p cat IMG PATH\n"
 		"       r4p ls IMG PATH\n"
+		"       r4p ccput IMG NAME SRCFILE [CLUSTER]\n"
 		"       r4p gen IMG SEED N [--text]\n");
 	exit(2);
 }
@@ -423,6 +431,76 @@ next:
 	return rc;
 }
 
+/* /NAME as a ccreg40 file holding SRC's bytes (r4p ccput). */
+static int cmd_ccput(const char *img, const char *name, const char *src, const char *cl)
+{
+	static const char *const clusters[] = { "64K", "32K", "16K", "8K", "4K" };
+	reiser4_plug_t *none, *gzip, *cluster = NULL, *saved[3];
+	reiser4_object_t *root, *o = NULL;
+	static char buf[BUF_SIZE];
+	image_t im;
+	ssize_t r;
+	int fd, rc = 0;
+
+	/* libreiser4 writes a ccreg40 cluster only when it need not compress
+	   it: mode "none" and a compression id it calls uncompressed (odd,
+	   plugin.h reiser4_compressed), so the file gets those in its pset */
+	none = reiser4_factory_ifind(CMODE_PLUG_TYPE, CMODE_NONE_ID);
+	gzip = reiser4_factory_ifind(COMPRESS_PLUG_TYPE, COMPRESS_GZIP1_ID);
+	for (unsigned i = 0; cl && i < sizeof(clusters) / sizeof(clusters[0]); i++)
+		if (!strcmp(cl, clusters[i]))
+			cluster = reiser4_factory_ifind(CLUSTER_PLUG_TYPE, i);
+	if (!none || !gzip || (cl && !cluster)) {
+		fprintf(stderr, "%s: no such compression, mode or cluster plugin\n", prog);
+		return 1;
+	}
+	if ((fd = open(src, O_RDONLY)) < 0) {
+		fprintf(stderr, "%s: %s: %s\n", prog, src, strerror(errno));
+		return 1;
+	}
+	if (image_open(&im, img, 1)) {
+		close(fd);
+		return 1;
+	}
+	if (!(root = open_path(&im, "/", 1))) {
+		image_close(&im);
+		close(fd);
+		return 1;
+	}
+	saved[0] = root->info.pset.plug[PSET_CMODE];
+	saved[1] = root->info.pset.plug[PSET_COMPRESS];
+	saved[2] = root->info.pset.plug[PSET_CLUSTER];
+	root->info.pset.plug[PSET_CMODE] = none;
+	root->info.pset.plug[PSET_COMPRESS] = gzip;
+	if (cluster)
+		root->info.pset.plug[PSET_CLUSTER] = cluster;
+	if ((o = child(&im, root, name))) {
+		fprintf(stderr, "%s: %s: already exists\n", prog, name);
+		rc = -1;
+	} else if (!(o = reiser4_ccreg_create(root, name, NULL))) {
+		fprintf(stderr, "%s: %s: cannot create file\n", prog, name);
+		rc = -1;
+	}
+	root->info.pset.plug[PSET_CMODE] = saved[0];
+	root->info.pset.plug[PSET_COMPRESS] = saved[1];
+	root->info.pset.plug[PSET_CLUSTER] = saved[2];
+	while (!rc && (r = read(fd, buf, sizeof(buf))) != 0) {
+		if (r < 0) {
+			fprintf(stderr, "%s: %s: %s\n", prog, src, strerror(errno));
+			rc = -1;
+		} else if (write_all(o, buf, (size_t)r)) {
+			rc = -1;
+		}
+	}
+	close(fd);
+	if (o)
+		reiser4_object_close(o);
+	reiser4_object_close(root);
+	if (image_close(&im))
+		rc = -1;
+	return rc ? 1 : 0;
+}
+
 static int cmd_put(const char *img, const char *src)
 {
 	image_t im;
@@ -762,6 +840,8 @@ int main(int argc, char **argv)
 	aal_exception_set_handler(on_exception);
 	if (!strcmp(argv[1], "put") && argc == 4)
 		rc = cmd_put(argv[2], argv[3]);
+	else if (!strcmp(argv[1], "ccput") && (argc == 5 || argc == 6))
+		rc = cmd_ccput(argv[2], argv[3], argv[4], argc == 6 ? argv[5] : NULL);
 	else if (!strcmp(argv[1], "cat") && argc == 4)
 		rc = cmd_cat(argv[2], argv[3]);
 	else if (!strcmp(argv[1], "ls") && argc == 4)
