@@ -44,6 +44,7 @@
 #include <sys/stat.h>
 
 #include "alloc.h"
+#include "ccreg.h"
 #include "db.h"
 #include "format.h"
 #include "io.h"
@@ -66,7 +67,7 @@ enum {					/* struct cobj flags */
 	F_ENTRIES = 1 << 7,		/* cde items under this oid */
 	F_TAIL = 1 << 8,		/* tail items */
 	F_EXTENT = 1 << 9,		/* extent items */
-	F_CTAIL = 1 << 10,		/* cryptcompress items: body not judged */
+	F_CTAIL = 1 << 10,		/* ctail items: clusters checked, size and bytes not */
 	F_BODYBAD = 1 << 11,		/* body problem reported: size not judged */
 	F_FIX_NLINK = 1 << 12,		/* repairs to make */
 	F_FIX_SIZE = 1 << 13,
@@ -94,6 +95,7 @@ struct cobj {
 	uint64_t body_end, body_bytes;	/* file: end of the last body item, tails + blocks */
 	uint32_t nlink, names, dotdot_refs, flags;
 	uint16_t mode;
+	uint8_t cc_shift, cc_compress;	/* regular file: its ccreg40 cluster shift, compression */
 };
 
 struct range {
@@ -116,6 +118,13 @@ struct chk {
 
 	struct cobj *tab;		/* open addressing by oid */
 	size_t tcap, tcount;
+
+	struct {			/* the ccreg40 disk cluster being gathered */
+		bool open;
+		uint64_t oid, start, blk;
+		size_t n;
+		uint8_t *buf;		/* 64 KiB, made at the first ctail item */
+	} ccl;
 
 	r4_key prev_max;		/* largest key of the last leaf item or twig extent */
 	bool have_prev;
@@ -523,6 +532,16 @@ static int item_sd(struct chk *c, uint64_t blk, const r4_key *k, const uint8_t *
 	}
 	r->mode = sd.sd_mode;
 	r->nlink = sd.sd_nlink;
+	{
+		uint16_t cl = (uint16_t)c->db->pset.cluster, cz = (uint16_t)c->db->pset.compress;
+
+		if (r4_sd_has(&sd, R4_SDEXT_PSET)) {
+			r4_item_pset_get(&sd.sd_pset, R4_PSET_CLUSTER, &cl);
+			r4_item_pset_get(&sd.sd_pset, R4_PSET_COMPRESSION, &cz);
+		}
+		r->cc_shift = cl <= 4 ? (uint8_t)(16 - cl) : 0;
+		r->cc_compress = (uint8_t)R4_MIN(cz, 0xff);
+	}
 	r->size = sd.sd_size;
 	r->bytes = sd.sd_bytes_rdev;
 	if (r4_sd_has(&sd, R4_SDEXT_UNIX))
@@ -779,6 +798,83 @@ static int item_extent(struct chk *c, uint64_t blk, const r4_key *k, const uint8
 	return 0;
 }
 
+/* The gathered disk cluster is complete: does it decompress, is its sum right? */
+static void ctail_flush(struct chk *c)
+{
+	struct cobj *r = obj_find(c, c->ccl.oid);
+
+	if (!c->ccl.open)
+		return;
+	c->ccl.open = false;
+	if (!r || !(r->flags & F_SD) || (r->flags & (F_BADSD | F_BODYBAD)))
+		return;
+	c->why[0] = 0;
+	if (r4_ccreg_check_cluster(&c->lg, c->ccl.blk, r->cc_compress, r->cc_shift, r->size,
+				   c->ccl.start >> r->cc_shift, c->ccl.buf, c->ccl.n)) {
+		problem(c, R4_CK_OBJ_BODY, (struct where){.blk = c->ccl.blk, .nblk = 1,
+			.oid = r->oid}, false, "cluster at %llu: %s",
+			(unsigned long long)c->ccl.start, c->why);
+		r->flags |= F_BODYBAD;
+	}
+}
+
+/* A ctail item: a piece of a ccreg40 disk cluster (ccreg.md). */
+static int item_ctail(struct chk *c, uint64_t blk, const r4_key *k, const uint8_t *body,
+		      unsigned len, r4_key *max)
+{
+	struct cobj *r = obj_get(c, r4_key_objectid(k));
+	struct where w = {.blk = blk, .nblk = 1, .oid = r4_key_objectid(k), .key = k};
+	uint64_t off = r4_key_offset(k), start;
+	const uint8_t *data;
+	const char *why = NULL;
+	unsigned shift;
+	size_t n;
+
+	if (!r)
+		return -ENOMEM;
+	note_oid(c, r->oid);
+	r->flags |= F_CTAIL;
+	if (len <= R4_CTAIL_DATA || r4_item_ctail_decode(body, len, &shift, &data, &n)) {
+		problem(c, R4_CK_ITEM_BAD, w, false, "ctail item of %u bytes holds no data", len);
+		return 0;
+	}
+	*max = *k;
+	max->el[3] += n - 1;
+	if (!c->ccl.buf && !(c->ccl.buf = r4_malloc((size_t)1 << 16)))
+		return -ENOMEM;
+	start = shift <= 16 ? off & ~(((uint64_t)1 << shift) - 1) : off;
+	if (c->ccl.open && (c->ccl.oid != r->oid || c->ccl.start != start))
+		ctail_flush(c);
+	if (r->flags & F_BODYBAD)
+		return 0;
+	if (shift == R4_CTAIL_UNPREPPED)
+		why = "an unprepped cluster";
+	else if ((r->flags & F_SD) && shift != r->cc_shift)
+		why = "a cluster shift that is not the file's";
+	else if (shift < 12 || shift > 16)
+		why = "a cluster shift out of 12..16";
+	else if (off + n > start + ((uint64_t)1 << shift))
+		why = "data across a cluster boundary";
+	else if (c->ccl.open ? off != start + c->ccl.n : off != start)
+		why = "a gap in its disk cluster";
+	if (why) {
+		problem(c, R4_CK_OBJ_BODY, w, false, "ctail item with %s", why);
+		r->flags |= F_BODYBAD;
+		c->ccl.open = false;
+		return 0;
+	}
+	if (!c->ccl.open) {
+		c->ccl.open = true;
+		c->ccl.oid = r->oid;
+		c->ccl.start = start;
+		c->ccl.blk = blk;
+		c->ccl.n = 0;
+	}
+	memcpy(c->ccl.buf + c->ccl.n, data, n);
+	c->ccl.n += n;
+	return 0;
+}
+
 /* One leaf item or twig extent; *max gets its largest key. */
 static int item(struct chk *c, uint64_t blk, const uint8_t *b, unsigned i, const r4_key *k,
 		r4_key *max)
@@ -799,11 +895,7 @@ static int item(struct chk *c, uint64_t blk, const uint8_t *b, unsigned i, const
 	case R4_ITEM_PLAIN40:
 		return item_tail(c, blk, k, len, max);
 	case R4_ITEM_CTAIL40:
-		if (!(r = obj_get(c, r4_key_objectid(k))))
-			return -ENOMEM;
-		r->flags |= F_CTAIL;
-		note_oid(c, r->oid);
-		return 0;
+		return item_ctail(c, blk, k, body, len, max);
 	case R4_ITEM_BBOX40:
 		/* an unlink safe-link: its object, left with nlink 0 while open,
 		 * is no lost orphan (the next read-write open removes it) */
@@ -1674,6 +1766,7 @@ static void teardown(struct chk *c)
 	for (unsigned l = 0; l <= R4_MAX_HEIGHT; l++)
 		r4_free(c->buf[l]);
 	r4_free(c->scratch);
+	r4_free(c->ccl.buf);
 	r4_free(c->tab);
 	r4_free(c->ranges);
 }
@@ -1689,6 +1782,7 @@ static int run(struct chk *c)
 	c->total = c->blocks - R4_MIN(c->db->sb.sb_free_blocks, c->blocks);
 	if ((rc = walk(c, c->db->root, c->db->height, NULL, &max)))
 		return rc;
+	ctail_flush(c);
 	if (c->o && c->o->progress)
 		c->o->progress(c->o->ctx, c->done, c->done);
 	c->will_fix = c->o && c->o->fix && c->db->rw && !c->tree_bad && !c->res->journal_pending;

@@ -13,7 +13,7 @@
  *   zlib and libzstd, the Adler-32 after them, put into ctail items, are
  *   read byte-exact, and fsck.reiser4 agrees; a flipped byte, a wrong
  *   shift, an unprepped cluster and a stream that does not decompress are
- *   refused with the reason and change nothing.
+ *   refused with the reason and change nothing; r4_check reports them.
  * - Interop: libreiser4 (tests/r4p ccput) writes ccreg40 files on a
  *   mkfs.reiser4 image and r4 reads them; r4 writes ccreg40 files and
  *   libreiser4 (r4p cat) and debugfs.reiser4 -k read them.  libreiser4
@@ -508,6 +508,14 @@ static void vector(unsigned plug, int how)
 		return;
 	}
 	CHECK_EQ(rc, how == V_FLIP ? -EBADMSG : -EUCLEAN);
+	db = open_img(false);
+	if (db) {
+		struct r4_check_result res;
+
+		CHECK_RC(r4_check(db, NULL, &res));	/* r4's checker finds it too */
+		CHECK(res.problems >= 1);
+		r4_close(db);
+	}
 	if (how == V_FLIP) {
 		/* fsck.reiser4 checks the same sum: the vector is the format it knows */
 		int v = t_fsck(img);
