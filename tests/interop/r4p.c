@@ -23,9 +23,10 @@
  *                          "PATH SIZE CRC32" for each (CRC32 as zlib's, hex)
  *
  * The image must hold a Reiser4 made by mkfs.reiser4 (any profile).  New
- * regular files are reg40 with the "tails" formatting policy, all their
- * bytes in tail items: libreiser4 1.2.2 cannot compress (so no ccreg40)
- * and leaves the extents it writes unallocated.  put and gen replay the journal
+ * regular files of put and gen are reg40 with the "tails" formatting
+ * policy, all their bytes in tail items: libreiser4 1.2.2 leaves the
+ * extents it writes unallocated, and compresses nothing (ccput's ccreg40
+ * files hold raw clusters only).  put and gen replay the journal
  * first, write without journaling (as reiser4progs' own tools do) and sync
  * before they exit.  cat and ls open the image read-only and do not replay.
  * Exit status: 0 ok, 1 error (message on stderr), 2 usage.  Size images
