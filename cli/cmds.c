@@ -244,6 +244,12 @@ static int cmp_str(const void *a, const void *b)
 
 /* ---- the verbs ---- */
 
+/* A ..type that names entries: a directory, an aggregate or its record. */
+static bool dir_type(const char *type)
+{
+	return !strcmp(type, "directory") || !strcmp(type, "aggregate") || !strcmp(type, "record");
+}
+
 static void ls_long(struct sh *sh, const char *dir, const char *name)
 {
 	char *p, *a;
@@ -296,7 +302,7 @@ CMD(ls)
 		r4_run_free(r);
 		return rc;
 	}
-	if (strcmp(value0(r, 0), "directory")) {
+	if (!dir_type(value0(r, 0))) {
 		char *d, *nm;
 
 		dir_name(path, &d, &nm);
@@ -374,7 +380,7 @@ CMD(cd)
 	int rc = r4l(sh, &r, "%s/..type", q);
 
 	free(q);
-	if (!rc && strcmp(value0(r, 0), "directory")) {
+	if (!rc && !dir_type(value0(r, 0))) {
 		fprintf(stderr, "r4sh: cd: %s: %s\n", path, r4_strerror(-ENOTDIR));
 		rc = -ENOTDIR;
 	} else if (!rc) {

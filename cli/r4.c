@@ -61,15 +61,13 @@ static int set_plugin(struct r4_mkfs_opts *o, const char *type, const char *labe
 	for (size_t t = 0; t < sizeof(types) / sizeof(types[0]); t++) {
 		if (strcmp(type, names[t]))
 			continue;
-		for (unsigned id = 0; id < 16; id++) {
-			const char *l = r4_plugin_label(types[t], id);
+		int id = r4_plugin_id(types[t], label, strlen(label));
 
-			if (!l || strcmp(l, label))
-				continue;
+		if (id >= 0) {
 			switch (types[t]) {
-			case R4_PTYPE_HASH: o->hash = id; break;
-			case R4_PTYPE_FIBRE: o->fibration = id; break;
-			case R4_PTYPE_FORMATTING: o->formatting = id; break;
+			case R4_PTYPE_HASH: o->hash = (unsigned)id; break;
+			case R4_PTYPE_FIBRE: o->fibration = (unsigned)id; break;
+			case R4_PTYPE_FORMATTING: o->formatting = (unsigned)id; break;
 			case R4_PTYPE_NODE: o->node41 = id == 1; break;
 			default:
 				if (id != 0) {
@@ -77,7 +75,7 @@ static int set_plugin(struct r4_mkfs_opts *o, const char *type, const char *labe
 						sh_prog, label);
 					return -1;
 				}
-				o->create = id;
+				o->create = (unsigned)id;
 			}
 			return 0;
 		}
@@ -765,8 +763,11 @@ static int cmd_run(int argc, char **argv)
 		for (size_t i = 0; i < r->nvalues; i++) {
 			const struct r4_run_value *v = &r->values[i];
 
-			if (v->err && v->path)
-				printf("%s\n", v->path);	/* a directory, say */
+			if (v->err == -EISDIR && v->path)
+				printf("%s\n", v->path);	/* a directory */
+			else if (v->err && v->path)
+				fprintf(stderr, "%s: cannot read '%s': %s\n", sh_prog, v->path,
+					r4_strerror(v->err));
 			else if (v->size)
 				fwrite(v->bytes, 1, v->size, stdout);
 			if (!v->err && v->size && v->bytes[v->size - 1] != '\n')

@@ -354,6 +354,7 @@ void r4_abort(r4_db *db)
 	db->file_count = db->saved_file_count;
 	db->in_txn = false;
 	db->txn_err = 0;
+	db->meta_known = false;	/* the transaction may have made "..r4" */
 }
 
 /* A block the commit writes: straight to its place when the committed
@@ -547,4 +548,15 @@ const char *r4_plugin_label(unsigned type, unsigned id)
 	case R4_PTYPE_FORMATTING: return id < 3 ? formatting[id] : NULL;
 	default: return NULL;
 	}
+}
+
+int r4_plugin_id(unsigned type, const char *label, size_t len)
+{
+	for (unsigned id = 0; id < 64; id++) {
+		const char *l = r4_plugin_label(type, id);
+
+		if (l && strlen(l) == len && !memcmp(l, label, len))
+			return (int)id;
+	}
+	return -1;
 }

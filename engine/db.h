@@ -95,6 +95,7 @@ struct r4_db {
 	struct timespec clock_pin;
 
 	struct r4_held *held;	/* objects r4_file handles hold (fs.c) */
+	bool meta_known, meta_present;	/* is there a "..r4" directory (meta.c)? */
 };
 
 /*

@@ -28,6 +28,7 @@
 
 #define MAX_EXPANSIONS 40	/* symlinks followed per path (then ELOOP) */
 #define REPLAY 1		/* run_steps: a TRY caught a failure, run the unit again */
+#define MAX_INVERT_DEPTH 8	/* inverts read inside inverts (then ELOOP) */
 
 struct buf {
 	uint8_t *p;
@@ -123,6 +124,7 @@ struct x {
 	struct r4_session *session;	/* o->session */
 	struct record *rec;	/* this run's record in the session, or the one replayed */
 	bool replaying;		/* redoing a session's earlier run: no values, no record */
+	unsigned inverts;	/* inverts being read, one inside another */
 };
 
 /* A run that stays in a session: what it takes to do it again. */
@@ -318,7 +320,13 @@ static char *dir_of(const char *path)
 static bool may(const struct x *x, const struct r4_stat *st, unsigned want)
 {
 	/* (root's execute rule does not apply to R4L: it runs nothing) */
-	return x->o->who.uid == 0 || r4_permits(&x->o->who, st, want);
+	return x->o->who.uid == 0 || r4_allows(x->db, &x->o->who, st, want);
+}
+
+/* What the object is to an aggregate (R4_ROLE_*), and the format. */
+static unsigned role_of(struct x *x, const char *path, const struct r4_stat *st, unsigned *format)
+{
+	return r4_aggr_role(x->db, path, st, format);
 }
 
 
@@ -889,13 +897,110 @@ static const char *type_name(uint32_t mode)
 	}
 }
 
-static int not_yet(struct x *x, const char *path, enum r4_pseudo ps)
+/* Is the object an invert (section 6.5): a regular file r4 composes? */
+static bool is_invert(struct x *x, const struct r4_stat *st)
 {
-	const char *what = ps == R4_PSEUDO_ACL ? "access rules are" : ps == R4_PSEUDO_AUDIT
-			   ? "auditing is" : "inverts are";
+	return S_ISREG(st->mode) && r4_meta_present(x->db) &&
+	       r4_meta_kind(x->db, st->ino, NULL) == R4_META_INVERT;
+}
 
-	return fail(x, -EOPNOTSUPP, "'%s/%s': %s not implemented yet", path,
-		    r4_pseudo_name(ps), what);
+/* Are the object's contents computed text (an aggregate, a record, an invert)? */
+static bool is_computed(struct x *x, const char *path, const struct r4_stat *st)
+{
+	return S_ISDIR(st->mode) ? role_of(x, path, st, NULL) != R4_ROLE_NONE : is_invert(x, st);
+}
+
+/* ..type: the file type, or what it is to an aggregate, or invert. */
+static const char *object_type(struct x *x, const char *path, const struct r4_stat *st)
+{
+	unsigned f;
+
+	if (is_invert(x, st))
+		return "invert";
+	switch (S_ISDIR(st->mode) ? role_of(x, path, st, &f) : R4_ROLE_NONE) {
+	case R4_ROLE_AGGREGATE: return "aggregate";
+	case R4_ROLE_RECORD: return "record";
+	default: return type_name(st->mode);
+	}
+}
+
+/* Section 6.4's audit record for a change of the object ino (reached as
+ * path), appended to its log in the unit's transaction; nothing when the
+ * object is not audited or is the log itself. */
+static int audit(struct x *x, uint64_t ino, const char *op, const char *path, uint64_t len)
+{
+	struct r4_meta m;
+	struct r4_stat ls;
+	char *line = NULL;
+	int rc;
+
+	if (!r4_meta_present(x->db))
+		return 0;
+	if ((rc = r4_meta_get(x->db, ino, &m)))
+		return fail(x, rc, "cannot read the audit setting of '%s'", path);
+	if (!m.audit)
+		goto out;
+	if ((rc = r4_stat(x->db, m.audit, &ls))) {
+		rc = fail(x, rc, "cannot audit '%s' into '%s'", path, m.audit);
+		goto out;
+	}
+	if (ls.ino == ino || !S_ISREG(ls.mode))
+		goto out;	/* changes to the log itself are not audited */
+	size_t pn = r4_escape_path(NULL, path, strlen(path)), n;
+
+	if (!(line = r4_malloc(pn + 96))) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	n = (size_t)sprintf(line, "%lld %u %s ", x->db->clock_override >= 0
+			    ? (long long)x->db->clock_override : (long long)x->db->clock_pin.tv_sec,
+			    x->o->who.uid, op);
+	n += r4_escape_path(line + n, path, strlen(path));
+	n += (size_t)sprintf(line + n, " %llu\n", (unsigned long long)len);
+	if ((rc = r4_write(x->db, m.audit, ls.size, line, n)))
+		rc = fail(x, rc, "cannot audit '%s' into '%s'", path, m.audit);
+out:
+	r4_free(line);
+	r4_meta_fini(&m);
+	return rc;
+}
+
+/* Audit a change of an entry in directory dir (path: the entry's). */
+static int audit_entry(struct x *x, uint64_t obj, uint64_t dir, const char *op, const char *path,
+		       uint64_t len)
+{
+	int rc = obj ? audit(x, obj, op, path, len) : 0;
+
+	if (!rc && dir && dir != obj)
+		rc = audit(x, dir, op, path, len);
+	return rc;
+}
+
+/* ..acl's text: one rule per line. */
+static int acl_text(struct x *x, const struct handle *h, struct buf *b)
+{
+	struct r4_meta m;
+	int rc;
+
+	if ((rc = r4_meta_get(x->db, h->st.ino, &m)))
+		return fail(x, rc, "cannot read '%s/..acl'", h->path);
+	for (unsigned i = 0; i < m.nrules && !rc; i++)
+		rc = buf_printf(b, "%s %u %s\n", m.rules[i].gid ? "gid" : "uid", m.rules[i].id,
+				r4_accesses[m.rules[i].access]);
+	r4_meta_fini(&m);
+	return rc;
+}
+
+static int audit_text(struct x *x, const struct handle *h, struct buf *b)
+{
+	struct r4_meta m;
+	int rc;
+
+	if ((rc = r4_meta_get(x->db, h->st.ino, &m)))
+		return fail(x, rc, "cannot read '%s/..audit'", h->path);
+	rc = m.audit ? buf_printf(b, "%s", m.audit) : 0;
+	r4_meta_fini(&m);
+	return rc;
 }
 
 static int key_text(struct x *x, const char *path, struct buf *b)
@@ -929,7 +1034,7 @@ static int plugin_text(struct x *x, const char *path, const struct r4_stat *st, 
 	struct member {
 		const char *type;
 		const char *label;
-	} m[4];
+	} m[5];
 	struct r4_inode ino;
 	size_t n = 0;
 	unsigned f;
@@ -941,7 +1046,13 @@ static int plugin_text(struct x *x, const char *path, const struct r4_stat *st, 
 	    : S_ISLNK(st->mode) ? file_of[2] : file_of[3];
 	if (S_ISREG(st->mode) && x->db->pset.create == 4)
 		f = 4;
-	m[n++] = (struct member){"file", r4_plugin_label(R4_PTYPE_FILE, f)};
+	unsigned format = 0;
+	bool agg = S_ISDIR(st->mode) && role_of(x, path, st, &format) == R4_ROLE_AGGREGATE;
+
+	m[n++] = (struct member){"file", agg ? "aggregate" : is_invert(x, st) ? "invert"
+				 : r4_plugin_label(R4_PTYPE_FILE, f)};
+	if (agg)
+		m[n++] = (struct member){"format", r4_formats[format == R4_FORMAT_COLON]};
 	if (S_ISREG(st->mode))
 		m[n++] = (struct member){"formatting",
 					r4_plugin_label(R4_PTYPE_FORMATTING, ino.formatting)};
@@ -999,17 +1110,93 @@ static int list_text(struct x *x, const char *path, const struct r4_stat *st, st
 			return rc;
 	}
 	for (size_t i = 0; i < R4_ARRAY_SIZE(common); i++) {
-		if (common[i] == R4_PSEUDO_BODY && S_ISDIR(st->mode))
+		if (common[i] == R4_PSEUDO_BODY && S_ISDIR(st->mode) &&
+		    role_of(x, path, st, NULL) == R4_ROLE_NONE)
 			continue;
 		if ((rc = buf_printf(b, "%s\n", r4_pseudo_name(common[i]))))
 			return rc;
 	}
-	if (S_ISREG(st->mode) && (rc = buf_printf(b, "%s\n", r4_pseudo_name(R4_PSEUDO_RANGE))))
+	if ((S_ISREG(st->mode) || role_of(x, path, st, NULL) == R4_ROLE_AGGREGATE) &&
+	    (rc = buf_printf(b, "%s\n", r4_pseudo_name(R4_PSEUDO_RANGE))))
+		return rc;
+	if (is_invert(x, st) && (rc = buf_printf(b, "%s\n", r4_pseudo_name(R4_PSEUDO_INVERT))))
 		return rc;
 	for (size_t i = 0; S_ISDIR(st->mode) && i < R4_ARRAY_SIZE(dir_only); i++)
 		if ((rc = buf_printf(b, "%s\n", r4_pseudo_name(dir_only[i]))))
 			return rc;
 	return 0;
+}
+
+static int contents(struct x *x, const char *path, const struct r4_stat *st, struct buf *b);
+static int read_handle(struct x *x, struct handle *h, struct buf *b);
+
+/* b += p[0, n) as a section 2.4 string, quotes included. */
+static int buf_quote(struct buf *b, const uint8_t *p, size_t n)
+{
+	size_t k = r4_quote(NULL, p, n);
+	int rc;
+
+	if ((rc = buf_reserve(b, b->len + k + 1)))
+		return rc;
+	r4_quote((char *)b->p + b->len, p, n);
+	b->len += k;
+	return 0;
+}
+
+/* The current contents of an invert's file part, read as the caller. */
+static int part_contents(struct x *x, const char *path, struct buf *b)
+{
+	struct handle h = {0};
+	int rc;
+
+	if (!(rc = walk(x, NULL, path, 0, &h)))
+		rc = read_handle(x, &h, b);
+	handle_clear(&h);
+	return rc;
+}
+
+/*
+ * An invert's text (section 6.5): its parts' contents concatenated, or,
+ * canonical, the definition that writes them back: "(P <- \"...\")" per
+ * file part, "..." per literal, joined by " + ", ending in LF.
+ */
+static int invert_text(struct x *x, const char *path, const struct r4_stat *st, bool canonical,
+		       struct buf *b)
+{
+	struct buf part = {0};
+	struct r4_meta m;
+	int rc;
+
+	b->len = 0;
+	if (x->inverts >= MAX_INVERT_DEPTH)
+		return fail(x, -ELOOP, "cannot read '%s': inverts nest more than %d deep", path,
+			    MAX_INVERT_DEPTH);
+	if ((rc = r4_meta_get(x->db, st->ino, &m)))
+		return fail(x, r4_db_seen(x->db, rc), "cannot read '%s'", path);
+	x->inverts++;
+	for (size_t i = 0; i < m.nparts && !rc; i++) {
+		const struct r4_part *pt = &m.parts[i];
+
+		if (canonical && i && (rc = buf_add(b, " + ", 3)))
+			break;
+		if (!pt->path) {
+			rc = canonical ? buf_quote(b, pt->text, pt->len) : buf_add(b, pt->text, pt->len);
+			continue;
+		}
+		if ((rc = part_contents(x, pt->path, &part)))
+			break;
+		if (!canonical)
+			rc = buf_add(b, part.p, part.len);
+		else if (!(rc = buf_printf(b, "(%s <- ", pt->path)) &&
+			 !(rc = buf_quote(b, part.p, part.len)))
+			rc = buf_add(b, ")", 1);
+	}
+	if (!rc && canonical && m.nparts)
+		rc = buf_add(b, "\n", 1);
+	x->inverts--;
+	buf_free(&part);
+	r4_meta_fini(&m);
+	return rc;
 }
 
 /* The contents of an object (section 5.1): a file's data, a symlink's text. */
@@ -1018,10 +1205,30 @@ static int contents(struct x *x, const char *path, const struct r4_stat *st, str
 	int rc;
 
 	b->len = 0;
-	if (S_ISDIR(st->mode))
-		return fail(x, -EISDIR, "cannot read '%s'", path);
+	if (S_ISDIR(st->mode)) {
+		unsigned role = role_of(x, path, st, NULL);
+		char *text, *agg = NULL;
+		size_t n;
+
+		if (role != R4_ROLE_AGGREGATE && role != R4_ROLE_RECORD)
+			return fail(x, -EISDIR, "cannot read '%s'", path);
+		if (!may(x, st, 4))
+			return fail(x, -EACCES, "cannot read '%s'", path);
+		if (role == R4_ROLE_RECORD && !(agg = dir_of(path)))
+			return -ENOMEM;
+		rc = r4_aggr_text(x->db, &x->o->who, agg ? agg : path, agg ? base_name(path) : NULL,
+				  &text, &n);
+		r4_free(agg);
+		if (rc)
+			return fail(x, r4_db_seen(x->db, rc), "cannot read '%s'", path);
+		rc = buf_set(b, text, n);
+		r4_free(text);
+		return rc;
+	}
 	if (!may(x, st, 4))
 		return fail(x, -EACCES, "cannot read '%s'", path);
+	if (is_invert(x, st))
+		return invert_text(x, path, st, false, b);
 	if (S_ISLNK(st->mode)) {
 		if ((rc = buf_reserve(b, (size_t)st->size + 1)))
 			return rc;
@@ -1053,8 +1260,15 @@ static int pseudo_read(struct x *x, const struct handle *h, struct buf *b)
 	case R4_PSEUDO_UID: return buf_printf(b, "%u", st->uid);
 	case R4_PSEUDO_GID: return buf_printf(b, "%u", st->gid);
 	case R4_PSEUDO_MODE: return buf_printf(b, "%04o", st->mode & 07777);
-	case R4_PSEUDO_TYPE: return buf_printf(b, "%s", type_name(st->mode));
-	case R4_PSEUDO_SIZE: return buf_printf(b, "%llu", (unsigned long long)st->size);
+	case R4_PSEUDO_TYPE: return buf_printf(b, "%s", object_type(x, path, st));
+	case R4_PSEUDO_SIZE:
+		if (is_computed(x, path, st)) {
+			int rc = contents(x, path, st, b);
+			size_t len = b->len;
+
+			return rc ? rc : (b->len = 0, buf_printf(b, "%zu", len));
+		}
+		return buf_printf(b, "%llu", (unsigned long long)st->size);
 	case R4_PSEUDO_NLINK: return buf_printf(b, "%u", st->nlink);
 	case R4_PSEUDO_ATIME: return buf_printf(b, "%lld", (long long)st->atime.tv_sec);
 	case R4_PSEUDO_MTIME: return buf_printf(b, "%lld", (long long)st->mtime.tv_sec);
@@ -1065,10 +1279,14 @@ static int pseudo_read(struct x *x, const struct handle *h, struct buf *b)
 	case R4_PSEUDO_LIST: return list_text(x, path, st, b);
 	case R4_PSEUDO_BODY: return contents(x, path, st, b);
 	case R4_PSEUDO_NAME: return buf_printf(b, "%s", base_name(path));
-	case R4_PSEUDO_ACL:
-	case R4_PSEUDO_AUDIT:
+	case R4_PSEUDO_ACL: return acl_text(x, h, b);
+	case R4_PSEUDO_AUDIT: return audit_text(x, h, b);
 	case R4_PSEUDO_INVERT:
-		return not_yet(x, path, h->ps);
+		if (!is_invert(x, st))
+			return 0;	/* not an invert: no definition */
+		if (!may(x, st, 4))
+			return fail(x, -EACCES, "cannot read '%s/..invert'", path);
+		return invert_text(x, path, st, true, b);
 	default:
 		return fail(x, -EACCES, "cannot read '%s/%s': it is write-only", path,
 			    r4_pseudo_name(h->ps));
@@ -1080,6 +1298,17 @@ static int window_read(struct x *x, const struct handle *h, struct buf *b)
 	uint64_t size = h->st.size, end;
 
 	b->len = 0;
+	if (is_computed(x, h->path, &h->st)) {
+		int rc = contents(x, h->path, &h->st, b);
+
+		if (rc)
+			return rc;
+		size = b->len;
+		end = h->wlen_set && h->wlen < size - R4_MIN(h->woff, size) ? h->woff + h->wlen : size;
+		b->len = h->woff >= size ? 0 : (size_t)(end - h->woff);
+		memmove(b->p, b->p + R4_MIN(h->woff, size), b->len);
+		return 0;
+	}
 	if (!may(x, &h->st, 4))
 		return fail(x, -EACCES, "cannot read '%s'", h->path);
 	if (h->woff >= size)
@@ -1197,6 +1426,7 @@ static int make(struct x *x, struct handle *h, uint32_t type, uint32_t perm, con
 	h->kind = H_OBJ;
 	h->gen = x->db->gen;
 	h->fresh = true;
+	rc = audit(x, d.ino, "create", h->path, 0);
 out:
 	r4_free(dir);
 	return rc;
@@ -1216,19 +1446,108 @@ static int clear_suid(struct x *x, const struct handle *h)
 	return sa.mode == m ? 0 : r4_setattr(x->db, h->path, &sa);
 }
 
+/* Write an aggregate's text (section 7). */
+static int aggr_put(struct x *x, struct handle *h, const uint8_t *p, size_t n, bool append)
+{
+	char why[200];
+	int rc;
+
+	if ((rc = touch_obj(x, h->st.ino, 0, true, h->path)))
+		return rc;
+	rc = r4_aggr_write(x->db, &x->o->who, h->path, p, n, append, why, sizeof(why));
+	if (rc && why[0])
+		return fail(x, r4_db_seen(x->db, rc), "cannot write '%s': %s", h->path, why);
+	if (rc)
+		return fail(x, r4_db_seen(x->db, rc), "cannot write '%s'", h->path);
+	x->last_len = n;
+	return audit(x, h->st.ino, append ? "append" : "write", h->path, n);
+}
+
+/* A field's value: no ':' or LF (one trailing LF is dropped).  Writing
+ * the name field renames the record; h follows it. */
+static int field_put(struct x *x, struct handle *h, unsigned format, const uint8_t *p, size_t *n,
+		     bool append)
+{
+	char *rec = NULL, *agg = NULL, *to = NULL;
+	struct r4_stat rst;
+	int rc = 0;
+
+	chop_lf(p, n);
+	if (memchr(p, ':', *n) || memchr(p, '\n', *n))
+		return fail(x, -EINVAL, "cannot write '%s': a field holds no ':' or line feed",
+			    h->path);
+	if (!r4_aggr_is_name_field(format, h->path))
+		return 0;
+	if (append)
+		return fail(x, -EINVAL, "cannot append to '%s': it names the record", h->path);
+	if ((rc = check_name(p, *n)))
+		return fail(x, -EINVAL, "cannot write '%s': '%.*s' cannot name a record", h->path,
+			    (int)*n, (const char *)p);
+	if (!(rec = dir_of(h->path)) || !(agg = dir_of(rec)) ||
+	    !(to = path_join(agg, (const char *)p, *n))) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	if (!strcmp(to, rec))
+		goto out;
+	if ((rc = r4_stat(x->db, rec, &rst))) {
+		rc = fail(x, rc, "cannot rename '%s'", rec);
+		goto out;
+	}
+	if (!may(x, &h->st, 2)) {
+		rc = fail(x, -EACCES, "cannot write '%s'", h->path);
+		goto out;
+	}
+	if ((rc = may_change_dir(x, agg, &rst, rec)))
+		goto out;
+	if ((rc = r4_rename(x->db, rec, to, R4_RENAME_NOREPLACE))) {
+		rc = fail(x, rc, "cannot rename '%s' to '%s'", rec, to);
+		goto out;
+	}
+	char *np = path_join(to, base_name(h->path), strlen(base_name(h->path)));
+
+	if (!np) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	r4_free(h->path);
+	h->path = np;
+	rc = audit(x, rst.ino, "rename", to, *n);
+out:
+	r4_free(rec);
+	r4_free(agg);
+	r4_free(to);
+	return rc;
+}
+
 /* Replace (append: extend) a regular file's contents. */
 static int put_contents(struct x *x, struct handle *h, const uint8_t *p, size_t n, bool append)
 {
+	unsigned format = 0;
 	int rc;
 
 	if ((rc = h_stat(x, h)))
 		return fail(x, rc, "cannot write '%s'", h->path);
-	if (S_ISDIR(h->st.mode))
+	if (S_ISDIR(h->st.mode)) {
+		unsigned role = role_of(x, h->path, &h->st, NULL);
+
+		if (role == R4_ROLE_AGGREGATE)
+			return aggr_put(x, h, p, n, append);
+		if (role == R4_ROLE_RECORD)
+			return fail(x, -EOPNOTSUPP, "cannot write '%s': write its aggregate or "
+				    "one of its fields", h->path);
 		return fail(x, -EISDIR, "cannot write '%s'", h->path);
+	}
 	if (!S_ISREG(h->st.mode))
 		return fail(x, -EINVAL, "cannot write '%s': not a file", h->path);
+	if (is_invert(x, &h->st))
+		return fail(x, -EOPNOTSUPP, "cannot write '%s': an invert is its parts (write them, "
+			    "or its ..invert)", h->path);
 	if (!may(x, &h->st, 2))
 		return fail(x, -EACCES, "cannot write '%s'", h->path);
+	if (role_of(x, h->path, &h->st, &format) == R4_ROLE_FIELD &&
+	    (rc = field_put(x, h, format, p, &n, append)))
+		return rc;
 	if ((rc = touch_obj(x, h->st.ino, 0, true, h->path)) ||
 	    (rc = touch_obj(x, h->st.ino, R4_PSEUDO_SIZE, true, h->path)))
 		return rc;
@@ -1241,7 +1560,7 @@ static int put_contents(struct x *x, struct handle *h, const uint8_t *p, size_t 
 	if (rc)
 		return fail(x, rc, "cannot write '%s'", h->path);
 	x->last_len = n;
-	return 0;
+	return audit(x, h->st.ino, append ? "append" : "write", h->path, n);
 }
 
 /* A symlink's text, replaced in place (..body of a symlink). */
@@ -1298,8 +1617,16 @@ static int do_rename(struct x *x, struct handle *h, const uint8_t *p, size_t n)
 	    (rc = touch_entry(x, h->dir_ino, base_name(h->path), true, h->path)) ||
 	    (rc = touch_entry(x, h->dir_ino, base_name(to), true, to)))
 		goto out;
+	unsigned format = 0;
+	bool record = S_ISDIR(h->st.mode) && role_of(x, h->path, &h->st, &format) == R4_ROLE_RECORD;
+
 	if ((rc = r4_rename(x->db, h->path, to, R4_RENAME_NOREPLACE))) {
 		rc = fail(x, rc, "cannot rename '%s' to '%.*s'", h->path, (int)n, (const char *)p);
+		goto out;
+	}
+	if ((record && (rc = r4_aggr_renamed(x->db, to, format))) ||
+	    (rc = audit_entry(x, h->st.ino, h->dir_ino, "rename", to, n))) {
+		rc = fail(x, rc, "cannot rename '%s'", h->path);
 		goto out;
 	}
 	r4_free(h->path);
@@ -1331,14 +1658,355 @@ static int do_unlink(struct x *x, struct handle *h, const uint8_t *p, size_t n)
 	} else if (!(rc = may_change_dir(x, h->path, &st, path)) &&
 		   !(rc = touch_entry(x, h->st.ino, base_name(path), true, path)) &&
 		   !(rc = touch_obj(x, st.ino, 0, true, path))) {
-		rc = S_ISDIR(st.mode) ? r4_rmdir(x->db, path) : r4_unlink(x->db, path);
+		bool record = S_ISDIR(st.mode) && role_of(x, path, &st, NULL) == R4_ROLE_RECORD;
+
+		rc = record ? r4_aggr_rmtree(x->db, path) : S_ISDIR(st.mode) ? r4_rmdir(x->db, path)
+		     : r4_unlink(x->db, path);
 		if (rc)
 			rc = fail(x, rc, "cannot remove '%s'", path);
-		else
+		else if (!(rc = audit_entry(x, st.ino, h->st.ino, "unlink", path, n)))
 			x->last_len = n;
 	}
 	r4_free(path);
 	return rc;
+}
+
+static int write_handle(struct x *x, struct handle *h, const uint8_t *p, size_t n, bool append);
+
+/* Try to read h as the caller: the bytes, or an error that fails nothing. */
+static int try_read(struct x *x, struct handle *h, struct buf *b)
+{
+	struct r4_exec_error saved = *x->e;
+	int rc = read_handle(x, h, b);
+
+	if (rc)
+		*x->e = saved;
+	return rc;
+}
+
+/* Do two part lists say the same? */
+static bool same_parts(const struct r4_part *a, size_t na, const struct r4_part *b, size_t nb)
+{
+	if (na != nb)
+		return false;
+	for (size_t i = 0; i < na; i++) {
+		if (!a[i].path != !b[i].path)
+			return false;
+		if (a[i].path ? strcmp(a[i].path, b[i].path)
+		    : a[i].len != b[i].len || memcmp(a[i].text, b[i].text, a[i].len))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * X/..invert <- text (section 6.5): each (P <- S) part first writes S to P
+ * (created as a missing name is), unless P already holds S; then the part
+ * list becomes X's, unless it already is.  So the canonical text written
+ * back changes nothing, and an edited one changes exactly what was edited.
+ */
+static int invert_define(struct x *x, struct handle *h, const uint8_t *p, size_t n)
+{
+	struct r4_part *parts = NULL;
+	struct buf cur = {0};
+	struct r4_meta m = {0};
+	size_t np = 0;
+	char why[200];
+	bool changed = false;
+	int rc;
+
+	if (!is_invert(x, &h->st))
+		return fail(x, -EOPNOTSUPP, "cannot write '%s/..invert': not an invert (make one "
+			    "with ..new/(..., type <- invert))", h->path);
+	if (!may(x, &h->st, 2))
+		return fail(x, -EACCES, "cannot write '%s/..invert'", h->path);
+	if ((rc = touch_obj(x, h->st.ino, 0, true, h->path)))
+		return rc;
+	if ((rc = r4_invert_parse(p, n, &parts, &np, why, sizeof(why))))
+		return rc == -EINVAL ? fail(x, rc, "cannot write '%s/..invert': %s", h->path, why)
+		       : rc;
+	for (size_t i = 0; i < np && !rc; i++) {
+		struct handle ph = {0};
+
+		if (!parts[i].path || !parts[i].text)
+			continue;
+		if ((rc = walk(x, NULL, parts[i].path, R4_LOOK_CREATE, &ph)))
+			break;
+		if (ph.kind == H_MISSING || try_read(x, &ph, &cur) || cur.len != parts[i].len ||
+		    memcmp(cur.p, parts[i].text, cur.len)) {
+			rc = write_handle(x, &ph, parts[i].text, parts[i].len, false);
+			changed = true;
+		}
+		handle_clear(&ph);
+	}
+	if (!rc && (rc = r4_meta_get(x->db, h->st.ino, &m)))
+		rc = fail(x, r4_db_seen(x->db, rc), "cannot write '%s/..invert'", h->path);
+	if (!rc && !same_parts(m.parts, m.nparts, parts, np)) {
+		for (size_t i = 0; i < m.nparts; i++) {
+			r4_free(m.parts[i].path);
+			r4_free(m.parts[i].text);
+		}
+		r4_free(m.parts);
+		m.parts = NULL;
+		m.nparts = 0;
+		for (size_t i = 0; i < np && !rc; i++)
+			rc = r4_meta_add_part(&m, parts[i].path, parts[i].text, parts[i].len);
+		if (rc || (rc = r4_meta_put(x->db, h->st.ino, &m)))
+			rc = fail(x, rc, "cannot write '%s/..invert'", h->path);
+		changed = true;
+	}
+	r4_meta_fini(&m);
+	r4_invert_free(parts, np);
+	buf_free(&cur);
+	if (rc)
+		return rc;
+	x->last_len = n;
+	return changed ? audit(x, h->st.ino, "write", h->path, n) : 0;
+}
+
+/* Change the object's meta record with fn (owner or root only, section 6.4). */
+static int meta_change(struct x *x, struct handle *h, const char *what,
+		       int (*fn)(struct x *x, struct r4_meta *m, void *arg), void *arg)
+{
+	struct r4_meta m;
+	int rc;
+
+	if (!is_owner(x, &h->st))
+		return fail(x, -EPERM, "cannot change '%s/%s': only its owner may", h->path, what);
+	if ((rc = r4_meta_get(x->db, h->st.ino, &m)))
+		return fail(x, rc, "cannot change '%s/%s'", h->path, what);
+	if (!(rc = fn(x, &m, arg)) && (rc = r4_meta_put(x->db, h->st.ino, &m)))
+		rc = fail(x, rc, "cannot change '%s/%s'", h->path, what);
+	r4_meta_fini(&m);
+	return rc ? rc : audit(x, h->st.ino, "setattr", h->path, 0);
+}
+
+static int set_rule(struct x *x, struct r4_meta *m, void *arg)
+{
+	const struct r4_rule *r = arg;
+
+	for (unsigned i = 0; i < m->nrules; i++)
+		if (m->rules[i].gid == r->gid && m->rules[i].id == r->id) {
+			m->rules[i] = *r;
+			return 0;
+		}
+	if (m->nrules == R4_MAX_RULES)
+		return fail(x, -ENOSPC, "an object holds at most %d access rules", R4_MAX_RULES);
+	m->rules[m->nrules++] = *r;
+	return 0;
+}
+
+struct text {
+	const uint8_t *p;
+	size_t n;
+};
+
+/* ..acl <- text: "uid N ACCESS" / "gid N ACCESS" lines replace the rules. */
+static int set_rules(struct x *x, struct r4_meta *m, void *arg)
+{
+	const struct text *t = arg;
+	const uint8_t *p = t->p;
+	size_t n = t->n;
+	int rc = 0;
+
+	m->nrules = 0;
+	while (n && !rc) {
+		const uint8_t *lf = memchr(p, '\n', n);
+		size_t k = lf ? (size_t)(lf - p) : n;
+		char line[80], kind[8], acc[16];
+		unsigned long id;
+		int used = 0;
+		struct r4_rule r = {0};
+
+		if (k >= sizeof(line))
+			return fail(x, -EINVAL, "an access rule is 'uid N ACCESS' or 'gid N ACCESS'");
+		memcpy(line, p, k);
+		line[k] = 0;
+		if (k) {
+			if (sscanf(line, "%7s %lu %15s%n", kind, &id, acc, &used) != 3 ||
+			    (size_t)used != k || id > UINT32_MAX - 1 ||
+			    (strcmp(kind, "uid") && strcmp(kind, "gid")))
+				return fail(x, -EINVAL, "'%s' is not an access rule ('uid N ACCESS' or "
+					    "'gid N ACCESS')", line);
+			r.id = (uint32_t)id;
+			r.gid = kind[0] == 'g';
+			r.access = 0xff;
+			for (unsigned a = 0; r4_accesses[a]; a++)
+				if (!strcmp(acc, r4_accesses[a]))
+					r.access = (uint8_t)a;
+			if (r.access == 0xff)
+				return fail(x, -EINVAL, "'%s': access is denied, read or write", line);
+			rc = set_rule(x, m, &r);
+		}
+		p += k + (lf != NULL);
+		n -= k + (lf != NULL);
+	}
+	return rc;
+}
+
+/* ..audit <- the log's absolute path (an existing regular file), or empty. */
+static int set_audit(struct x *x, struct r4_meta *m, void *arg)
+{
+	const char *log = arg;
+	struct r4_stat st;
+	int rc;
+
+	r4_free(m->audit);
+	m->audit = NULL;
+	if (!log)
+		return 0;
+	if (log[0] != '/')
+		return fail(x, -EINVAL, "the audit log is named by an absolute path");
+	if ((rc = r4_stat(x->db, log, &st)))
+		return fail(x, rc, "cannot audit into '%s'", log);
+	if (!S_ISREG(st.mode))
+		return fail(x, -EINVAL, "cannot audit into '%s': not a file", log);
+	return (m->audit = r4_memdup(log, strlen(log))) ? 0 : -ENOMEM;
+}
+
+/* ..plugin/file <- "reg40" on an invert: it keeps its text as plain data. */
+static int invert_freeze(struct x *x, struct handle *h)
+{
+	struct buf text = {0};
+	struct r4_meta m;
+	int rc;
+
+	if (!may(x, &h->st, 2))
+		return fail(x, -EACCES, "cannot write '%s'", h->path);
+	if ((rc = touch_obj(x, h->st.ino, 0, true, h->path)) ||
+	    (rc = touch_obj(x, h->st.ino, R4_PSEUDO_SIZE, true, h->path)) ||
+	    (rc = contents(x, h->path, &h->st, &text)))
+		goto out;
+	if ((rc = r4_meta_get(x->db, h->st.ino, &m)))
+		goto failed;
+	r4_invert_free(m.parts, m.nparts);
+	m.parts = NULL;
+	m.nparts = 0;
+	m.kind = R4_META_NONE;
+	rc = r4_meta_put(x->db, h->st.ino, &m);
+	r4_meta_fini(&m);
+	if (!rc && text.len)
+		rc = r4_write(x->db, h->path, 0, text.p, text.len);
+failed:
+	if (rc)
+		rc = fail(x, r4_db_seen(x->db, rc), "cannot convert '%s'", h->path);
+	else
+		rc = audit(x, h->st.ino, "write", h->path, text.len);
+	h->fresh = false;
+out:
+	buf_free(&text);
+	return rc;
+}
+
+/* ..plugin/file <- "aggregate" (or "aggregate colon") turns a text file
+ * into an aggregate; "reg40" turns an aggregate back into a text file.
+ * The object is replaced by a new one of the same name, owner and mode. */
+static int convert(struct x *x, struct handle *h, const uint8_t *p, size_t n)
+{
+	struct r4_db *db = x->db;
+	struct buf text = {0};
+	unsigned format = R4_FORMAT_PASSWD, role;
+	bool to_agg;
+	char *dir;
+	int rc;
+
+	chop_lf(p, &n);
+	role = S_ISDIR(h->st.mode) ? role_of(x, h->path, &h->st, &format) : R4_ROLE_NONE;
+	if (n == 9 && !memcmp(p, "aggregate", 9))
+		to_agg = true;
+	else if (n == 16 && !memcmp(p, "aggregate passwd", 16))
+		to_agg = true;
+	else if (n == 15 && !memcmp(p, "aggregate colon", 15))
+		to_agg = true, format = R4_FORMAT_COLON;
+	else if (n == 5 && !memcmp(p, "reg40", 5))
+		to_agg = false;
+	else
+		return fail(x, -EOPNOTSUPP, "cannot switch '%s/..plugin/file' to '%.*s': r4 converts "
+			    "between reg40 and aggregate", h->path, (int)n, (const char *)p);
+	if (!to_agg && is_invert(x, &h->st))
+		return invert_freeze(x, h);
+	if (to_agg ? role == R4_ROLE_AGGREGATE : S_ISREG(h->st.mode))
+		return 0;	/* already */
+	if (to_agg ? !S_ISREG(h->st.mode) : role != R4_ROLE_AGGREGATE)
+		return fail(x, -EOPNOTSUPP, "cannot switch '%s/..plugin/file' to '%.*s': it is "
+			    "not a %s", h->path, (int)n, (const char *)p,
+			    to_agg ? "regular file" : "aggregate");
+	if (!(dir = dir_of(h->path)))
+		return -ENOMEM;
+	rc = may_change_dir(x, dir, &h->st, h->path);
+	r4_free(dir);
+	if (rc || (rc = touch_obj(x, h->st.ino, 0, true, h->path)) ||
+	    (rc = contents(x, h->path, &h->st, &text)))
+		goto out;
+	uint32_t perm = h->st.mode & 07777;
+	struct r4_stat st;
+	char why[200] = "";
+
+	if (to_agg) {
+		/* a directory may be searched where the file could be read */
+		perm |= (perm & 0444) >> 2;
+		if (!(rc = r4_unlink(db, h->path)) &&
+		    !(rc = r4_mkdir(db, h->path, perm, h->st.uid, h->st.gid)) &&
+		    !(rc = r4_stat(db, h->path, &st)) && !(rc = r4_aggr_make(db, st.ino, format)))
+			rc = r4_aggr_write(db, NULL, h->path, text.p, text.len, false, why,
+					   sizeof(why));
+	} else {
+		perm &= 07666;
+		if (!(rc = r4_aggr_rmtree(db, h->path)) &&
+		    !(rc = r4_create(db, h->path, perm, h->st.uid, h->st.gid)) && text.len)
+			rc = r4_write(db, h->path, 0, text.p, text.len);
+	}
+	if (rc)
+		rc = fail(x, r4_db_seen(db, rc), why[0] ? "cannot convert '%s': %s"
+			  : "cannot convert '%s'%s", h->path, why);
+	else
+		rc = audit(x, h->dir_ino, "create", h->path, text.len);
+	h->fresh = false;
+out:
+	buf_free(&text);
+	return rc;
+}
+
+/* ..plugin/formatting of a regular file (its body is laid out again) and
+ * ..plugin/hash of an empty directory: the owner's to switch. */
+static int switch_plugin(struct x *x, struct handle *h, const char *sub, const uint8_t *p, size_t n)
+{
+	static const struct {
+		const char *name;
+		unsigned type, member;
+	} sw[] = {{"formatting", R4_PTYPE_FORMATTING, R4_PSET_FORMATTING},
+		  {"hash", R4_PTYPE_HASH, R4_PSET_HASH}};
+	size_t i = 0;
+	int id, rc;
+
+	chop_lf(p, &n);
+	while (i < R4_ARRAY_SIZE(sw) && strcmp(sw[i].name, sub))
+		i++;
+	if (i == R4_ARRAY_SIZE(sw))
+		return fail(x, -EOPNOTSUPP, "cannot switch '%s/..plugin/%s': r4 switches file, "
+			    "formatting and hash", h->path, sub);
+	if ((id = r4_plugin_id(sw[i].type, (const char *)p, n)) < 0)
+		return fail(x, -EINVAL, "cannot switch '%s/..plugin/%s': '%.*s' is no %s plugin",
+			    h->path, sub, (int)n, (const char *)p, sub);
+	if (!is_owner(x, &h->st))
+		return fail(x, -EPERM, "cannot switch '%s/..plugin/%s': only its owner may", h->path,
+			    sub);
+	if (is_computed(x, h->path, &h->st))
+		return fail(x, -EOPNOTSUPP, "cannot switch '%s/..plugin/%s' of %s", h->path, sub,
+			    S_ISDIR(h->st.mode) ? "an aggregate" : "an invert");
+	if ((rc = touch_obj(x, h->st.ino, 0, true, h->path)))
+		return rc;
+	rc = r4_fs_set_plugin(x->db, h->path, sw[i].member, (unsigned)id);
+	if (rc == -ENOTEMPTY)
+		return fail(x, rc, "cannot switch '%s/..plugin/hash': a directory changes its hash "
+			    "only while it is empty", h->path);
+	if (rc == -EOPNOTSUPP)
+		return fail(x, rc, "cannot switch '%s/..plugin/%s': %s", h->path, sub,
+			    i == 0 ? "only a regular file that is not compressed has a formatting"
+			    : "only a directory has a hash");
+	if (rc)
+		return fail(x, rc, "cannot switch '%s/..plugin/%s'", h->path, sub);
+	return audit(x, h->st.ino, "setattr", h->path, n);
 }
 
 /* Write pseudo file ps (sub: ..plugin/<sub>) of object h (section 6.1). */
@@ -1366,14 +2034,37 @@ static int pseudo_write(struct x *x, struct handle *h, enum r4_pseudo ps, const 
 	case R4_PSEUDO_UNLINK:
 		return do_unlink(x, h, p, n);
 	case R4_PSEUDO_ACL:
-	case R4_PSEUDO_AUDIT:
+		rc = meta_change(x, h, pn, set_rules, &(struct text){p, n});
+		if (!rc)
+			x->last_len = n;
+		return rc;
+	case R4_PSEUDO_AUDIT: {
+		char *log;
+
+		chop_lf(p, &n);
+		if (memchr(p, 0, n))
+			return fail(x, -EINVAL, "the audit log is named by a path");
+		if (!(log = r4_memdup(p, n)))
+			return -ENOMEM;
+		rc = meta_change(x, h, pn, set_audit, n ? log : NULL);
+		r4_free(log);
+		if (!rc)
+			x->last_len = raw;
+		return rc;
+	}
 	case R4_PSEUDO_INVERT:
-		return not_yet(x, h->path, ps);
+		return invert_define(x, h, p, n);
 	case R4_PSEUDO_PLUGIN:
 		if (!sub)
 			break;
-		return fail(x, -EOPNOTSUPP, "cannot switch '%s/..plugin/%s': plugin conversions "
-			    "are not implemented yet", h->path, sub);
+		if (!strcmp(sub, "file")) {
+			if (!(rc = convert(x, h, p, n)))
+				x->last_len = raw;
+			return rc;
+		}
+		if (!(rc = switch_plugin(x, h, sub, p, n)))
+			x->last_len = raw;
+		return rc;
 	case R4_PSEUDO_MODE:
 		if (parse_mode(p, n, &mode))
 			return fail(x, -EINVAL, "'%s' takes 1 to 4 octal digits", pn);
@@ -1410,6 +2101,10 @@ static int pseudo_write(struct x *x, struct handle *h, enum r4_pseudo ps, const 
 	case R4_PSEUDO_SIZE:
 		if (parse_int(p, n, false, &num))
 			return fail(x, -EINVAL, "'%s' takes a decimal size", pn);
+		if (is_computed(x, h->path, &h->st))
+			return fail(x, -EOPNOTSUPP, "cannot write '%s/%s': the size of %s is its "
+				    "text's", h->path, pn, S_ISDIR(h->st.mode) ? "an aggregate"
+				    : "an invert");
 		if (S_ISDIR(h->st.mode))
 			return fail(x, -EISDIR, "cannot write '%s/%s'", h->path, pn);
 		if (!S_ISREG(h->st.mode))
@@ -1444,7 +2139,60 @@ set:
 	if ((rc = r4_setattr(x->db, h->path, &sa)))
 		return fail(x, rc, "cannot write '%s/%s'", h->path, pn);
 	x->last_len = raw;
-	return 0;
+	return audit(x, h->st.ino, ps == R4_PSEUDO_SIZE ? "truncate" : "setattr", h->path, raw);
+}
+
+/* Section 6.3 on an aggregate: its text, read, changed in memory, written
+ * back whole (the records then follow it). */
+static int window_write_text(struct x *x, struct handle *h, const uint8_t *p, size_t n)
+{
+	static const uint8_t zeros[64];
+	struct buf t = {0}, o = {0};
+	uint64_t size, len, stored = n, from;
+	int rc;
+
+	if (is_invert(x, &h->st))
+		return fail(x, -EOPNOTSUPP, "cannot write '%s/..range': an invert is its parts",
+			    h->path);
+	if ((rc = contents(x, h->path, &h->st, &t)))
+		return rc;
+	size = t.len;
+	if (h->woff > size) {
+		rc = fail(x, -EINVAL, "cannot write '%s/..range': a window of an aggregate starts "
+			  "within its text (%llu bytes)", h->path, (unsigned long long)size);
+		goto out;
+	}
+	len = h->wlen_set ? h->wlen : size - h->woff;
+	rc = buf_add(&o, t.p, (size_t)h->woff);
+	switch (h->wmode) {
+	case R4_WIN_ZERO:
+		stored = R4_MIN(n, len);
+		if (!rc)
+			rc = buf_add(&o, p, (size_t)stored);
+		for (uint64_t k = stored; k < len && !rc; k += sizeof(zeros))
+			rc = buf_add(&o, zeros, (size_t)R4_MIN(len - k, sizeof(zeros)));
+		from = h->woff + len;
+		break;
+	case R4_WIN_OVERLAY:
+		stored = R4_MIN(n, len);
+		if (!rc)
+			rc = buf_add(&o, p, (size_t)stored);
+		from = h->woff + stored;
+		break;
+	default:	/* shift */
+		if (!rc)
+			rc = buf_add(&o, p, n);
+		from = h->woff + R4_MIN(len, size - h->woff);
+		break;
+	}
+	if (!rc && from < size)
+		rc = buf_add(&o, t.p + from, (size_t)(size - from));
+	if (!rc && !(rc = aggr_put(x, h, o.p, o.len, false)))
+		x->last_len = stored;
+out:
+	buf_free(&t);
+	buf_free(&o);
+	return rc;
 }
 
 /* Section 6.3: write D through a window. */
@@ -1457,6 +2205,8 @@ static int window_write(struct x *x, struct handle *h, const uint8_t *p, size_t 
 
 	if ((rc = h_stat(x, h)))
 		return fail(x, rc, "cannot write '%s'", h->path);
+	if (is_computed(x, h->path, &h->st))
+		return window_write_text(x, h, p, n);
 	if (!may(x, &h->st, 2))
 		return fail(x, -EACCES, "cannot write '%s'", h->path);
 	if ((rc = touch_obj(x, h->st.ino, 0, true, h->path)) ||
@@ -1510,7 +2260,7 @@ out:
 	if (rc)
 		return fail(x, rc, "cannot write '%s/..range'", h->path);
 	x->last_len = stored;
-	return 0;
+	return audit(x, h->st.ino, "write", h->path, stored);
 }
 
 static int write_handle(struct x *x, struct handle *h, const uint8_t *p, size_t n, bool append)
@@ -1589,7 +2339,7 @@ static int step_create(struct x *x, const struct r4_step *s)
 	unsigned type = s->flags & 0xff;
 	const uint8_t *name, *perm, *tgt;
 	size_t nlen, plen, tlen;
-	uint32_t mode = type == R4_NEW_REGULAR ? 0666 : 0777;
+	uint32_t mode = type == R4_NEW_REGULAR || type == R4_NEW_INVERT ? 0666 : 0777;
 	struct handle nh = {0};
 	struct r4_stat st;
 	int rc;
@@ -1607,9 +2357,6 @@ static int step_create(struct x *x, const struct r4_step *s)
 			    d->path);
 	if (s->d != -1 && parse_mode(perm, plen, &mode))
 		return fail(x, -EINVAL, "'perm' takes 1 to 4 octal digits");
-	if (type == R4_NEW_AGGREGATE || type == R4_NEW_INVERT)
-		return fail(x, -EOPNOTSUPP, "cannot create '%.*s': %ss are not implemented yet",
-			    (int)nlen, (const char *)name, r4_new_types[type]);
 	if (!(nh.path = path_join(d->path, (const char *)name, nlen)))
 		return -ENOMEM;
 	nh.kind = H_MISSING;
@@ -1618,9 +2365,14 @@ static int step_create(struct x *x, const struct r4_step *s)
 	if (!rc)
 		rc = fail(x, -EEXIST, "cannot create '%s'", nh.path);
 	else if (rc == -ENOENT)
-		rc = make(x, &nh, type == R4_NEW_DIRECTORY ? S_IFDIR : type == R4_NEW_SYMLINK
-			  ? S_IFLNK : S_IFREG, mode, tgt, tlen);
+		rc = make(x, &nh, type == R4_NEW_DIRECTORY || type == R4_NEW_AGGREGATE ? S_IFDIR
+			  : type == R4_NEW_SYMLINK ? S_IFLNK : S_IFREG, mode, tgt, tlen);
 	else
+		rc = fail(x, rc, "cannot create '%s'", nh.path);
+	if (!rc && type == R4_NEW_AGGREGATE && (rc = r4_aggr_make(x->db, nh.st.ino, s->flags >> 8)))
+		rc = fail(x, rc, "cannot create '%s'", nh.path);
+	if (!rc && type == R4_NEW_INVERT &&
+	    (rc = r4_meta_put(x->db, nh.st.ino, &(struct r4_meta){.kind = R4_META_INVERT})))
 		rc = fail(x, rc, "cannot create '%s'", nh.path);
 	if (rc) {
 		handle_clear(&nh);
@@ -1658,7 +2410,8 @@ static int step_link(struct x *x, const struct r4_step *s)
 	    !(rc = touch_obj(x, t->st.ino, R4_PSEUDO_NLINK, true, t->path))) {
 		if ((rc = r4_link(x->db, t->path, nh.path)))
 			rc = fail(x, rc, "cannot link '%s' to '%s'", nh.path, t->path);
-		else if (!(rc = r4_stat(x->db, nh.path, &nh.st)))
+		else if (!(rc = r4_stat(x->db, nh.path, &nh.st)) &&
+			 !(rc = audit_entry(x, t->st.ino, d->st.ino, "link", nh.path, 0)))
 			nh.kind = H_OBJ, nh.dir_ino = d->st.ino;
 	}
 	if (rc) {
@@ -1683,9 +2436,9 @@ static int step_window(struct x *x, const struct r4_step *s)
 		return rc;
 	if ((rc = h_stat(x, f)))
 		return fail(x, rc, "cannot read '%s'", f->path);
-	if (S_ISDIR(f->st.mode))
+	if (S_ISDIR(f->st.mode) && role_of(x, f->path, &f->st, NULL) != R4_ROLE_AGGREGATE)
 		return fail(x, -EISDIR, "cannot take a window of '%s'", f->path);
-	if (!S_ISREG(f->st.mode))
+	if (!S_ISREG(f->st.mode) && !S_ISDIR(f->st.mode))
 		return fail(x, -EINVAL, "cannot take a window of '%s': not a file", f->path);
 	if (s->c != -1) {
 		val(x, s->c, &p, &n);
@@ -1989,11 +2742,37 @@ static int step(struct x *x, const struct r4_step *s, size_t *next)
 	}
 	case R4_PLAN_WINDOW:
 		return step_window(x, s);
-	case R4_PLAN_RULE:
-	case R4_PLAN_AUDIT:
+	case R4_PLAN_RULE: {
+		const uint8_t *idp;
+		size_t idn;
+		int64_t id;
+
 		h = &x->h[s->a];
-		return not_yet(x, h->path ? h->path : ".",
-			       s->op == R4_PLAN_RULE ? R4_PSEUDO_ACL : R4_PSEUDO_AUDIT);
+		if ((rc = need_obj(x, h, "set a rule on")) || (rc = h_stat(x, h)))
+			return rc < 0 && !x->e->rc ? fail(x, rc, "cannot read '%s'", h->path) : rc;
+		val(x, s->b, &idp, &idn);
+		if (parse_int(idp, idn, false, &id) || id > UINT32_MAX - 1)
+			return fail(x, -EINVAL, "'%s' takes a decimal id",
+				    s->flags & R4_RULE_GID ? "gid" : "uid");
+		struct r4_rule r = {(uint32_t)id, (s->flags & R4_RULE_GID) != 0,
+				    (uint8_t)(s->flags >> 1)};
+
+		if ((rc = touch_obj(x, h->st.ino, R4_PSEUDO_ACL, true, h->path)))
+			return rc;
+		return meta_change(x, h, "..acl", set_rule, &r);
+	}
+	case R4_PLAN_AUDIT: {
+		struct handle *log = &x->h[s->b];
+
+		h = &x->h[s->a];
+		if ((rc = need_obj(x, h, "audit")) || (rc = need_obj(x, log, "audit into")))
+			return rc;
+		if ((rc = h_stat(x, h)))
+			return fail(x, rc, "cannot read '%s'", h->path);
+		if ((rc = touch_obj(x, h->st.ino, R4_PSEUDO_AUDIT, true, h->path)))
+			return rc;
+		return meta_change(x, h, "..audit", set_audit, log->path);
+	}
 	case R4_PLAN_SCOPE:
 		h = &x->h[s->a];
 		if (h->kind != H_OBJ)

@@ -90,7 +90,7 @@ static int walk_to(struct r4_db *db, const char *path, bool parent, struct r4_in
 			struct r4_stat st;
 
 			r4_fs_stat_of(db, out, &st);
-			if (!r4_permits(who, &st, 1)) {
+			if (!r4_allows(db, who, &st, 1)) {
 				r4_obj_fini(out);
 				return -EACCES;
 			}
@@ -260,7 +260,7 @@ int r4_access(r4_db *db, const char *path, const struct r4_ident *who, unsigned 
 	r4_obj_fini(&ino);
 	if (st)
 		*st = s;
-	return want && !r4_permits(who, &s, want) ? -EACCES : 0;
+	return want && !r4_allows(db, who, &s, want) ? -EACCES : 0;
 }
 
 int r4_readlink(r4_db *db, const char *path, char *buf, size_t n, size_t *len)
@@ -309,6 +309,8 @@ static int rd_fn(void *ctx, const char *name, size_t len, const r4_key *sdkey)
 	struct r4_inode ino;
 	int rc;
 
+	if (len > 2 && name[0] == '.' && name[1] == '.')
+		return 0;	/* a pseudo name ("..r4", meta.c) is never listed */
 	if ((rc = r4_obj_load(r->db, sdkey, &ino)))
 		return rc == -ENOENT ? R4_CORRUPT(&r->db->lg, 0, "entry '%.*s' points nowhere",
 						  (int)len, name)
@@ -933,6 +935,46 @@ int r4_file_setattr(r4_file *f, const struct r4_setattr *sa)
 	return op_end(f->db, &op, rc);
 }
 
+int r4_fs_set_plugin(struct r4_db *db, const char *path, unsigned member, unsigned id)
+{
+	struct r4_inode ino;
+	struct op op;
+	bool empty;
+	int rc;
+
+	if ((rc = check_path(path)) || (rc = op_begin(db, &op)))
+		return rc;
+	if (!(rc = resolve(db, path, &ino))) {
+		if (member == R4_PSET_FORMATTING && S_ISREG(ino.sd.sd_mode)) {
+			rc = r4_reg_reformat(db, &ino, id);
+		} else if (member == R4_PSET_HASH && S_ISDIR(ino.sd.sd_mode)) {
+			/* "." and ".." are keyed by their bytes, not hashed: an
+			 * empty directory changes no key */
+			if (!(rc = r4_dir_is_empty(db, &ino, &empty)) && !empty)
+				rc = -ENOTEMPTY;
+			if (!rc) {
+				r4_obj_set_plugin(db, &ino, R4_PSET_HASH, id, db->pset.hash);
+				ino.hash = id;
+				r4_obj_touch(db, &ino, false, true);
+				rc = r4_obj_save(db, &ino);
+			}
+		} else {
+			rc = -EOPNOTSUPP;
+		}
+		r4_obj_fini(&ino);
+	}
+	return op_end(db, &op, rc);
+}
+
+/* The object goes, and what r4 knew of it (meta.c). */
+static int destroy(struct r4_db *db, struct r4_inode *ino)
+{
+	uint64_t oid = r4_key_objectid(&ino->sdkey);
+	int rc = r4_obj_destroy(db, ino);
+
+	return rc ? rc : r4_meta_drop(db, oid);
+}
+
 /*
  * One name less for ino: destroyed at nlink 0 (directories at 1: their
  * "..").  An object an r4_file holds stays, with nlink 0 and a safe-link
@@ -953,7 +995,7 @@ static int drop_link(struct r4_db *db, struct r4_inode *ino)
 		return safelink_add(db, ino);
 	}
 	if (dir || ino->sd.sd_nlink <= 1)
-		return r4_obj_destroy(db, ino);
+		return destroy(db, ino);
 	ino->sd.sd_nlink--;
 	r4_obj_touch(db, ino, false, true);
 	return r4_obj_save(db, ino);
@@ -982,7 +1024,7 @@ static int remove_at(struct r4_db *db, struct at *a, bool want_dir)
 		if (!rc && !(rc = r4_dir_remove(db, &a->dir, a->name, a->len))) {
 			a->dir.sd.sd_nlink--;		/* its ".." */
 			if (!(rc = r4_obj_save(db, &a->dir)))
-				rc = r4_obj_destroy(db, &ino);
+				rc = destroy(db, &ino);
 		}
 	} else if (!(rc = r4_dir_remove(db, &a->dir, a->name, a->len))) {
 		rc = drop_link(db, &ino);
@@ -1143,7 +1185,7 @@ static int rename_move(struct r4_db *db, struct rename_ctx *r)
 			return rc;
 		if (ddir)
 			tdir->sd.sd_nlink--;
-		if ((rc = ddir ? r4_obj_destroy(db, &r->dst) : drop_link(db, &r->dst)))
+		if ((rc = ddir ? destroy(db, &r->dst) : drop_link(db, &r->dst)))
 			return rc;
 	} else if ((rc = r4_dir_add(db, tdir, r->tname, r->tlen, &r->src.sdkey))) {
 		return rc;

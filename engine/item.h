@@ -194,6 +194,7 @@ void r4_item_stat_encode(const struct r4_sd *st, uint8_t *body);
 bool r4_item_pset_get(const struct r4_pset *ps, unsigned member, uint16_t *id);
 /* Set member m to id, keeping slots in member order (as progs and the kernel write). */
 void r4_item_pset_set(struct r4_pset *ps, unsigned member, uint16_t id);
+void r4_item_pset_clear(struct r4_pset *ps, unsigned member);
 
 /* ================================ cde40 ================================= */
 

@@ -84,6 +84,17 @@ static void pset_encode(const struct r4_pset *ps, uint8_t *p)
 	}
 }
 
+void r4_item_pset_clear(struct r4_pset *ps, unsigned member)
+{
+	for (unsigned i = 0; i < ps->ps_count; i++)
+		if (ps->ps_slot[i].member == member) {
+			memmove(&ps->ps_slot[i], &ps->ps_slot[i + 1],
+				(ps->ps_count - i - 1) * sizeof(ps->ps_slot[0]));
+			ps->ps_count--;
+			return;
+		}
+}
+
 bool r4_item_pset_get(const struct r4_pset *ps, unsigned member, uint16_t *id)
 {
 	for (unsigned i = 0; i < ps->ps_count; i++)

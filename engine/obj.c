@@ -757,3 +757,22 @@ int r4_obj_destroy(struct r4_db *db, struct r4_inode *ino)
 	db->file_count--;
 	return 0;
 }
+
+void r4_obj_set_plugin(struct r4_db *db, struct r4_inode *ino, unsigned member, unsigned id,
+		       unsigned root_id)
+{
+	struct r4_sd *sd = &ino->sd;
+
+	(void)db;
+	if (id == root_id) {
+		r4_item_pset_clear(&sd->sd_pset, member);
+		if (!sd->sd_pset.ps_count)
+			sd->sd_mask &= ~(UINT64_C(1) << R4_SDEXT_PSET);
+		return;
+	}
+	if (!r4_sd_has(sd, R4_SDEXT_PSET)) {
+		memset(&sd->sd_pset, 0, sizeof(sd->sd_pset));
+		sd->sd_mask |= UINT64_C(1) << R4_SDEXT_PSET;
+	}
+	r4_item_pset_set(&sd->sd_pset, member, (uint16_t)id);
+}

@@ -71,12 +71,93 @@ int r4_fs_finish_orphans(struct r4_db *db);
 /* What r4_stat says of a loaded object. */
 void r4_fs_stat_of(const struct r4_db *db, const struct r4_inode *ino, struct r4_stat *st);
 
+/* What r4 knows beyond the stat data (meta.c, docs/semantics.md). */
+enum { R4_META_NONE, R4_META_AGGREGATE, R4_META_INVERT };
+#define R4_MAX_RULES 16
+struct r4_rule {
+	uint32_t id;
+	bool gid;		/* a group's rule (else a user's) */
+	uint8_t access;		/* R4_ACCESS_* */
+};
+struct r4_part {		/* one part of an invert */
+	char *path;		/* a file (absolute path), or NULL: */
+	uint8_t *text;		/* literal bytes */
+	size_t len;
+};
+struct r4_meta {
+	unsigned kind, format;	/* R4_META_*; an aggregate's R4_FORMAT_* */
+	uint64_t *order;	/* an aggregate's records, by object id */
+	size_t norder;
+	struct r4_rule rules[R4_MAX_RULES];
+	unsigned nrules;
+	char *audit;		/* the audit log's path, or NULL */
+	struct r4_part *parts;
+	size_t nparts;
+};
+/* The object's record (all zero when it has none). */
+int r4_meta_get(struct r4_db *db, uint64_t oid, struct r4_meta *m);
+/* Store it (an empty one removes the record), inside the caller's
+ * transaction or one of its own. */
+int r4_meta_put(struct r4_db *db, uint64_t oid, const struct r4_meta *m);
+int r4_meta_drop(struct r4_db *db, uint64_t oid);	/* the object is gone */
+void r4_meta_fini(struct r4_meta *m);
+bool r4_meta_empty(const struct r4_meta *m);
+int r4_meta_add_part(struct r4_meta *m, const char *path, const uint8_t *text, size_t len);
+/* R4_META_* of the object (and its format), R4_META_NONE on any error. */
+unsigned r4_meta_kind(struct r4_db *db, uint64_t oid, unsigned *format);
+bool r4_meta_present(struct r4_db *db);	/* is there any record? */
+
+/* Aggregates (aggr.c, LANGUAGE.md section 7). */
+enum { R4_ROLE_NONE, R4_ROLE_AGGREGATE, R4_ROLE_RECORD, R4_ROLE_FIELD };
+/* What the object st at path is to an aggregate (and the format). */
+unsigned r4_aggr_role(struct r4_db *db, const char *path, const struct r4_stat *st,
+		      unsigned *format);
+/* The text of the aggregate at path (record: only that record's line) as
+ * who may read it (NULL: everything); *out is the caller's to r4_free. */
+int r4_aggr_text(struct r4_db *db, const struct r4_ident *who, const char *path,
+		 const char *record, char **out, size_t *len);
+/* Make the records match the text (append: add them), each change checked
+ * for who; why gets a message for EINVAL and EACCES. */
+int r4_aggr_write(struct r4_db *db, const struct r4_ident *who, const char *path,
+		  const uint8_t *p, size_t n, bool append, char *why, size_t wn);
+int r4_aggr_make(struct r4_db *db, uint64_t ino, unsigned format);
+/* After a record was renamed (rec: its new path), its name field follows. */
+int r4_aggr_renamed(struct r4_db *db, const char *rec, unsigned format);
+bool r4_aggr_is_name_field(unsigned format, const char *path);
+int r4_aggr_rmtree(struct r4_db *db, const char *path);
+uint64_t r4_aggr_ino(struct r4_db *db, const char *path);
+
+/* p[0, n) with bytes below 0x20, 0x7f and '\' as \xHH, NUL-terminated
+ * into out (NULL: only count); returns the length. */
+size_t r4_escape_path(char *out, const char *p, size_t n);
+
+/* Inverts (invert.c, LANGUAGE.md section 6.5).  A definition's parts: a
+ * path, a literal (path NULL), or a path with text to write to it first
+ * (both set); EINVAL with why for other text. */
+int r4_invert_parse(const uint8_t *p, size_t n, struct r4_part **parts, size_t *np, char *why,
+		    size_t wn);
+void r4_invert_free(struct r4_part *v, size_t n);
+/* p[0, n) as a section 2.4 string, quotes included, NUL-terminated into
+ * out (NULL: only count); returns the length. */
+size_t r4_quote(char *out, const uint8_t *p, size_t n);
+
+/* Give the object its own plugin in a plugin-set member, or drop its slot
+ * when id is the root's (fsck.reiser4 wants only differing slots). */
+void r4_obj_set_plugin(struct r4_db *db, struct r4_inode *ino, unsigned member, unsigned id,
+		       unsigned root_id);
+/* ..plugin/<member> <- id where a conversion exists (fs.c): a regular
+ * file's formatting, an empty directory's hash; else -EOPNOTSUPP. */
+int r4_fs_set_plugin(struct r4_db *db, const char *path, unsigned member, unsigned id);
+
 /* Regular file bodies */
 int r4_reg_read(struct r4_db *db, const struct r4_inode *ino, uint64_t off, void *buf,
 		size_t len, size_t *got);
 int r4_reg_write(struct r4_db *db, struct r4_inode *ino, uint64_t off, const void *buf,
 		 size_t len);
 int r4_reg_truncate(struct r4_db *db, struct r4_inode *ino, uint64_t size);
+/* Switch the formatting policy (0 extents, 1 tails, 2 smart) and lay the
+ * body out again as it says; -EOPNOTSUPP for a compressed file. */
+int r4_reg_reformat(struct r4_db *db, struct r4_inode *ino, unsigned formatting);
 
 /* The extent map of an extent file: every unit in order (holes included);
  * *units is the caller's to r4_free.  -EUCLEAN for a tail body. */

@@ -137,6 +137,14 @@ struct r4_ident {			/* who acts: permissions are checked for this identity */
  * object with st's owner and mode?  (uid 0 may anything, but execute
  * only with some x bit or on a directory.) */
 bool r4_permits(const struct r4_ident *who, const struct r4_stat *st, unsigned want);
+/* r4_permits extended by the object's access rules (LANGUAGE.md 6.4):
+ * a rule for who's uid decides, else the most permissive rule for one of
+ * its groups, else the mode bits.  uid 0 is not bound by rules. */
+bool r4_allows(r4_db *db, const struct r4_ident *who, const struct r4_stat *st, unsigned want);
+enum { R4_ACCESS_DENIED, R4_ACCESS_READ, R4_ACCESS_WRITE };
+/* Are the object's contents computed text: an aggregate (a directory that
+ * is also text, LANGUAGE.md 7) or an invert (a composition, 6.5)? */
+bool r4_is_computed(r4_db *db, uint64_t ino);
 /* Is gid who's group or one of its supplementary groups? */
 bool r4_in_group(const struct r4_ident *who, uint32_t gid);
 /* r4_stat as who sees it: every directory on the way needs search
@@ -493,6 +501,8 @@ struct r4_info {
 };
 int r4_info(r4_db *db, struct r4_info *out);
 const char *r4_plugin_label(unsigned type, unsigned id);
+/* The id of the plugin of that type labelled label[0, len), or -1. */
+int r4_plugin_id(unsigned type, const char *label, size_t len);
 enum { R4_PTYPE_FILE = 0, R4_PTYPE_NODE = 2, R4_PTYPE_HASH = 3, R4_PTYPE_FIBRE = 4,
        R4_PTYPE_FORMATTING = 5 };
 

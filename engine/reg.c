@@ -1363,3 +1363,35 @@ int r4_reg_truncate(struct r4_db *db, struct r4_inode *ino, uint64_t size)
 	r4_obj_touch(db, ino, true, true);
 	return r4_obj_save(db, ino);
 }
+
+int r4_reg_reformat(struct r4_db *db, struct r4_inode *ino, unsigned formatting)
+{
+	uint64_t size = ino->sd.sd_size;
+	enum body_kind kind;
+	uint8_t *all = NULL;
+	bool tails;
+	int rc;
+
+	if ((rc = body_kind(db, ino, &kind)) || (rc = writable_body(db, ino, kind)))
+		return rc;
+	if (compressed_body(ino, kind))
+		return -EOPNOTSUPP;
+	r4_obj_set_plugin(db, ino, R4_PSET_FORMATTING, formatting, db->pset.formatting);
+	ino->formatting = formatting;
+	tails = want_tails(db, ino, size);
+	if (size && (tails ? kind != BODY_TAILS : kind != BODY_EXTENTS)) {
+		if ((rc = read_all(db, ino, size, &all)))
+			return rc;
+		if (tails) {
+			rc = to_tails(db, ino, all, size);
+		} else if (!(rc = remove_body(db, ino, true))) {
+			set_size(ino, 0, 0);
+			rc = extent_write(db, ino, BODY_NONE, 0, all, size, size);
+		}
+		r4_free(all);
+		if (rc)
+			return rc;
+	}
+	r4_obj_touch(db, ino, false, true);
+	return r4_obj_save(db, ino);
+}

@@ -105,6 +105,7 @@ static struct bridge B = {.mu = PTHREAD_MUTEX_INITIALIZER, .wake = PTHREAD_COND_
  * there is to read. */
 struct special {
 	bool control;
+	bool whole;			/* an aggregate's (invert's) text: applied whole at close */
 	char *path;			/* the pseudo file's path */
 	char *in;			/* written, not yet run */
 	size_t nin;
@@ -706,7 +707,7 @@ static int perm_above(const struct caller *c, struct node *n)
 	if (!c->who.uid)
 		return 0;	/* root searches every directory */
 	for (struct node *p = n->parent; p && p->kind == K_OBJ; p = p->parent)
-		if (!r4_file_stat(p->obj, &st) && !r4_permits(&c->who, &st, 1))
+		if (!r4_file_stat(p->obj, &st) && !r4_allows(B.db, &c->who, &st, 1))
 			return -EACCES;
 	return 0;
 }
@@ -720,7 +721,7 @@ static int perm(const struct caller *c, struct node *n, unsigned want, struct r4
 		return rc;
 	if ((rc = perm_above(c, n)))
 		return rc;
-	return r4_permits(&c->who, st, want) ? 0 : -EACCES;
+	return r4_allows(B.db, &c->who, st, want) ? 0 : -EACCES;
 }
 
 /* An object of the tree the kernel may ask for (not the meta view's). */
@@ -779,7 +780,7 @@ static int perm_setattr(const struct caller *c, const struct r4_stat *st, struct
 		/* the kernel drops setuid and setgid before a non-owner's write
 		 * (file_remove_privs), as a chmod from the writer: let that one by */
 		if (!owner && sa->mask == R4_SET_MODE && cleared && !(cleared & ~(S_ISUID | S_ISGID)) &&
-		    (sa->mode & 07777) == (was & ~cleared) && r4_permits(&c->who, st, 2))
+		    (sa->mode & 07777) == (was & ~cleared) && r4_allows(B.db, &c->who, st, 2))
 			return 0;
 		if (!owner)
 			return -EPERM;
@@ -793,10 +794,10 @@ static int perm_setattr(const struct caller *c, const struct r4_stat *st, struct
 	if (sa->mask & (R4_SET_ATIME | R4_SET_MTIME)) {
 		if (!owner && !times_now)
 			return -EPERM;
-		if (!owner && !r4_permits(&c->who, st, 2))
+		if (!owner && !r4_allows(B.db, &c->who, st, 2))
 			return -EACCES;
 	}
-	if ((sa->mask & R4_SET_SIZE) && !r4_permits(&c->who, st, 2))
+	if ((sa->mask & R4_SET_SIZE) && !r4_allows(B.db, &c->who, st, 2))
 		return -EACCES;
 	return 0;
 }
@@ -921,8 +922,17 @@ static int lookup_in(const struct caller *c, struct node *p, const char *name,
 	if (strlen(name) > 255)
 		return -ENAMETOOLONG;
 	if (p->kind == K_OBJ && !is_pseudo(name)) {
-		if (!(rc = perm(c, p, 1, &ps)) && !(rc = r4_file_lookup(p->obj, name, strlen(name), &f)))
-			rc = node_obj(f, p, name, &n);
+		if (!(rc = perm(c, p, 1, &ps)) && !(rc = r4_file_lookup(p->obj, name, strlen(name), &f))) {
+			/* an aggregate or invert is its text here, a file read
+			 * and written like a pseudo file; the meta view reaches
+			 * an aggregate's records */
+			if (r4_is_computed(B.db, r4_file_id(f))) {
+				r4_file_close(f);
+				rc = node_synth(K_PSEUDO, p, name, &n);
+			} else {
+				rc = node_obj(f, p, name, &n);
+			}
+		}
 	} else if (p->kind == K_OBJ || p->kind == K_META) {
 		enum kind k = !is_pseudo(name) ? K_META : p != B.root ? K_PSEUDO
 			      : !strcmp(name, CONTROL) ? K_CONTROL : !strcmp(name, META) ? K_META
@@ -1388,7 +1398,7 @@ static void fb_rename(fuse_req_t req, fuse_ino_t parent, const char *name, fuse_
 	a = child_node(p, name);
 	b = child_node(q, newname);
 	if (!B.kernel_perms && p != q && a && !r4_file_stat(a->obj, &st) && S_ISDIR(st.mode) &&
-	    !r4_permits(&c.who, &st, 2)) {
+	    !r4_allows(B.db, &c.who, &st, 2)) {
 		rc = -EACCES;
 		goto out;
 	}
@@ -1564,6 +1574,7 @@ static int special_open(struct node *n, struct fuse_file_info *fi)
 		return rc;
 	}
 	s->control = n->kind == K_CONTROL;
+	s->whole = n->kind == K_PSEUDO && !is_pseudo(n->name);
 	h->sp = s;
 	fi->fh = (uint64_t)(uintptr_t)h;
 	fi->direct_io = 1;	/* sizes are not known ahead */
@@ -1754,7 +1765,7 @@ static int special_write(const struct caller *c, struct special *s, const char *
 	memcpy(s->in + off, buf, n);
 	s->written = true;
 	s->have_out = false;
-	return s->control ? 0 : special_flush(c, s, changed);
+	return s->control || s->whole ? 0 : special_flush(c, s, changed);
 }
 
 static void fb_write(fuse_req_t req, fuse_ino_t id, const char *buf, size_t n, off_t off,

@@ -25,3 +25,15 @@ run_example() {
 @test "examples/tour.r4: pseudo files, windows, result children, named results, explain" {
 	run_example tour
 }
+
+@test "examples/passwd.r4: an aggregate from text, per-field rules, a denied write, a permitted one" {
+	run_example passwd
+}
+
+@test "examples/TUTORIAL.md: every command prints what the page shows, the tree picture is current" {
+	need_cmd dot
+	cd "$BATS_TEST_DIRNAME/../.."
+	run bash tests/doc/check.sh examples/TUTORIAL.md
+	assert_success
+	assert_output --regexp '^[0-9]+ passed, 0 failed$'
+}

@@ -266,6 +266,74 @@ OUT
 	assert_output --partial "cannot read '/bank/alice': Permission denied"
 }
 
+@test "an aggregate through the mount: classic text, fields in the meta view, rules for the caller" {
+	need_cmd setpriv
+	"$R4SH" -c 'mkdir /etc' -c '/etc/..new/(name <- "passwd", type <- aggregate) <- "root:x:0:0:root:/root:/bin/sh\nalice:x:1001:1001:Alice:/home/alice:/bin/bash\n"' \
+		-c '/etc/passwd/alice/shell/..acl/(uid <- #1001, access <- write)' "$IMG" >/dev/null
+	MNT=$(mktemp -d /tmp/r4mnt.XXXXXX)
+	MNT_EXTRA=$MNT
+	chmod 755 "$MNT"
+	mount_r4 -o allow_other
+	as1001() { setpriv --reuid=1001 --regid=1001 --clear-groups "$@"; }
+	run cat "$MNT/etc/passwd"
+	assert_output $'root:x:0:0:root:/root:/bin/sh\nalice:x:1001:1001:Alice:/home/alice:/bin/bash'
+	run stat -c '%F %s' "$MNT/etc/passwd"
+	assert_output 'regular file 76'
+	run cat "$MNT/..meta/etc/passwd/alice/home/..body"
+	assert_output /home/alice
+	# alice may write her shell, not her uid
+	as1001 bash -c "echo /bin/zsh > '$MNT/..meta/etc/passwd/alice/shell/..body'"
+	run as1001 bash -c "echo 0 > '$MNT/..meta/etc/passwd/alice/uid/..body'"
+	assert_failure
+	run as1001 bash -c "printf 'root:x:0:0:root:/root:/bin/sh\nalice:x:0:1001:Alice:/home/alice:/bin/zsh\n' | cat > '$MNT/etc/passwd'"
+	assert_failure
+	assert_output --partial 'Permission denied'
+	run cat "$MNT/..meta/etc/passwd/alice/uid/..body"
+	assert_output 1001
+	# the whole text written as root: a record added, one changed
+	printf 'root:x:0:0:root:/root:/bin/sh\nalice:x:1001:1001:Alice L:/home/alice:/bin/zsh\nbob:x:1002:1002:Bob:/home/bob:/bin/sh\n' >"$MNT/etc/passwd"
+	run cat "$MNT/etc/passwd"
+	assert_output $'root:x:0:0:root:/root:/bin/sh\nalice:x:1001:1001:Alice L:/home/alice:/bin/zsh\nbob:x:1002:1002:Bob:/home/bob:/bin/sh'
+	# the text applies at close(2): an invalid one fails it and changes nothing
+	run bash -c "echo 'no colons' | cat > '$MNT/etc/passwd'"
+	assert_failure
+	assert_output --partial 'Invalid argument'
+	run cat "$MNT/etc/passwd"
+	assert_line --index 2 'bob:x:1002:1002:Bob:/home/bob:/bin/sh'
+	umount_r4
+	run "$R4SH" -c '/etc/passwd/bob/home' "$IMG"
+	assert_output /home/bob
+	fsck_reiser4 "$IMG"
+}
+
+@test "an invert through the mount: its text live, its definition in the meta view, plain writes refused" {
+	"$R4SH" -c 'mkdir /srv' -c '/srv/head <- "Welcome\n"; /srv/local <- "news\n"' \
+		-c '/srv/..new/(name <- "motd", type <- invert)/..invert <- "/srv/head + \"-- \" + /srv/local"' \
+		"$IMG" >/dev/null
+	mount_r4
+	run cat "$MNT/srv/motd"
+	assert_output $'Welcome\n-- news'
+	echo 'more news' >"$MNT/srv/local"
+	run cat "$MNT/srv/motd"
+	assert_output $'Welcome\n-- more news'
+	run stat -c '%F %s' "$MNT/srv/motd"
+	assert_output 'regular file 21'
+	run cat "$MNT/..meta/srv/motd/..invert"
+	assert_output '(/srv/head <- "Welcome\n") + "-- " + (/srv/local <- "more news\n")'
+	# an edited definition writes the edited part
+	echo '(/srv/head <- "Hello\n") + "-- " + /srv/local' >"$MNT/..meta/srv/motd/..invert"
+	run cat "$MNT/srv/head"
+	assert_output Hello
+	# a plain write is refused when the text is applied, at close(2)
+	run bash -c "echo x | cat > '$MNT/srv/motd'"
+	assert_failure
+	assert_output --partial 'Operation not supported'
+	run cat "$MNT/srv/motd"
+	assert_output $'Hello\n-- more news'
+	umount_r4
+	fsck_reiser4 "$IMG"
+}
+
 @test "as a mount helper: mount.fuse.r4 IMAGE DIR -o fstab options, in the background" {
 	"$R4_BUILD/mount.fuse.r4" "$IMG" "$MNT" -o rw,defaults,nofail,x-systemd.automount,commit=2
 	mountpoint -q "$MNT"

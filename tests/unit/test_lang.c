@@ -32,6 +32,7 @@ struct tcase {
 	char *setup;			/* run cases: R4L run first, as root */
 	char *as;			/* UID:GID[,G...] the input runs as */
 	char *cwd;
+	char *clock;		/* "--- clock N": the engine's time (R4_TEST_CLOCK) */
 	bool script;			/* --- script: one unit per statement */
 	size_t exp_off, exp_end;	/* where the expected section's text lies in the file */
 };
@@ -125,6 +126,7 @@ static void free_case(struct tcase *tc)
 	free(tc->setup);
 	free(tc->as);
 	free(tc->cwd);
+	free(tc->clock);
 	memset(tc, 0, sizeof(*tc));
 }
 
@@ -156,9 +158,10 @@ static void run_file(const char *path, const char *only)
 			while (n_ && sec_start[n_ - 1] == '\n')		\
 				n_--;						\
 			if (!strcmp(section, "setup") || !strcmp(section, "as") || \
-			    !strcmp(section, "cwd")) {				\
+			    !strcmp(section, "cwd") || !strcmp(section, "clock")) { \
 				char **f_ = section[0] == 's' ? &tc.setup :	\
-					    section[0] == 'a' ? &tc.as : &tc.cwd;	\
+					    section[0] == 'a' ? &tc.as :		\
+					    section[1] == 'l' ? &tc.clock : &tc.cwd;	\
 				free(*f_);					\
 				*f_ = dup_range(sec_start, n_);			\
 			} else if (!strcmp(section, "script")) {		\
@@ -412,6 +415,10 @@ static void run_outcome(const struct tcase *tc, FILE *f)
 	int rc;
 
 	snprintf(img, sizeof(img), "%s/case.img", t_dir);
+	if (tc->clock)
+		setenv("R4_TEST_CLOCK", tc->clock, 1);	/* fixed times (audit records) */
+	else
+		unsetenv("R4_TEST_CLOCK");
 	if (copy_file(base_img, img)) {
 		fprintf(f, "cannot copy the image\n");
 		return;
