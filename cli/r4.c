@@ -38,6 +38,7 @@ static int usage(FILE *f)
 		"       %s import IMAGE SRCDIR [DEST]  copy a host tree into the image\n"
 		"       %s fsck IMAGE [-n | --fix | -y]  check the image; repair what is safe\n"
 		"       %s dump [--dot] IMAGE  the storage tree: nodes, items, keys (--dot: Graphviz)\n"
+		"       %s plugins [TYPE]      the plugins r4 knows: type, id, label, what it does\n"
 		"       %s parse (-c CMD | -f SCRIPT)  the AST of an R4L command, or its errors\n"
 		"       %s explain [--script] (-c CMD | -f SCRIPT)  its transaction plan\n"
 		"       %s run [--script] [--as UID[:GID[,G...]]] [--cwd DIR] (-c CMD | -f SCRIPT) IMAGE\n"
@@ -47,7 +48,7 @@ static int usage(FILE *f)
 		"  fibration=lexic_fibre|dot_o_fibre|ext_1_fibre|ext_3_fibre,\n"
 		"  formatting=smart|tails|extents, node=node40|node41, create=reg40\n",
 		sh_prog, sh_prog, sh_prog, sh_prog, sh_prog, sh_prog, sh_prog, sh_prog, sh_prog,
-		sh_prog);
+		sh_prog, sh_prog);
 	return R4_EXIT_USAGE;
 }
 
@@ -178,6 +179,28 @@ static void print_info(const struct r4_info *in)
 	printf("formatting:    %s\n", r4_plugin_label(R4_PTYPE_FORMATTING, in->formatting));
 	printf("create:        %s\n", r4_plugin_label(R4_PTYPE_FILE, in->create));
 	printf("status:        %s\n", in->status ? "damaged" : "consistent");
+}
+
+/* r4 plugins [TYPE]: the registry (engine/plugin.c), as debugfs.reiser4 -l
+ * lists reiser4progs' but by the kernel's type numbers. */
+static int cmd_plugins(int argc, char **argv)
+{
+	struct r4_plugin_info pi;
+	bool any = false;
+
+	if (argc > 2)
+		return usage(stderr);
+	for (size_t i = 0; r4_plugin_nth(i, &pi); i++) {
+		if (argc == 2 && strcmp(argv[1], pi.type_name))
+			continue;
+		printf("%-16s %2u  %-16s %s\n", pi.type_name, pi.id, pi.label, pi.desc);
+		any = true;
+	}
+	if (!any) {
+		fprintf(stderr, "%s: plugins: no plugin type '%s'\n", sh_prog, argv[1]);
+		return R4_EXIT_USAGE;
+	}
+	return R4_EXIT_OK;
 }
 
 static int cmd_info(int argc, char **argv)
@@ -820,6 +843,8 @@ int main(int argc, char **argv)
 		return cmd_fsck(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "dump"))
 		return cmd_dump(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "plugins"))
+		return cmd_plugins(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "parse"))
 		return cmd_parse(argc - 1, argv + 1, false);
 	if (!strcmp(argv[1], "explain"))

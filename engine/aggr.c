@@ -72,21 +72,6 @@ static int sb_add(struct sbuf *b, const void *p, size_t n)
 	return 0;
 }
 
-static char *join(const char *a, const char *b, size_t bn)
-{
-	size_t an = strlen(a);
-	char *s = r4_malloc(an + bn + 2);
-
-	if (!s)
-		return NULL;
-	memcpy(s, a, an);
-	if (an > 1 || a[0] != '/')
-		s[an++] = '/';
-	memcpy(s + an, b, bn);
-	s[an + bn] = 0;
-	return s;
-}
-
 static void field_name(unsigned format, size_t i, char *out, size_t n)
 {
 	if (format == R4_FORMAT_PASSWD)
@@ -208,7 +193,7 @@ static size_t colon_count(struct r4_db *db, const char *rec)
 		int rc;
 
 		snprintf(name, sizeof(name), "%zu", n + 1);
-		if (!(p = join(rec, name, strlen(name))))
+		if (!(p = r4_path_join(rec, name, strlen(name))))
 			break;
 		rc = r4_stat(db, p, &st);
 		r4_free(p);
@@ -222,7 +207,7 @@ static size_t colon_count(struct r4_db *db, const char *rec)
 static int record_line(struct r4_db *db, const struct r4_ident *who, unsigned format,
 		       const char *agg, const char *name, struct sbuf *b)
 {
-	char *rec = join(agg, name, strlen(name));
+	char *rec = r4_path_join(agg, name, strlen(name));
 	struct r4_stat st;
 	size_t nf;
 	int rc = 0;
@@ -246,7 +231,7 @@ static int record_line(struct r4_db *db, const struct r4_ident *who, unsigned fo
 		if (!search)
 			continue;
 		field_name(format, i, fname, sizeof(fname));
-		if (!(fp = join(rec, fname, strlen(fname)))) {
+		if (!(fp = r4_path_join(rec, fname, strlen(fname)))) {
 			rc = -ENOMEM;
 			break;
 		}
@@ -486,7 +471,7 @@ int r4_aggr_rmtree(struct r4_db *db, const char *path)
 	if ((rc = r4_readdir(db, path, &pos, names_fn, &s)) || (rc = s.rc))
 		goto out;
 	for (size_t i = 0; i < s.n && !rc; i++) {
-		char *p = join(path, s.v[i], strlen(s.v[i]));
+		char *p = r4_path_join(path, s.v[i], strlen(s.v[i]));
 		struct r4_stat st;
 
 		if (!p) {
@@ -511,7 +496,7 @@ static int apply_record(struct r4_db *db, const struct r4_ident *who, unsigned f
 			const char *agg, const struct r4_stat *ast, const struct rec *r, bool fresh,
 			char *why, size_t wn)
 {
-	char *rec = join(agg, r->f[0].p, r->f[0].n);
+	char *rec = r4_path_join(agg, r->f[0].p, r->f[0].n);
 	struct r4_stat rst;
 	size_t had = 0;
 	int rc = 0;
@@ -532,7 +517,7 @@ static int apply_record(struct r4_db *db, const struct r4_ident *who, unsigned f
 		struct sbuf cur = {0};
 
 		field_name(format, i, fname, sizeof(fname));
-		if (!(fp = join(rec, fname, strlen(fname)))) {
+		if (!(fp = r4_path_join(rec, fname, strlen(fname)))) {
 			rc = -ENOMEM;
 			break;
 		}
@@ -569,7 +554,7 @@ static int apply_record(struct r4_db *db, const struct r4_ident *who, unsigned f
 		char fname[24], *fp;
 
 		field_name(format, i, fname, sizeof(fname));
-		if (!(fp = join(rec, fname, strlen(fname)))) {
+		if (!(fp = r4_path_join(rec, fname, strlen(fname)))) {
 			rc = -ENOMEM;
 			break;
 		}
@@ -633,7 +618,7 @@ int r4_aggr_write(struct r4_db *db, const struct r4_ident *who, const char *path
 				order[norder++] = o.v[k].ino;
 			continue;
 		}
-		char *rp = join(path, o.v[k].name, strlen(o.v[k].name));
+		char *rp = r4_path_join(path, o.v[k].name, strlen(o.v[k].name));
 
 		if (!rp) {
 			rc = -ENOMEM;
@@ -666,7 +651,7 @@ int r4_aggr_write(struct r4_db *db, const struct r4_ident *who, const char *path
 		}
 		if ((rc = apply_record(db, who, m.format, path, &ast, &v[i], fresh, why, wn)))
 			break;
-		if (!(rp = join(path, v[i].f[0].p, v[i].f[0].n))) {
+		if (!(rp = r4_path_join(path, v[i].f[0].p, v[i].f[0].n))) {
 			rc = -ENOMEM;
 			break;
 		}
@@ -706,7 +691,7 @@ int r4_aggr_renamed(struct r4_db *db, const char *rec, unsigned format)
 	int rc;
 
 	field_name(format, 0, fname, sizeof(fname));
-	if (!(fp = join(rec, fname, strlen(fname))))
+	if (!(fp = r4_path_join(rec, fname, strlen(fname))))
 		return -ENOMEM;
 	rc = r4_stat(db, fp, &st);
 	if (!rc)

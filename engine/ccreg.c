@@ -41,12 +41,11 @@
 #include <zstd_errors.h>
 
 #include "key.h"
+#include "plugin.h"
 #include "tree.h"
 
 enum {
 	CC_CSUM = 4,		/* le32 Adler-32 after a compressed stream (DC_CHECKSUM_SIZE) */
-	CC_MAX_SHIFT = 16,	/* 64K: cluster plugin id 0; id k is 64K >> k */
-	CC_MAX_CLUSTER_ID = 4,	/* 4K */
 	CC_MAX_LATTICE = 32,	/* lattd's largest lattice factor (MAX_LATTICE_FACTOR) */
 	CC_GZIP_LEVEL = 1,	/* Z_BEST_SPEED (GZIP1_DEF_LEVEL) */
 	CC_GZIP_WBITS = 15,	/* raw deflate, 32K window (-GZIP1_DEF_WINBITS) */
@@ -56,20 +55,7 @@ enum {
 
 /* ======================= compression plugins ========================== */
 
-/*
- * deflate: compress n bytes of src into dst (cap >= bound(n) bytes);
- * -ENOSPC when the result does not fit (it is then stored raw), -ENOMEM.
- * inflate: decompress into dst (cap bytes): *out bytes, or -EUCLEAN for a
- * stream that is not one of the plugin's (or decodes to more than cap).
- */
-struct cc_plugin {
-	unsigned id;		/* pset member `compression` */
-	const char *label;
-	size_t min_deflate;	/* shorter clusters are stored raw (min_size_deflate) */
-	size_t (*bound)(size_t n);
-	int (*deflate)(const uint8_t *src, size_t n, uint8_t *dst, size_t cap, size_t *out);
-	int (*inflate)(const uint8_t *src, size_t n, uint8_t *dst, size_t cap, size_t *out);
-};
+/* Each is a row of r4_compress_plugins (plugin.h says what the ops do). */
 
 /* ---- lzo1: LZO1X-1 (the kernel's lzo1x_1_compress, lzo1x_decompress_safe) ---- */
 
@@ -202,23 +188,20 @@ static int zstd_inflate(const uint8_t *src, size_t n, uint8_t *dst, size_t cap, 
 	return 0;
 }
 
-/* By pset id; the kernel's compression_plugins[] (min_size_deflate: lzo1 and zstd1 256, gzip1 64). */
-static const struct cc_plugin cc_plugins[] = {
-	{0, "lzo1", 256, lzo_bound, lzo_deflate, lzo_inflate},
-	{1, "gzip1", 64, gzip_bound, gzip_deflate, gzip_inflate},
-	{2, "zstd1", 256, zstd_bound, zstd_deflate, zstd_inflate},
+/* By pset id, as the kernel's compression_plugins[] (min_size_deflate: lzo1
+ * and zstd1 256, gzip1 64). */
+#define COMPRESS(min, name) (&(const struct r4_compress_ops){min, name##_bound, name##_deflate, \
+							    name##_inflate})
+const struct r4_plugin r4_compress_plugins[3] = {
+	{"lzo1", "LZO1X-1: fast, the default", COMPRESS(256, lzo)},
+	{"gzip1", "deflate at level 1 (zlib)", COMPRESS(64, gzip)},
+	{"zstd1", "Zstandard at level 3", COMPRESS(256, zstd)},
 };
+#undef COMPRESS
 
-static const struct cc_plugin *cc_plugin(unsigned id)
+static const struct r4_compress_ops *cc_plugin(unsigned id)
 {
-	return id < R4_ARRAY_SIZE(cc_plugins) ? &cc_plugins[id] : NULL;
-}
-
-const char *r4_ccreg_compress_label(unsigned id)
-{
-	const struct cc_plugin *pl = cc_plugin(id);
-
-	return pl ? pl->label : NULL;
+	return r4_plugin_ops(R4_PTYPE_COMPRESSION, id);
 }
 
 /* ========================= one operation's state ====================== */
@@ -226,7 +209,7 @@ const char *r4_ccreg_compress_label(unsigned id)
 struct cc {
 	struct r4_db *db;
 	const struct r4_inode *ino;
-	const struct cc_plugin *plug;
+	const struct r4_compress_ops *plug;
 	unsigned shift;
 	size_t clsize;
 	unsigned cmode;		/* enum r4_cmode */
@@ -256,19 +239,21 @@ static int cc_open(struct r4_db *db, const struct r4_inode *ino, struct cc *c)
 {
 	uint64_t oid = r4_key_objectid(&ino->sdkey);
 
+	const struct r4_cluster_ops *cl = r4_plugin_ops(R4_PTYPE_CLUSTER, ino->cluster);
+
 	memset(c, 0, sizeof(*c));
-	if (ino->cluster > CC_MAX_CLUSTER_ID)
+	if (!cl)
 		return R4_CORRUPT(&db->lg, 0, "file %llx: unknown cluster plugin %u",
 				  (unsigned long long)oid, ino->cluster);
 	if (!(c->plug = cc_plugin(ino->compress)))
 		return R4_CORRUPT(&db->lg, 0, "file %llx: unknown compression plugin %u",
 				  (unsigned long long)oid, ino->compress);
-	if (ino->cmode > R4_CMODE_CONV)
+	if (!r4_plugin_get(R4_PTYPE_CMODE, ino->cmode))
 		return R4_CORRUPT(&db->lg, 0, "file %llx: unknown compression mode %u",
 				  (unsigned long long)oid, ino->cmode);
 	c->db = db;
 	c->ino = ino;
-	c->shift = CC_MAX_SHIFT - ino->cluster;
+	c->shift = cl->shift;
 	c->clsize = (size_t)1 << c->shift;
 	c->cmode = ino->cmode;
 	c->on = true;		/* as init_inode_data_cryptcompress leaves it */
@@ -427,9 +412,10 @@ static int dc_insert(struct cc *c, uint64_t start, const uint8_t *s, size_t n)
 
 /* A compressed stream s of n bytes (checksum included) into out: lsize bytes. */
 static int inflate_cluster(const struct r4_logger *lg, uint64_t blk, uint64_t oid,
-			   const struct cc_plugin *pl, uint64_t start, const uint8_t *s, size_t n,
+			   unsigned compress, uint64_t start, const uint8_t *s, size_t n,
 			   uint8_t *out, size_t lsize)
 {
+	const struct r4_compress_ops *pl = cc_plugin(compress);
 	unsigned long long o = start;
 	uint32_t want, got;
 	size_t len = 0;
@@ -447,7 +433,8 @@ static int inflate_cluster(const struct r4_logger *lg, uint64_t blk, uint64_t oi
 		return rc;
 	if (rc || len != lsize)
 		return R4_CORRUPT(lg, blk, "file %llx: cluster at %llu does not %s-decompress to "
-				  "its %zu bytes", (unsigned long long)oid, o, pl->label, lsize);
+				  "its %zu bytes", (unsigned long long)oid, o,
+				  r4_plugin_label(R4_PTYPE_COMPRESSION, compress), lsize);
 	return 0;
 }
 
@@ -465,7 +452,7 @@ static int cluster_read(struct cc *c, uint64_t idx, uint64_t size, size_t *dlen)
 	else if (n >= lsize)
 		memcpy(c->lc, c->dc, lsize);	/* raw (longer: the kernel reads its head too) */
 	else
-		return inflate_cluster(&c->db->lg, c->blk, oid_of(c), c->plug, idx << c->shift, c->dc,
+		return inflate_cluster(&c->db->lg, c->blk, oid_of(c), c->ino->compress, idx << c->shift, c->dc,
 				       n, c->lc, lsize);
 	return 0;
 }
@@ -751,7 +738,7 @@ int r4_ccreg_check_cluster(const struct r4_logger *lg, uint64_t blk, unsigned co
 			   unsigned shift, uint64_t size, uint64_t idx, const uint8_t *s,
 			   size_t n)
 {
-	const struct cc_plugin *pl = cc_plugin(compress);
+	const struct r4_compress_ops *pl = cc_plugin(compress);
 	uint64_t start = idx << shift;
 	size_t lsize;
 	uint8_t *out;
@@ -767,7 +754,7 @@ int r4_ccreg_check_cluster(const struct r4_logger *lg, uint64_t blk, unsigned co
 		return R4_CORRUPT(lg, blk, "unknown compression plugin %u", compress);
 	if (!(out = r4_malloc(lsize)))
 		return -ENOMEM;
-	rc = inflate_cluster(lg, blk, 0, pl, start, s, n, out, lsize);
+	rc = inflate_cluster(lg, blk, 0, compress, start, s, n, out, lsize);
 	r4_free(out);
 	return rc;
 }

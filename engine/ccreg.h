@@ -67,7 +67,4 @@ int r4_ccreg_check_cluster(const struct r4_logger *lg, uint64_t blk, unsigned co
 			   unsigned shift, uint64_t size, uint64_t idx, const uint8_t *s,
 			   size_t n);
 
-/* Label of a compression plugin id, or NULL if r4 has none. */
-const char *r4_ccreg_compress_label(unsigned id);
-
 #endif

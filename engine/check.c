@@ -52,6 +52,7 @@
 #include "key.h"
 #include "node.h"
 #include "obj.h"
+#include "plugin.h"
 #include "tree.h"
 
 /* ================================ state ================================ */
@@ -539,7 +540,9 @@ static int item_sd(struct chk *c, uint64_t blk, const r4_key *k, const uint8_t *
 			r4_item_pset_get(&sd.sd_pset, R4_PSET_CLUSTER, &cl);
 			r4_item_pset_get(&sd.sd_pset, R4_PSET_COMPRESSION, &cz);
 		}
-		r->cc_shift = cl <= 4 ? (uint8_t)(16 - cl) : 0;
+		const struct r4_cluster_ops *co = r4_plugin_ops(R4_PTYPE_CLUSTER, cl);
+
+		r->cc_shift = co ? (uint8_t)co->shift : 0;
 		r->cc_compress = (uint8_t)R4_MIN(cz, 0xff);
 	}
 	r->size = sd.sd_size;

@@ -31,6 +31,7 @@
 #include "key.h"
 #include "node.h"
 #include "obj.h"
+#include "plugin.h"
 #include "tree.h"
 
 #define DEFAULT_CACHE_NODES 16384
@@ -78,7 +79,9 @@ static int load_root_pset(struct r4_db *db)
 	for (size_t i = 0; i < R4_ARRAY_SIZE(slots); i++)
 		if (r4_item_pset_get(&root.sd.sd_pset, slots[i].member, &id))
 			*(unsigned *)((char *)d + slots[i].off) = id;
-	if (!rc && (!r4_hash_valid(d->hash) || !r4_fibre_valid(d->fibration) || d->formatting > 2))
+	if (!rc && (!r4_plugin_get(R4_PTYPE_HASH, d->hash) ||
+		    !r4_plugin_get(R4_PTYPE_FIBRE, d->fibration) ||
+		    !r4_plugin_get(R4_PTYPE_FORMATTING, d->formatting)))
 		rc = R4_CORRUPT(&db->lg, db->root, "root plugin set names unknown plugins");
 	r4_obj_fini(&root);
 	/* the root's own plugins become the effective defaults at load time */
@@ -532,31 +535,4 @@ int r4_info(r4_db *db, struct r4_info *out)
 	out->create = db->pset.create;
 	out->status = db->damaged;
 	return 0;
-}
-
-const char *r4_plugin_label(unsigned type, unsigned id)
-{
-	static const char *const files[] = {"reg40", "dir40", "sym40", "spl40", "ccreg40"};
-	static const char *const nodes[] = {"node40", "node41"};
-	static const char *const formatting[] = {"extents", "tails", "smart"};
-
-	switch (type) {
-	case R4_PTYPE_FILE: return id < 5 ? files[id] : NULL;
-	case R4_PTYPE_NODE: return id < 2 ? nodes[id] : NULL;
-	case R4_PTYPE_HASH: return r4_hash_name(id);
-	case R4_PTYPE_FIBRE: return r4_fibre_name(id);
-	case R4_PTYPE_FORMATTING: return id < 3 ? formatting[id] : NULL;
-	default: return NULL;
-	}
-}
-
-int r4_plugin_id(unsigned type, const char *label, size_t len)
-{
-	for (unsigned id = 0; id < 64; id++) {
-		const char *l = r4_plugin_label(type, id);
-
-		if (l && strlen(l) == len && !memcmp(l, label, len))
-			return (int)id;
-	}
-	return -1;
 }

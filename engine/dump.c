@@ -9,19 +9,12 @@
 #include "node.h"
 #include "tree.h"
 
+/* What an item plugin's row calls its items ("stat", "cde", "tail", ...). */
 static const char *kind_of(unsigned pid)
 {
-	switch (pid) {
-	case R4_ITEM_STAT40: return "stat";
-	case R4_ITEM_SDE40: return "sde";
-	case R4_ITEM_CDE40: return "cde";
-	case R4_ITEM_NODEPTR40: return "nodeptr";
-	case R4_ITEM_EXTENT40: return "extent";
-	case R4_ITEM_PLAIN40: return "tail";
-	case R4_ITEM_CTAIL40: return "ctail";
-	case R4_ITEM_BBOX40: return "blackbox";
-	default: return "?";
-	}
+	const struct r4_item_ops *io = r4_plugin_ops(R4_PTYPE_ITEM, pid);
+
+	return io ? io->kind : "?";
 }
 
 static int dump(struct r4_db *db, uint64_t blk, unsigned level,

@@ -272,21 +272,6 @@ static void val(struct x *x, int32_t op, const uint8_t **p, size_t *n)
 	}
 }
 
-static char *path_join(const char *dir, const char *name, size_t len)
-{
-	size_t d = strlen(dir);
-	char *s = r4_malloc(d + len + 2);
-
-	if (!s)
-		return NULL;
-	memcpy(s, dir, d);
-	if (d > 1 || dir[0] != '/')
-		s[d++] = '/';
-	memcpy(s + d, name, len);
-	s[d + len] = 0;
-	return s;
-}
-
 /* The last component of an absolute path ("/" for the root). */
 static const char *base_name(const char *path)
 {
@@ -788,7 +773,7 @@ static int walk(struct x *x, const char *from, const char *text, unsigned flags,
 			to_parent(w.cur);
 			continue;
 		}
-		char *next = path_join(w.cur, name, len);
+		char *next = r4_path_join(w.cur, name, len);
 
 		if (!next) {
 			rc = -ENOMEM;
@@ -929,39 +914,14 @@ static const char *object_type(struct x *x, const char *path, const struct r4_st
  * object is not audited or is the log itself. */
 static int audit(struct x *x, uint64_t ino, const char *op, const char *path, uint64_t len)
 {
-	struct r4_meta m;
-	struct r4_stat ls;
-	char *line = NULL;
+	char *log = NULL;
 	int rc;
 
-	if (!r4_meta_present(x->db))
-		return 0;
-	if ((rc = r4_meta_get(x->db, ino, &m)))
+	if ((rc = r4_audit_log(x->db, ino, &log)))
 		return fail(x, rc, "cannot read the audit setting of '%s'", path);
-	if (!m.audit)
-		goto out;
-	if ((rc = r4_stat(x->db, m.audit, &ls))) {
-		rc = fail(x, rc, "cannot audit '%s' into '%s'", path, m.audit);
-		goto out;
-	}
-	if (ls.ino == ino || !S_ISREG(ls.mode))
-		goto out;	/* changes to the log itself are not audited */
-	size_t pn = r4_escape_path(NULL, path, strlen(path)), n;
-
-	if (!(line = r4_malloc(pn + 96))) {
-		rc = -ENOMEM;
-		goto out;
-	}
-	n = (size_t)sprintf(line, "%lld %u %s ", x->db->clock_override >= 0
-			    ? (long long)x->db->clock_override : (long long)x->db->clock_pin.tv_sec,
-			    x->o->who.uid, op);
-	n += r4_escape_path(line + n, path, strlen(path));
-	n += (size_t)sprintf(line + n, " %llu\n", (unsigned long long)len);
-	if ((rc = r4_write(x->db, m.audit, ls.size, line, n)))
-		rc = fail(x, rc, "cannot audit '%s' into '%s'", path, m.audit);
-out:
-	r4_free(line);
-	r4_meta_fini(&m);
+	if (log && (rc = r4_audit_append(x->db, log, ino, x->o->who.uid, op, path, len)))
+		rc = fail(x, rc, "cannot audit '%s' into '%s'", path, log);
+	r4_free(log);
 	return rc;
 }
 
@@ -1027,46 +987,52 @@ static int key_text(struct x *x, const char *path, struct buf *b)
 
 /* The plugin-set members that govern an object: "type label" lines, or
  * the label of one (sub). */
+/*
+ * ..plugin: one line "member label" per plugin-set member that governs the
+ * object (docs/plan.md); an aggregate or invert names r4's plugin instead
+ * of reg40/dir40, and an aggregate adds its format.
+ */
 static int plugin_text(struct x *x, const char *path, const struct r4_stat *st, const char *sub,
 		       struct buf *b)
 {
-	static const unsigned file_of[] = {0, 1, 2, 3};
+	static const unsigned reg[] = {R4_PSET_FILE, R4_PSET_FORMATTING, ~0u},
+		ccreg[] = {R4_PSET_FILE, R4_PSET_COMPRESSION, R4_PSET_CMODE, R4_PSET_CLUSTER, ~0u},
+		dir[] = {R4_PSET_FILE, R4_PSET_HASH, R4_PSET_FIBRATION, ~0u},
+		other[] = {R4_PSET_FILE, ~0u};
 	struct member {
-		const char *type;
-		const char *label;
-	} m[5];
+		const char *name, *label;
+	} m[6];
 	struct r4_inode ino;
+	const unsigned *set;
 	size_t n = 0;
-	unsigned f;
+	unsigned format = 0, type;
 	int rc;
 
 	if ((rc = r4_fs_resolve(x->db, path, &ino)))
 		return rc;
-	f = S_ISREG(st->mode) ? file_of[0] : S_ISDIR(st->mode) ? file_of[1]
-	    : S_ISLNK(st->mode) ? file_of[2] : file_of[3];
-	if (S_ISREG(st->mode) && x->db->pset.create == 4)
-		f = 4;
-	unsigned format = 0;
 	bool agg = S_ISDIR(st->mode) && role_of(x, path, st, &format) == R4_ROLE_AGGREGATE;
 
-	m[n++] = (struct member){"file", agg ? "aggregate" : is_invert(x, st) ? "invert"
-				 : r4_plugin_label(R4_PTYPE_FILE, f)};
-	if (agg)
-		m[n++] = (struct member){"format", r4_formats[format == R4_FORMAT_COLON]};
-	if (S_ISREG(st->mode))
-		m[n++] = (struct member){"formatting",
-					r4_plugin_label(R4_PTYPE_FORMATTING, ino.formatting)};
-	if (S_ISDIR(st->mode)) {
-		m[n++] = (struct member){"hash", r4_plugin_label(R4_PTYPE_HASH, ino.hash)};
-		m[n++] = (struct member){"fibration", r4_plugin_label(R4_PTYPE_FIBRE, ino.fibre)};
+	set = S_ISDIR(st->mode) ? dir : !S_ISREG(st->mode) ? other
+	      : r4_obj_plugin(&ino, R4_PSET_FILE) == 4 ? ccreg : reg;
+	for (; *set != ~0u; set++) {
+		const char *name = r4_pset_member_name(*set);
+
+		r4_pset_member(name, strlen(name), &type);
+		m[n++] = (struct member){name, r4_plugin_label(type, r4_obj_plugin(&ino, *set))};
+		if (*set == R4_PSET_FILE && agg) {
+			m[0].label = "aggregate";
+			m[n++] = (struct member){"format", r4_formats[format == R4_FORMAT_COLON]};
+		} else if (*set == R4_PSET_FILE && is_invert(x, st)) {
+			m[0].label = "invert";
+		}
 	}
 	r4_obj_fini(&ino);
 	for (size_t i = 0; i < n; i++) {
 		const char *label = m[i].label ? m[i].label : "?";
 
-		if (sub && !strcmp(sub, m[i].type))
+		if (sub && !strcmp(sub, m[i].name))
 			return buf_printf(b, "%s", label);
-		if (!sub && (rc = buf_printf(b, "%s %s\n", m[i].type, label)))
+		if (!sub && (rc = buf_printf(b, "%s %s\n", m[i].name, label)))
 			return rc;
 	}
 	return sub ? fail(x, -ENOENT, "'%s/..plugin' has no member '%s'", path, sub) : 0;
@@ -1484,7 +1450,7 @@ static int field_put(struct x *x, struct handle *h, unsigned format, const uint8
 		return fail(x, -EINVAL, "cannot write '%s': '%.*s' cannot name a record", h->path,
 			    (int)*n, (const char *)p);
 	if (!(rec = dir_of(h->path)) || !(agg = dir_of(rec)) ||
-	    !(to = path_join(agg, (const char *)p, *n))) {
+	    !(to = r4_path_join(agg, (const char *)p, *n))) {
 		rc = -ENOMEM;
 		goto out;
 	}
@@ -1504,7 +1470,7 @@ static int field_put(struct x *x, struct handle *h, unsigned format, const uint8
 		rc = fail(x, rc, "cannot rename '%s' to '%s'", rec, to);
 		goto out;
 	}
-	char *np = path_join(to, base_name(h->path), strlen(base_name(h->path)));
+	char *np = r4_path_join(to, base_name(h->path), strlen(base_name(h->path)));
 
 	if (!np) {
 		rc = -ENOMEM;
@@ -1607,7 +1573,7 @@ static int do_rename(struct x *x, struct handle *h, const uint8_t *p, size_t n)
 		return fail(x, -EBUSY, "cannot rename '/'");
 	if ((rc = check_name(p, n)))
 		return fail(x, rc, "cannot rename '%s' to '%.*s'", h->path, (int)n, (const char *)p);
-	if (!(dir = dir_of(h->path)) || !(to = path_join(dir, (const char *)p, n))) {
+	if (!(dir = dir_of(h->path)) || !(to = r4_path_join(dir, (const char *)p, n))) {
 		rc = -ENOMEM;
 		goto out;
 	}
@@ -1651,7 +1617,7 @@ static int do_unlink(struct x *x, struct handle *h, const uint8_t *p, size_t n)
 	if ((rc = check_name(p, n)))
 		return fail(x, rc, "cannot remove '%.*s' from '%s'", (int)n, (const char *)p,
 			    h->path);
-	if (!(path = path_join(h->path, (const char *)p, n)))
+	if (!(path = r4_path_join(h->path, (const char *)p, n)))
 		return -ENOMEM;
 	if ((rc = r4_stat(x->db, path, &st))) {
 		rc = fail(x, rc, "cannot remove '%s'", path);
@@ -1660,13 +1626,18 @@ static int do_unlink(struct x *x, struct handle *h, const uint8_t *p, size_t n)
 		   !(rc = touch_obj(x, st.ino, 0, true, path))) {
 		bool record = S_ISDIR(st.mode) && role_of(x, path, &st, NULL) == R4_ROLE_RECORD;
 
+		/* recorded first: the object's last name takes its audit setting
+		 * with it (a failure below undoes the record with the unit) */
+		if ((rc = audit_entry(x, st.ino, h->st.ino, "unlink", path, n)))
+			goto out;
 		rc = record ? r4_aggr_rmtree(x->db, path) : S_ISDIR(st.mode) ? r4_rmdir(x->db, path)
 		     : r4_unlink(x->db, path);
 		if (rc)
 			rc = fail(x, rc, "cannot remove '%s'", path);
-		else if (!(rc = audit_entry(x, st.ino, h->st.ino, "unlink", path, n)))
+		else
 			x->last_len = n;
 	}
+out:
 	r4_free(path);
 	return rc;
 }
@@ -1971,21 +1942,14 @@ out:
  * ..plugin/hash of an empty directory: the owner's to switch. */
 static int switch_plugin(struct x *x, struct handle *h, const char *sub, const uint8_t *p, size_t n)
 {
-	static const struct {
-		const char *name;
-		unsigned type, member;
-	} sw[] = {{"formatting", R4_PTYPE_FORMATTING, R4_PSET_FORMATTING},
-		  {"hash", R4_PTYPE_HASH, R4_PSET_HASH}};
-	size_t i = 0;
-	int id, rc;
+	unsigned type;
+	int member = r4_pset_member(sub, strlen(sub), &type), id, rc;
 
 	chop_lf(p, &n);
-	while (i < R4_ARRAY_SIZE(sw) && strcmp(sw[i].name, sub))
-		i++;
-	if (i == R4_ARRAY_SIZE(sw))
+	if (member != R4_PSET_FORMATTING && member != R4_PSET_HASH)
 		return fail(x, -EOPNOTSUPP, "cannot switch '%s/..plugin/%s': r4 switches file, "
 			    "formatting and hash", h->path, sub);
-	if ((id = r4_plugin_id(sw[i].type, (const char *)p, n)) < 0)
+	if ((id = r4_plugin_id(type, (const char *)p, n)) < 0)
 		return fail(x, -EINVAL, "cannot switch '%s/..plugin/%s': '%.*s' is no %s plugin",
 			    h->path, sub, (int)n, (const char *)p, sub);
 	if (!is_owner(x, &h->st))
@@ -1996,13 +1960,14 @@ static int switch_plugin(struct x *x, struct handle *h, const char *sub, const u
 			    S_ISDIR(h->st.mode) ? "an aggregate" : "an invert");
 	if ((rc = touch_obj(x, h->st.ino, 0, true, h->path)))
 		return rc;
-	rc = r4_fs_set_plugin(x->db, h->path, sw[i].member, (unsigned)id);
+	rc = r4_fs_set_plugin(x->db, h->path, (unsigned)member, (unsigned)id);
 	if (rc == -ENOTEMPTY)
 		return fail(x, rc, "cannot switch '%s/..plugin/hash': a directory changes its hash "
 			    "only while it is empty", h->path);
 	if (rc == -EOPNOTSUPP)
 		return fail(x, rc, "cannot switch '%s/..plugin/%s': %s", h->path, sub,
-			    i == 0 ? "only a regular file that is not compressed has a formatting"
+			    member == R4_PSET_FORMATTING ? "only a regular file that is not "
+			    "compressed has a formatting"
 			    : "only a directory has a hash");
 	if (rc)
 		return fail(x, rc, "cannot switch '%s/..plugin/%s'", h->path, sub);
@@ -2357,7 +2322,7 @@ static int step_create(struct x *x, const struct r4_step *s)
 			    d->path);
 	if (s->d != -1 && parse_mode(perm, plen, &mode))
 		return fail(x, -EINVAL, "'perm' takes 1 to 4 octal digits");
-	if (!(nh.path = path_join(d->path, (const char *)name, nlen)))
+	if (!(nh.path = r4_path_join(d->path, (const char *)name, nlen)))
 		return -ENOMEM;
 	nh.kind = H_MISSING;
 	nh.dir_ino = d->st.ino;
@@ -2403,7 +2368,7 @@ static int step_link(struct x *x, const struct r4_step *s)
 	if ((rc = check_name(name, nlen)))
 		return fail(x, rc, "cannot link '%.*s' in '%s'", (int)nlen, (const char *)name,
 			    d->path);
-	if (!(nh.path = path_join(d->path, (const char *)name, nlen)))
+	if (!(nh.path = r4_path_join(d->path, (const char *)name, nlen)))
 		return -ENOMEM;
 	if (!(rc = may_change_dir(x, d->path, NULL, nh.path)) &&
 	    !(rc = touch_entry(x, d->st.ino, base_name(nh.path), true, nh.path)) &&

@@ -29,6 +29,7 @@
  * tests/unit/test_key.c pins all of it to values printed by libreiser4.
  */
 #include "key.h"
+#include "plugin.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -140,41 +141,22 @@ static uint64_t hash_deg(const uint8_t *s, size_t len)
 	return UINT64_C(0xc0c0c0c010101010);
 }
 
-static const struct {
-	const char *label;
-	uint64_t (*fn)(const uint8_t *s, size_t len);
-} hashes[R4_HASH_COUNT] = {
-	[R4_HASH_RUPASOV] = {"rupasov_hash", hash_rupasov},
-	[R4_HASH_R5] = {"r5_hash", hash_r5},
-	[R4_HASH_TEA] = {"tea_hash", hash_tea},
-	[R4_HASH_FNV1] = {"fnv1_hash", hash_fnv1},
-	[R4_HASH_DEG] = {"deg_hash", hash_deg},
+#define HASH(fn) (&(const struct r4_hash_ops){fn})
+const struct r4_plugin r4_hash_plugins[5] = {
+	[R4_HASH_RUPASOV] = {"rupasov_hash", "Rupasov's hash, the first of reiserfs", HASH(hash_rupasov)},
+	[R4_HASH_R5] = {"r5_hash", "r5, the default: fast, well spread", HASH(hash_r5)},
+	[R4_HASH_TEA] = {"tea_hash", "Davies-Meyer over TEA, from reiserfs", HASH(hash_tea)},
+	[R4_HASH_FNV1] = {"fnv1_hash", "64-bit FNV-1", HASH(hash_fnv1)},
+	[R4_HASH_DEG] = {"deg_hash", "constant: every long name collides (for tests)",
+			 HASH(hash_deg)},
 };
-
-bool r4_hash_valid(unsigned id)
-{
-	return id < R4_HASH_COUNT;
-}
+#undef HASH
 
 uint64_t r4_hash(unsigned id, const char *name, size_t len)
 {
-	return r4_hash_valid(id) ? hashes[id].fn((const uint8_t *)name, len) : 0;
-}
+	const struct r4_hash_ops *h = r4_plugin_ops(R4_PTYPE_HASH, id);
 
-const char *r4_hash_name(unsigned id)
-{
-	return r4_hash_valid(id) ? hashes[id].label : NULL;
-}
-
-int r4_hash_by_name(const char *label, unsigned *id)
-{
-	for (unsigned i = 0; i < R4_HASH_COUNT; i++) {
-		if (!strcmp(label, hashes[i].label)) {
-			*id = i;
-			return 0;
-		}
-	}
-	return -ENOENT;
+	return h ? h->hash((const uint8_t *)name, len) : 0;
 }
 
 /* ---- fibration plugins: an 8-bit fibre number per name ---- */
@@ -203,43 +185,23 @@ static uint8_t fibre_ext_3(const uint8_t *s, size_t len)
 	return 0;
 }
 
-static const struct {
-	const char *label;
-	uint8_t (*fn)(const uint8_t *s, size_t len);
-} fibres[R4_FIBRE_COUNT] = {
-	[R4_FIBRE_LEXIC] = {"lexic_fibre", fibre_lexic},
-	[R4_FIBRE_DOT_O] = {"dot_o_fibre", fibre_dot_o},
-	[R4_FIBRE_EXT_1] = {"ext_1_fibre", fibre_ext_1},
-	[R4_FIBRE_EXT_3] = {"ext_3_fibre", fibre_ext_3},
+#define FIBRE(fn) (&(const struct r4_fibre_ops){fn})
+const struct r4_plugin r4_fibre_plugins[4] = {
+	[R4_FIBRE_LEXIC] = {"lexic_fibre", "one fibre: entries in name order", FIBRE(fibre_lexic)},
+	[R4_FIBRE_DOT_O] = {"dot_o_fibre", "*.o names after the others", FIBRE(fibre_dot_o)},
+	[R4_FIBRE_EXT_1] = {"ext_1_fibre", "names grouped by a 1-letter extension (the default)",
+			    FIBRE(fibre_ext_1)},
+	[R4_FIBRE_EXT_3] = {"ext_3_fibre", "names grouped by a 3-letter extension",
+			    FIBRE(fibre_ext_3)},
 };
-
-bool r4_fibre_valid(unsigned id)
-{
-	return id < R4_FIBRE_COUNT;
-}
+#undef FIBRE
 
 uint64_t r4_fibre(unsigned id, const char *name, size_t len)
 {
-	if (!r4_fibre_valid(id))
-		return 0;
+	const struct r4_fibre_ops *f = r4_plugin_ops(R4_PTYPE_FIBRE, id);
+
 	/* uint64 << 57 keeps the low 7 bits, as the 64-bit shift on disk did */
-	return (uint64_t)fibres[id].fn((const uint8_t *)name, len) << R4_KEY_FIBRE_SHIFT;
-}
-
-const char *r4_fibre_name(unsigned id)
-{
-	return r4_fibre_valid(id) ? fibres[id].label : NULL;
-}
-
-int r4_fibre_by_name(const char *label, unsigned *id)
-{
-	for (unsigned i = 0; i < R4_FIBRE_COUNT; i++) {
-		if (!strcmp(label, fibres[i].label)) {
-			*id = i;
-			return 0;
-		}
-	}
-	return -ENOENT;
+	return f ? (uint64_t)f->fibre((const uint8_t *)name, len) << R4_KEY_FIBRE_SHIFT : 0;
 }
 
 /* ---- key assignment ---- */

@@ -47,15 +47,11 @@ enum {				/* fibration plugin ids */
 #define R4_KEY_HASHED_FROM 15	/* a long name's hash covers bytes 15.. */
 
 /*
- * 64-bit hash of name[0..len) by hash plugin id.  An unknown id gives 0;
- * check ids read from disk with r4_hash_valid first.
+ * 64-bit hash of name[0..len) by hash plugin id (the rows are
+ * r4_hash_plugins, plugin.h).  An unknown id gives 0; check ids read from
+ * disk with r4_plugin_get first.
  */
 uint64_t r4_hash(unsigned id, const char *name, size_t len);
-bool r4_hash_valid(unsigned id);
-/* Label of a hash plugin ("r5_hash"), NULL for an unknown id.  Static. */
-const char *r4_hash_name(unsigned id);
-/* Id of the hash labelled label ("r5_hash"): 0, or -ENOENT if none is. */
-int r4_hash_by_name(const char *label, unsigned *id);
 
 /*
  * Fibre of name[0..len) by fibration plugin id, already shifted into el1
@@ -63,9 +59,6 @@ int r4_hash_by_name(const char *label, unsigned *id);
  * An unknown id gives 0.
  */
 uint64_t r4_fibre(unsigned id, const char *name, size_t len);
-bool r4_fibre_valid(unsigned id);
-const char *r4_fibre_name(unsigned id);
-int r4_fibre_by_name(const char *label, unsigned *id);
 
 /*
  * Key of the entry name[0..len) in directory dir_oid, hashed and fibred

@@ -20,6 +20,7 @@
 #include "key.h"
 #include "node.h"
 #include "obj.h"
+#include "plugin.h"
 
 void r4_mkfs_defaults(struct r4_mkfs_opts *o)
 {
@@ -224,7 +225,8 @@ int r4_mkfs(const char *path, uint64_t size, const struct r4_mkfs_opts *o)
 	m.bs = o->blocksize ? o->blocksize : 4096;
 	if (m.bs != 4096)
 		return -EINVAL;		/* the fixed layout is defined for 4 KiB blocks */
-	if (!r4_hash_valid(o->hash) || !r4_fibre_valid(o->fibration) || o->formatting > 2 ||
+	if (!r4_plugin_get(R4_PTYPE_HASH, o->hash) || !r4_plugin_get(R4_PTYPE_FIBRE, o->fibration) ||
+	    !r4_plugin_get(R4_PTYPE_FORMATTING, o->formatting) ||
 	    (o->create != 0 && o->create != 4))
 		return -EINVAL;
 	blocks = size / m.bs;

@@ -19,6 +19,28 @@ unsigned r4_node_item_len(const uint8_t *b, uint32_t bs, unsigned i)
 	return end - r4_node_item_off(b, bs, i);
 }
 
+/* node41: CRC32C over the header before the checksum and everything after it */
+static uint32_t node41_csum(const uint8_t *b, uint32_t bs)
+{
+	uint32_t c = r4_crc32c(~0u, b, R4_NH40_SIZE);
+
+	return r4_crc32c(c, b + R4_NH41_SIZE, bs - R4_NH41_SIZE);
+}
+
+#define NODE(hdr, magic, csum) (&(const struct r4_node_ops){hdr, magic, csum})
+const struct r4_plugin r4_node_plugins[2] = {
+	[R4_NODE40] = {"node40", "formatted node: item headers and bodies, no checksum",
+		       NODE(R4_NH40_SIZE, R4_NODE40_MAGIC, NULL)},
+	[R4_NODE41] = {"node41", "node40 and a CRC32C of the node in its header",
+		       NODE(R4_NH41_SIZE, R4_NODE41_MAGIC, node41_csum)},
+};
+#undef NODE
+
+static const struct r4_node_ops *node_ops(unsigned pid)
+{
+	return r4_plugin_ops(R4_PTYPE_NODE, pid);
+}
+
 void r4_node_init(uint8_t *b, uint32_t bs, unsigned pid, unsigned level, uint32_t mkfs_id)
 {
 	unsigned hdr = r4_node_hdr_size(pid);
@@ -27,33 +49,29 @@ void r4_node_init(uint8_t *b, uint32_t bs, unsigned pid, unsigned level, uint32_
 	r4_le16_put(b + R4_NH_PID, (uint16_t)pid);
 	r4_le16_put(b + R4_NH_FREE, (uint16_t)(bs - hdr));
 	r4_le16_put(b + R4_NH_FREE_START, (uint16_t)hdr);
-	r4_le32_put(b + R4_NH_MAGIC, pid == R4_NODE41 ? R4_NODE41_MAGIC : R4_NODE40_MAGIC);
+	r4_le32_put(b + R4_NH_MAGIC, node_ops(pid)->magic);
 	r4_le32_put(b + R4_NH_MKFS_ID, mkfs_id);
 	b[R4_NH_LEVEL] = (uint8_t)level;
 }
 
-static uint32_t node41_csum(const uint8_t *b, uint32_t bs)
-{
-	uint32_t c = r4_crc32c(~0u, b, R4_NH40_SIZE);
-
-	return r4_crc32c(c, b + R4_NH41_SIZE, bs - R4_NH41_SIZE);
-}
-
 void r4_node_seal(uint8_t *b, uint32_t bs)
 {
-	if (r4_le16_get(b + R4_NH_PID) == R4_NODE41)
-		r4_le32_put(b + R4_NH41_CSUM, node41_csum(b, bs));
+	const struct r4_node_ops *o = node_ops(r4_le16_get(b + R4_NH_PID));
+
+	if (o && o->csum)
+		r4_le32_put(b + R4_NH41_CSUM, o->csum(b, bs));
 }
 
-/* Item plugins a level may hold: leaves hold stat data, entries, bodies and
- * black boxes; twigs node pointers and extents; higher levels pointers only. */
+/* Item plugins a level may hold (their rows say): leaves hold stat data,
+ * entries, bodies and black boxes; twigs node pointers and extents; higher
+ * levels pointers only. */
 static bool item_fits_level(unsigned ipid, unsigned level)
 {
-	if (level == R4_LEVEL_LEAF)
-		return ipid == 0 || ipid == 1 || ipid == 2 || ipid == 6 || ipid == 7 || ipid == 8;
-	if (level == R4_LEVEL_TWIG)
-		return ipid == 3 || ipid == 5;
-	return ipid == 3;
+	const struct r4_item_ops *io = r4_plugin_ops(R4_PTYPE_ITEM, ipid);
+	unsigned at = level == R4_LEVEL_LEAF ? R4_ITEM_AT_LEAF : level == R4_LEVEL_TWIG
+		      ? R4_ITEM_AT_TWIG : R4_ITEM_AT_UPPER;
+
+	return io && (io->levels & at);
 }
 
 static int check_items(const struct r4_logger *lg, uint64_t blk, const uint8_t *b, uint32_t bs,
@@ -97,13 +115,16 @@ int r4_node_check(const struct r4_logger *lg, uint64_t blk, const uint8_t *b, ui
 {
 	unsigned npid = r4_le16_get(b + R4_NH_PID), level = r4_node_level(b);
 	uint32_t magic = r4_le32_get(b + R4_NH_MAGIC);
+	const struct r4_node_ops *o = node_ops(pid);
 
 	if (npid != pid)
 		return R4_CORRUPT(lg, blk, "node plugin %u, volume uses %u", npid, pid);
-	if (magic != (pid == R4_NODE41 ? R4_NODE41_MAGIC : R4_NODE40_MAGIC))
+	if (!o)
+		return R4_CORRUPT(lg, blk, "unknown node plugin %u", pid);
+	if (magic != o->magic)
 		return R4_CORRUPT(lg, blk, "bad node magic 0x%08x", magic);
-	if (pid == R4_NODE41 && r4_le32_get(b + R4_NH41_CSUM) != node41_csum(b, bs))
-		return R4_BADCSUM(lg, blk, "node41 checksum");
+	if (o->csum && r4_le32_get(b + R4_NH41_CSUM) != o->csum(b, bs))
+		return R4_BADCSUM(lg, blk, "%s checksum", r4_plugin_label(R4_PTYPE_NODE, pid));
 	if (r4_le32_get(b + R4_NH_MKFS_ID) != mkfs_id)
 		return R4_CORRUPT(lg, blk, "node of another volume (mkfs id 0x%08x)",
 				  r4_le32_get(b + R4_NH_MKFS_ID));

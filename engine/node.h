@@ -15,7 +15,7 @@
 #ifndef R4_NODE_H
 #define R4_NODE_H
 
-#include "r4_int.h"
+#include "plugin.h"
 
 enum {				/* node header, node40.h */
 	R4_NH_PID = 0,		/* le16 node plugin id, 0 node40, 1 node41 */
@@ -49,9 +49,10 @@ enum { R4_NODE40 = 0, R4_NODE41 = 1 };
 #define R4_LEVEL_TWIG 2
 #define R4_MAX_HEIGHT 8
 
+/* The header size of node plugin pid (node40 for an id r4 does not know). */
 static inline unsigned r4_node_hdr_size(unsigned pid)
 {
-	return pid == R4_NODE41 ? R4_NH41_SIZE : R4_NH40_SIZE;
+	return ((const struct r4_node_ops *)r4_node_plugins[pid == R4_NODE41].ops)->header;
 }
 
 static inline unsigned r4_node_nr(const uint8_t *b) { return r4_le16_get(b + R4_NH_NR_ITEMS); }

@@ -99,6 +99,27 @@ static void effective_plugins(const struct r4_db *db, struct r4_inode *ino)
 		ino->cluster = id;
 }
 
+unsigned r4_obj_plugin(const struct r4_inode *ino, unsigned member)
+{
+	uint32_t mode = ino->sd.sd_mode;
+	uint16_t id;
+
+	switch (member) {
+	case R4_PSET_FORMATTING: return ino->formatting;
+	case R4_PSET_HASH: return ino->hash;
+	case R4_PSET_FIBRATION: return ino->fibre;
+	case R4_PSET_CREATE: return ino->create;
+	case R4_PSET_COMPRESSION: return ino->compress;
+	case R4_PSET_CMODE: return ino->cmode;
+	case R4_PSET_CLUSTER: return ino->cluster;
+	}
+	if (r4_sd_has(&ino->sd, R4_SDEXT_PSET) && r4_item_pset_get(&ino->sd.sd_pset, member, &id))
+		return id;
+	if (member == R4_PSET_FILE)	/* guessed from the mode, as the kernel does */
+		return S_ISREG(mode) ? 0 : S_ISDIR(mode) ? 1 : S_ISLNK(mode) ? 2 : 3;
+	return member == R4_PSET_DIRITEM ? 2 : 0;	/* cde40; the others' only plugin */
+}
+
 static int find_sd(struct r4_db *db, const r4_key *sdkey, struct r4_path *p, uint8_t **body,
 		   unsigned *len)
 {

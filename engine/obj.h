@@ -27,6 +27,10 @@ struct r4_inode {
 	unsigned compress, cmode, cluster;	/* ccreg40: plugin ids, as in the pset */
 };
 
+/* The effective plugin of plugin-set member `member` (item.h R4_PSET_*):
+ * the object's own slot, else the root's, else what the kernel assumes. */
+unsigned r4_obj_plugin(const struct r4_inode *ino, unsigned member);
+
 void r4_obj_root_key(r4_key *k);
 int r4_obj_load(struct r4_db *db, const r4_key *sdkey, struct r4_inode *ino);
 int r4_obj_save(struct r4_db *db, struct r4_inode *ino);

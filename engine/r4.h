@@ -145,6 +145,30 @@ enum { R4_ACCESS_DENIED, R4_ACCESS_READ, R4_ACCESS_WRITE };
 /* Are the object's contents computed text: an aggregate (a directory that
  * is also text, LANGUAGE.md 7) or an invert (a composition, 6.5)? */
 bool r4_is_computed(r4_db *db, uint64_t ino);
+
+/*
+ * Audit (LANGUAGE.md 6.4; engine/meta.c).  r4_audit_log: the log the
+ * changes of object ino are recorded in, its ..audit: 0 and *log (an
+ * absolute path, the caller's to r4_free) or NULL when ino is not
+ * audited.  An image with no r4 record at all answers without a lookup.
+ * -EIO, -EUCLEAN, -ENOMEM when the setting cannot be read.
+ */
+int r4_audit_log(r4_db *db, uint64_t ino, char **log);
+/* false when nothing in the image can be audited (it has no r4 records at
+ * all), so a host need not look up what a change would record. */
+bool r4_audit_maybe(r4_db *db);
+/*
+ * Append the record "SECONDS UID OP PATH LENGTH\n" of a change of ino
+ * (reached as path, escaped as \xHH) to log, in the open transaction or
+ * one of its own; SECONDS is the engine's clock for the change.  Nothing
+ * is written when log is ino itself (changes to a log are not audited) or
+ * no regular file.  -ENOENT (-ENOTDIR) when the log is gone, before any
+ * change; else r4_write's errors (-ENOSPC).  With op NULL it only checks,
+ * for a host that checks before it changes (the FUSE bridge): 1 when a
+ * record would be written, 0 when not, or -ENOENT.
+ */
+int r4_audit_append(r4_db *db, const char *log, uint64_t ino, uint32_t uid, const char *op,
+		    const char *path, uint64_t len);
 /* Is gid who's group or one of its supplementary groups? */
 bool r4_in_group(const struct r4_ident *who, uint32_t gid);
 /* r4_stat as who sees it: every directory on the way needs search
@@ -500,11 +524,32 @@ struct r4_info {
 	uint64_t commits;		/* transactions that changed it since this open */
 };
 int r4_info(r4_db *db, struct r4_info *out);
+
+/* ---- plugins (engine/plugin.c, ENGINE.md 5) ---- */
+
+/* Plugin types, numbered as the kernel numbers them (plugin_header.h). */
+enum r4_ptype {
+	R4_PTYPE_FILE, R4_PTYPE_DIR, R4_PTYPE_ITEM, R4_PTYPE_NODE, R4_PTYPE_HASH, R4_PTYPE_FIBRE,
+	R4_PTYPE_FORMATTING, R4_PTYPE_PERM, R4_PTYPE_SDEXT, R4_PTYPE_FORMAT, R4_PTYPE_JNODE,
+	R4_PTYPE_CIPHER, R4_PTYPE_DIGEST, R4_PTYPE_COMPRESSION, R4_PTYPE_CMODE, R4_PTYPE_CLUSTER,
+	R4_PTYPE_TXMOD, R4_PTYPE_NR
+};
+struct r4_plugin_info {
+	unsigned type, id;		/* id: what the disk stores */
+	const char *type_name;		/* "hash" */
+	const char *label;		/* "r5_hash": reiser4progs' label, what mkfs -o takes */
+	const char *desc;
+};
+/* The n-th plugin r4 knows, types in order, ids in order; false past the last. */
+bool r4_plugin_nth(size_t n, struct r4_plugin_info *out);
+/* The label of plugin (type, id), NULL if r4 knows none. */
 const char *r4_plugin_label(unsigned type, unsigned id);
 /* The id of the plugin of that type labelled label[0, len), or -1. */
 int r4_plugin_id(unsigned type, const char *label, size_t len);
-enum { R4_PTYPE_FILE = 0, R4_PTYPE_NODE = 2, R4_PTYPE_HASH = 3, R4_PTYPE_FIBRE = 4,
-       R4_PTYPE_FORMATTING = 5 };
+/* A plugin-set member by name ("formatting", "hash", "create", ...): its
+ * index on disk (0..13) and the plugin type it holds; -1 if none. */
+int r4_pset_member(const char *name, size_t len, unsigned *type);
+const char *r4_pset_member_name(unsigned member);	/* NULL past the last */
 
 /* ---- the storage tree, for learners and tools (engine/dump.c) ---- */
 

@@ -150,6 +150,9 @@ uint32_t r4_crc32c(uint32_t seed, const void *buf, size_t len);
 uint32_t r4_adler32(const void *buf, size_t len);
 
 #define R4_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/* dir + "/" + name[0, len) (no second slash after the root); r4_free it. */
+char *r4_path_join(const char *dir, const char *name, size_t len);
 #define R4_MIN(a, b) ((a) < (b) ? (a) : (b))
 #define R4_MAX(a, b) ((a) > (b) ? (a) : (b))
 

@@ -29,6 +29,7 @@
 #include "io.h"
 #include "jnl.h"
 #include "key.h"
+#include "plugin.h"
 #include "tree.h"
 
 struct r4_page {
@@ -376,15 +377,13 @@ static int read_fn(void *ctx, uint64_t ioff, unsigned pid, const uint8_t *b, uns
 	return 0;
 }
 
-int r4_reg_read(struct r4_db *db, const struct r4_inode *ino, uint64_t off, void *buf,
-		size_t len, size_t *got)
+static int reg40_read(struct r4_db *db, const struct r4_inode *ino, uint64_t off, void *buf,
+		      size_t len, size_t *got)
 {
 	uint64_t size = ino->sd.sd_size;
 	struct read_ctx r = {db, off, 0, buf};
 	int rc;
 
-	if (r4_ccreg_is(ino))
-		return r4_ccreg_read(db, ino, off, buf, len, got);
 	if (off >= size || len == 0) {
 		*got = 0;
 		return 0;
@@ -1041,9 +1040,43 @@ static bool compressed_body(struct r4_inode *ino, enum body_kind kind)
 	return r4_ccreg_is(ino);
 }
 
+static const struct r4_file_ops *file_ops(const struct r4_inode *ino);
+
+/* ---- formatting plugins: tails or extents for a body of a given size ---- */
+
+static bool never_tails(uint64_t size, uint32_t bs)
+{
+	(void)size;
+	(void)bs;
+	return false;
+}
+
+static bool always_tails(uint64_t size, uint32_t bs)
+{
+	(void)size;
+	(void)bs;
+	return true;
+}
+
+static bool four_blocks(uint64_t size, uint32_t bs)
+{
+	return size <= 4 * (uint64_t)bs;
+}
+
+#define FORMATTING(fn) (&(const struct r4_formatting_ops){fn})
+const struct r4_plugin r4_formatting_plugins[3] = {
+	{"extents", "bodies in extents only (whole blocks)", FORMATTING(never_tails)},
+	{"tails", "bodies in tails only (packed into the leaves)", FORMATTING(always_tails)},
+	{"smart", "tails up to four blocks, extents beyond (the default)",
+	 FORMATTING(four_blocks)},
+};
+#undef FORMATTING
+
 static bool want_tails(const struct r4_db *db, const struct r4_inode *ino, uint64_t size)
 {
-	return ino->formatting == 1 || (ino->formatting == 2 && size <= 4 * (uint64_t)db->bs);
+	const struct r4_formatting_ops *f = r4_plugin_ops(R4_PTYPE_FORMATTING, ino->formatting);
+
+	return f ? f->tails(size, db->bs) : four_blocks(size, db->bs);
 }
 
 static void set_size(struct r4_inode *ino, uint64_t size, uint64_t bytes)
@@ -1240,7 +1273,7 @@ static int spill(struct r4_db *db)
 }
 
 /* Write into a reg40 body of the given kind. */
-static int write_body(struct r4_db *db, struct r4_inode *ino, enum body_kind kind, uint64_t off,
+static int write_body(struct r4_db *db, struct r4_inode *ino, unsigned kind, uint64_t off,
 		      const uint8_t *buf, size_t len)
 {
 	uint64_t newsize = R4_MAX(ino->sd.sd_size, off + len);
@@ -1280,13 +1313,14 @@ static int ccreg_to_reg(struct r4_db *db, struct r4_inode *ino)
 }
 
 /* A write to a ccreg40 file, and the rest as reg40 once conv converts it. */
-static int ccreg_write(struct r4_db *db, struct r4_inode *ino, uint64_t off, const uint8_t *buf,
-		       size_t len)
+static int ccreg40_write(struct r4_db *db, struct r4_inode *ino, unsigned kind, uint64_t off,
+			 const uint8_t *buf, size_t len)
 {
 	size_t done;
 	bool convert;
 	int rc;
 
+	(void)kind;
 	if ((rc = r4_ccreg_write(db, ino, off, buf, len, &done, &convert)) || !convert)
 		return rc;
 	if ((rc = ccreg_to_reg(db, ino)))
@@ -1308,30 +1342,20 @@ int r4_reg_write(struct r4_db *db, struct r4_inode *ino, uint64_t off, const voi
 		return rc;
 	if ((rc = body_kind(db, ino, &kind)) || (rc = writable_body(db, ino, kind)))
 		return rc;
-	if (compressed_body(ino, kind))
-		rc = ccreg_write(db, ino, off, buf, len);
-	else
-		rc = write_body(db, ino, kind, off, buf, len);
-	if (rc)
+	compressed_body(ino, kind);
+	if ((rc = file_ops(ino)->write(db, ino, kind, off, buf, len)))
 		return rc;
 	r4_obj_touch(db, ino, true, true);
 	return r4_obj_save(db, ino);
 }
 
-int r4_reg_truncate(struct r4_db *db, struct r4_inode *ino, uint64_t size)
+static int reg40_truncate(struct r4_db *db, struct r4_inode *ino, unsigned kind, uint64_t size)
 {
 	uint64_t old = ino->sd.sd_size;
-	enum body_kind kind;
 	uint8_t *all = NULL;
 	int rc;
 
-	if (size > ((uint64_t)1 << 62))
-		return -EFBIG;
-	if ((rc = body_kind(db, ino, &kind)) || (rc = writable_body(db, ino, kind)))
-		return rc;
-	if (compressed_body(ino, kind)) {
-		rc = r4_ccreg_truncate(db, ino, size);
-	} else if (want_tails(db, ino, size)) {
+	if (want_tails(db, ino, size)) {
 		/* shrinks into (or stays in) tails; zeros fill a growth */
 		if (!(rc = read_all(db, ino, size, &all)))
 			rc = to_tails(db, ino, all, size);
@@ -1358,7 +1382,58 @@ int r4_reg_truncate(struct r4_db *db, struct r4_inode *ino, uint64_t size)
 		rc = extent_write(db, ino, kind, 0, NULL, 0, size);
 	}
 	r4_free(all);
-	if (rc)
+	return rc;
+}
+
+static int ccreg40_truncate(struct r4_db *db, struct r4_inode *ino, unsigned kind, uint64_t size)
+{
+	(void)kind;
+	return r4_ccreg_truncate(db, ino, size);
+}
+
+static int ccreg40_read(struct r4_db *db, const struct r4_inode *ino, uint64_t off, void *buf,
+			size_t len, size_t *got)
+{
+	return r4_ccreg_read(db, ino, off, buf, len, got);
+}
+
+/* ---- file plugins: a regular file's body by its plugin, the rest by mode ---- */
+
+#define FILE_OPS(type, rd, wr, tr) (&(const struct r4_file_ops){type, rd, wr, tr})
+const struct r4_plugin r4_file_plugins[5] = {
+	[R4_FILE_REG40] = {"reg40", "regular file: a body of tails or extents, by formatting",
+			   FILE_OPS(S_IFREG, reg40_read, write_body, reg40_truncate)},
+	{"dir40", "directory: entries in cde40 items, keyed by hash and fibration",
+	 FILE_OPS(S_IFDIR, NULL, NULL, NULL)},
+	{"sym40", "symlink: the target in its stat data", FILE_OPS(S_IFLNK, NULL, NULL, NULL)},
+	{"spl40", "fifo, socket or device: no body", FILE_OPS(0, NULL, NULL, NULL)},
+	[R4_FILE_CCREG40] = {"ccreg40", "compressed regular file: clusters of ctail40 items",
+			     FILE_OPS(S_IFREG, ccreg40_read, ccreg40_write, ccreg40_truncate)},
+};
+#undef FILE_OPS
+
+static const struct r4_file_ops *file_ops(const struct r4_inode *ino)
+{
+	return r4_plugin_ops(R4_PTYPE_FILE, r4_ccreg_is(ino) ? R4_FILE_CCREG40 : R4_FILE_REG40);
+}
+
+int r4_reg_read(struct r4_db *db, const struct r4_inode *ino, uint64_t off, void *buf,
+		size_t len, size_t *got)
+{
+	return file_ops(ino)->read(db, ino, off, buf, len, got);
+}
+
+int r4_reg_truncate(struct r4_db *db, struct r4_inode *ino, uint64_t size)
+{
+	enum body_kind kind;
+	int rc;
+
+	if (size > ((uint64_t)1 << 62))
+		return -EFBIG;
+	if ((rc = body_kind(db, ino, &kind)) || (rc = writable_body(db, ino, kind)))
+		return rc;
+	compressed_body(ino, kind);
+	if ((rc = file_ops(ino)->truncate(db, ino, kind, size)))
 		return rc;
 	r4_obj_touch(db, ino, true, true);
 	return r4_obj_save(db, ino);

@@ -56,6 +56,21 @@ char *r4_memdup(const void *p, size_t n)
 	return q;
 }
 
+char *r4_path_join(const char *dir, const char *name, size_t len)
+{
+	size_t d = strlen(dir);
+	char *s = r4_malloc(d + len + 2);
+
+	if (!s)
+		return NULL;
+	memcpy(s, dir, d);
+	if (d > 1 || dir[0] != '/')
+		s[d++] = '/';
+	memcpy(s + d, name, len);
+	s[d + len] = 0;
+	return s;
+}
+
 __attribute__((format(printf, 3, 0)))
 static void vlog(const struct r4_logger *lg, int level, const char *fmt, va_list ap)
 {

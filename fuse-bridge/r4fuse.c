@@ -24,7 +24,8 @@
  *    children, so that files reach theirs (..meta/etc/hosts/..mode);
  *  - the control file /..reiser4: write an R4L command, read back its
  *    values (or its diagnostics): one unit per command;
- *  - user.r4.NAME extended attributes for the pseudo file ..NAME.
+ *  - user.r4.NAME extended attributes for the pseudo file ..NAME;
+ *  - audit records (..audit) of the POSIX changes of audited objects.
  * Changes those make behind the kernel's back invalidate its caches.
  */
 #define FUSE_USE_VERSION 31
@@ -325,6 +326,30 @@ static void node_forget(fuse_ino_t id, uint64_t k)
 		node_unref(n);
 }
 
+/* The names an object or meta view node was last found under, joined
+ * ("/a/b"; the root's is ""), unchecked. */
+static int node_names(struct node *n, char **out)
+{
+	size_t len = 0, at;
+	char *p;
+
+	for (struct node *m = n; m && m != B.root && m->id != META_ID; m = m->parent)
+		len += 1 + strlen(m->name);
+	if (!(p = malloc(len + 1)))
+		return -ENOMEM;
+	at = len;
+	p[len] = 0;
+	for (struct node *m = n; m && m != B.root && m->id != META_ID; m = m->parent) {
+		size_t k = strlen(m->name);
+
+		at -= k;
+		memcpy(p + at, m->name, k);
+		p[--at] = '/';
+	}
+	*out = p;
+	return 0;
+}
+
 /*
  * The path of a node, for what the engine knows only by path (pseudo
  * files through r4_run, messages): the names it was last found under.
@@ -334,7 +359,6 @@ static void node_forget(fuse_ino_t id, uint64_t k)
  */
 static int node_path(struct node *n, char **out)
 {
-	size_t len = 0, at;
 	char *p;
 	int rc;
 
@@ -349,19 +373,8 @@ static int node_path(struct node *n, char **out)
 		free(p);
 		return rc;
 	}
-	for (struct node *m = n; m && m != B.root && m->id != META_ID; m = m->parent)
-		len += 1 + strlen(m->name);
-	if (!(p = malloc(len + 1)))
-		return -ENOMEM;
-	at = len;
-	p[len] = 0;
-	for (struct node *m = n; m && m != B.root && m->id != META_ID; m = m->parent) {
-		size_t k = strlen(m->name);
-
-		at -= k;
-		memcpy(p + at, m->name, k);
-		p[--at] = '/';
-	}
+	if ((rc = node_names(n, &p)))
+		return rc;
 	if (n->kind == K_OBJ) {
 		struct r4_stat st;
 
@@ -454,6 +467,161 @@ static void *committer(void *arg)
 	pthread_mutex_unlock(&B.mu);
 	return NULL;
 }
+
+/* ---- audit records (LANGUAGE.md 6.4, docs/semantics.md) ----
+ *
+ * A POSIX change of an audited object, or of an entry of an audited
+ * directory, appends the executor's record to the log in the change's
+ * transaction (r4_audit_append).  The engine cannot undo one call of a
+ * group, so a call that changes audited objects
+ *  - reads their settings and checks that each log is there before it
+ *    changes anything: a log renamed away fails it with ENOENT and the
+ *    group stays (and an unlink is recorded although the setting goes
+ *    with the object's last name);
+ *  - commits the group first, so that a record that cannot be written
+ *    after the change (a full volume) undoes this call alone: the group,
+ *    then holding nothing else, is dropped.
+ * An image with no r4 records pays a flag test per object (r4_audit_log).
+ */
+#define MAX_AUDITED 4	/* a rename: its object, the one replaced, two directories */
+
+struct audit {
+	uint32_t uid;			/* the calling process's */
+	unsigned n;
+	struct audited {
+		uint64_t ino;
+		char *log;		/* the setting, read before the change */
+		const char *op;		/* "write", ... */
+		char *path;
+		uint64_t len;
+	} v[MAX_AUDITED];
+};
+
+struct other_name {
+	uint64_t ino;
+	char *name;
+};
+
+static int other_name_fn(void *ctx, const char *name, size_t len, uint64_t ino, uint32_t type)
+{
+	struct other_name *o = ctx;
+
+	(void)type;
+	if (ino != o->ino || (name[0] == '.' && (len == 1 || (len == 2 && name[1] == '.'))))
+		return 0;
+	o->name = strndup(name, len);
+	return 1;
+}
+
+/* The name n was last found under went (a hard link removed, the file
+ * still open or linked): another name of its object in that directory, if
+ * it has one, becomes n's name.  -ESTALE when there is none. */
+static int node_refind(struct node *n)
+{
+	struct other_name o = {r4_file_id(n->obj), NULL};
+	struct r4_dirpos pos = {0};
+	int rc;
+
+	if (!n->parent || n->parent->kind != K_OBJ)
+		return -ESTALE;
+	rc = r4_file_readdir(n->parent->obj, &pos, other_name_fn, &o);
+	if (!o.name)
+		return rc < 0 ? rc : -ESTALE;
+	rc = node_place(n, n->parent, o.name);
+	free(o.name);
+	return rc;
+}
+
+/* Where a record says the change was: the object n (name NULL) or the
+ * entry name of directory n, by the names they were last found under.  An
+ * object's name removed since is replaced by another in the same
+ * directory; with none there, the removed one is still the best known. */
+static int audit_path(struct node *n, const char *name, char **out)
+{
+	char *p = NULL;
+	int rc = node_path(n, &p);
+
+	if (rc == -ESTALE && !name && n->kind == K_OBJ && !node_refind(n))
+		rc = node_path(n, &p);
+	if (rc == -ESTALE)
+		rc = node_names(n, &p);
+	if (!rc && name)
+		rc = asprintf(out, "%s/%s", strcmp(p, "/") ? p : "", name) < 0 ? -ENOMEM : 0;
+	else if (!rc)
+		*out = p, p = NULL;
+	free(p);
+	return rc;
+}
+
+/* Before a change of object ino (0: none) that op will record as at n (or
+ * its entry name), len: its log, which must be there (-ENOENT). */
+static int audit_add(struct audit *a, uint64_t ino, const char *op, struct node *n,
+		     const char *name, uint64_t len)
+{
+	struct audited *v;
+	char *log = NULL;
+	int rc;
+
+	if (!ino || B.ro)
+		return 0;	/* (read-only: the change is refused anyway) */
+	for (unsigned i = 0; i < a->n; i++)
+		if (a->v[i].ino == ino)
+			return 0;	/* (a directory both ends of a rename are in) */
+	if (a->n == MAX_AUDITED)
+		return -EIO;	/* (no call changes more) */
+	if ((rc = r4_audit_log(B.db, ino, &log)) || !log)
+		return rc;
+	v = &a->v[a->n];
+	/* (0: no record after all, the object is its own log) */
+	if ((rc = r4_audit_append(B.db, log, ino, a->uid, NULL, NULL, 0)) <= 0 ||
+	    (rc = audit_path(n, name, &v->path))) {
+		r4_free(log);
+		return rc;
+	}
+	v->ino = ino;
+	v->log = log;
+	v->op = op;
+	v->len = len;
+	a->n++;
+	return 0;
+}
+
+static void audit_fini(struct audit *a)
+{
+	for (unsigned i = 0; i < a->n; i++) {
+		r4_free(a->v[i].log);
+		free(a->v[i].path);
+	}
+	a->n = 0;
+}
+
+/* Before the change: the group so far is committed (see above). */
+static int audit_begin(struct audit *a)
+{
+	return a->n ? commit_group() : 0;
+}
+
+/* After the call (rc): its records, then change_end.  One that cannot be
+ * written undoes the call, the only one in the group. */
+static int audit_end(struct audit *a, const char *op, int rc)
+{
+	for (unsigned i = 0; !rc && i < a->n; i++) {
+		struct audited *v = &a->v[i];
+
+		rc = r4_audit_append(B.db, v->log, v->ino, a->uid, v->op, v->path, v->len);
+		if (rc && r4_in_txn(B.db)) {
+			logmsg(LOG_ERR, "r4fuse: %s %s: cannot audit into '%s' (%s): the call is "
+			       "undone", op, v->path, v->log, r4_strerror(rc));
+			r4_abort(B.db);
+		}
+	}
+	return change_end(op, rc);
+}
+
+/* CHANGE for a call that may change the audited objects of a: their
+ * records follow the call in its transaction. */
+#define CHANGE_AUDITED(op, a, call) \
+	(!(rc = audit_begin(a)) && !(rc = change_begin()) ? (rc = audit_end(a, op, (call))) : rc)
 
 /* ---- who calls ---- */
 
@@ -1256,10 +1424,11 @@ static void fb_releasedir(fuse_req_t req, fuse_ino_t id, struct fuse_file_info *
 static int make(const struct caller *c, const char *op, struct node *p, const char *name,
 		struct r4_newobj *o, struct fuse_entry_param *e, r4_file **out)
 {
+	struct audit a = {.uid = c->who.uid};
 	struct r4_stat d;
 	struct node *n;
 	struct stat st;
-	r4_file *f;
+	r4_file *f = NULL;
 	int rc;
 
 	if (p->kind != K_OBJ)
@@ -1276,8 +1445,13 @@ static int make(const struct caller *c, const char *op, struct node *p, const ch
 		if (S_ISDIR(o->mode))
 			o->mode |= S_ISGID;
 	}
-	if (CHANGE(op, r4_file_make(p->obj, name, strlen(name), o, &f)))
+	if (!(rc = audit_add(&a, d.ino, "create", p, name, 0)))
+		CHANGE_AUDITED(op, &a, r4_file_make(p->obj, name, strlen(name), o, &f));
+	audit_fini(&a);
+	if (rc) {
+		r4_file_close(f);	/* (made, then undone: its record failed) */
 		return rc;
+	}
 	if (out && (rc = r4_file_dup(f, out))) {
 		r4_file_close(f);
 		return rc;
@@ -1331,18 +1505,38 @@ static void fb_symlink(fuse_req_t req, const char *target, fuse_ino_t parent, co
 	make_reply(req, "symlink", parent, name, &o);
 }
 
+/* The object id of entry name of directory node p, for its audit record;
+ * 0 when there is none, or none can be (no lookup then). */
+static uint64_t entry_ino(struct node *p, const char *name)
+{
+	r4_file *f;
+	uint64_t id;
+
+	if (!r4_audit_maybe(B.db) || r4_file_lookup(p->obj, name, strlen(name), &f))
+		return 0;
+	id = r4_file_id(f);
+	r4_file_close(f);
+	return id;
+}
+
 static void fb_unlink_or_rmdir(fuse_req_t req, fuse_ino_t parent, const char *name, bool dir)
 {
 	struct r4_stat d;
 	struct caller c;
+	struct audit a = {0};
 	struct node *p = NULL;
 	int rc;
 
 	caller_get(req, &c);
+	a.uid = c.who.uid;
 	pthread_mutex_lock(&B.mu);
 	if (!(rc = obj_node(parent, &p)) && !(rc = is_pseudo(name) ? -EACCES : 0) &&
-	    !(rc = perm_entry(&c, p, name, true, &d)))
-		CHANGE(dir ? "rmdir" : "unlink", r4_file_remove(p->obj, name, strlen(name), dir));
+	    !(rc = perm_entry(&c, p, name, true, &d)) &&
+	    !(rc = audit_add(&a, entry_ino(p, name), "unlink", p, name, strlen(name))) &&
+	    !(rc = audit_add(&a, d.ino, "unlink", p, name, strlen(name))))
+		CHANGE_AUDITED(dir ? "rmdir" : "unlink", &a,
+			       r4_file_remove(p->obj, name, strlen(name), dir));
+	audit_fini(&a);
 	rc = fb_err(dir ? "rmdir" : "unlink", p, rc);
 	pthread_mutex_unlock(&B.mu);
 	fuse_reply_err(req, rc);
@@ -1371,15 +1565,36 @@ static struct node *child_node(struct node *p, const char *name)
 	return n;
 }
 
+/* What a rename of name in p to newname in q records: a rename of the
+ * object and of both directories, and of the object exchanged with it, or
+ * an unlink of the one it replaces. */
+static int rename_audits(struct audit *a, struct node *p, const char *name, struct node *q,
+			 const char *newname, unsigned flags)
+{
+	uint64_t moved = entry_ino(p, name), over = entry_ino(q, newname);
+	size_t nn = strlen(newname);
+	int rc;
+
+	if ((rc = audit_add(a, moved, "rename", q, newname, nn)) ||
+	    (rc = audit_add(a, r4_file_id(p->obj), "rename", q, newname, nn)) ||
+	    (rc = audit_add(a, r4_file_id(q->obj), "rename", q, newname, nn)))
+		return rc;
+	if (flags & RENAME_EXCHANGE)
+		return audit_add(a, over, "rename", p, name, strlen(name));
+	return flags & RENAME_NOREPLACE ? 0 : audit_add(a, over, "unlink", q, newname, nn);
+}
+
 static void fb_rename(fuse_req_t req, fuse_ino_t parent, const char *name, fuse_ino_t newparent,
 		      const char *newname, unsigned flags)
 {
 	struct node *p = NULL, *q = NULL, *a, *b;
 	struct r4_stat d, st;
+	struct audit au = {0};
 	struct caller c;
 	int rc;
 
 	caller_get(req, &c);
+	au.uid = c.who.uid;
 	pthread_mutex_lock(&B.mu);
 	if ((rc = obj_node(parent, &p)) || (rc = obj_node(newparent, &q)))
 		goto out;
@@ -1402,10 +1617,12 @@ static void fb_rename(fuse_req_t req, fuse_ino_t parent, const char *name, fuse_
 		rc = -EACCES;
 		goto out;
 	}
-	if (CHANGE("rename", r4_file_rename(p->obj, name, strlen(name), q->obj, newname,
-					     strlen(newname),
-					     (flags & RENAME_NOREPLACE ? R4_RENAME_NOREPLACE : 0) |
-					     (flags & RENAME_EXCHANGE ? R4_RENAME_EXCHANGE : 0))))
+	if ((rc = rename_audits(&au, p, name, q, newname, flags)) ||
+	    CHANGE_AUDITED("rename", &au,
+			   r4_file_rename(p->obj, name, strlen(name), q->obj, newname,
+					  strlen(newname),
+					  (flags & RENAME_NOREPLACE ? R4_RENAME_NOREPLACE : 0) |
+					  (flags & RENAME_EXCHANGE ? R4_RENAME_EXCHANGE : 0))))
 		goto out;
 	/* the nodes follow their objects */
 	if (a && (rc = node_place(a, q, newname)))
@@ -1413,6 +1630,7 @@ static void fb_rename(fuse_req_t req, fuse_ino_t parent, const char *name, fuse_
 	if (b && (flags & RENAME_EXCHANGE))
 		rc = node_place(b, p, name);
 out:
+	audit_fini(&au);
 	rc = fb_err("rename", p, rc);
 	pthread_mutex_unlock(&B.mu);
 	fuse_reply_err(req, rc);
@@ -1425,18 +1643,23 @@ static void fb_link(fuse_req_t req, fuse_ino_t id, fuse_ino_t newparent, const c
 	struct r4_stat st;
 	struct stat s;
 	struct caller c;
+	struct audit a = {0};
 	int rc;
 
 	caller_get(req, &c);
+	a.uid = c.who.uid;
 	pthread_mutex_lock(&B.mu);
 	if (!(rc = obj_node(id, &n)) && !(rc = obj_node(newparent, &p)) &&
 	    !(rc = is_pseudo(newname) ? -EINVAL : 0) && !(rc = perm(&c, n, 0, &st)) &&
 	    !(rc = perm_entry(&c, p, newname, false, &st)) &&
-	    !CHANGE("link", r4_file_link(n->obj, p->obj, newname, strlen(newname))) &&
+	    !(rc = audit_add(&a, r4_file_id(n->obj), "link", p, newname, 0)) &&
+	    !(rc = audit_add(&a, r4_file_id(p->obj), "link", p, newname, 0)) &&
+	    !CHANGE_AUDITED("link", &a, r4_file_link(n->obj, p->obj, newname, strlen(newname))) &&
 	    !(rc = node_place(n, p, newname)) && !(rc = attr_of(&c, n, &s))) {
 		node_looked_up(n);
 		entry_of(n, &s, &e);
 	}
+	audit_fini(&a);
 	rc = fb_err("link", n, rc);
 	pthread_mutex_unlock(&B.mu);
 	reply_entry(req, rc, &e, NULL);
@@ -1463,6 +1686,22 @@ static void fb_readlink(fuse_req_t req, fuse_ino_t id)
 	}
 	buf[len < sizeof(buf) - 1 ? len : sizeof(buf) - 1] = 0;
 	fuse_reply_readlink(req, buf);
+}
+
+/* The change of fb_setattr, and its record: a size set is a truncate (the
+ * times truncate(2) sets with it are part of it), else a setattr. */
+static int setattr_audited(const struct caller *c, struct node *n, const struct r4_stat *st,
+			   struct handle *h, const struct r4_setattr *sa)
+{
+	bool size = sa->mask & R4_SET_SIZE;
+	struct audit a = {.uid = c->who.uid};
+	int rc;
+
+	if (!(rc = audit_add(&a, st->ino, size ? "truncate" : "setattr", n, NULL,
+			     size ? sa->size : 0)))
+		CHANGE_AUDITED("setattr", &a, r4_file_setattr(h && h->file ? h->file : n->obj, sa));
+	audit_fini(&a);
+	return rc;
 }
 
 /* chmod, chown, truncate, utimens: on the open file, or the object. */
@@ -1522,10 +1761,7 @@ static void fb_setattr(fuse_req_t req, fuse_ino_t id, struct stat *attr, int to_
 			chk.mask &= ~(unsigned)R4_SET_SIZE;
 		if (!(rc = perm_setattr(&c, &st, &chk, times_now))) {
 			sa.mode = chk.mode;	/* (setgid dropped) */
-			if (sa.mask && !CHANGE("setattr", r4_file_setattr(h && h->file ? h->file
-									   : n->obj, &sa)))
-				rc = attr_of(&c, n, &out);
-			else if (!sa.mask)
+			if (!sa.mask || !(rc = setattr_audited(&c, n, &st, h, &sa)))
 				rc = attr_of(&c, n, &out);
 		}
 	}
@@ -1634,8 +1870,12 @@ static void fb_open(fuse_req_t req, fuse_ino_t id, struct fuse_file_info *fi)
 			/* open(O_TRUNC): libfuse asks for it atomically, with the open */
 			if ((fi->flags & O_TRUNC) && st.size) {
 				struct r4_setattr sa = {.mask = R4_SET_SIZE, .size = 0};
+				struct audit a = {.uid = c.who.uid};
 
-				CHANGE("open (O_TRUNC)", r4_file_setattr(h->file, &sa));
+				if (!(rc = audit_add(&a, st.ino, "truncate", n, NULL, 0)))
+					CHANGE_AUDITED("open (O_TRUNC)", &a,
+						       r4_file_setattr(h->file, &sa));
+				audit_fini(&a);
 			}
 		}
 		if (rc && h) {
@@ -1775,21 +2015,26 @@ static void fb_write(fuse_req_t req, fuse_ino_t id, const char *buf, size_t n, o
 	bool changed = false;
 	struct r4_stat st;
 	struct caller c;
+	struct audit a = {0};
 	int rc;
 
 	(void)id;
 	caller_get(req, &c);
+	a.uid = c.who.uid;
 	pthread_mutex_lock(&B.mu);
 	if (h->sp) {
 		rc = special_write(&c, h->sp, buf, n, off, &changed);
-	} else if (!(rc = change_begin())) {
+	} else if (!(rc = audit_add(&a, r4_file_id(h->file), h->append ? "append" : "write", h->n,
+				    NULL, n)) &&
+		   !(rc = audit_begin(&a)) && !(rc = change_begin())) {
 		/* O_APPEND: the end as it is now, under the mutex */
 		if (h->append && !(rc = r4_file_stat(h->file, &st)))
 			off = (off_t)st.size;
 		if (!rc)
 			rc = r4_file_write(h->file, (uint64_t)off, buf, n);
-		rc = change_end("write", rc);
+		rc = audit_end(&a, "write", rc);
 	}
+	audit_fini(&a);
 	rc = fb_err("write", h->n, rc);
 	pthread_mutex_unlock(&B.mu);
 	if (changed)
@@ -1992,7 +2237,8 @@ static void fb_removexattr(fuse_req_t req, fuse_ino_t id, const char *name)
  * changes anything.  Punching holes, collapsing and inserting ranges
  * answer EOPNOTSUPP.
  */
-static int fallocate_range(r4_file *f, int mode, off_t off, off_t len, char *buf)
+static int fallocate_range(r4_file *f, int mode, off_t off, off_t len, char *buf,
+			   struct audit *a)
 {
 	bool zero = mode & FALLOC_FL_ZERO_RANGE;
 	struct r4_statfs sf;
@@ -2005,7 +2251,7 @@ static int fallocate_range(r4_file *f, int mode, off_t off, off_t len, char *buf
 		return -EOPNOTSUPP;	/* blocks past the end: none in r4 */
 	if ((uint64_t)len / sf.bsize + 16 > sf.bfree)
 		return -ENOSPC;
-	if ((rc = change_begin()))
+	if ((rc = audit_begin(a)) || (rc = change_begin()))
 		return rc;
 	for (off_t at = off; !rc && at < off + len;) {
 		size_t n = (size_t)(off + len - at < (1 << 20) ? off + len - at : 1 << 20), got = 0;
@@ -2019,13 +2265,15 @@ static int fallocate_range(r4_file *f, int mode, off_t off, off_t len, char *buf
 		if (!(rc = r4_file_write(f, (uint64_t)at, buf, n)))
 			at += (off_t)n;
 	}
-	return change_end("fallocate", rc);
+	return audit_end(a, "fallocate", rc);
 }
 
 static void fb_fallocate(fuse_req_t req, fuse_ino_t id, int mode, off_t off, off_t len,
 			 struct fuse_file_info *fi)
 {
 	struct handle *h = handle_of(fi);
+	struct caller c;
+	struct audit a = {0};
 	char *buf;
 	int rc;
 
@@ -2046,8 +2294,14 @@ static void fb_fallocate(fuse_req_t req, fuse_ino_t id, int mode, off_t off, off
 		fuse_reply_err(req, ENOMEM);
 		return;
 	}
+	caller_get(req, &c);
+	a.uid = c.who.uid;
 	pthread_mutex_lock(&B.mu);
-	rc = fb_err("fallocate", h->n, fallocate_range(h->file, mode, off, len, buf));
+	/* (its record: a write of the range, which it rewrites) */
+	if (!(rc = audit_add(&a, r4_file_id(h->file), "write", h->n, NULL, (uint64_t)len)))
+		rc = fallocate_range(h->file, mode, off, len, buf, &a);
+	audit_fini(&a);
+	rc = fb_err("fallocate", h->n, rc);
 	pthread_mutex_unlock(&B.mu);
 	free(buf);
 	fuse_reply_err(req, rc);

@@ -149,3 +149,36 @@ mk_tree() {
 	run "$R4" dump --dot
 	assert_failure 2
 }
+
+@test "plugins: the registry by type, labels reiser4progs knows too" {
+	run "$R4" plugins formatting
+	assert_success
+	assert_output "$(printf '%s\n' \
+		'formatting        0  extents          bodies in extents only (whole blocks)' \
+		'formatting        1  tails            bodies in tails only (packed into the leaves)' \
+		'formatting        2  smart            tails up to four blocks, extents beyond (the default)')"
+	run "$R4" plugins
+	assert_success
+	assert_line --regexp '^item +5  extent40 '
+	assert_line --regexp '^compression +2  zstd1 '
+	# every label debugfs.reiser4 lists for a type r4 shares is r4's too, with the same id
+	if ! command -v debugfs.reiser4 >/dev/null; then
+		skip "reiser4progs not installed (scripts/deps.sh installs it)"
+	fi
+	"$R4" mkfs "$T/p.img" 32M
+	local line label id type n=0
+	declare -A kernel=([0x0]=file [0x1]=item [0x2]=node [0x3]=hash [0x4]=fibration
+		[0x5]=formatting [0xc]=compression [0xd]=compression_mode [0x10]=cluster)
+	while read -r line; do
+		[[ $line =~ ^\"([^\"]+)\"\ +\(id:(0x[0-9a-f]+)\ type:(0x[0-9a-f]+)\) ]] || continue
+		label=${BASH_REMATCH[1]} id=$((BASH_REMATCH[2])) type=${kernel[${BASH_REMATCH[3]}]:-}
+		[ -n "$type" ] || continue
+		run "$R4" plugins "$type"
+		assert_line --regexp "^$type +$id  $label "
+		n=$((n + 1))
+	done < <(debugfs.reiser4 -l "$T/p.img" 2>/dev/null)
+	[ "$n" -ge 39 ]
+	run "$R4" plugins colour
+	assert_failure 2
+	assert_output "r4: plugins: no plugin type 'colour'"
+}

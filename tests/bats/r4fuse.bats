@@ -716,3 +716,125 @@ OUT
 	run stat -f -c '%S %b' "$MNT"
 	assert_output "4096 16384"
 }
+
+@test "audit: POSIX changes of an audited file or directory append its records, as the caller" {
+	need_cmd setpriv
+	# the records' SECONDS: the engine's clock, fixed by R4_TEST_CLOCK here
+	R4_TEST_CLOCK=1700000000 "$R4SH" -c 'mkdir /srv' -c '/srv/f <- "x"; /srv/log <- ""' \
+		-c '/srv/f/..audit/(log <- /srv/log)' -c '/srv/log/..audit/(log <- /srv/log)' \
+		-c 'mkdir /d' -c '/d/..mode <- "0777"; /d/log <- ""' -c '/d/..audit/(log <- /d/log)' \
+		"$IMG" >/dev/null
+	# a mount point uid 1001 can reach ($T is 0700)
+	MNT=$(mktemp -d /tmp/r4mnt.XXXXXX)
+	MNT_EXTRA=$MNT
+	chmod 755 "$MNT"
+	R4_TEST_CLOCK=1700000000 mount_r4 -o allow_other
+	as1001() { setpriv --reuid=1001 --regid=1001 --clear-groups "$@"; }
+	echo hello >"$MNT/srv/f"
+	echo more >>"$MNT/srv/f"
+	truncate -s 3 "$MNT/srv/f"
+	chmod 0600 "$MNT/srv/f"
+	chown 1001:1001 "$MNT/srv/f"
+	touch -d '2020-02-02 02:02:02 UTC' "$MNT/srv/f"
+	mv "$MNT/srv/f" "$MNT/srv/g"
+	ln "$MNT/srv/g" "$MNT/srv/h"
+	rm "$MNT/srv/h"
+	as1001 bash -c "echo x >> '$MNT/srv/g'"
+	run cat "$MNT/srv/g"
+	assert_output helx
+	rm "$MNT/srv/g"	# its last name: the setting goes, read before
+	echo '# checked' >>"$MNT/srv/log"	# the log's own changes are not audited
+	# a directory: its entries' changes, the objects themselves not
+	touch "$MNT/d/new"
+	mkdir "$MNT/d/sub"
+	as1001 touch "$MNT/d/mine"
+	echo data >"$MNT/d/mine2"
+	mv "$MNT/d/new" "$MNT/d/renamed"
+	rmdir "$MNT/d/sub"
+	mv "$MNT/d/mine2" "$MNT/srv/moved"
+	umount_r4
+	run "$R4SH" -c '/srv/log' "$IMG"
+	assert_output - <<'EOF2'
+1700000000 0 setattr /srv/f 0
+1700000000 0 truncate /srv/f 0
+1700000000 0 write /srv/f 6
+1700000000 0 append /srv/f 5
+1700000000 0 truncate /srv/f 3
+1700000000 0 setattr /srv/f 0
+1700000000 0 setattr /srv/f 0
+1700000000 0 setattr /srv/f 0
+1700000000 0 rename /srv/g 1
+1700000000 0 link /srv/h 0
+1700000000 0 unlink /srv/h 1
+1700000000 1001 append /srv/g 2
+1700000000 0 unlink /srv/g 1
+# checked
+EOF2
+	run "$R4SH" -c '/d/log' "$IMG"
+	assert_output - <<'EOF2'
+1700000000 0 setattr /d 0
+1700000000 0 create /d/new 0
+1700000000 0 create /d/sub 0
+1700000000 1001 create /d/mine 0
+1700000000 0 create /d/mine2 0
+1700000000 0 rename /d/renamed 7
+1700000000 0 unlink /d/sub 3
+1700000000 0 rename /srv/moved 5
+EOF2
+	fsck_reiser4 "$IMG"
+}
+
+@test "audit: a record that cannot be written fails its call, and nothing of the call stays" {
+	rm -f "$IMG"
+	"$R4" mkfs "$IMG" 16M >/dev/null
+	R4_TEST_CLOCK=1700000000 "$R4SH" -c 'mkdir /srv' -c '/srv/f <- "x"; /srv/log <- ""' \
+		-c '/srv/f/..audit/(log <- /srv/log)' \
+		-c 'mkdir /d' -c '/d/log <- ""' -c '/d/..audit/(log <- /d/log)' "$IMG" >/dev/null
+	R4_TEST_CLOCK=1700000000 mount_r4
+	# the log of an audited directory cannot be renamed away: its record would be lost
+	run mv "$MNT/d/log" "$MNT/d/log.1"
+	assert_failure
+	assert_output --partial 'No such file or directory'
+	run ls "$MNT/d"
+	assert_output log
+	# a log renamed away (not audited itself): f's changes fail before they change anything
+	touch "$MNT/srv/other"	# (a change in the group, which stays)
+	mv "$MNT/srv/log" "$MNT/srv/log.1"
+	run bash -c "echo more >> '$MNT/srv/f'"
+	assert_failure
+	assert_output --partial 'No such file or directory'
+	run bash -c "echo new > '$MNT/srv/f'"	# open(O_TRUNC)
+	assert_failure
+	run chmod 0600 "$MNT/srv/f"
+	assert_failure
+	run rm "$MNT/srv/f"
+	assert_failure
+	run stat -c '%a %s' "$MNT/srv/f" "$MNT/srv/other"
+	assert_output $'644 1\n644 0'
+	mv "$MNT/srv/log.1" "$MNT/srv/log"
+	echo y >>"$MNT/srv/f"
+	# a full volume: the record that no longer fits undoes its chmod alone
+	dd if=/dev/zero of="$MNT/fill" bs=64k 2>/dev/null || true
+	run perl -e 'for my $i (1 .. 5000) {
+		chmod($i % 2 ? 0600 : 0644, $ARGV[0]) or do { print "$i $!\n"; exit 0 } }
+		print "none\n"' "$MNT/srv/f"
+	assert_output --regexp '^[0-9]+ No space left on device$'
+	n=${output%% *}
+	run stat -c %a "$MNT/srv/f"
+	if [ $((n % 2)) = 1 ]; then assert_output 644; else assert_output 600; fi
+	run grep -c "setattr /srv/f: cannot audit into '/srv/log' (No space left on device)" \
+		"$T/fuse.log"
+	assert_output 1
+	umount_r4
+	# the setting, the append, and one record per chmod that succeeded
+	run "$R4SH" -c '/srv/log' "$IMG"
+	assert_line --index 0 '1700000000 0 setattr /srv/f 0'
+	assert_line --index 1 '1700000000 0 append /srv/f 2'
+	[ "${#lines[@]}" -eq $((n + 1)) ]
+	assert_line --index "$n" '1700000000 0 setattr /srv/f 0'
+	run "$R4SH" -c '/srv/f' -c '/srv/other/..size' "$IMG"
+	assert_output $'xy\n0'
+	run "$R4" fsck "$IMG"
+	assert_success
+	fsck_reiser4 "$IMG"
+}

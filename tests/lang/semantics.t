@@ -1326,3 +1326,17 @@ exit 1
 /bank/ 0755 0:0
 /bank/alice 0644 0:0 "100"
 /bank/bob 0644 0:0 "50"
+
+=== audit: removing an audited file's last name is its last record
+--- setup
+/..new/(name <- "bank", type <- directory); /bank/alice <- "100"; /bank/log <- ""; /bank/alice/..audit/(log <- /bank/log); /bank/log <- ""
+--- clock
+1700000000
+--- input
+/bank/..unlink <- "alice"; /bank/log
+--- outcome
+value /bank/..unlink (Permission denied)
+value /bank/log "1700000000 0 unlink /bank/alice 5\n"
+exit 0
+/bank/ 0755 0:0
+/bank/log 0644 0:0 "1700000000 0 unlink /bank/alice 5\n"

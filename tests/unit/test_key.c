@@ -12,6 +12,7 @@
  * compare against bit-at-a-time references (seed printed, R4_SEED replays).
  */
 #include "key.h"
+#include "plugin.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -712,26 +713,50 @@ static void test_labels(void)
 					 "deg_hash"};
 	static const char *const fl[] = {"lexic_fibre", "dot_o_fibre", "ext_1_fibre",
 					 "ext_3_fibre"};
-	unsigned id;
 
 	for (unsigned i = 0; i < R4_HASH_COUNT; i++) {
-		CHECK(r4_hash_valid(i) && !strcmp(r4_hash_name(i), hl[i]));
-		id = 99;
-		CHECK_RC(r4_hash_by_name(hl[i], &id));
-		CHECK_EQ(id, i);
+		CHECK(r4_plugin_get(R4_PTYPE_HASH, i) && !strcmp(r4_plugin_label(R4_PTYPE_HASH, i),
+								 hl[i]));
+		CHECK_EQ(r4_plugin_id(R4_PTYPE_HASH, hl[i], strlen(hl[i])), i);
 	}
 	for (unsigned i = 0; i < R4_FIBRE_COUNT; i++) {
-		CHECK(r4_fibre_valid(i) && !strcmp(r4_fibre_name(i), fl[i]));
-		id = 99;
-		CHECK_RC(r4_fibre_by_name(fl[i], &id));
-		CHECK_EQ(id, i);
+		CHECK(r4_plugin_get(R4_PTYPE_FIBRE, i) &&
+		      !strcmp(r4_plugin_label(R4_PTYPE_FIBRE, i), fl[i]));
+		CHECK_EQ(r4_plugin_id(R4_PTYPE_FIBRE, fl[i], strlen(fl[i])), i);
 	}
-	id = 99;
-	CHECK(!r4_hash_valid(5) && !r4_hash_name(5) && r4_hash(5, "abc", 3) == 0);
-	CHECK(r4_hash_by_name("r5", &id) == -ENOENT && id == 99);
-	CHECK(r4_hash_by_name("lexic_fibre", &id) == -ENOENT);
-	CHECK(!r4_fibre_valid(4) && !r4_fibre_name(4) && r4_fibre(4, "a.c", 3) == 0);
-	CHECK(r4_fibre_by_name("ext_1", &id) == -ENOENT && id == 99);
+	CHECK(!r4_plugin_get(R4_PTYPE_HASH, 5) && !r4_plugin_label(R4_PTYPE_HASH, 5) &&
+	      r4_hash(5, "abc", 3) == 0);
+	CHECK(r4_plugin_id(R4_PTYPE_HASH, "r5", 2) == -1);
+	CHECK(r4_plugin_id(R4_PTYPE_HASH, "lexic_fibre", 11) == -1);
+	CHECK(!r4_plugin_get(R4_PTYPE_FIBRE, 4) && r4_fibre(4, "a.c", 3) == 0);
+	CHECK(r4_plugin_id(R4_PTYPE_FIBRE, "ext_1", 5) == -1);
+}
+
+/* The registry: every plugin it lists is found again by type and label,
+ * ids are unique per type, and holes (item id 4) are nobody's. */
+static void test_registry(void)
+{
+	struct r4_plugin_info pi, prev = {0};
+	size_t n = 0;
+	unsigned type;
+
+	for (; r4_plugin_nth(n, &pi); n++) {
+		CHECK(pi.type < R4_PTYPE_NR && pi.label && pi.desc && pi.type_name);
+		CHECK(r4_plugin_get(pi.type, pi.id) != NULL);
+		CHECK_EQ(r4_plugin_id(pi.type, pi.label, strlen(pi.label)), pi.id);
+		CHECK(!n || pi.type > prev.type || (pi.type == prev.type && pi.id > prev.id));
+		prev = pi;
+	}
+	CHECK_EQ(n, 55);
+	CHECK(!r4_plugin_get(R4_PTYPE_ITEM, 4) && !r4_plugin_get(R4_PTYPE_NR, 0));
+	CHECK(!strcmp(r4_plugin_label(R4_PTYPE_ITEM, 2), "cde40"));
+	CHECK(!strcmp(r4_plugin_label(R4_PTYPE_NODE, 1), "node41"));
+	CHECK(!strcmp(r4_plugin_label(R4_PTYPE_COMPRESSION, 2), "zstd1"));
+	/* plugin-set members: the disk's slot order and the type each holds */
+	CHECK(r4_pset_member("formatting", 10, &type) == 3 && type == R4_PTYPE_FORMATTING);
+	CHECK(r4_pset_member("create", 6, &type) == 13 && type == R4_PTYPE_FILE);
+	CHECK(r4_pset_member("colour", 6, &type) == -1);
+	CHECK(!strcmp(r4_pset_member_name(5), "fibration") && !r4_pset_member_name(14));
 }
 
 /* Fibres steer order: with ext_1 every "*.c" sorts after every plain name. */
@@ -853,6 +878,7 @@ int main(void)
 	test_image();
 	test_sd_body_print();
 	test_labels();
+	test_registry();
 	test_order();
 	test_crc32c(seed);
 	test_adler32(seed);
