@@ -358,6 +358,11 @@ static int parse_text(unsigned format, const uint8_t *p, size_t n, struct rec **
 		size_t nf = 1;
 
 		line++;
+		if (memchr(p, 0, k)) {
+			set_msg(why, wn, "line %zu holds a NUL byte", line);
+			rc = -EINVAL;
+			break;
+		}
 		for (size_t i = 0; i < k; i++)
 			nf += p[i] == ':';
 		if (format == R4_FORMAT_PASSWD && nf != NPASSWD) {

@@ -138,6 +138,11 @@ struct chk {
 	size_t nranges, capranges;
 	bool fix_free, fix_oid, fix_files;
 	bool fix_names;			/* some F_FIX_UNNAME: directories to rescan */
+	struct stale {			/* r4 records to remove */
+		uint64_t oid;
+		bool bad;		/* unreadable: its object keeps its owner's bits only */
+	} *stale;
+	size_t nstale;
 	enum { LF_UNKNOWN, LF_HAVE, LF_MAKE, LF_NONE } lf;	/* /lost+found for orphans */
 	uint64_t lf_oid;
 
@@ -167,7 +172,8 @@ static const enum r4_check_class code_class[R4_CK_COUNT] = {
 	[R4_CK_OBJ_MODE] = R4_CC_OBJECT,	[R4_CK_NAME_DOT] = R4_CC_NAME,
 	[R4_CK_NAME_DOTDOT] = R4_CC_NAME,	[R4_CK_NAME_DANGLING] = R4_CC_NAME,
 	[R4_CK_NAME_ORPHAN] = R4_CC_NAME,	[R4_CK_NAME_LINKS] = R4_CC_NAME,
-	[R4_CK_NAME_KEY] = R4_CC_NAME,
+	[R4_CK_NAME_KEY] = R4_CC_NAME,		[R4_CK_META_ORPHAN] = R4_CC_META,
+	[R4_CK_META_BAD] = R4_CC_META,
 };
 
 enum r4_check_class r4_check_class_of(enum r4_check_code code)
@@ -181,9 +187,10 @@ const char *r4_check_class_name(enum r4_check_class cls)
 		[R4_CC_SUPER] = "super",   [R4_CC_JOURNAL] = "journal", [R4_CC_NODE] = "node",
 		[R4_CC_TREE] = "tree",	   [R4_CC_ITEM] = "item",	[R4_CC_BLOCK] = "block",
 		[R4_CC_BITMAP] = "bitmap", [R4_CC_OBJECT] = "object",	[R4_CC_NAME] = "name",
+		[R4_CC_META] = "r4 record",
 	};
 
-	return cls >= R4_CC_SUPER && cls <= R4_CC_NAME ? names[cls] : "?";
+	return cls >= R4_CC_SUPER && cls <= R4_CC_META ? names[cls] : "?";
 }
 
 /* Where a problem is: fill in what is known, the rest stays empty. */
@@ -1415,6 +1422,91 @@ static int check_objects(struct chk *c)
 	return 0;
 }
 
+/* ============================ r4's records ============================= */
+
+struct names {
+	char **v;
+	size_t n;
+	int rc;
+};
+
+static int meta_name_fn(void *ctx, const char *name, size_t len, uint64_t ino, uint32_t type)
+{
+	struct names *ns = ctx;
+	char **v;
+
+	(void)ino;
+	(void)type;
+	if (len <= 2 && name[0] == '.')
+		return 0;
+	if (!(v = r4_realloc(ns->v, (ns->n + 1) * sizeof(*v))) || !(v[ns->n] = r4_memdup(name, len))) {
+		if (v)
+			ns->v = v;
+		ns->rc = -ENOMEM;
+		return 1;
+	}
+	ns->v = v;
+	ns->n++;
+	return 0;
+}
+
+/*
+ * What r4 keeps beyond the format (meta.c): "/..r4" holds one file per
+ * object, named by its oid.  Each must name an object the tree holds (a
+ * record left by a tool that removed the object goes in fix mode), and
+ * read.  One r4 cannot read lets no one but root at its object; the fix
+ * removes it and takes the group and other bits off the object's mode, so
+ * that nobody who was kept out by its rules gets in (its owner could have
+ * rewritten them anyway).
+ */
+static int stale_add(struct chk *c, uint64_t oid, bool bad)
+{
+	struct stale *v = r4_realloc(c->stale, (c->nstale + 1) * sizeof(*v));
+
+	if (!v)
+		return -ENOMEM;
+	c->stale = v;
+	c->stale[c->nstale++] = (struct stale){oid, bad};
+	return 0;
+}
+
+static int check_meta(struct chk *c)
+{
+	struct r4_dirpos pos = {0};
+	struct names ns = {0};
+	struct r4_stat st;
+	int rc;
+
+	if (r4_stat(c->db, "/..r4", &st) || !S_ISDIR(st.mode))
+		return 0;
+	if ((rc = r4_readdir(c->db, "/..r4", &pos, meta_name_fn, &ns)) >= 0 && ns.rc)
+		rc = ns.rc;
+	for (size_t i = 0; i < ns.n && rc >= 0; i++) {
+		char *end, path[300];
+		unsigned long long oid = strtoull(ns.v[i], &end, 10);
+		const struct cobj *r = *end || end == ns.v[i] ? NULL : obj_find(c, oid);
+		struct r4_meta m;
+
+		snprintf(path, sizeof(path), "/..r4/%s", ns.v[i]);
+		if (!r || !(r->flags & F_SD)) {
+			problem(c, R4_CK_META_ORPHAN, (struct where){.path = path}, true,
+				"an r4 record of object %s, which the tree does not hold", ns.v[i]);
+			rc = stale_add(c, oid, false);
+		} else if ((rc = r4_meta_get(c->db, oid, &m)) == -EUCLEAN) {
+			problem(c, R4_CK_META_BAD, (struct where){.oid = oid, .path = path}, true,
+				"an r4 record r4 cannot read: its object's access rules allow no one "
+				"but root");
+			rc = stale_add(c, oid, true);
+		} else if (!rc) {
+			r4_meta_fini(&m);
+		}
+	}
+	for (size_t i = 0; i < ns.n; i++)
+		r4_free(ns.v[i]);
+	r4_free(ns.v);
+	return rc < 0 ? rc : 0;
+}
+
 static void check_counters(struct chk *c)
 {
 	struct r4_db *db = c->db;
@@ -1662,6 +1754,24 @@ static int repair_names(struct chk *c)
 	return rc;
 }
 
+static int drop_record(struct chk *c, const struct stale *s)
+{
+	struct r4_inode ino;
+	int rc;
+
+	if (s->bad) {
+		if ((rc = load(c, obj_find(c, s->oid), &ino)))
+			return rc;
+		ino.sd.sd_mode &= ~(uint32_t)077;
+		r4_obj_touch(c->db, &ino, false, true);
+		rc = r4_obj_save(c->db, &ino);
+		r4_obj_fini(&ino);
+		if (rc)
+			return rc;
+	}
+	return r4_meta_drop(c->db, s->oid);
+}
+
 static int repair(struct chk *c)
 {
 	struct r4_db *db = c->db;
@@ -1688,6 +1798,9 @@ static int repair(struct chk *c)
 	}
 	if ((rc = repair_names(c)))
 		goto fail;
+	for (size_t i = 0; i < c->nstale; i++)
+		if ((rc = drop_record(c, &c->stale[i])))
+			goto fail;
 	/* counters and bitmap bits alone change no node: say the transaction
 	 * changed something, so commit writes the bitmaps and super block */
 	db->gen++;
@@ -1772,6 +1885,7 @@ static void teardown(struct chk *c)
 	r4_free(c->ccl.buf);
 	r4_free(c->tab);
 	r4_free(c->ranges);
+	r4_free(c->stale);
 }
 
 static int run(struct chk *c)
@@ -1795,7 +1909,7 @@ static int run(struct chk *c)
 		if ((rc = check_bitmap(c)))
 			return rc;
 		check_counters(c);
-		if ((rc = check_objects(c)))
+		if ((rc = check_objects(c)) || (rc = check_meta(c)))
 			return rc;
 	}
 	if ((rc = check_status(c, &reset)))

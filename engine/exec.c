@@ -1439,8 +1439,8 @@ static int field_put(struct x *x, struct handle *h, unsigned format, const uint8
 	int rc = 0;
 
 	chop_lf(p, n);
-	if (memchr(p, ':', *n) || memchr(p, '\n', *n))
-		return fail(x, -EINVAL, "cannot write '%s': a field holds no ':' or line feed",
+	if (memchr(p, ':', *n) || memchr(p, '\n', *n) || memchr(p, 0, *n))
+		return fail(x, -EINVAL, "cannot write '%s': a field holds no ':', line feed or NUL",
 			    h->path);
 	if (!r4_aggr_is_name_field(format, h->path))
 		return 0;

@@ -668,6 +668,39 @@ int r4_dir_is_empty(struct r4_db *db, const struct r4_inode *dir, bool *empty)
 
 /* ---- creating and destroying objects ---- */
 
+static void sd_set_plugin(struct r4_sd *sd, unsigned member, unsigned id, unsigned root_id);
+
+/*
+ * What a new object takes from its directory, as the kernel's create does
+ * (ENGINE.md 5.1): a directory every member its directory has other than
+ * the root's, a regular file its formatting, and a ccreg40 file its
+ * compression, mode and cluster too.  (Heir sets, which no tool here
+ * writes, are not read.)
+ */
+static void inherit(const struct r4_db *db, const struct r4_inode *dir, struct r4_sd *sd)
+{
+	uint16_t file = 0;
+	bool cc = r4_sd_has(sd, R4_SDEXT_PSET) &&
+		  r4_item_pset_get(&sd->sd_pset, R4_PSET_FILE, &file) && file == R4_FILE_CCREG40;
+	const struct {
+		unsigned member, id, root_id;
+		bool file;	/* a regular file takes it too */
+	} m[] = {
+		{R4_PSET_FORMATTING, dir->formatting, db->pset.formatting, !cc},
+		{R4_PSET_HASH, dir->hash, db->pset.hash, false},
+		{R4_PSET_FIBRATION, dir->fibre, db->pset.fibration, false},
+		{R4_PSET_CREATE, dir->create, db->pset.create, false},
+		{R4_PSET_COMPRESSION, dir->compress, db->pset.compress, cc},
+		{R4_PSET_CMODE, dir->cmode, db->pset.compress_mode, cc},
+		{R4_PSET_CLUSTER, dir->cluster, db->pset.cluster, cc},
+	};
+
+	for (size_t i = 0; i < R4_ARRAY_SIZE(m); i++)
+		if ((S_ISDIR(sd->sd_mode) || (S_ISREG(sd->sd_mode) && m[i].file)) &&
+		    m[i].id != m[i].root_id)
+			sd_set_plugin(sd, m[i].member, m[i].id, m[i].root_id);
+}
+
 int r4_obj_create(struct r4_db *db, struct r4_inode *dir, const char *name, size_t len,
 		  const struct r4_sd *tmpl, struct r4_inode *out)
 {
@@ -704,6 +737,7 @@ int r4_obj_create(struct r4_db *db, struct r4_inode *dir, const char *name, size
 	}
 	if (S_ISREG(tmpl->sd_mode) && dir->create == R4_FILE_CCREG40)
 		r4_ccreg_init_sd(&ino.sd);	/* the directory's `create` plugin (kernel default profile) */
+	inherit(db, dir, &ino.sd);
 	size = r4_item_stat_size(&ino.sd);
 	if (!(buf = r4_malloc(size)))
 		return -ENOMEM;
@@ -779,12 +813,9 @@ int r4_obj_destroy(struct r4_db *db, struct r4_inode *ino)
 	return 0;
 }
 
-void r4_obj_set_plugin(struct r4_db *db, struct r4_inode *ino, unsigned member, unsigned id,
-		       unsigned root_id)
+/* Slot `member` of sd's plugin set holds id, or goes when id is the root's. */
+static void sd_set_plugin(struct r4_sd *sd, unsigned member, unsigned id, unsigned root_id)
 {
-	struct r4_sd *sd = &ino->sd;
-
-	(void)db;
 	if (id == root_id) {
 		r4_item_pset_clear(&sd->sd_pset, member);
 		if (!sd->sd_pset.ps_count)
@@ -796,4 +827,11 @@ void r4_obj_set_plugin(struct r4_db *db, struct r4_inode *ino, unsigned member, 
 		sd->sd_mask |= UINT64_C(1) << R4_SDEXT_PSET;
 	}
 	r4_item_pset_set(&sd->sd_pset, member, (uint16_t)id);
+}
+
+void r4_obj_set_plugin(struct r4_db *db, struct r4_inode *ino, unsigned member, unsigned id,
+		       unsigned root_id)
+{
+	(void)db;
+	sd_set_plugin(&ino->sd, member, id, root_id);
 }

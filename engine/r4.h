@@ -588,6 +588,7 @@ enum r4_check_class {
 	R4_CC_BITMAP,		/* the bitmap against the blocks in use; free count */
 	R4_CC_OBJECT,		/* stat data against the object's items */
 	R4_CC_NAME,		/* directory entries: ".", "..", dangling, orphans */
+	R4_CC_META,		/* r4's own records (/..r4, docs/semantics.md) */
 };
 
 /* The exact finding (each belongs to one class, r4_check_class_of). */
@@ -625,6 +626,8 @@ enum r4_check_code {
 	R4_CK_NAME_ORPHAN,	/* object that no entry names */
 	R4_CK_NAME_LINKS,	/* directory with more than one name */
 	R4_CK_NAME_KEY,		/* entry's stat-data key differs from the object's */
+	R4_CK_META_ORPHAN,	/* an r4 record of an object the tree does not hold */
+	R4_CK_META_BAD,		/* an r4 record r4 cannot read (its object's rules deny all) */
 	R4_CK_COUNT
 };
 

@@ -92,7 +92,9 @@ progs_cat() {
 	"$R4" import "$IMG" "$T/src" /imp >/dev/null
 	sh_c '/small/..plugin/formatting <- "extents"' '/imp/big/..plugin/formatting <- "tails"' \
 		'/d/..plugin/hash <- "tea_hash"' \
-		'/d/(a <- "1"; a-name-long-enough-to-be-hashed-by-the-directory <- "2")'
+		'/d/(a <- "1"; a-name-long-enough-to-be-hashed-by-the-directory <- "2")' \
+		'/d/..new/(name <- "sub", type <- directory)' \
+		'/d/sub/another-name-long-enough-to-be-hashed-by-tea <- "3"'
 	fsck_reiser4 "$IMG"
 	run "$R4" dump "$IMG"
 	assert_line --regexp 'extent, 1 unit'
@@ -100,6 +102,11 @@ progs_cat() {
 	assert_output small
 	run progs_cat /d/a-name-long-enough-to-be-hashed-by-the-directory
 	assert_output 2
+	# a subdirectory made since hashes with tea too, as the kernel's would
+	run "$R4SH" -c '/d/sub/..plugin/hash' "$IMG"
+	assert_output tea_hash
+	run progs_cat /d/sub/another-name-long-enough-to-be-hashed-by-tea
+	assert_output 3
 	cmp <("$R4P" cat "$IMG" /imp/big) "$T/src/big"
 	# back to the root's policy: the object keeps no slot of its own
 	sh_c '/small/..plugin/formatting <- "smart"' '/imp/big/..plugin/formatting <- "smart"'

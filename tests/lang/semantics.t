@@ -341,7 +341,7 @@ exit 0
 --- input
 /etc/passwd/alice/shell <- "/bin:/zsh"
 --- outcome
-<command>:1:1: error: cannot write '/etc/passwd/alice/shell': a field holds no ':' or line feed: Invalid argument
+<command>:1:1: error: cannot write '/etc/passwd/alice/shell': a field holds no ':', line feed or NUL: Invalid argument
 /etc/passwd/alice/shell <- "/bin:/zsh"
 ^~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 exit 1
@@ -1340,3 +1340,43 @@ value /bank/log "1700000000 0 unlink /bank/alice 5\n"
 exit 0
 /bank/ 0755 0:0
 /bank/log 0644 0:0 "1700000000 0 unlink /bank/alice 5\n"
+
+=== plugin: a new directory takes its directory's own hash, a file does not
+--- setup
+/..new/(name <- "bank", type <- directory); /bank/..new/(name <- "d", type <- directory); /bank/d/..plugin/hash <- "tea_hash"
+--- input
+/bank/d/..new/(name <- "sub", type <- directory); /bank/d/sub/..plugin; /bank/d/sub/f <- "1"; /bank/d/sub/f/..plugin; /..plugin/hash
+--- outcome
+value /bank/d/sub (Is a directory)
+value /bank/d/sub/..plugin "file dir40\nhash tea_hash\nfibration ext_1_fibre\n"
+value /bank/d/sub/f "1"
+value /bank/d/sub/f/..plugin "file reg40\nformatting smart\n"
+value /..plugin/hash "r5_hash"
+exit 0
+/bank/ 0755 0:0
+/bank/d/ 0755 0:0
+/bank/d/sub/ 0755 0:0
+/bank/d/sub/f 0644 0:0 "1"
+
+=== aggregate: a NUL byte in the text or a field is EINVAL
+--- setup
+/..new/(name <- "etc", type <- directory); /etc/..new/(name <- "passwd", type <- aggregate) <- "root:x:0:0:root:/root:/bin/sh\n"
+--- input
+r1 <= /etc/passwd <- "root:x:0:0:ro\0t:/root:/bin/sh\n"; r2 <= /etc/passwd/root/gecos <- "ro\0t"; r3 <= /etc/passwd/..range/(offset <- #11, length <- #4, mode <- zero) <- "ro"; r1/assign_result + " " + r2/assign_result + " " + r3/assign_result; /etc/passwd
+--- outcome
+value ""
+value ""
+value ""
+value "22 22 22"
+value /etc/passwd "root:x:0:0:root:/root:/bin/sh\n"
+exit 0
+/etc/ 0755 0:0
+/etc/passwd/ 0755 0:0
+/etc/passwd/root/ 0755 0:0
+/etc/passwd/root/gecos 0644 0:0 "root"
+/etc/passwd/root/gid 0644 0:0 "0"
+/etc/passwd/root/home 0644 0:0 "/root"
+/etc/passwd/root/name 0644 0:0 "root"
+/etc/passwd/root/passwd 0644 0:0 "x"
+/etc/passwd/root/shell 0644 0:0 "/bin/sh"
+/etc/passwd/root/uid 0644 0:0 "0"

@@ -410,6 +410,49 @@ static void case_nlink(void)
 	fix_then_clean(2);
 }
 
+/* r4's records (/..r4): one of an object that is gone (another tool removed
+ * it) is removed by a fix; one r4 cannot read too, and its object keeps only
+ * its owner's mode bits. */
+static void put_record(r4_db *db, const char *path, const char *text)
+{
+	CHECK_RC(r4_create(db, path, 0600, 0, 0));
+	CHECK_RC(r4_write(db, path, 0, text, strlen(text)));
+}
+
+static void case_meta(void)
+{
+	struct r4_check_result res;
+	const struct prob *p;
+	struct r4_stat st;
+	char bad[64];
+	r4_db *db;
+
+	printf("case: r4 records\n");
+	copy_file(fix40, img);
+	uint64_t small = ino_of("/d1/small");
+
+	if (!(db = open_rw()))
+		return;
+	snprintf(bad, sizeof(bad), "/..r4/%llu", (unsigned long long)small);
+	CHECK_RC(r4_mkdir(db, "/..r4", 0700, 0, 0));
+	put_record(db, "/..r4/999999", "uid 1001 read\n");
+	put_record(db, bad, "no such line\n");
+	r4_close(db);
+	CHECK_RC(check(img, false, &res));
+	CHECK_EQ(res.problems, 2);
+	CHECK((p = find(R4_CK_META_ORPHAN)) && p->cls == R4_CC_META && p->fixable &&
+	      !strcmp(p->path, "/..r4/999999"));
+	CHECK((p = find(R4_CK_META_BAD)) && p->fixable && p->oid == small &&
+	      !strcmp(p->path, bad));
+	fsck_agrees(true);		/* plain files to fsck.reiser4 */
+	fix_then_clean(2);
+	if ((db = open_rw())) {
+		CHECK(r4_stat(db, "/..r4/999999", &st) == -ENOENT && r4_stat(db, bad, &st) == -ENOENT);
+		CHECK(!r4_stat(db, "/d1/small", &st) && (st.mode & 07777) == 0600);
+		r4_close(db);
+	}
+}
+
 static void case_sizes(void)
 {
 	struct r4_check_result res;
@@ -1074,6 +1117,7 @@ int main(void)
 	make_fixture(fix41, true);
 	case_clean();
 	case_nlink();
+	case_meta();
 	case_sizes();
 	case_leak_and_free();
 	case_counters();
