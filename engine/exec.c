@@ -1713,11 +1713,7 @@ static int invert_define(struct x *x, struct handle *h, const uint8_t *p, size_t
 	if (!rc && (rc = r4_meta_get(x->db, h->st.ino, &m)))
 		rc = fail(x, r4_db_seen(x->db, rc), "cannot write '%s/..invert'", h->path);
 	if (!rc && !same_parts(m.parts, m.nparts, parts, np)) {
-		for (size_t i = 0; i < m.nparts; i++) {
-			r4_free(m.parts[i].path);
-			r4_free(m.parts[i].text);
-		}
-		r4_free(m.parts);
+		r4_invert_free(m.parts, m.nparts);
 		m.parts = NULL;
 		m.nparts = 0;
 		for (size_t i = 0; i < np && !rc; i++)

@@ -38,11 +38,7 @@ void r4_meta_fini(struct r4_meta *m)
 {
 	r4_free(m->order);
 	r4_free(m->audit);
-	for (size_t i = 0; i < m->nparts; i++) {
-		r4_free(m->parts[i].path);
-		r4_free(m->parts[i].text);
-	}
-	r4_free(m->parts);
+	r4_invert_free(m->parts, m->nparts);
 	memset(m, 0, sizeof(*m));
 }
 
