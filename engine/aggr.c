@@ -50,28 +50,6 @@ struct olds {
 	int rc;
 };
 
-struct sbuf {
-	char *p;
-	size_t len, cap;
-};
-
-static int sb_add(struct sbuf *b, const void *p, size_t n)
-{
-	if (b->len + n + 1 > b->cap) {
-		size_t cap = (b->len + n + 1) * 2;
-		char *q = r4_realloc(b->p, cap);
-
-		if (!q)
-			return -ENOMEM;
-		b->p = q;
-		b->cap = cap;
-	}
-	memcpy(b->p + b->len, p, n);
-	b->len += n;
-	b->p[b->len] = 0;
-	return 0;
-}
-
 static void field_name(unsigned format, size_t i, char *out, size_t n)
 {
 	if (format == R4_FORMAT_PASSWD)
@@ -161,7 +139,7 @@ static int load_olds(struct r4_db *db, const char *path, const struct r4_meta *m
 
 /* A field's value as who sees it: empty when it may not read it. */
 static int read_field(struct r4_db *db, const struct r4_ident *who, const char *path,
-		      struct sbuf *b)
+		      struct r4_buf *b)
 {
 	struct r4_stat st;
 	size_t got;
@@ -177,7 +155,7 @@ static int read_field(struct r4_db *db, const struct r4_ident *who, const char *
 	if (!(s = r4_malloc((size_t)st.size)))
 		return -ENOMEM;
 	if (!(rc = r4_read(db, path, 0, s, (size_t)st.size, &got)))
-		rc = sb_add(b, s, got);
+		rc = r4_buf_add(b, s, got);
 	r4_free(s);
 	return rc;
 }
@@ -205,7 +183,7 @@ static size_t colon_count(struct r4_db *db, const char *rec)
 }
 
 static int record_line(struct r4_db *db, const struct r4_ident *who, unsigned format,
-		       const char *agg, const char *name, struct sbuf *b)
+		       const char *agg, const char *name, struct r4_buf *b)
 {
 	char *rec = r4_path_join(agg, name, strlen(name));
 	struct r4_stat st;
@@ -222,10 +200,10 @@ static int record_line(struct r4_db *db, const struct r4_ident *who, unsigned fo
 	for (size_t i = 0; i < nf && !rc; i++) {
 		char fname[24], *fp;
 
-		if (i && (rc = sb_add(b, ":", 1)))
+		if (i && (rc = r4_buf_add(b, ":", 1)))
 			break;
 		if (i == 0) {	/* the name is the directory's */
-			rc = sb_add(b, name, strlen(name));
+			rc = r4_buf_add(b, name, strlen(name));
 			continue;
 		}
 		if (!search)
@@ -239,7 +217,7 @@ static int record_line(struct r4_db *db, const struct r4_ident *who, unsigned fo
 		r4_free(fp);
 	}
 	if (!rc)
-		rc = sb_add(b, "\n", 1);
+		rc = r4_buf_add(b, "\n", 1);
 out:
 	r4_free(rec);
 	return rc;
@@ -248,7 +226,7 @@ out:
 int r4_aggr_text(struct r4_db *db, const struct r4_ident *who, const char *path,
 		 const char *record, char **out, size_t *len)
 {
-	struct sbuf b = {0};
+	struct r4_buf b = {0};
 	struct r4_meta m;
 	struct olds o;
 	int rc;
@@ -270,12 +248,12 @@ int r4_aggr_text(struct r4_db *db, const struct r4_ident *who, const char *path,
 	}
 	r4_meta_fini(&m);
 	if (!rc && !b.p)
-		rc = sb_add(&b, "", 0);
+		rc = r4_buf_add(&b, "", 0);
 	if (rc) {
 		r4_free(b.p);
 		return rc;
 	}
-	*out = b.p;
+	*out = (char *)b.p;
 	*len = b.len;
 	return 0;
 }
@@ -519,7 +497,7 @@ static int apply_record(struct r4_db *db, const struct r4_ident *who, unsigned f
 	for (size_t i = 0; i < r->nf && !rc; i++) {
 		char fname[24], *fp;
 		struct r4_stat fst;
-		struct sbuf cur = {0};
+		struct r4_buf cur = {0};
 
 		field_name(format, i, fname, sizeof(fname));
 		if (!(fp = r4_path_join(rec, fname, strlen(fname)))) {
@@ -539,7 +517,7 @@ static int apply_record(struct r4_db *db, const struct r4_ident *who, unsigned f
 			bool readable = !who || r4_allows(db, who, &fst, 4);
 
 			if (!(rc = read_field(db, NULL, fp, &cur)) &&
-			    !(cur.len == r->f[i].n && !memcmp(cur.p ? cur.p : "", r->f[i].p, cur.len)) &&
+			    !(cur.len == r->f[i].n && (!cur.len || !memcmp(cur.p, r->f[i].p, cur.len))) &&
 			    !(!r->f[i].n && !readable)) {
 				if (who && !r4_allows(db, who, &fst, 2)) {
 					set_msg(why, wn, "cannot write '%s'", fp);

@@ -30,11 +30,6 @@
 #define REPLAY 1		/* run_steps: a TRY caught a failure, run the unit again */
 #define MAX_INVERT_DEPTH 8	/* inverts read inside inverts (then ELOOP) */
 
-struct buf {
-	uint8_t *p;
-	size_t len, cap;
-};
-
 enum hkind {
 	H_NONE,			/* unset, or an exist-test that did not resolve */
 	H_OBJ,			/* an object */
@@ -57,7 +52,7 @@ struct handle {
 	uint64_t woff, wlen;	/* H_WINDOW */
 	bool wlen_set;
 	unsigned wmode;
-	struct buf bytes;	/* H_BYTES */
+	struct r4_buf bytes;	/* H_BYTES */
 };
 
 struct result {			/* the children of an assignment's target, or of a named result */
@@ -92,7 +87,7 @@ struct forced {			/* a TRY that failed in an earlier run of the unit */
 struct yielded {
 	uint32_t off, len;
 	char *path;
-	struct buf bytes;
+	struct r4_buf bytes;
 	int err;
 };
 
@@ -103,7 +98,7 @@ struct x {
 	struct r4_exec_error *e;
 
 	struct handle *h;
-	struct buf *v;
+	struct r4_buf *v;
 	char **cwd;		/* the scope stack; cwd[ncwd - 1] is the current directory */
 	size_t ncwd, cwdcap;
 	size_t *tries;		/* open TRY steps */
@@ -168,74 +163,11 @@ static int fail(struct x *x, int rc, const char *fmt, ...)
 	return rc;
 }
 
-static void buf_free(struct buf *b)
-{
-	r4_free(b->p);
-	*b = (struct buf){0};
-}
-
-static int buf_reserve(struct buf *b, size_t n)
-{
-	uint8_t *q;
-	size_t cap;
-
-	if (n <= b->cap)
-		return 0;
-	cap = b->cap ? b->cap : 64;
-	while (cap < n)
-		cap *= 2;
-	if (!(q = r4_realloc(b->p, cap)))
-		return -ENOMEM;
-	b->p = q;
-	b->cap = cap;
-	return 0;
-}
-
-static int buf_set(struct buf *b, const void *p, size_t n)
-{
-	int rc;
-
-	if ((rc = buf_reserve(b, n + 1)))
-		return rc;
-	if (n)
-		memmove(b->p, p, n);
-	b->len = n;
-	b->p[n] = 0;
-	return 0;
-}
-
-static int buf_add(struct buf *b, const void *p, size_t n)
-{
-	int rc;
-
-	if ((rc = buf_reserve(b, b->len + n + 1)))
-		return rc;
-	if (n)
-		memcpy(b->p + b->len, p, n);
-	b->len += n;
-	b->p[b->len] = 0;
-	return 0;
-}
-
-static int buf_printf(struct buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static int buf_printf(struct buf *b, const char *fmt, ...)
-{
-	char tmp[128];
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(tmp, sizeof(tmp), fmt, ap);
-	va_end(ap);
-	return buf_add(b, tmp, (size_t)n);
-}
-
 static void handle_clear(struct handle *h)
 {
 	r4_free(h->path);
 	r4_free(h->sub);
-	buf_free(&h->bytes);
+	r4_buf_free(&h->bytes);
 	*h = (struct handle){0};
 }
 
@@ -381,14 +313,14 @@ static int check_name(const uint8_t *p, size_t n)
 	return 0;
 }
 
-static int read_all(struct r4_db *db, const char *path, uint64_t off, uint64_t len, struct buf *b)
+static int read_all(struct r4_db *db, const char *path, uint64_t off, uint64_t len, struct r4_buf *b)
 {
 	size_t got;
 	int rc;
 
 	if (len > SIZE_MAX / 2)
 		return -EFBIG;
-	if ((rc = buf_reserve(b, (size_t)len + 1)))
+	if ((rc = r4_buf_reserve(b, (size_t)len + 1)))
 		return rc;
 	if ((rc = r4_read(db, path, off, b->p, (size_t)len, &got)))
 		return rc;
@@ -531,12 +463,12 @@ static bool is_result_child(const char *name, size_t len, int *which)
 	return true;
 }
 
-static int result_text(const struct result *r, int which, struct buf *b)
+static int result_text(const struct result *r, int which, struct r4_buf *b)
 {
 	b->len = 0;
 	if (which == 0)
-		return buf_printf(b, "%d", r->err < 0 ? -r->err : r->err);
-	return buf_printf(b, "%llu", (unsigned long long)r->length);
+		return r4_buf_printf(b, "%d", r->err < 0 ? -r->err : r->err);
+	return r4_buf_printf(b, "%llu", (unsigned long long)r->length);
 }
 
 /* ================================ lookup ================================ */
@@ -937,7 +869,7 @@ static int audit_entry(struct x *x, uint64_t obj, uint64_t dir, const char *op, 
 }
 
 /* ..acl's text: one rule per line. */
-static int acl_text(struct x *x, const struct handle *h, struct buf *b)
+static int acl_text(struct x *x, const struct handle *h, struct r4_buf *b)
 {
 	struct r4_meta m;
 	int rc;
@@ -945,25 +877,25 @@ static int acl_text(struct x *x, const struct handle *h, struct buf *b)
 	if ((rc = r4_meta_get(x->db, h->st.ino, &m)))
 		return fail(x, rc, "cannot read '%s/..acl'", h->path);
 	for (unsigned i = 0; i < m.nrules && !rc; i++)
-		rc = buf_printf(b, "%s %u %s\n", m.rules[i].gid ? "gid" : "uid", m.rules[i].id,
+		rc = r4_buf_printf(b, "%s %u %s\n", m.rules[i].gid ? "gid" : "uid", m.rules[i].id,
 				r4_accesses[m.rules[i].access]);
 	r4_meta_fini(&m);
 	return rc;
 }
 
-static int audit_text(struct x *x, const struct handle *h, struct buf *b)
+static int audit_text(struct x *x, const struct handle *h, struct r4_buf *b)
 {
 	struct r4_meta m;
 	int rc;
 
 	if ((rc = r4_meta_get(x->db, h->st.ino, &m)))
 		return fail(x, rc, "cannot read '%s/..audit'", h->path);
-	rc = m.audit ? buf_printf(b, "%s", m.audit) : 0;
+	rc = m.audit ? r4_buf_printf(b, "%s", m.audit) : 0;
 	r4_meta_fini(&m);
 	return rc;
 }
 
-static int key_text(struct x *x, const char *path, struct buf *b)
+static int key_text(struct x *x, const char *path, struct r4_buf *b)
 {
 	struct r4_inode ino;
 	int rc;
@@ -973,12 +905,12 @@ static int key_text(struct x *x, const char *path, struct buf *b)
 	const r4_key *k = &ino.sdkey;
 
 	if (x->db->flags & 1)
-		rc = buf_printf(b, "%llx:%x:%llx:%llx:%llx", (unsigned long long)r4_key_locality(k),
+		rc = r4_buf_printf(b, "%llx:%x:%llx:%llx:%llx", (unsigned long long)r4_key_locality(k),
 				r4_key_type(k), (unsigned long long)r4_key_ordering(k),
 				(unsigned long long)r4_key_objectid(k),
 				(unsigned long long)r4_key_offset(k));
 	else
-		rc = buf_printf(b, "%llx:%x:%llx:%llx", (unsigned long long)r4_key_locality(k),
+		rc = r4_buf_printf(b, "%llx:%x:%llx:%llx", (unsigned long long)r4_key_locality(k),
 				r4_key_type(k), (unsigned long long)r4_key_objectid(k),
 				(unsigned long long)r4_key_offset(k));
 	r4_obj_fini(&ino);
@@ -993,7 +925,7 @@ static int key_text(struct x *x, const char *path, struct buf *b)
  * of reg40/dir40, and an aggregate adds its format.
  */
 static int plugin_text(struct x *x, const char *path, const struct r4_stat *st, const char *sub,
-		       struct buf *b)
+		       struct r4_buf *b)
 {
 	static const unsigned reg[] = {R4_PSET_FILE, R4_PSET_FORMATTING, ~0u},
 		ccreg[] = {R4_PSET_FILE, R4_PSET_COMPRESSION, R4_PSET_CMODE, R4_PSET_CLUSTER, ~0u},
@@ -1031,15 +963,15 @@ static int plugin_text(struct x *x, const char *path, const struct r4_stat *st, 
 		const char *label = m[i].label ? m[i].label : "?";
 
 		if (sub && !strcmp(sub, m[i].name))
-			return buf_printf(b, "%s", label);
-		if (!sub && (rc = buf_printf(b, "%s %s\n", m[i].name, label)))
+			return r4_buf_printf(b, "%s", label);
+		if (!sub && (rc = r4_buf_printf(b, "%s %s\n", m[i].name, label)))
 			return rc;
 	}
 	return sub ? fail(x, -ENOENT, "'%s/..plugin' has no member '%s'", path, sub) : 0;
 }
 
 struct list_ctx {
-	struct buf *b;
+	struct r4_buf *b;
 	int rc;
 };
 
@@ -1049,13 +981,13 @@ static int list_fn(void *ctx, const char *name, size_t len, uint64_t ino, uint32
 
 	(void)ino;
 	(void)type;
-	if ((l->rc = buf_add(l->b, name, len)) || (l->rc = buf_add(l->b, "\n", 1)))
+	if ((l->rc = r4_buf_add(l->b, name, len)) || (l->rc = r4_buf_add(l->b, "\n", 1)))
 		return 1;
 	return 0;
 }
 
 /* Section 6.1's ..list: the entries, then the pseudo names that apply. */
-static int list_text(struct x *x, const char *path, const struct r4_stat *st, struct buf *b)
+static int list_text(struct x *x, const char *path, const struct r4_stat *st, struct r4_buf *b)
 {
 	static const enum r4_pseudo common[] = {
 		R4_PSEUDO_UID, R4_PSEUDO_GID, R4_PSEUDO_MODE, R4_PSEUDO_TYPE, R4_PSEUDO_SIZE,
@@ -1079,30 +1011,30 @@ static int list_text(struct x *x, const char *path, const struct r4_stat *st, st
 		if (common[i] == R4_PSEUDO_BODY && S_ISDIR(st->mode) &&
 		    role_of(x, path, st, NULL) == R4_ROLE_NONE)
 			continue;
-		if ((rc = buf_printf(b, "%s\n", r4_pseudo_name(common[i]))))
+		if ((rc = r4_buf_printf(b, "%s\n", r4_pseudo_name(common[i]))))
 			return rc;
 	}
 	if ((S_ISREG(st->mode) || role_of(x, path, st, NULL) == R4_ROLE_AGGREGATE) &&
-	    (rc = buf_printf(b, "%s\n", r4_pseudo_name(R4_PSEUDO_RANGE))))
+	    (rc = r4_buf_printf(b, "%s\n", r4_pseudo_name(R4_PSEUDO_RANGE))))
 		return rc;
-	if (is_invert(x, st) && (rc = buf_printf(b, "%s\n", r4_pseudo_name(R4_PSEUDO_INVERT))))
+	if (is_invert(x, st) && (rc = r4_buf_printf(b, "%s\n", r4_pseudo_name(R4_PSEUDO_INVERT))))
 		return rc;
 	for (size_t i = 0; S_ISDIR(st->mode) && i < R4_ARRAY_SIZE(dir_only); i++)
-		if ((rc = buf_printf(b, "%s\n", r4_pseudo_name(dir_only[i]))))
+		if ((rc = r4_buf_printf(b, "%s\n", r4_pseudo_name(dir_only[i]))))
 			return rc;
 	return 0;
 }
 
-static int contents(struct x *x, const char *path, const struct r4_stat *st, struct buf *b);
-static int read_handle(struct x *x, struct handle *h, struct buf *b);
+static int contents(struct x *x, const char *path, const struct r4_stat *st, struct r4_buf *b);
+static int read_handle(struct x *x, struct handle *h, struct r4_buf *b);
 
 /* b += p[0, n) as a section 2.4 string, quotes included. */
-static int buf_quote(struct buf *b, const uint8_t *p, size_t n)
+static int buf_quote(struct r4_buf *b, const uint8_t *p, size_t n)
 {
 	size_t k = r4_quote(NULL, p, n);
 	int rc;
 
-	if ((rc = buf_reserve(b, b->len + k + 1)))
+	if ((rc = r4_buf_reserve(b, b->len + k + 1)))
 		return rc;
 	r4_quote((char *)b->p + b->len, p, n);
 	b->len += k;
@@ -1110,7 +1042,7 @@ static int buf_quote(struct buf *b, const uint8_t *p, size_t n)
 }
 
 /* The current contents of an invert's file part, read as the caller. */
-static int part_contents(struct x *x, const char *path, struct buf *b)
+static int part_contents(struct x *x, const char *path, struct r4_buf *b)
 {
 	struct handle h = {0};
 	int rc;
@@ -1127,9 +1059,9 @@ static int part_contents(struct x *x, const char *path, struct buf *b)
  * file part, "..." per literal, joined by " + ", ending in LF.
  */
 static int invert_text(struct x *x, const char *path, const struct r4_stat *st, bool canonical,
-		       struct buf *b)
+		       struct r4_buf *b)
 {
-	struct buf part = {0};
+	struct r4_buf part = {0};
 	struct r4_meta m;
 	int rc;
 
@@ -1143,30 +1075,30 @@ static int invert_text(struct x *x, const char *path, const struct r4_stat *st, 
 	for (size_t i = 0; i < m.nparts && !rc; i++) {
 		const struct r4_part *pt = &m.parts[i];
 
-		if (canonical && i && (rc = buf_add(b, " + ", 3)))
+		if (canonical && i && (rc = r4_buf_add(b, " + ", 3)))
 			break;
 		if (!pt->path) {
-			rc = canonical ? buf_quote(b, pt->text, pt->len) : buf_add(b, pt->text, pt->len);
+			rc = canonical ? buf_quote(b, pt->text, pt->len) : r4_buf_add(b, pt->text, pt->len);
 			continue;
 		}
 		if ((rc = part_contents(x, pt->path, &part)))
 			break;
 		if (!canonical)
-			rc = buf_add(b, part.p, part.len);
-		else if (!(rc = buf_printf(b, "(%s <- ", pt->path)) &&
+			rc = r4_buf_add(b, part.p, part.len);
+		else if (!(rc = r4_buf_printf(b, "(%s <- ", pt->path)) &&
 			 !(rc = buf_quote(b, part.p, part.len)))
-			rc = buf_add(b, ")", 1);
+			rc = r4_buf_add(b, ")", 1);
 	}
 	if (!rc && canonical && m.nparts)
-		rc = buf_add(b, "\n", 1);
+		rc = r4_buf_add(b, "\n", 1);
 	x->inverts--;
-	buf_free(&part);
+	r4_buf_free(&part);
 	r4_meta_fini(&m);
 	return rc;
 }
 
 /* The contents of an object (section 5.1): a file's data, a symlink's text. */
-static int contents(struct x *x, const char *path, const struct r4_stat *st, struct buf *b)
+static int contents(struct x *x, const char *path, const struct r4_stat *st, struct r4_buf *b)
 {
 	int rc;
 
@@ -1187,7 +1119,7 @@ static int contents(struct x *x, const char *path, const struct r4_stat *st, str
 		r4_free(agg);
 		if (rc)
 			return fail(x, r4_db_seen(x->db, rc), "cannot read '%s'", path);
-		rc = buf_set(b, text, n);
+		rc = r4_buf_set(b, text, n);
 		r4_free(text);
 		return rc;
 	}
@@ -1196,7 +1128,7 @@ static int contents(struct x *x, const char *path, const struct r4_stat *st, str
 	if (is_invert(x, st))
 		return invert_text(x, path, st, false, b);
 	if (S_ISLNK(st->mode)) {
-		if ((rc = buf_reserve(b, (size_t)st->size + 1)))
+		if ((rc = r4_buf_reserve(b, (size_t)st->size + 1)))
 			return rc;
 		size_t n;
 
@@ -1213,38 +1145,38 @@ static int contents(struct x *x, const char *path, const struct r4_stat *st, str
 	return 0;
 }
 
-static int pseudo_read(struct x *x, const struct handle *h, struct buf *b)
+static int pseudo_read(struct x *x, const struct handle *h, struct r4_buf *b)
 {
 	const struct r4_stat *st = &h->st;
 	const char *path = h->path;
 
 	b->len = 0;
-	if (buf_reserve(b, 64))
+	if (r4_buf_reserve(b, 64))
 		return -ENOMEM;
 	b->p[0] = 0;
 	switch (h->ps) {
-	case R4_PSEUDO_UID: return buf_printf(b, "%u", st->uid);
-	case R4_PSEUDO_GID: return buf_printf(b, "%u", st->gid);
-	case R4_PSEUDO_MODE: return buf_printf(b, "%04o", st->mode & 07777);
-	case R4_PSEUDO_TYPE: return buf_printf(b, "%s", object_type(x, path, st));
+	case R4_PSEUDO_UID: return r4_buf_printf(b, "%u", st->uid);
+	case R4_PSEUDO_GID: return r4_buf_printf(b, "%u", st->gid);
+	case R4_PSEUDO_MODE: return r4_buf_printf(b, "%04o", st->mode & 07777);
+	case R4_PSEUDO_TYPE: return r4_buf_printf(b, "%s", object_type(x, path, st));
 	case R4_PSEUDO_SIZE:
 		if (is_computed(x, path, st)) {
 			int rc = contents(x, path, st, b);
 			size_t len = b->len;
 
-			return rc ? rc : (b->len = 0, buf_printf(b, "%zu", len));
+			return rc ? rc : (b->len = 0, r4_buf_printf(b, "%zu", len));
 		}
-		return buf_printf(b, "%llu", (unsigned long long)st->size);
-	case R4_PSEUDO_NLINK: return buf_printf(b, "%u", st->nlink);
-	case R4_PSEUDO_ATIME: return buf_printf(b, "%lld", (long long)st->atime.tv_sec);
-	case R4_PSEUDO_MTIME: return buf_printf(b, "%lld", (long long)st->mtime.tv_sec);
-	case R4_PSEUDO_CTIME: return buf_printf(b, "%lld", (long long)st->ctime.tv_sec);
-	case R4_PSEUDO_OID: return buf_printf(b, "%llu", (unsigned long long)st->ino);
+		return r4_buf_printf(b, "%llu", (unsigned long long)st->size);
+	case R4_PSEUDO_NLINK: return r4_buf_printf(b, "%u", st->nlink);
+	case R4_PSEUDO_ATIME: return r4_buf_printf(b, "%lld", (long long)st->atime.tv_sec);
+	case R4_PSEUDO_MTIME: return r4_buf_printf(b, "%lld", (long long)st->mtime.tv_sec);
+	case R4_PSEUDO_CTIME: return r4_buf_printf(b, "%lld", (long long)st->ctime.tv_sec);
+	case R4_PSEUDO_OID: return r4_buf_printf(b, "%llu", (unsigned long long)st->ino);
 	case R4_PSEUDO_KEY: return key_text(x, path, b);
 	case R4_PSEUDO_PLUGIN: return plugin_text(x, path, st, h->sub, b);
 	case R4_PSEUDO_LIST: return list_text(x, path, st, b);
 	case R4_PSEUDO_BODY: return contents(x, path, st, b);
-	case R4_PSEUDO_NAME: return buf_printf(b, "%s", base_name(path));
+	case R4_PSEUDO_NAME: return r4_buf_printf(b, "%s", base_name(path));
 	case R4_PSEUDO_ACL: return acl_text(x, h, b);
 	case R4_PSEUDO_AUDIT: return audit_text(x, h, b);
 	case R4_PSEUDO_INVERT:
@@ -1259,7 +1191,7 @@ static int pseudo_read(struct x *x, const struct handle *h, struct buf *b)
 	}
 }
 
-static int window_read(struct x *x, const struct handle *h, struct buf *b)
+static int window_read(struct x *x, const struct handle *h, struct r4_buf *b)
 {
 	uint64_t size = h->st.size, end;
 
@@ -1278,13 +1210,13 @@ static int window_read(struct x *x, const struct handle *h, struct buf *b)
 	if (!may(x, &h->st, 4))
 		return fail(x, -EACCES, "cannot read '%s'", h->path);
 	if (h->woff >= size)
-		return buf_set(b, "", 0);
+		return r4_buf_set(b, "", 0);
 	end = h->wlen_set && h->wlen < size - h->woff ? h->woff + h->wlen : size;
 	return read_all(x->db, h->path, h->woff, end - h->woff, b);
 }
 
 /* The bytes of a handle (READ, and object values). */
-static int read_handle(struct x *x, struct handle *h, struct buf *b)
+static int read_handle(struct x *x, struct handle *h, struct r4_buf *b)
 {
 	int rc;
 
@@ -1309,12 +1241,12 @@ static int read_handle(struct x *x, struct handle *h, struct buf *b)
 			return rc;
 		return window_read(x, h, b);
 	case H_BYTES:
-		return buf_set(b, h->bytes.p, h->bytes.len);
+		return r4_buf_set(b, h->bytes.p, h->bytes.len);
 	case H_MISSING:
 		return fail(x, -ENOENT, "cannot read '%s'", h->path);
 	default:
 		/* the target of a named assignment that failed: empty bytes */
-		return buf_set(b, "", 0);
+		return r4_buf_set(b, "", 0);
 	}
 }
 
@@ -1645,7 +1577,7 @@ out:
 static int write_handle(struct x *x, struct handle *h, const uint8_t *p, size_t n, bool append);
 
 /* Try to read h as the caller: the bytes, or an error that fails nothing. */
-static int try_read(struct x *x, struct handle *h, struct buf *b)
+static int try_read(struct x *x, struct handle *h, struct r4_buf *b)
 {
 	struct r4_exec_error saved = *x->e;
 	int rc = read_handle(x, h, b);
@@ -1679,7 +1611,7 @@ static bool same_parts(const struct r4_part *a, size_t na, const struct r4_part 
 static int invert_define(struct x *x, struct handle *h, const uint8_t *p, size_t n)
 {
 	struct r4_part *parts = NULL;
-	struct buf cur = {0};
+	struct r4_buf cur = {0};
 	struct r4_meta m = {0};
 	size_t np = 0;
 	char why[200];
@@ -1724,7 +1656,7 @@ static int invert_define(struct x *x, struct handle *h, const uint8_t *p, size_t
 	}
 	r4_meta_fini(&m);
 	r4_invert_free(parts, np);
-	buf_free(&cur);
+	r4_buf_free(&cur);
 	if (rc)
 		return rc;
 	x->last_len = n;
@@ -1834,7 +1766,7 @@ static int set_audit(struct x *x, struct r4_meta *m, void *arg)
 /* ..plugin/file <- "reg40" on an invert: it keeps its text as plain data. */
 static int invert_freeze(struct x *x, struct handle *h)
 {
-	struct buf text = {0};
+	struct r4_buf text = {0};
 	struct r4_meta m;
 	int rc;
 
@@ -1861,7 +1793,7 @@ failed:
 		rc = audit(x, h->st.ino, "write", h->path, text.len);
 	h->fresh = false;
 out:
-	buf_free(&text);
+	r4_buf_free(&text);
 	return rc;
 }
 
@@ -1871,7 +1803,7 @@ out:
 static int convert(struct x *x, struct handle *h, const uint8_t *p, size_t n)
 {
 	struct r4_db *db = x->db;
-	struct buf text = {0};
+	struct r4_buf text = {0};
 	unsigned format = R4_FORMAT_PASSWD, role;
 	bool to_agg;
 	char *dir;
@@ -1930,7 +1862,7 @@ static int convert(struct x *x, struct handle *h, const uint8_t *p, size_t n)
 		rc = audit(x, h->dir_ino, "create", h->path, text.len);
 	h->fresh = false;
 out:
-	buf_free(&text);
+	r4_buf_free(&text);
 	return rc;
 }
 
@@ -2108,7 +2040,7 @@ set:
 static int window_write_text(struct x *x, struct handle *h, const uint8_t *p, size_t n)
 {
 	static const uint8_t zeros[64];
-	struct buf t = {0}, o = {0};
+	struct r4_buf t = {0}, o = {0};
 	uint64_t size, len, stored = n, from;
 	int rc;
 
@@ -2124,35 +2056,35 @@ static int window_write_text(struct x *x, struct handle *h, const uint8_t *p, si
 		goto out;
 	}
 	len = h->wlen_set ? h->wlen : size - h->woff;
-	rc = buf_add(&o, t.p, (size_t)h->woff);
+	rc = r4_buf_add(&o, t.p, (size_t)h->woff);
 	switch (h->wmode) {
 	case R4_WIN_ZERO:
 		stored = R4_MIN(n, len);
 		if (!rc)
-			rc = buf_add(&o, p, (size_t)stored);
+			rc = r4_buf_add(&o, p, (size_t)stored);
 		for (uint64_t k = stored; k < len && !rc; k += sizeof(zeros))
-			rc = buf_add(&o, zeros, (size_t)R4_MIN(len - k, sizeof(zeros)));
+			rc = r4_buf_add(&o, zeros, (size_t)R4_MIN(len - k, sizeof(zeros)));
 		from = h->woff + len;
 		break;
 	case R4_WIN_OVERLAY:
 		stored = R4_MIN(n, len);
 		if (!rc)
-			rc = buf_add(&o, p, (size_t)stored);
+			rc = r4_buf_add(&o, p, (size_t)stored);
 		from = h->woff + stored;
 		break;
 	default:	/* shift */
 		if (!rc)
-			rc = buf_add(&o, p, n);
+			rc = r4_buf_add(&o, p, n);
 		from = h->woff + R4_MIN(len, size - h->woff);
 		break;
 	}
 	if (!rc && from < size)
-		rc = buf_add(&o, t.p + from, (size_t)(size - from));
+		rc = r4_buf_add(&o, t.p + from, (size_t)(size - from));
 	if (!rc && !(rc = aggr_put(x, h, o.p, o.len, false)))
 		x->last_len = stored;
 out:
-	buf_free(&t);
-	buf_free(&o);
+	r4_buf_free(&t);
+	r4_buf_free(&o);
 	return rc;
 }
 
@@ -2160,7 +2092,7 @@ out:
 static int window_write(struct x *x, struct handle *h, const uint8_t *p, size_t n)
 {
 	struct r4_db *db = x->db;
-	struct buf tail = {0};
+	struct r4_buf tail = {0};
 	uint64_t size, len, end, stored = n;
 	int rc;
 
@@ -2215,7 +2147,7 @@ static int window_write(struct x *x, struct handle *h, const uint8_t *p, size_t 
 		break;
 	}
 out:
-	buf_free(&tail);
+	r4_buf_free(&tail);
 	if (!rc)
 		rc = clear_suid(x, h);
 	if (rc)
@@ -2476,7 +2408,7 @@ static int step_test(struct x *x, const struct r4_step *s)
 		default: t = na != 0; break;
 		}
 	}
-	return buf_set(&x->v[s->a], "1", t);
+	return r4_buf_set(&x->v[s->a], "1", t);
 }
 
 static int step_result(struct x *x, const struct r4_step *s)
@@ -2528,11 +2460,11 @@ static int step_yield(struct x *x, const struct r4_step *s)
 		size_t n;
 
 		val(x, s->a, &p, &n);
-		rc = buf_set(&y.bytes, p, n);
+		rc = r4_buf_set(&y.bytes, p, n);
 	} else if ((h = &x->h[s->a])->kind == H_BYTES) {
-		rc = buf_set(&y.bytes, h->bytes.p, h->bytes.len);
+		rc = r4_buf_set(&y.bytes, h->bytes.p, h->bytes.len);
 	} else if (h->kind == H_NONE || !h->path) {
-		rc = buf_set(&y.bytes, "", 0);
+		rc = r4_buf_set(&y.bytes, "", 0);
 	} else if (h->kind == H_MISSING) {
 		return fail(x, -ENOENT, "cannot read '%s'", h->path);
 	} else {
@@ -2562,7 +2494,7 @@ static int step_yield(struct x *x, const struct r4_step *s)
 	}
 	if (rc) {
 		r4_free(y.path);
-		buf_free(&y.bytes);
+		r4_buf_free(&y.bytes);
 		return rc;
 	}
 	x->ys[x->nys++] = y;
@@ -2637,19 +2569,19 @@ static int step(struct x *x, const struct r4_step *s, size_t *next)
 		return read_handle(x, &x->h[s->b], &x->v[s->a]);
 	case R4_PLAN_CONST:
 		val(x, s->b, &p, &n);
-		return buf_set(&x->v[s->a], p, n);
+		return r4_buf_set(&x->v[s->a], p, n);
 	case R4_PLAN_CONCAT: {
-		struct buf t = {0};
+		struct r4_buf t = {0};
 
 		val(x, s->b, &p, &n);
 		val(x, s->c, &q, &m);
-		if ((rc = buf_reserve(&t, n + m + 1)))
+		if ((rc = r4_buf_reserve(&t, n + m + 1)))
 			return rc;
 		memcpy(t.p, p, n);
 		memcpy(t.p + n, q, m);
 		t.len = n + m;
 		t.p[t.len] = 0;
-		buf_free(&x->v[s->a]);
+		r4_buf_free(&x->v[s->a]);
 		x->v[s->a] = t;
 		return 0;
 	}
@@ -2808,7 +2740,7 @@ static void reset_unit(struct x *x, size_t begin, size_t end)
 		if (r >= 0 && is_h)
 			handle_clear(&x->h[r]);
 		else if (r >= 0)
-			buf_free(&x->v[r]);
+			r4_buf_free(&x->v[r]);
 	}
 	while (x->ncwd > 1)
 		r4_free(x->cwd[--x->ncwd]);
@@ -2816,7 +2748,7 @@ static void reset_unit(struct x *x, size_t begin, size_t end)
 		group_free(&x->groups[--x->ngroups]);
 	for (size_t i = 0; i < x->nys; i++) {
 		r4_free(x->ys[i].path);
-		buf_free(&x->ys[i].bytes);
+		r4_buf_free(&x->ys[i].bytes);
 	}
 	x->nys = 0;
 	if (x->nres)

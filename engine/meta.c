@@ -253,57 +253,36 @@ static int parse(struct r4_meta *m, const char *s, size_t n)
 	return rc;
 }
 
-struct text {
-	char *p;
-	size_t len, cap;
+struct text {			/* a record being written: the first error sticks */
+	struct r4_buf b;
 	int rc;
 };
 
 static void put(struct text *t, const char *s, size_t n)
 {
-	if (t->rc)
-		return;
-	if (t->len + n + 1 > t->cap) {
-		size_t cap = (t->len + n + 1) * 2;
-		char *p = r4_realloc(t->p, cap);
-
-		if (!p) {
-			t->rc = -ENOMEM;
-			return;
-		}
-		t->p = p;
-		t->cap = cap;
-	}
-	memcpy(t->p + t->len, s, n);
-	t->len += n;
+	if (!t->rc)
+		t->rc = r4_buf_add(&t->b, s, n);
 }
 
 static void putf(struct text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 static void putf(struct text *t, const char *fmt, ...)
 {
-	char s[128];
 	va_list ap;
-	int n;
 
+	if (t->rc)
+		return;
 	va_start(ap, fmt);
-	n = vsnprintf(s, sizeof(s), fmt, ap);
+	t->rc = r4_buf_vprintf(&t->b, fmt, ap);
 	va_end(ap);
-	put(t, s, (size_t)n);
 }
 
 static void put_escaped(struct text *t, const char *s)
 {
 	size_t n = r4_escape_path(NULL, s, strlen(s));
-	char *e = r4_malloc(n + 1);
 
-	if (!e) {
-		t->rc = -ENOMEM;
-		return;
-	}
-	r4_escape_path(e, s, strlen(s));
-	put(t, e, n);
-	r4_free(e);
+	if (!t->rc && !(t->rc = r4_buf_reserve(&t->b, t->b.len + n + 1)))
+		t->b.len += r4_escape_path((char *)t->b.p + t->b.len, s, strlen(s));
 }
 
 static void format(struct text *t, const struct r4_meta *m)
@@ -397,12 +376,12 @@ int r4_meta_put(struct r4_db *db, uint64_t oid, const struct r4_meta *m)
 	rc = r4_stat(db, path, &st);
 	if (rc == -ENOENT)
 		rc = r4_create(db, path, 0600, 0, 0);
-	else if (!rc && st.size > t.len)
-		rc = r4_truncate(db, path, t.len);
+	else if (!rc && st.size > t.b.len)
+		rc = r4_truncate(db, path, t.b.len);
 	if (!rc)
-		rc = r4_write(db, path, 0, t.p, t.len);
+		rc = r4_write(db, path, 0, t.b.p, t.b.len);
 out:
-	r4_free(t.p);
+	r4_buf_free(&t.b);
 	return rc;
 }
 

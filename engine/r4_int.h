@@ -10,6 +10,7 @@
 #define R4_INT_H
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -153,6 +154,20 @@ uint32_t r4_adler32(const void *buf, size_t len);
 
 /* dir + "/" + name[0, len) (no second slash after the root); r4_free it. */
 char *r4_path_join(const char *dir, const char *name, size_t len);
+
+/* A growable byte buffer, always NUL-terminated after len bytes once it
+ * holds any (util.c).  Functions return 0 or -ENOMEM. */
+struct r4_buf {
+	uint8_t *p;
+	size_t len, cap;
+};
+void r4_buf_free(struct r4_buf *b);
+int r4_buf_reserve(struct r4_buf *b, size_t n);		/* room for n bytes in all */
+int r4_buf_set(struct r4_buf *b, const void *p, size_t n);	/* p may point into b */
+int r4_buf_add(struct r4_buf *b, const void *p, size_t n);
+int r4_buf_printf(struct r4_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int r4_buf_vprintf(struct r4_buf *b, const char *fmt, va_list ap)
+	__attribute__((format(printf, 2, 0)));
 #define R4_MIN(a, b) ((a) < (b) ? (a) : (b))
 #define R4_MAX(a, b) ((a) > (b) ? (a) : (b))
 

@@ -56,6 +56,83 @@ char *r4_memdup(const void *p, size_t n)
 	return q;
 }
 
+void r4_buf_free(struct r4_buf *b)
+{
+	r4_free(b->p);
+	*b = (struct r4_buf){0};
+}
+
+int r4_buf_reserve(struct r4_buf *b, size_t n)
+{
+	uint8_t *q;
+	size_t cap;
+
+	if (n <= b->cap)
+		return 0;
+	cap = b->cap ? b->cap : 64;
+	while (cap < n)
+		cap *= 2;
+	if (!(q = r4_realloc(b->p, cap)))
+		return -ENOMEM;
+	b->p = q;
+	b->cap = cap;
+	return 0;
+}
+
+int r4_buf_set(struct r4_buf *b, const void *p, size_t n)
+{
+	int rc;
+
+	if ((rc = r4_buf_reserve(b, n + 1)))
+		return rc;
+	if (n)
+		memmove(b->p, p, n);
+	b->len = n;
+	b->p[n] = 0;
+	return 0;
+}
+
+int r4_buf_add(struct r4_buf *b, const void *p, size_t n)
+{
+	int rc;
+
+	if ((rc = r4_buf_reserve(b, b->len + n + 1)))
+		return rc;
+	if (n)
+		memcpy(b->p + b->len, p, n);
+	b->len += n;
+	b->p[b->len] = 0;
+	return 0;
+}
+
+int r4_buf_vprintf(struct r4_buf *b, const char *fmt, va_list ap)
+{
+	va_list again;
+	int n, rc;
+
+	va_copy(again, ap);
+	n = vsnprintf(NULL, 0, fmt, ap);	/* measured first: any length fits */
+	if (n < 0 || (rc = r4_buf_reserve(b, b->len + (size_t)n + 1))) {
+		va_end(again);
+		return n < 0 ? -EINVAL : rc;
+	}
+	vsnprintf((char *)b->p + b->len, (size_t)n + 1, fmt, again);
+	va_end(again);
+	b->len += (size_t)n;
+	return 0;
+}
+
+int r4_buf_printf(struct r4_buf *b, const char *fmt, ...)
+{
+	va_list ap;
+	int rc;
+
+	va_start(ap, fmt);
+	rc = r4_buf_vprintf(b, fmt, ap);
+	va_end(ap);
+	return rc;
+}
+
 char *r4_path_join(const char *dir, const char *name, size_t len)
 {
 	size_t d = strlen(dir);
