@@ -237,9 +237,8 @@ static void cc_close(struct cc *c)
 /* The file's cluster size, compressor and mode (bad pset ids are corruption). */
 static int cc_open(struct r4_db *db, const struct r4_inode *ino, struct cc *c)
 {
-	uint64_t oid = r4_key_objectid(&ino->sdkey);
-
 	const struct r4_cluster_ops *cl = r4_plugin_ops(R4_PTYPE_CLUSTER, ino->cluster);
+	uint64_t oid = r4_key_objectid(&ino->sdkey);
 
 	memset(c, 0, sizeof(*c));
 	if (!cl)
@@ -452,8 +451,8 @@ static int cluster_read(struct cc *c, uint64_t idx, uint64_t size, size_t *dlen)
 	else if (n >= lsize)
 		memcpy(c->lc, c->dc, lsize);	/* raw (longer: the kernel reads its head too) */
 	else
-		return inflate_cluster(&c->db->lg, c->blk, oid_of(c), c->ino->compress, idx << c->shift, c->dc,
-				       n, c->lc, lsize);
+		return inflate_cluster(&c->db->lg, c->blk, oid_of(c), c->ino->compress,
+				       idx << c->shift, c->dc, n, c->lc, lsize);
 	return 0;
 }
 

@@ -43,6 +43,31 @@ static int read_block(struct r4_db *db, uint64_t blk, uint8_t *buf)
 	return r4_io_read(db->io, blk * db->bs, buf, db->bs);
 }
 
+/* The plugin-set members db->pset keeps, the root's or the defaults. */
+static const struct {
+	unsigned member;
+	size_t off;
+} root_slots[] = {
+	{R4_PSET_HASH, offsetof(struct r4_pset_defaults, hash)},
+	{R4_PSET_FIBRATION, offsetof(struct r4_pset_defaults, fibration)},
+	{R4_PSET_FORMATTING, offsetof(struct r4_pset_defaults, formatting)},
+	{R4_PSET_CREATE, offsetof(struct r4_pset_defaults, create)},
+	{R4_PSET_PERM, offsetof(struct r4_pset_defaults, perm)},
+	{R4_PSET_SD, offsetof(struct r4_pset_defaults, sd)},
+	{R4_PSET_DIRITEM, offsetof(struct r4_pset_defaults, diritem)},
+	{R4_PSET_COMPRESSION, offsetof(struct r4_pset_defaults, compress)},
+	{R4_PSET_CMODE, offsetof(struct r4_pset_defaults, compress_mode)},
+	{R4_PSET_CLUSTER, offsetof(struct r4_pset_defaults, cluster)},
+};
+
+unsigned r4_db_root_plugin(const struct r4_db *db, unsigned member)
+{
+	for (size_t i = 0; i < R4_ARRAY_SIZE(root_slots); i++)
+		if (root_slots[i].member == member)
+			return *(const unsigned *)((const char *)&db->pset + root_slots[i].off);
+	return 0;	/* file, dir, cipher, digest: not the root's to set */
+}
+
 /* The root directory's plugin set: the defaults of every new object. */
 static int load_root_pset(struct r4_db *db)
 {
@@ -61,24 +86,9 @@ static int load_root_pset(struct r4_db *db)
 		return rc == -ENOENT ? R4_CORRUPT(&db->lg, db->root, "no root directory") : rc;
 	if (!S_ISDIR(root.sd.sd_mode))
 		rc = R4_CORRUPT(&db->lg, db->root, "the root is not a directory");
-	static const struct {
-		unsigned member;
-		size_t off;
-	} slots[] = {
-		{R4_PSET_HASH, offsetof(struct r4_pset_defaults, hash)},
-		{R4_PSET_FIBRATION, offsetof(struct r4_pset_defaults, fibration)},
-		{R4_PSET_FORMATTING, offsetof(struct r4_pset_defaults, formatting)},
-		{R4_PSET_CREATE, offsetof(struct r4_pset_defaults, create)},
-		{R4_PSET_PERM, offsetof(struct r4_pset_defaults, perm)},
-		{R4_PSET_SD, offsetof(struct r4_pset_defaults, sd)},
-		{R4_PSET_DIRITEM, offsetof(struct r4_pset_defaults, diritem)},
-		{R4_PSET_COMPRESSION, offsetof(struct r4_pset_defaults, compress)},
-		{R4_PSET_CMODE, offsetof(struct r4_pset_defaults, compress_mode)},
-		{R4_PSET_CLUSTER, offsetof(struct r4_pset_defaults, cluster)},
-	};
-	for (size_t i = 0; i < R4_ARRAY_SIZE(slots); i++)
-		if (r4_item_pset_get(&root.sd.sd_pset, slots[i].member, &id))
-			*(unsigned *)((char *)d + slots[i].off) = id;
+	for (size_t i = 0; i < R4_ARRAY_SIZE(root_slots); i++)
+		if (r4_item_pset_get(&root.sd.sd_pset, root_slots[i].member, &id))
+			*(unsigned *)((char *)d + root_slots[i].off) = id;
 	if (!rc && (!r4_plugin_get(R4_PTYPE_HASH, d->hash) ||
 		    !r4_plugin_get(R4_PTYPE_FIBRE, d->fibration) ||
 		    !r4_plugin_get(R4_PTYPE_FORMATTING, d->formatting)))

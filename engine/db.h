@@ -106,4 +106,8 @@ struct r4_db {
  */
 int r4_db_seen(struct r4_db *db, int rc);
 
+/* The root's plugin for plugin-set member `member` (item.h R4_PSET_*): what
+ * an object without a slot of its own has. */
+unsigned r4_db_root_plugin(const struct r4_db *db, unsigned member);
+
 #endif

@@ -945,12 +945,14 @@ static int plugin_text(struct x *x, const char *path, const struct r4_stat *st, 
 	bool agg = S_ISDIR(st->mode) && role_of(x, path, st, &format) == R4_ROLE_AGGREGATE;
 
 	set = S_ISDIR(st->mode) ? dir : !S_ISREG(st->mode) ? other
-	      : r4_obj_plugin(&ino, R4_PSET_FILE) == 4 ? ccreg : reg;
+	      : r4_obj_plugin(x->db, &ino, R4_PSET_FILE) == 4 ? ccreg : reg;
 	for (; *set != ~0u; set++) {
 		const char *name = r4_pset_member_name(*set);
 
+		unsigned id = r4_obj_plugin(x->db, &ino, *set);
+
 		r4_pset_member(name, strlen(name), &type);
-		m[n++] = (struct member){name, r4_plugin_label(type, r4_obj_plugin(&ino, *set))};
+		m[n++] = (struct member){name, r4_plugin_label(type, id)};
 		if (*set == R4_PSET_FILE && agg) {
 			m[0].label = "aggregate";
 			m[n++] = (struct member){"format", r4_formats[format == R4_FORMAT_COLON]};

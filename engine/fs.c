@@ -953,7 +953,7 @@ int r4_fs_set_plugin(struct r4_db *db, const char *path, unsigned member, unsign
 			if (!(rc = r4_dir_is_empty(db, &ino, &empty)) && !empty)
 				rc = -ENOTEMPTY;
 			if (!rc) {
-				r4_obj_set_plugin(db, &ino, R4_PSET_HASH, id, db->pset.hash);
+				r4_obj_set_plugin(db, &ino, R4_PSET_HASH, id);
 				ino.hash = id;
 				r4_obj_touch(db, &ino, false, true);
 				rc = r4_obj_save(db, &ino);

@@ -99,25 +99,16 @@ static void effective_plugins(const struct r4_db *db, struct r4_inode *ino)
 		ino->cluster = id;
 }
 
-unsigned r4_obj_plugin(const struct r4_inode *ino, unsigned member)
+unsigned r4_obj_plugin(const struct r4_db *db, const struct r4_inode *ino, unsigned member)
 {
 	uint32_t mode = ino->sd.sd_mode;
 	uint16_t id;
 
-	switch (member) {
-	case R4_PSET_FORMATTING: return ino->formatting;
-	case R4_PSET_HASH: return ino->hash;
-	case R4_PSET_FIBRATION: return ino->fibre;
-	case R4_PSET_CREATE: return ino->create;
-	case R4_PSET_COMPRESSION: return ino->compress;
-	case R4_PSET_CMODE: return ino->cmode;
-	case R4_PSET_CLUSTER: return ino->cluster;
-	}
 	if (r4_sd_has(&ino->sd, R4_SDEXT_PSET) && r4_item_pset_get(&ino->sd.sd_pset, member, &id))
 		return id;
 	if (member == R4_PSET_FILE)	/* guessed from the mode, as the kernel does */
 		return S_ISREG(mode) ? 0 : S_ISDIR(mode) ? 1 : S_ISLNK(mode) ? 2 : 3;
-	return member == R4_PSET_DIRITEM ? 2 : 0;	/* cde40; the others' only plugin */
+	return r4_db_root_plugin(db, member);
 }
 
 static int find_sd(struct r4_db *db, const r4_key *sdkey, struct r4_path *p, uint8_t **body,
@@ -668,7 +659,7 @@ int r4_dir_is_empty(struct r4_db *db, const struct r4_inode *dir, bool *empty)
 
 /* ---- creating and destroying objects ---- */
 
-static void sd_set_plugin(struct r4_sd *sd, unsigned member, unsigned id, unsigned root_id);
+static void sd_set_plugin(const struct r4_db *db, struct r4_sd *sd, unsigned member, unsigned id);
 
 /*
  * What a new object takes from its directory, as the kernel's create does
@@ -679,26 +670,22 @@ static void sd_set_plugin(struct r4_sd *sd, unsigned member, unsigned id, unsign
  */
 static void inherit(const struct r4_db *db, const struct r4_inode *dir, struct r4_sd *sd)
 {
+	static const struct {
+		unsigned member;
+		bool reg, ccreg;	/* a reg40, a ccreg40 file takes it too */
+	} m[] = {
+		{R4_PSET_FORMATTING, true, false}, {R4_PSET_HASH, false, false},
+		{R4_PSET_FIBRATION, false, false}, {R4_PSET_CREATE, false, false},
+		{R4_PSET_COMPRESSION, false, true}, {R4_PSET_CMODE, false, true},
+		{R4_PSET_CLUSTER, false, true},
+	};
 	uint16_t file = 0;
 	bool cc = r4_sd_has(sd, R4_SDEXT_PSET) &&
 		  r4_item_pset_get(&sd->sd_pset, R4_PSET_FILE, &file) && file == R4_FILE_CCREG40;
-	const struct {
-		unsigned member, id, root_id;
-		bool file;	/* a regular file takes it too */
-	} m[] = {
-		{R4_PSET_FORMATTING, dir->formatting, db->pset.formatting, !cc},
-		{R4_PSET_HASH, dir->hash, db->pset.hash, false},
-		{R4_PSET_FIBRATION, dir->fibre, db->pset.fibration, false},
-		{R4_PSET_CREATE, dir->create, db->pset.create, false},
-		{R4_PSET_COMPRESSION, dir->compress, db->pset.compress, cc},
-		{R4_PSET_CMODE, dir->cmode, db->pset.compress_mode, cc},
-		{R4_PSET_CLUSTER, dir->cluster, db->pset.cluster, cc},
-	};
 
 	for (size_t i = 0; i < R4_ARRAY_SIZE(m); i++)
-		if ((S_ISDIR(sd->sd_mode) || (S_ISREG(sd->sd_mode) && m[i].file)) &&
-		    m[i].id != m[i].root_id)
-			sd_set_plugin(sd, m[i].member, m[i].id, m[i].root_id);
+		if (S_ISDIR(sd->sd_mode) || (S_ISREG(sd->sd_mode) && (cc ? m[i].ccreg : m[i].reg)))
+			sd_set_plugin(db, sd, m[i].member, r4_obj_plugin(db, dir, m[i].member));
 }
 
 int r4_obj_create(struct r4_db *db, struct r4_inode *dir, const char *name, size_t len,
@@ -813,10 +800,11 @@ int r4_obj_destroy(struct r4_db *db, struct r4_inode *ino)
 	return 0;
 }
 
-/* Slot `member` of sd's plugin set holds id, or goes when id is the root's. */
-static void sd_set_plugin(struct r4_sd *sd, unsigned member, unsigned id, unsigned root_id)
+/* Slot `member` of sd's plugin set holds id, or goes when id is the root's
+ * (fsck.reiser4 wants only the slots that differ). */
+static void sd_set_plugin(const struct r4_db *db, struct r4_sd *sd, unsigned member, unsigned id)
 {
-	if (id == root_id) {
+	if (id == r4_db_root_plugin(db, member)) {
 		r4_item_pset_clear(&sd->sd_pset, member);
 		if (!sd->sd_pset.ps_count)
 			sd->sd_mask &= ~(UINT64_C(1) << R4_SDEXT_PSET);
@@ -829,9 +817,7 @@ static void sd_set_plugin(struct r4_sd *sd, unsigned member, unsigned id, unsign
 	r4_item_pset_set(&sd->sd_pset, member, (uint16_t)id);
 }
 
-void r4_obj_set_plugin(struct r4_db *db, struct r4_inode *ino, unsigned member, unsigned id,
-		       unsigned root_id)
+void r4_obj_set_plugin(const struct r4_db *db, struct r4_inode *ino, unsigned member, unsigned id)
 {
-	(void)db;
-	sd_set_plugin(&ino->sd, member, id, root_id);
+	sd_set_plugin(db, &ino->sd, member, id);
 }

@@ -29,7 +29,7 @@ struct r4_inode {
 
 /* The effective plugin of plugin-set member `member` (item.h R4_PSET_*):
  * the object's own slot, else the root's, else what the kernel assumes. */
-unsigned r4_obj_plugin(const struct r4_inode *ino, unsigned member);
+unsigned r4_obj_plugin(const struct r4_db *db, const struct r4_inode *ino, unsigned member);
 
 void r4_obj_root_key(r4_key *k);
 int r4_obj_load(struct r4_db *db, const r4_key *sdkey, struct r4_inode *ino);
@@ -147,8 +147,7 @@ size_t r4_quote(char *out, const uint8_t *p, size_t n);
 
 /* Give the object its own plugin in a plugin-set member, or drop its slot
  * when id is the root's (fsck.reiser4 wants only differing slots). */
-void r4_obj_set_plugin(struct r4_db *db, struct r4_inode *ino, unsigned member, unsigned id,
-		       unsigned root_id);
+void r4_obj_set_plugin(const struct r4_db *db, struct r4_inode *ino, unsigned member, unsigned id);
 /* ..plugin/<member> <- id where a conversion exists (fs.c): a regular
  * file's formatting, an empty directory's hash; else -EOPNOTSUPP. */
 int r4_fs_set_plugin(struct r4_db *db, const char *path, unsigned member, unsigned id);

@@ -1451,7 +1451,7 @@ int r4_reg_reformat(struct r4_db *db, struct r4_inode *ino, unsigned formatting)
 		return rc;
 	if (compressed_body(ino, kind))
 		return -EOPNOTSUPP;
-	r4_obj_set_plugin(db, ino, R4_PSET_FORMATTING, formatting, db->pset.formatting);
+	r4_obj_set_plugin(db, ino, R4_PSET_FORMATTING, formatting);
 	ino->formatting = formatting;
 	tails = want_tails(db, ino, size);
 	if (size && (tails ? kind != BODY_TAILS : kind != BODY_EXTENTS)) {
