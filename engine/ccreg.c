@@ -701,6 +701,19 @@ int r4_ccreg_write(struct r4_db *db, struct r4_inode *ino, uint64_t off, const v
 	return 0;
 }
 
+uint64_t r4_ccreg_cost(struct r4_db *db, const struct r4_inode *ino, uint64_t off, uint64_t len)
+{
+	const struct r4_cluster_ops *cl = r4_plugin_ops(R4_PTYPE_CLUSTER, ino->cluster);
+	unsigned shift = cl ? cl->shift : 16;
+	uint64_t clsize = (uint64_t)1 << shift;
+	/* dc_insert fills a leaf's rest (256 bytes or more), then whole items */
+	uint64_t items = clsize / (r4_tree_max_item(db) - R4_CTAIL_DATA) + 3;
+	uint64_t clusters = (len ? (off + len - 1) >> shift : off >> shift) - (off >> shift) + 2;
+
+	return clusters * (r4_txn_remove_cost(db, items) +
+			   r4_txn_tree_cost(db, items, clsize + items * R4_CTAIL_DATA));
+}
+
 int r4_ccreg_truncate(struct r4_db *db, struct r4_inode *ino, uint64_t size)
 {
 	uint64_t old = ino->sd.sd_size, units = 0;

@@ -46,6 +46,11 @@ int r4_ccreg_read(struct r4_db *db, const struct r4_inode *ino, uint64_t off, vo
 int r4_ccreg_write(struct r4_db *db, struct r4_inode *ino, uint64_t off, const void *buf,
 		   size_t len, size_t *done, bool *convert);
 
+/* What r4_ccreg_write of len bytes at off can add to the commit: every
+ * cluster it touches, and the old last one, removed and stored again
+ * (r4_txn_grab). */
+uint64_t r4_ccreg_cost(struct r4_db *db, const struct r4_inode *ino, uint64_t off, uint64_t len);
+
 /* Cut or extend to size, rewriting the cluster the new or old end falls in. */
 int r4_ccreg_truncate(struct r4_db *db, struct r4_inode *ino, uint64_t size);
 

@@ -16,6 +16,7 @@
  *          -> r4_abort: everything dirty is dropped; the image was
  *             never touched.
  */
+#include <assert.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -266,6 +267,37 @@ fail:
 	return rc;
 }
 
+/*
+ * Tests of whole programs (a mount) fail one call of the image's I/O:
+ * R4_TEST_FAULT=OP:N[:ERRNO] with OP write, sync or read, N counted from
+ * the open (1 = the first), ERRNO a number (default 5, EIO).  The file
+ * backend is wrapped in io_fault.c's, which fails that call once.
+ */
+static int test_fault(struct r4_io **io)
+{
+	static const char *const ops[] = {"read", "write", "sync"};
+	const char *e = getenv("R4_TEST_FAULT");
+	struct r4_io *w;
+	unsigned long long n;
+	int op, err = EIO, k = -1;
+	char name[8];
+
+	if (!e || sscanf(e, "%7[a-z]:%llu:%d", name, &n, &err) < 2 || !n || err <= 0)
+		return 0;
+	for (op = 0; op < 3; op++)
+		if (!strcmp(name, ops[op]))
+			k = op;
+	if (k < 0)
+		return 0;
+	if (r4_io_fault_wrap(*io, &w))
+		return -ENOMEM;
+	r4_io_fault_fail(w, k == 0 ? R4_IO_FAULT_READ : k == 1 ? R4_IO_FAULT_WRITE
+							 : R4_IO_FAULT_SYNC, n, -err, false);
+	r4_io_fault_own(w);
+	*io = w;
+	return 0;
+}
+
 int r4_open(const char *path, const struct r4_open_opts *o, r4_db **out)
 {
 	struct r4_io *io;
@@ -273,6 +305,10 @@ int r4_open(const char *path, const struct r4_open_opts *o, r4_db **out)
 
 	if ((rc = r4_io_file_open(path, o && o->rw, &io)))
 		return rc;
+	if ((rc = test_fault(&io))) {
+		r4_io_close(io);
+		return rc;
+	}
 	return r4_open_io(io, o, out);
 }
 
@@ -334,13 +370,96 @@ int r4_begin(r4_db *db)
 		}
 	}
 	db->in_txn = true;
+	db->txn_seq++;
 	db->txn_err = 0;
 	db->bfree_planned = 0;
 	db->saved_root = db->root;
 	db->saved_height = db->height;
-	db->saved_next_oid = db->next_oid;
 	db->saved_file_count = db->file_count;
 	return 0;
+}
+
+/* ---- space ---- */
+
+uint64_t r4_txn_insert_cost(const struct r4_db *db)
+{
+	return 4 * ((uint64_t)db->height + 1) + 2;
+}
+
+uint64_t r4_txn_tree_cost(const struct r4_db *db, uint64_t items, uint64_t bytes)
+{
+	uint64_t half = (db->bs - r4_node_hdr_size(db->node_pid)) / 2;
+	uint64_t nodes = (bytes + items * R4_IH_SIZE + half - 1) / half;
+
+	/* new nodes at least half full, a pointer each in the level above */
+	return items ? r4_txn_insert_cost(db) + nodes + nodes / 32 + 1 : 0;
+}
+
+uint64_t r4_txn_remove_cost(const struct r4_db *db, uint64_t items)
+{
+	return items ? 2 * items + 2 * (uint64_t)db->height : 0;
+}
+
+uint64_t r4_txn_need(const struct r4_db *db)
+{
+	uint64_t bitmaps = r4_format_bitmap_count(db->bs, db->block_count);
+	/* one block each: a dirty node's place (new or moved) or wandered copy;
+	 * a real block's page relocated or copied; a new data block */
+	uint64_t blocks = db->cache.ndirty + db->npages_real + db->fake_data;
+	/* the wandered copies of bitmaps and super block, the records, the tx head */
+	uint64_t over = db->cache.ndirty + db->npages_real + bitmaps + 1;
+	uint64_t cap = r4_wr_capacity(db->bs);
+
+	blocks += bitmaps + 1 + (over + cap - 1) / cap + 1;
+	/* new data placed in runs the free space has: its extent items grow */
+	if (db->fake_data)
+		blocks += db->fake_data / 64 + 2 * r4_txn_insert_cost(db);
+	return blocks;
+}
+
+uint64_t r4_txn_reserve(const struct r4_db *db)
+{
+	return R4_MIN(R4_MAX(db->block_count / 128, 256), 32768);
+}
+
+uint64_t r4_txn_slack(const struct r4_db *db)
+{
+	uint64_t avail = r4_alloc_avail(db->alloc), need = r4_txn_need(db);
+
+	return avail > need ? avail - need : 0;
+}
+
+int r4_txn_grab(struct r4_db *db, uint64_t n, bool removal)
+{
+	uint64_t avail = r4_alloc_avail(db->alloc), want;
+
+	assert(db->in_txn && db->op.depth);
+	if (db->op.depth > 1)
+		return 0;	/* the outermost operation grabbed for it */
+	assert(db->gen == db->op.gen);
+	want = db->op.need0 + db->op.grabbed + n + (removal ? 0 : r4_txn_reserve(db));
+	if (want > avail)
+		return -ENOSPC;
+	db->op.grabbed += n;
+	return 0;
+}
+
+void r4_txn_op_begin(struct r4_db *db)
+{
+	if (db->op.depth++)
+		return;
+	db->op.need0 = r4_txn_need(db);
+	db->op.grabbed = 0;
+	db->op.gen = db->gen;
+}
+
+void r4_txn_op_end(struct r4_db *db)
+{
+	assert(db->op.depth);
+	if (--db->op.depth)
+		return;
+	/* an aborted transaction needs nothing; a living one what was grabbed */
+	assert(!db->in_txn || db->txn_err || r4_txn_need(db) <= db->op.need0 + db->op.grabbed);
 }
 
 /* A clean node on a block the committed state does not use: written
@@ -356,6 +475,9 @@ void r4_abort(r4_db *db)
 {
 	if (!db->in_txn)
 		return;
+	/* what handles changed in it is lost: their next r4_file_error says so */
+	for (struct r4_held *h = db->held; h; h = h->next)
+		h->lost += h->changed == db->txn_seq;
 	r4_cache_discard_dirty(db);
 	r4_cache_drop_if(db, written_early, db);	/* before the allocator forgets */
 	r4_page_discard(db);
@@ -363,7 +485,6 @@ void r4_abort(r4_db *db)
 	db->unsettled.handed = false;	/* the abort took the deferred frees back */
 	db->root = db->saved_root;
 	db->height = db->saved_height;
-	db->next_oid = db->saved_next_oid;
 	db->file_count = db->saved_file_count;
 	db->in_txn = false;
 	db->txn_err = 0;

@@ -1466,8 +1466,6 @@ static int put_contents(struct x *x, struct handle *h, const uint8_t *p, size_t 
 /* A symlink's text, replaced in place (..body of a symlink). */
 static int set_link_text(struct x *x, struct handle *h, const uint8_t *p, size_t n)
 {
-	struct r4_inode ino;
-	uint8_t *t;
 	int rc;
 
 	if (!n || memchr(p, 0, n))
@@ -1476,22 +1474,7 @@ static int set_link_text(struct x *x, struct handle *h, const uint8_t *p, size_t
 		return fail(x, -ENAMETOOLONG, "cannot write '%s/..body'", h->path);
 	if (!may(x, &h->st, 2))
 		return fail(x, -EACCES, "cannot write '%s/..body'", h->path);
-	if ((rc = r4_fs_resolve(x->db, h->path, &ino)))
-		return rc;
-	if (!(t = (uint8_t *)r4_memdup(p, n))) {
-		r4_obj_fini(&ino);
-		return -ENOMEM;
-	}
-	r4_free(ino.symlink);
-	ino.symlink = t;
-	ino.sd.sd_symlink = t;
-	ino.sd.sd_symlink_len = n;
-	ino.sd.sd_size = n;
-	r4_obj_touch(x->db, &ino, true, true);
-	x->db->gen++;
-	rc = r4_obj_save(x->db, &ino);
-	r4_obj_fini(&ino);
-	if (rc)
+	if ((rc = r4_fs_set_symlink(x->db, h->path, p, n)))
 		return fail(x, rc, "cannot write '%s/..body'", h->path);
 	x->last_len = n;
 	return 0;

@@ -133,11 +133,20 @@ static bool is_dot(const char *name, size_t len)
 	return (len == 1 && name[0] == '.') || (len == 2 && name[0] == '.' && name[1] == '.');
 }
 
-/* ---- transaction wrapper ---- */
+/* ---- transaction wrapper ----
+ *
+ * op_begin .. op_end around every change: the transaction (autocommit),
+ * the memory bound, and the operation's space.  Each operation grabs the
+ * most blocks its commit can need (r4_txn_grab, db.c) after its checks
+ * and before its first change, so a full volume refuses it with -ENOSPC
+ * and nothing changed.  Removals may use the reserve.
+ */
+#define E(db) r4_txn_insert_cost(db)
 
 struct op {
 	bool autocommit;
 	uint64_t gen;
+	struct r4_held *held;	/* a change through a handle: the object it changes */
 };
 
 static int op_begin(struct r4_db *db, struct op *op)
@@ -151,18 +160,26 @@ static int op_begin(struct r4_db *db, struct op *op)
 	op->autocommit = !db->in_txn;
 	if (op->autocommit && (rc = r4_begin(db)))
 		return rc;
-	/* the memory bound: a long transaction's dirty nodes go out early */
-	if (db->cache.ndirty > db->cache.bound && (rc = r4_tree_flush_early(db))) {
+	/* the memory bound: a long transaction's dirty nodes and pages go out
+	 * early (between operations: no path is held) */
+	if (!db->op.depth && ((db->cache.ndirty > db->cache.bound &&
+			       (rc = r4_tree_flush_early(db))) || (rc = r4_reg_spill(db)))) {
 		db->txn_err = rc;
 		return rc;
 	}
 	op->gen = db->gen;
+	op->held = NULL;
+	r4_txn_op_begin(db);
 	return 0;
 }
 
 static int op_end(struct r4_db *db, struct op *op, int rc)
 {
+	r4_txn_op_end(db);
 	r4_db_seen(db, rc);
+	/* a change done: lost if this transaction is (r4_abort, r4_file_error) */
+	if (!rc && op->held && db->gen != op->gen)
+		op->held->changed = db->txn_seq;
 	if (rc && db->gen != op->gen) {
 		if (op->autocommit) {
 			r4_abort(db);
@@ -178,6 +195,75 @@ static int op_end(struct r4_db *db, struct op *op, int rc)
 			r4_abort(db);
 	}
 	return rc;
+}
+
+int r4_fs_set_symlink(struct r4_db *db, const char *path, const uint8_t *target, size_t n)
+{
+	struct r4_inode ino;
+	struct op op;
+	uint8_t *t;
+	int rc;
+
+	if ((rc = check_path(path)) || (rc = op_begin(db, &op)))
+		return rc;
+	if ((rc = resolve(db, path, &ino)))
+		return op_end(db, &op, rc);
+	if (!S_ISLNK(ino.sd.sd_mode))
+		rc = -EINVAL;
+	else if (!n || n >= db->bs / 2)
+		rc = n ? -ENAMETOOLONG : -ENOENT;
+	else if (!(t = (uint8_t *)r4_memdup(target, n)))
+		rc = -ENOMEM;
+	else if ((rc = r4_txn_grab(db, E(db), false)))	/* its stat data, grown */
+		r4_free(t);
+	if (!rc) {
+		r4_free(ino.symlink);
+		ino.symlink = t;
+		ino.sd.sd_symlink = t;
+		ino.sd.sd_symlink_len = n;
+		ino.sd.sd_size = n;
+		r4_obj_touch(db, &ino, true, true);
+		rc = r4_obj_save(db, &ino);
+	}
+	r4_obj_fini(&ino);
+	return op_end(db, &op, rc);
+}
+
+/* What destroying ino can add to the commit: its body, its stat data (a
+ * directory: with its "." and ".."), and what r4 knew of it. */
+static int destroy_cost(struct r4_db *db, const struct r4_inode *ino, uint64_t *cost)
+{
+	uint64_t body = 0;
+	int rc;
+
+	if (S_ISREG(ino->sd.sd_mode) && (rc = r4_reg_remove_cost(db, ino, &body)))
+		return rc;
+	*cost = body + r4_txn_remove_cost(db, 2) + (r4_meta_present(db) ? 3 * E(db) : 0);
+	return 0;
+}
+
+static struct r4_held *held_find(struct r4_db *db, const r4_key *k);
+
+/* ... and what drop_link can (an orphan: its stat data and safe-link). */
+static int drop_cost(struct r4_db *db, const struct r4_inode *ino, uint64_t *cost)
+{
+	bool dir = S_ISDIR(ino->sd.sd_mode);
+
+	*cost = 2 * E(db);
+	if (!dir && ino->sd.sd_nlink <= 1 && held_find(db, &ino->sdkey))
+		return 0;
+	if (dir || ino->sd.sd_nlink <= 1)
+		return destroy_cost(db, ino, cost);
+	return 0;
+}
+
+/* Grab for a name of ino removed: the entry, its directory, ino's drop. */
+static int grab_drop(struct r4_db *db, const struct r4_inode *ino, uint64_t more)
+{
+	uint64_t cost;
+	int rc = drop_cost(db, ino, &cost);
+
+	return rc ? rc : r4_txn_grab(db, cost + more + 2 * E(db), true);
 }
 
 /* ---- reading ---- */
@@ -349,6 +435,13 @@ int r4_statfs(r4_db *db, struct r4_statfs *out)
 	out->bfree = f > fresh ? f - fresh : 0;
 	if (db->in_txn && db->txn_err && db->bfree_planned)	/* a commit failed half-way */
 		out->bfree = db->bfree_planned;
+	/* once what is pending is committed: the transaction's own frees too,
+	 * and the last commit's log blocks (the next r4_begin settles them on
+	 * a nearly full volume) */
+	uint64_t avail = r4_alloc_free_count(db->alloc) + r4_jnl_held(db);
+	uint64_t keep = r4_txn_need(db) + r4_txn_reserve(db);
+
+	out->bavail = R4_MIN(out->bfree, avail > keep ? avail - keep : 0);
 	out->files = db->file_count;
 	out->ffree = out->bfree;	/* an object needs no preallocated slot */
 	out->namemax = R4_NAME_MAX;
@@ -369,6 +462,18 @@ static int at_path(struct r4_db *db, const char *path, struct at *a)
 	return resolve_parent(db, path, &a->dir, &a->name, &a->len);
 }
 
+/* Grab n blocks for a new entry a->name; a name that is taken is -EEXIST
+ * before it is -ENOSPC, as the kernel answers. */
+static int grab_entry(struct r4_db *db, struct at *a, uint64_t n)
+{
+	r4_key k;
+	int rc = r4_txn_grab(db, n, false);
+
+	if (rc == -ENOSPC && !r4_dir_lookup(db, &a->dir, a->name, a->len, &k))
+		rc = -EEXIST;
+	return rc;
+}
+
 /* A new object named a->name; its stat, and its key, to those not NULL. */
 static int make_at(struct r4_db *db, struct at *a, const struct r4_sd *tmpl, struct r4_stat *st,
 		   r4_key *key)
@@ -378,7 +483,8 @@ static int make_at(struct r4_db *db, struct at *a, const struct r4_sd *tmpl, str
 
 	if (is_dot(a->name, a->len))
 		return -EEXIST;
-	if ((rc = r4_obj_create(db, &a->dir, a->name, a->len, tmpl, &ino)))
+	if ((rc = grab_entry(db, a, 3 * E(db))) ||	/* stat data, entry, directory */
+	    (rc = r4_obj_create(db, &a->dir, a->name, a->len, tmpl, &ino)))
 		return rc;
 	if (st)
 		r4_fs_stat_of(db, &ino, st);
@@ -548,7 +654,9 @@ static int apply_setattr(struct r4_db *db, struct r4_inode *ino, const struct r4
 	struct r4_sd *sd = &ino->sd;
 	int rc;
 
-	if ((sa->mask & R4_SET_SIZE) && (rc = do_truncate(db, ino, sa->size)))
+	/* (a truncate grabs for the stat data too) */
+	if ((sa->mask & R4_SET_SIZE) ? (rc = do_truncate(db, ino, sa->size))
+				     : (rc = r4_txn_grab(db, E(db), false)))
 		return rc;
 	if (sa->mask & R4_SET_MODE)
 		sd->sd_mode = (uint16_t)((sd->sd_mode & S_IFMT) | (sa->mode & 07777));
@@ -605,6 +713,7 @@ struct r4_file {
 	struct r4_db *db;
 	struct r4_held *held;		/* NULL: weak (r4_file_weaken) */
 	r4_key key;			/* the object's stat-data key */
+	uint64_t seen;			/* held->lost when this handle last reported it */
 };
 
 static struct r4_held *held_find(struct r4_db *db, const r4_key *k)
@@ -659,15 +768,24 @@ static int item_del(struct r4_db *db, const r4_key *k)
 static int finish_orphan(struct r4_db *db, const r4_key *sdkey)
 {
 	struct r4_inode ino;
+	uint64_t cost = 0;
+	bool orphan = false;
 	r4_key k;
 	int rc = r4_obj_load(db, sdkey, &ino);
+	bool loaded = !rc;
 
-	if (!rc) {
-		if (ino.sd.sd_nlink == 0 && !S_ISDIR(ino.sd.sd_mode))
-			rc = r4_obj_destroy(db, &ino);
-		r4_obj_fini(&ino);
-	}
 	if (rc && rc != -ENOENT)
+		return rc;
+	if (loaded && (orphan = ino.sd.sd_nlink == 0 && !S_ISDIR(ino.sd.sd_mode)))
+		rc = destroy_cost(db, &ino, &cost);
+	else
+		rc = 0;
+	/* the object, and the safe-link */
+	if (!rc && !(rc = r4_txn_grab(db, cost + E(db), true)) && orphan)
+		rc = r4_obj_destroy(db, &ino);
+	if (loaded)
+		r4_obj_fini(&ino);
+	if (rc)
 		return rc;
 	safelink_key(&k, r4_key_objectid(sdkey));
 	return item_del(db, &k);
@@ -709,6 +827,7 @@ int r4_fs_finish_orphans(struct r4_db *db)
 		r4_path_release(db, &p);
 		if (!db->in_txn && (rc = r4_begin(db)))
 			break;
+		r4_txn_op_begin(db);
 		if (r4_key_offset(&k) == R4_SAFELINK_TRUNCATE && sl.sl_has_size) {
 			/* the kernel's: a truncate a crash interrupted */
 			struct r4_inode ino;
@@ -724,6 +843,7 @@ int r4_fs_finish_orphans(struct r4_db *db)
 			if (!rc)	/* a stray (its key's oid is not the body's) goes too */
 				rc = item_del(db, &k);
 		}
+		r4_txn_op_end(db);
 		if (rc)
 			break;
 		done++;
@@ -759,6 +879,7 @@ static int hold(struct r4_db *db, const r4_key *sdkey, r4_file **out)
 	f->db = db;
 	f->held = h;
 	f->key = *sdkey;
+	f->seen = h->lost;
 	*out = f;
 	return 0;
 }
@@ -826,6 +947,17 @@ int r4_file_close(r4_file *f)
 uint64_t r4_file_id(const r4_file *f)
 {
 	return r4_key_objectid(&f->key);
+}
+
+int r4_file_error(r4_file *f, bool report)
+{
+	struct r4_held *h = f->held;
+
+	if (!h || h->lost == f->seen)
+		return 0;
+	if (report)
+		f->seen = h->lost;
+	return -EIO;
 }
 
 int r4_file_weaken(r4_file *f)
@@ -912,6 +1044,7 @@ int r4_file_write(r4_file *f, uint64_t off, const void *buf, size_t len)
 
 	if ((rc = op_begin(f->db, &op)))
 		return rc;
+	op.held = f->held;
 	if (!(rc = file_load(f, &ino))) {
 		rc = S_ISDIR(ino.sd.sd_mode) ? -EISDIR : !S_ISREG(ino.sd.sd_mode) ? -EINVAL
 		     : r4_reg_write(f->db, &ino, off, buf, len);
@@ -928,6 +1061,7 @@ int r4_file_setattr(r4_file *f, const struct r4_setattr *sa)
 
 	if ((rc = op_begin(f->db, &op)))
 		return rc;
+	op.held = f->held;
 	if (!(rc = file_load(f, &ino))) {
 		rc = apply_setattr(f->db, &ino, sa);
 		r4_obj_fini(&ino);
@@ -952,7 +1086,7 @@ int r4_fs_set_plugin(struct r4_db *db, const char *path, unsigned member, unsign
 			 * empty directory changes no key */
 			if (!(rc = r4_dir_is_empty(db, &ino, &empty)) && !empty)
 				rc = -ENOTEMPTY;
-			if (!rc) {
+			if (!rc && !(rc = r4_txn_grab(db, E(db), false))) {
 				r4_obj_set_plugin(db, &ino, R4_PSET_HASH, id);
 				ino.hash = id;
 				r4_obj_touch(db, &ino, false, true);
@@ -1021,12 +1155,14 @@ static int remove_at(struct r4_db *db, struct at *a, bool want_dir)
 
 		if (!(rc = r4_dir_is_empty(db, &ino, &empty)) && !empty)
 			rc = -ENOTEMPTY;
-		if (!rc && !(rc = r4_dir_remove(db, &a->dir, a->name, a->len))) {
+		if (!rc && !(rc = grab_drop(db, &ino, 0)) &&
+		    !(rc = r4_dir_remove(db, &a->dir, a->name, a->len))) {
 			a->dir.sd.sd_nlink--;		/* its ".." */
 			if (!(rc = r4_obj_save(db, &a->dir)))
 				rc = destroy(db, &ino);
 		}
-	} else if (!(rc = r4_dir_remove(db, &a->dir, a->name, a->len))) {
+	} else if (!(rc = grab_drop(db, &ino, 0)) &&
+		   !(rc = r4_dir_remove(db, &a->dir, a->name, a->len))) {
 		rc = drop_link(db, &ino);
 	}
 	r4_obj_fini(&ino);
@@ -1071,7 +1207,8 @@ static int link_at(struct r4_db *db, struct r4_inode *ino, struct at *a)
 		return -ENOENT;	/* an orphan gets no name back (linkat's rule) */
 	if (is_dot(a->name, a->len))
 		return -EEXIST;
-	if ((rc = r4_dir_add(db, &a->dir, a->name, a->len, &ino->sdkey)))
+	if ((rc = grab_entry(db, a, 3 * E(db))) ||	/* entry, both stat data */
+	    (rc = r4_dir_add(db, &a->dir, a->name, a->len, &ino->sdkey)))
 		return rc;
 	ino->sd.sd_nlink++;
 	r4_obj_touch(db, ino, false, true);
@@ -1244,6 +1381,10 @@ static int rename_at(struct r4_db *db, struct rename_ctx *r, unsigned flags)
 			return 1;	/* same object: rename(2) does nothing */
 	}
 	if ((rc = rename_checks(db, r, flags)))
+		return rc;
+	/* two entries, four stat data, a "..", and what the name replaced held */
+	if ((rc = r->have_dst && !(flags & R4_RENAME_EXCHANGE) ? grab_drop(db, &r->dst, 4 * E(db))
+		  : r4_txn_grab(db, 7 * E(db), true)))
 		return rc;
 	rc = (flags & R4_RENAME_EXCHANGE) ? rename_exchange(db, r) : rename_move(db, r);
 	if (rc)

@@ -104,6 +104,8 @@ const uint8_t *r4_io_mem_data(struct r4_io *io, uint64_t *size);
  * can inspect or reopen inner after a simulated crash.  -ENOMEM.
  */
 int r4_io_fault_wrap(struct r4_io *inner, struct r4_io **out);
+/* The wrapper takes inner over: closing it closes inner (R4_TEST_FAULT, db.c). */
+void r4_io_fault_own(struct r4_io *io);
 
 enum r4_io_fault_op {		/* which call a failure targets */
 	R4_IO_FAULT_READ,

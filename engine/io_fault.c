@@ -15,7 +15,7 @@
  * reach inner, in their order; the last may be torn into 512-byte sectors.
  * The wrapper is then dead (-EIO), and the test reopens inner.
  *
- * Inner is borrowed, never closed here.  Not thread-safe, like every
+ * Inner is borrowed, never closed here (unless r4_io_fault_own).  Not thread-safe, like every
  * backend.  Keeps whole copies of pending writes: meant for test-sized
  * images, not for production use.
  */
@@ -47,6 +47,7 @@ struct fault_io {
 	size_t npend, cap;
 	uint64_t crash_k, crash_seed;	/* crash_k: writes to go before the crash, 0 = none */
 	bool crash_tear;
+	bool owns;		/* closes inner (r4_io_fault_own) */
 	struct r4_io_fault_stats st;
 };
 
@@ -272,7 +273,14 @@ static void fl_close(struct r4_io *io)
 
 	drop_pending(f);
 	r4_free(f->pend);
+	if (f->owns)
+		r4_io_close(f->inner);
 	r4_free(f);
+}
+
+void r4_io_fault_own(struct r4_io *io)
+{
+	fault_of(io)->owns = true;
 }
 
 static const struct r4_io_ops r4_io_fault_ops = {

@@ -151,6 +151,8 @@ void r4_obj_set_plugin(const struct r4_db *db, struct r4_inode *ino, unsigned me
 /* ..plugin/<member> <- id where a conversion exists (fs.c): a regular
  * file's formatting, an empty directory's hash; else -EOPNOTSUPP. */
 int r4_fs_set_plugin(struct r4_db *db, const char *path, unsigned member, unsigned id);
+/* A symlink's target becomes target[0, n) (less than half a block). */
+int r4_fs_set_symlink(struct r4_db *db, const char *path, const uint8_t *target, size_t n);
 
 /* Regular file bodies */
 int r4_reg_read(struct r4_db *db, const struct r4_inode *ino, uint64_t off, void *buf,
@@ -171,6 +173,13 @@ void r4_reg_body_key(const struct r4_inode *ino, uint64_t off, r4_key *k);
 bool r4_reg_is_body(const struct r4_inode *ino, const r4_key *k);
 /* Remove every body item of a file, freeing its extents' blocks. */
 int r4_reg_remove_body(struct r4_db *db, const struct r4_inode *ino);
+/* What removing ino's body can add to the commit (r4_txn_remove_cost of
+ * its items; it reads them). */
+int r4_reg_remove_cost(struct r4_db *db, const struct r4_inode *ino, uint64_t *cost);
+/* The memory bound for pages: when the transaction's pending pages reach
+ * the node cache's bound, place and write them out early.  Between
+ * operations only. */
+int r4_reg_spill(struct r4_db *db);
 /* Release data blocks (deferred until commit) and drop their pending pages. */
 void r4_reg_forget_blocks(struct r4_db *db, uint64_t start, uint64_t count);
 

@@ -222,7 +222,13 @@ int r4_readdir(r4_db *db, const char *path, struct r4_dirpos *pos, r4_dirent_fn 
 
 struct r4_statfs {
 	uint32_t bsize;
-	uint64_t blocks, bfree, files, ffree;
+	uint64_t blocks;
+	uint64_t bfree;			/* free once what is pending is committed */
+	uint64_t bavail;		/* what new data can get once what is pending is
+					   committed: less the room commit needs and the
+					   reserve kept for removals (docs/engine.md,
+					   "Space") */
+	uint64_t files, ffree;
 	uint32_t namemax;
 };
 int r4_statfs(r4_db *db, struct r4_statfs *out);
@@ -255,6 +261,15 @@ int r4_file_readdir(r4_file *f, struct r4_dirpos *pos, r4_dirent_fn fn, void *ct
 int r4_file_write(r4_file *f, uint64_t off, const void *buf, size_t len);
 int r4_file_setattr(r4_file *f, const struct r4_setattr *sa);
 int r4_file_readlink(r4_file *f, char *buf, size_t n, size_t *len);
+/*
+ * Were changes made through handles on f's object lost: done in a
+ * transaction that was aborted (a host's group dropped, a commit that
+ * failed)?  -EIO once per handle and loss, as the kernel's errseq reports
+ * a lost writeback once per open file description (with report; without,
+ * it only looks).  A handle sees the losses after it was opened.  A host
+ * asks at fsync(2) (after committing) and close(2).
+ */
+int r4_file_error(r4_file *f, bool report);
 
 /*
  * The namespace by handle, for hosts that keep objects rather than paths

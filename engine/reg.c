@@ -116,6 +116,8 @@ void r4_page_pool_free(struct r4_db *db)
 	db->npool = 0;
 }
 
+static bool is_fake_data(uint64_t blk);
+
 /* The pending page of blk, made if needed: zeroed, or read from the image. */
 static int page_get(struct r4_db *db, uint64_t blk, bool read_old, struct r4_page **out)
 {
@@ -143,6 +145,7 @@ static int page_get(struct r4_db *db, uint64_t blk, bool read_old, struct r4_pag
 	pg->next = db->pages[b];
 	db->pages[b] = pg;
 	db->npages++;
+	db->npages_real += !is_fake_data(blk);
 	*out = pg;
 	return 0;
 }
@@ -158,6 +161,7 @@ static void page_drop(struct r4_db *db, uint64_t blk)
 			*pp = pg->next;
 			page_free(db, pg);
 			db->npages--;
+			db->npages_real -= !is_fake_data(blk);
 			return;
 		}
 }
@@ -172,6 +176,7 @@ static void pages_clear(struct r4_db *db)
 	if (db->pages)
 		memset(db->pages, 0, db->npage_buckets * sizeof(*db->pages));
 	db->npages = 0;
+	db->npages_real = 0;
 }
 
 int r4_page_each(struct r4_db *db, int (*fn)(void *ctx, uint64_t blk, const uint8_t *data),
@@ -194,6 +199,7 @@ static void page_rekey(struct r4_db *db, uint64_t from, uint64_t to)
 			size_t b = page_bucket(db, to);
 
 			*pp = pg->next;
+			db->npages_real += is_fake_data(from) && !is_fake_data(to);
 			pg->blk = to;
 			pg->next = db->pages[b];
 			db->pages[b] = pg;
@@ -207,8 +213,6 @@ void r4_page_discard(struct r4_db *db)
 	db->nfake_files = 0;
 	db->fake_data = 0;
 }
-
-static bool is_fake_data(uint64_t blk);
 
 void r4_reg_forget_blocks(struct r4_db *db, uint64_t start, uint64_t count)
 {
@@ -449,6 +453,79 @@ int r4_reg_remove_body(struct r4_db *db, const struct r4_inode *ino)
 	return remove_body(db, ino, true);
 }
 
+static int count_fn(void *ctx, uint64_t ioff, unsigned pid, const uint8_t *b, unsigned len)
+{
+	(void)ioff;
+	(void)pid;
+	(void)b;
+	(void)len;
+	++*(uint64_t *)ctx;
+	return 0;
+}
+
+/* Body items of ino from offset off on. */
+static int body_items(struct r4_db *db, const struct r4_inode *ino, uint64_t off, uint64_t *n)
+{
+	*n = 0;
+	return each_body_item(db, ino, off, UINT64_MAX, count_fn, n);
+}
+
+int r4_reg_remove_cost(struct r4_db *db, const struct r4_inode *ino, uint64_t *cost)
+{
+	uint64_t n;
+	int rc = body_items(db, ino, 0, &n);
+
+	if (!rc)
+		*cost = r4_txn_remove_cost(db, n);
+	return rc;
+}
+
+/* ---- what a change to a body can add to the commit (r4_txn_grab) ----
+ *
+ * Every public operation below grabs, after what it reads and before its
+ * first change, the most it can add; E(db) of that is the stat data
+ * saved at its end.
+ */
+#define E(db) r4_txn_insert_cost(db)
+
+/* n new (fake) blocks, and, once there is new data, r4_txn_need's room
+ * for extent items to grow when it is placed. */
+static uint64_t fake_cost(const struct r4_db *db, uint64_t n)
+{
+	return n ? n + n / 64 + 1 + (db->fake_data ? 0 : 2 * E(db)) : 0;
+}
+
+/* len bytes written into blocks: each new, or a page of a real one. */
+static uint64_t data_cost(const struct r4_db *db, uint64_t len)
+{
+	return fake_cost(db, len ? (len + db->bs - 1) / db->bs + 1 : 0);
+}
+
+/* An extent map of `items` items stored again as `units` units. */
+static uint64_t map_cost(const struct r4_db *db, uint64_t items, uint64_t units)
+{
+	uint64_t per = r4_tree_max_item(db) / R4_EXTENT_UNIT;
+
+	return r4_txn_remove_cost(db, items) +
+	       r4_txn_tree_cost(db, units / per + 1, units * R4_EXTENT_UNIT);
+}
+
+/* A tail body of size bytes written (write_tails cuts no piece under 256
+ * bytes but the last). */
+static uint64_t tails_cost(const struct r4_db *db, uint64_t size)
+{
+	return r4_txn_tree_cost(db, size / 256 + 2, size);
+}
+
+/* The body of ino replaced by one that costs `add`: grab both. */
+static int grab_rewrite(struct r4_db *db, const struct r4_inode *ino, uint64_t add, bool removal)
+{
+	uint64_t n;
+	int rc = body_items(db, ino, 0, &n);
+
+	return rc ? rc : r4_txn_grab(db, r4_txn_remove_cost(db, n) + add + E(db), removal);
+}
+
 static int write_tails(struct r4_db *db, const struct r4_inode *ino, const uint8_t *data,
 		       uint64_t size)
 {
@@ -481,6 +558,7 @@ static int write_tails(struct r4_db *db, const struct r4_inode *ino, const uint8
 struct map {
 	struct r4_extent *e;
 	size_t n, cap;
+	size_t items;		/* the extent items it was loaded from */
 };
 
 /* Room for n units in all. */
@@ -546,6 +624,7 @@ static int load_fn(void *ctx, uint64_t ioff, unsigned pid, const uint8_t *b, uns
 				  (unsigned long long)ioff);
 	if ((rc = map_push(l->m, 0, (ioff - have) / l->db->bs)))
 		return rc;
+	l->m->items++;
 	for (unsigned i = 0; i + 16 <= len; i += 16)
 		if ((rc = map_push(l->m, r4_le64_get(b + i), r4_le64_get(b + i + 8))))
 			return rc;
@@ -637,10 +716,6 @@ static int fill_blocks(struct r4_db *db, const struct r4_inode *ino, uint64_t st
 	return 0;
 }
 
-/* Blocks new data leaves free for the commit: wandered copies of the
- * super block, bitmaps, the leaf and twig it changes, and the records. */
-enum { COMMIT_ROOM = 16 };
-
 /* Remember ino for the commit's placement (r4_reg_place). */
 static int note_file(struct r4_db *db, const struct r4_inode *ino)
 {
@@ -659,14 +734,10 @@ static int note_file(struct r4_db *db, const struct r4_inode *ino)
 	return 0;
 }
 
-/* n new data blocks: a run of fake numbers, real ones come at commit. */
+/* n new data blocks: a run of fake numbers, real ones come at commit.
+ * (The write grabbed their space: r4_txn_need counts them from now.) */
 static int fake_run(struct r4_db *db, uint64_t n, uint64_t *start)
 {
-	/* the space is promised now, so the write (not the commit) is what
-	 * fails when it runs out: blocks this transaction can allocate (not
-	 * its own deferred frees), less a little for the commit's journal */
-	if (db->fake_data + n + COMMIT_ROOM > r4_alloc_avail(db->alloc))
-		return -ENOSPC;
 	*start = db->next_fake_data;
 	db->next_fake_data += n;
 	db->fake_data += n;
@@ -946,8 +1017,13 @@ static int place_file(struct placing *pl, const r4_key *sdkey)
 		}
 		m.n = n;
 		out.n = 0;
+		size_t over = item_over(pl, &m);
+
+		/* a relocated run splits its unit in three, and a clean twig gets
+		 * dirty: only with room to spare beyond what the commit needs */
 		reloc = !pl->no_room && (pl->relocate_all || p.lv[R4_LEVEL_TWIG].node->dirty ||
-					 item_over(pl, &m) >= 2);
+					 over >= 2) &&
+			r4_txn_slack(db) > r4_txn_tree_cost(db, 1, 3 * over * R4_EXTENT_UNIT);
 		for (size_t i = 0; i < m.n && !rc; i++) {
 			const struct r4_extent *u = &m.e[i];
 
@@ -1104,6 +1180,8 @@ struct over_ctx {
 	uint64_t off, end;	/* the part of the write inside the map */
 	const uint8_t *buf;
 	uint64_t len;		/* the whole write: buf holds [off, off + len) */
+	bool check;		/* only look for holes, and count... */
+	uint64_t fresh;		/* ... the real blocks without a page yet */
 };
 
 /* Rewrite the allocated blocks of [off, end) as pages; a hole: -EAGAIN. */
@@ -1128,6 +1206,13 @@ static int over_fn(void *ctx, uint64_t ioff, unsigned pid, const uint8_t *b, uns
 			return -EAGAIN;
 		uint64_t a = R4_MAX(ublk, o->off / db->bs);
 		uint64_t z = R4_MIN(ublk + width, (o->end + db->bs - 1) / db->bs);
+
+		if (o->check) {
+			for (uint64_t k = start + (a - ublk); !is_fake_data(start) &&
+			     k < start + (z - ublk); k++)
+				o->fresh += !page_find(db, k);
+			continue;
+		}
 
 		if ((rc = fill_blocks(db, o->ino, start + (a - ublk), a, z - a, false, o->off, o->buf,
 				      o->len)))
@@ -1172,12 +1257,19 @@ static int fast_write(struct r4_db *db, struct r4_inode *ino, uint64_t off, cons
 		rc = -EAGAIN;
 		goto out;
 	}
-	if (first < end) {
-		struct over_ctx o = {db, ino, off, R4_MIN(off + len, end * db->bs), buf, len};
+	struct over_ctx o = {db, ino, off, R4_MIN(off + len, end * db->bs), buf, len, true, 0};
+	uint64_t append = last < end ? 0 : last + 1 - R4_MAX(first, end);
 
-		if ((rc = each_body_item(db, ino, off, o.end, over_fn, &o)))
-			goto out;
-	}
+	/* every block to rewrite allocated (else -EAGAIN), before any change:
+	 * a page each for those not pending yet, the new blocks, at most one
+	 * unit more (in place or as an item), and the stat data */
+	if ((first < end && (rc = each_body_item(db, ino, off, o.end, over_fn, &o))) ||
+	    (rc = r4_txn_grab(db, o.fresh + fake_cost(db, append) + (append ? E(db) : 0) + E(db),
+			      false)))
+		goto out;
+	o.check = false;
+	if (first < end && (rc = each_body_item(db, ino, off, o.end, over_fn, &o)))
+		goto out;
 	if (last < end)
 		goto out;
 	/* append blocks [a, last] */
@@ -1228,11 +1320,18 @@ static int extent_write(struct r4_db *db, struct r4_inode *ino, enum body_kind k
 		return rc;
 	}
 	if (kind == BODY_TAILS) {
-		if ((rc = read_all(db, ino, oldsize, &old)) || (rc = remove_body(db, ino, true)))
+		/* the tails become blocks, then the write: at most 3 + 3 units */
+		if ((rc = read_all(db, ino, oldsize, &old)) ||
+		    (rc = grab_rewrite(db, ino, data_cost(db, oldsize) + data_cost(db, len) +
+				       map_cost(db, 0, 6), false)) ||
+		    (rc = remove_body(db, ino, true)))
 			goto out;
 		if (oldsize && (rc = map_write(db, ino, &m, 0, old, oldsize)))
 			goto out;
-	} else if ((rc = map_load(db, ino, &m))) {
+	} else if ((rc = map_load(db, ino, &m)) ||
+		   /* a write splits each hole it meets in up to 3 units */
+		   (rc = r4_txn_grab(db, data_cost(db, len) + map_cost(db, m.items, 3 * m.n + 3) +
+				     E(db), false))) {
 		goto out;
 	}
 	if (len && (rc = map_write(db, ino, &m, off, buf, len)))
@@ -1253,11 +1352,13 @@ out:
  * point), so they read back from the image.  Only what relocation could
  * not move (a full volume) stays in memory.
  */
-static int spill(struct r4_db *db)
+int r4_reg_spill(struct r4_db *db)
 {
 	struct r4_wset s = {0};
 	int rc;
 
+	if (db->npages < db->cache.bound)
+		return 0;
 	if ((rc = place(db, true)))
 		return rc;
 	for (size_t i = 0; i < db->npage_buckets && !rc; i++)
@@ -1285,7 +1386,8 @@ static int write_body(struct r4_db *db, struct r4_inode *ino, unsigned kind, uin
 	if ((rc = read_all(db, ino, newsize, &all)))
 		return rc;
 	memcpy(all + off, buf, len);
-	rc = to_tails(db, ino, all, newsize);
+	if (!(rc = grab_rewrite(db, ino, tails_cost(db, newsize), false)))
+		rc = to_tails(db, ino, all, newsize);
 	r4_free(all);
 	return rc;
 }
@@ -1321,11 +1423,20 @@ static int ccreg40_write(struct r4_db *db, struct r4_inode *ino, unsigned kind, 
 	int rc;
 
 	(void)kind;
-	if ((rc = r4_ccreg_write(db, ino, off, buf, len, &done, &convert)) || !convert)
+	/* the clusters the write touches (and the old last one, zeros to its
+	 * end), and, in mode conv, the whole file made reg40 */
+	uint64_t cost = r4_ccreg_cost(db, ino, off, len) + E(db), size = ino->sd.sd_size;
+
+	if (ino->cmode == R4_CMODE_CONV)
+		cost += data_cost(db, R4_MAX(size, off + len)) + map_cost(db, 0, 4);
+	if ((rc = grab_rewrite(db, ino, cost, false)))
 		return rc;
-	if ((rc = ccreg_to_reg(db, ino)))
-		return rc;
-	return write_body(db, ino, BODY_EXTENTS, off + done, buf + done, len - done);
+	r4_txn_op_begin(db);	/* (what follows is grabbed for) */
+	if (!(rc = r4_ccreg_write(db, ino, off, buf, len, &done, &convert)) && convert &&
+	    !(rc = ccreg_to_reg(db, ino)))
+		rc = write_body(db, ino, BODY_EXTENTS, off + done, buf + done, len - done);
+	r4_txn_op_end(db);
+	return rc;
 }
 
 int r4_reg_write(struct r4_db *db, struct r4_inode *ino, uint64_t off, const void *buf,
@@ -1338,8 +1449,6 @@ int r4_reg_write(struct r4_db *db, struct r4_inode *ino, uint64_t off, const voi
 		return 0;
 	if (off + len < off || off + len > ((uint64_t)1 << 62))
 		return -EFBIG;
-	if (db->npages >= db->cache.bound && (rc = spill(db)))
-		return rc;
 	if ((rc = body_kind(db, ino, &kind)) || (rc = writable_body(db, ino, kind)))
 		return rc;
 	compressed_body(ino, kind);
@@ -1357,12 +1466,17 @@ static int reg40_truncate(struct r4_db *db, struct r4_inode *ino, unsigned kind,
 
 	if (want_tails(db, ino, size)) {
 		/* shrinks into (or stays in) tails; zeros fill a growth */
-		if (!(rc = read_all(db, ino, size, &all)))
+		if (!(rc = read_all(db, ino, size, &all)) &&
+		    !(rc = grab_rewrite(db, ino, tails_cost(db, size), size < old)))
 			rc = to_tails(db, ino, all, size);
 	} else if (kind == BODY_EXTENTS && size < old) {
 		struct map m;
 
-		if (!(rc = map_load(db, ino, &m)) && !(rc = map_fit(db, &m, size))) {
+		/* the map stored again, its last block zeroed past the end */
+		if (!(rc = map_load(db, ino, &m)) &&
+		    !(rc = r4_txn_grab(db, map_cost(db, m.items, m.n + 1) + data_cost(db, db->bs) +
+				       E(db), true)) &&
+		    !(rc = map_fit(db, &m, size))) {
 			struct r4_extent *last = m.n ? &m.e[m.n - 1] : NULL;
 
 			if (size % db->bs && last && last->ex_start > R4_EXTENT_UNALLOC) {
@@ -1387,7 +1501,15 @@ static int reg40_truncate(struct r4_db *db, struct r4_inode *ino, unsigned kind,
 
 static int ccreg40_truncate(struct r4_db *db, struct r4_inode *ino, unsigned kind, uint64_t size)
 {
+	uint64_t n;
+	int rc;
+
 	(void)kind;
+	/* the cluster the old or new end falls in, and the items past it */
+	if ((rc = body_items(db, ino, size, &n)) ||
+	    (rc = r4_txn_grab(db, r4_ccreg_cost(db, ino, size, 1) + r4_txn_remove_cost(db, n) +
+			      E(db), size < ino->sd.sd_size)))
+		return rc;
 	return r4_ccreg_truncate(db, ino, size);
 }
 
@@ -1455,17 +1577,26 @@ int r4_reg_reformat(struct r4_db *db, struct r4_inode *ino, unsigned formatting)
 	ino->formatting = formatting;
 	tails = want_tails(db, ino, size);
 	if (size && (tails ? kind != BODY_TAILS : kind != BODY_EXTENTS)) {
-		if ((rc = read_all(db, ino, size, &all)))
+		if ((rc = read_all(db, ino, size, &all)) ||
+		    (rc = grab_rewrite(db, ino, tails ? tails_cost(db, size)
+						      : data_cost(db, size) + map_cost(db, 0, 4),
+				       false))) {
+			r4_free(all);
 			return rc;
+		}
+		r4_txn_op_begin(db);	/* (what follows is grabbed for) */
 		if (tails) {
 			rc = to_tails(db, ino, all, size);
 		} else if (!(rc = remove_body(db, ino, true))) {
 			set_size(ino, 0, 0);
 			rc = extent_write(db, ino, BODY_NONE, 0, all, size, size);
 		}
+		r4_txn_op_end(db);
 		r4_free(all);
 		if (rc)
 			return rc;
+	} else if ((rc = r4_txn_grab(db, E(db), false))) {
+		return rc;
 	}
 	r4_obj_touch(db, ino, false, true);
 	return r4_obj_save(db, ino);

@@ -683,7 +683,9 @@ static int pull_run(struct r4_db *db, struct r4_path *p, unsigned level)
 		if ((rc = sibling(db, p, level, +1, &s)) || !s)
 			return rc;
 		nr = r4_node_nr(s->data);
-		if (!s->dirty && r4_node_used(s->data, db->bs, 0, nr) > r4_node_free(n->data)) {
+		/* (a clean parent made dirty costs a block the commit may lack) */
+		if ((!s->dirty && r4_node_used(s->data, db->bs, 0, nr) > r4_node_free(n->data)) ||
+		    (!up->dirty && !r4_txn_slack(db))) {
 			r4_node_put(db, s);
 			return 0;
 		}
@@ -851,13 +853,15 @@ static int find_up(struct r4_db *db, r4_node *n, struct moving *m)
 
 /*
  * The memory bound for nodes: when a transaction's dirty nodes pass the
- * cache's bound, they are written out early, bottom-up, every level but
- * the root's, to blocks free in the committed state (safe before the
- * commit point: nothing committed can see them), and become clean, so
- * the cache may drop them.  A changed committed node so moves (its
- * parent gets dirty), a new one gets its block now, one written early
- * before is rewritten where it is.  Between operations only: no path may
- * be held.  Out of space, it stops: memory grows, nothing breaks.
+ * cache's bound, its dirty leaves are written out early to blocks free in
+ * the committed state (safe before the commit point: nothing committed
+ * can see them), and become clean, so the cache may drop them.  A changed
+ * committed leaf so moves (its parent gets dirty), a new one gets its
+ * block now, one written early before is rewritten where it is.  Twigs
+ * stay dirty: the commit edits those whose extents point to new data,
+ * and r4_txn_need counts on their being dirty already.  Between
+ * operations only: no path may be held.  Short of space (it does not
+ * take from the reserve), it stops: memory grows, nothing breaks.
  */
 /* Add dirty node n (with its parent) to v, growing it. */
 static int join(struct r4_db *db, struct moving **v, size_t *n, size_t *cap, r4_node *x)
@@ -878,63 +882,58 @@ int r4_tree_flush_early(struct r4_db *db)
 {
 	struct r4_cache *c = &db->cache;
 	struct r4_wset w = {0};
+	size_t cap = c->ndirty + 1, n = 0, k = 0;
 	r4_node **v = NULL;
 	int rc = 0;
 
-	size_t cap = c->ndirty + 1;	/* per level; any more stay dirty */
-
 	if (!(v = r4_malloc(cap * sizeof(*v))))
 		return -ENOMEM;
-	for (unsigned level = R4_LEVEL_LEAF; level < db->height && !rc; level++) {
-		size_t n = 0, k = 0;
+	for (r4_node *d = c->dirty.next; d != &c->dirty; d = d->next)
+		if (r4_node_level(d->data) == R4_LEVEL_LEAF && !d->refs && d->blk != db->root &&
+		    n < cap)
+			v[n++] = d;
+	for (size_t i = 0; i < n && !rc; i++) {
+		r4_node *x = v[i];
+		uint64_t blk = x->blk, nb, got;
+		bool fake = r4_blk_is_fake(blk);
 
-		for (r4_node *d = c->dirty.next; d != &c->dirty; d = d->next)
-			if (r4_node_level(d->data) == level && !d->refs && d->blk != db->root &&
-			    n < cap)
-				v[n++] = d;
-		for (size_t i = 0; i < n && !rc; i++) {
-			r4_node *x = v[i];
-			uint64_t blk = x->blk, nb, got;
-			bool fake = r4_blk_is_fake(blk);
+		if (fake || r4_alloc_is_committed(db->alloc, blk)) {
+			struct moving m = {0};
 
-			if (fake || r4_alloc_is_committed(db->alloc, blk)) {
-				struct moving m = {0};
+			if (fake) {
+				int pos = ptr_pos(db, x->parent, blk);
 
-				if (fake) {
-					int pos = ptr_pos(db, x->parent, blk);
-
-					if (pos < 0)
-						continue;	/* its parent is not known: stays */
-					m.up = x->parent;
-					m.pos = (unsigned)pos;
-				} else if ((rc = find_up(db, x, &m)) || !m.up) {
-					continue;
-				}
-				if (r4_alloc_alloc_high(db->alloc, 1, &nb, &got)) {
-					if (!fake)
-						r4_node_put(db, m.up);
-					n = i;	/* out of space: stop here */
-					break;
-				}
-				r4_node_dirty(db, m.up);
-				set_ptr(db, m.up, m.pos, nb);
-				x->parent = m.up;
-				if (!fake) {
-					r4_alloc_free(db->alloc, blk, 1);
-					r4_node_put(db, m.up);
-				}
-				r4_node_rekey(db, x, nb);
+				if (pos < 0)
+					continue;	/* its parent is not known: stays */
+				m.up = x->parent;
+				m.pos = (unsigned)pos;
+			} else if ((rc = find_up(db, x, &m)) || !m.up) {
+				continue;
 			}
-			r4_node_seal(x->data, db->bs);
-			if (!(rc = r4_wset_add(&w, x->blk, x->data, false)))
-				v[k++] = x;
+			/* a block now, a parent maybe dirty: not from the reserve */
+			if (r4_txn_slack(db) <= r4_txn_reserve(db) + 1 ||
+			    r4_alloc_alloc_high(db->alloc, 1, &nb, &got)) {
+				if (!fake)
+					r4_node_put(db, m.up);
+				break;	/* out of space: stop here */
+			}
+			r4_node_dirty(db, m.up);
+			set_ptr(db, m.up, m.pos, nb);
+			x->parent = m.up;
+			if (!fake) {
+				r4_alloc_free(db->alloc, blk, 1);
+				r4_node_put(db, m.up);
+			}
+			r4_node_rekey(db, x, nb);
 		}
-		if (!rc && !(rc = r4_wset_write(db, &w)))
-			for (size_t i = 0; i < k; i++)
-				r4_node_clean(db, v[i]);
-		db->flushed_early += rc ? 0 : k;
-		w.n = 0;
+		r4_node_seal(x->data, db->bs);
+		if (!(rc = r4_wset_add(&w, x->blk, x->data, false)))
+			v[k++] = x;
 	}
+	if (!rc && !(rc = r4_wset_write(db, &w)))
+		for (size_t i = 0; i < k; i++)
+			r4_node_clean(db, v[i]);
+	db->flushed_early += rc ? 0 : k;
 	r4_free(w.v);
 	r4_free(v);
 	r4_cache_trim(db);
@@ -956,8 +955,6 @@ int r4_tree_relocate(struct r4_db *db)
 	}
 	if (rc || !n)
 		goto out;
-	if (r4_alloc_free_count(db->alloc) < db->fake_data + 2 * (n + c->ndirty) + 64)
-		goto out;
 	for (unsigned level = R4_LEVEL_LEAF; level < db->height && !rc; level++) {
 		qsort(v, n, sizeof(*v), cmp_moving);
 		for (size_t i = 0; i < n && !rc;) {
@@ -965,7 +962,10 @@ int r4_tree_relocate(struct r4_db *db)
 
 			while (j < n && v[j].level == v[i].level && v[j].up == v[i].up)
 				j++;
-			if (v[i].level == level && v[i].up && !v[i].up->dirty && j - i >= 3) {
+			/* (a moved node takes a block instead of a wandered copy, but
+			 * a parent made dirty costs one more) */
+			if (v[i].level == level && v[i].up && !v[i].up->dirty && j - i >= 3 &&
+			    r4_txn_slack(db)) {
 				r4_node *up = v[i].up;
 
 				r4_node_dirty(db, up);

@@ -79,8 +79,8 @@ static inline unsigned r4_tree_max_item(const struct r4_db *db);
 /* Commit support: pack dirty nodes into their dirty left neighbours. */
 int r4_tree_squeeze(struct r4_db *db);
 
-/* The memory bound: write the dirty nodes below the root out early
- * (between operations); see tree.c. */
+/* The memory bound: write the dirty leaves out early (between
+ * operations); see tree.c. */
 int r4_tree_flush_early(struct r4_db *db);
 
 /* Commit support: move dirty nodes whose parent is dirty too to fake

@@ -167,6 +167,59 @@ static void test_abort(void)
 	r4_close(db);
 }
 
+/*
+ * A transaction dropped after changes through handles (a mount's group
+ * after a failed commit): the objects it made are gone and their ids are
+ * not given to the next new objects, so a handle on one answers -ESTALE,
+ * never another object's bytes; every handle on a changed object hears of
+ * the loss once (r4_file_error), one opened after it does not.
+ */
+static void test_lost(void)
+{
+	r4_file *root, *a, *a2, *g, *b, *late;
+	struct r4_newobj reg = {S_IFREG | 0644, 0, 0, 0, NULL};
+	struct r4_stat st;
+	r4_db *db;
+	char buf[8];
+	size_t got;
+
+	fresh();
+	db = open_rw();
+	CHECK_RC(r4_create(db, "/g", 0644, 0, 0));
+	CHECK_RC(r4_write(db, "/g", 0, "old", 3));
+	CHECK_RC(r4_file_root(db, &root));
+	CHECK_RC(r4_file_open(db, "/g", &g));
+	CHECK_RC(r4_begin(db));
+	CHECK_RC(r4_file_make(root, "a", 1, &reg, &a));
+	CHECK_RC(r4_file_dup(a, &a2));
+	CHECK_RC(r4_file_write(a, 0, "dropped", 7));
+	CHECK_RC(r4_file_write(g, 0, "new", 3));
+	CHECK_EQ(r4_file_error(g, true), 0);
+	r4_abort(db);
+	CHECK_RC(r4_file_open(db, "/g", &late));
+	CHECK_RC(r4_file_make(root, "b", 1, &reg, &b));
+	CHECK_RC(r4_file_write(b, 0, "b's data", 8));
+	CHECK(r4_file_id(b) != r4_file_id(a));
+	CHECK_EQ(r4_file_stat(a, &st), -ESTALE);
+	CHECK_EQ(r4_file_read(a, 0, buf, sizeof(buf), &got), -ESTALE);
+	CHECK_EQ(r4_file_error(a, false), -EIO);	/* (looking does not report) */
+	CHECK_EQ(r4_file_error(a, true), -EIO);
+	CHECK_EQ(r4_file_error(a, true), 0);		/* once per handle */
+	CHECK_EQ(r4_file_error(a2, true), -EIO);
+	CHECK_EQ(r4_file_error(g, true), -EIO);
+	CHECK_EQ(r4_file_error(late, true), 0);	/* opened after the loss */
+	CHECK_EQ(r4_file_error(b, true), 0);
+	CHECK_EQ(strcmp(contents(g), "old"), 0);
+	CHECK_RC(r4_file_close(a));
+	CHECK_RC(r4_file_close(a2));
+	CHECK_RC(r4_file_close(b));
+	CHECK_RC(r4_file_close(g));
+	CHECK_RC(r4_file_close(late));
+	CHECK_RC(r4_file_close(root));
+	CHECK_EQ(clean(db), 3);
+	r4_close(db);
+}
+
 /* Renames do not touch a handle; a rename over a held file orphans it. */
 static void test_rename(void)
 {
@@ -380,6 +433,7 @@ int main(void)
 	test_dir();
 	test_by_handle();
 	test_weak();
+	test_lost();
 	if (t_fail)
 		fprintf(stderr, "images kept in %s\n", dir);
 	else if (t_rmdir(dir))
