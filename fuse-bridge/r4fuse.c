@@ -90,6 +90,8 @@ struct bridge {
 	pthread_cond_t wake;
 	pthread_t committer;
 	bool stop, sync, ro, debug, started;
+	bool errors_continue;		/* -o errors=continue: a dropped group leaves it writable */
+	struct handle *handles;		/* open files, for what a dropped group lost */
 	bool kernel_perms;		/* -o default_permissions: the kernel checks */
 	unsigned commit_secs;
 	double entry_timeout, attr_timeout;
@@ -127,6 +129,7 @@ struct handle {
 	size_t ncur, capcur;
 	char *list;			/* a meta view directory: its names, one per line */
 	size_t nlist;
+	struct handle *prev, *next;	/* in B.handles */
 };
 
 static struct handle *handle_of(const struct fuse_file_info *fi)
@@ -412,16 +415,52 @@ static int fb_err(const char *op, struct node *n, int rc)
 	return -rc;
 }
 
+/*
+ * The group is dropped (under the mutex): a commit failed, or a call
+ * failed half-way.  Its changes are lost: the log says which open files
+ * had some (r4_file_error then reports it to each of their descriptors,
+ * at fsync and close, once), and unless -o errors=continue the mount
+ * turns read-only, as ext4's errors=remount-ro.
+ */
+static void drop_group(const char *why)
+{
+	unsigned n = 0;
+
+	r4_abort(B.db);
+	logmsg(LOG_ERR, "r4fuse: %s: the changes since the last commit are lost", why);
+	for (struct handle *h = B.handles, *o; h; h = h->next) {
+		char *path = NULL;
+
+		for (o = B.handles; o != h && o->n != h->n; o = o->next)
+			;
+		if (o != h || !h->file || !r4_file_error(h->file, false))
+			continue;	/* (a file once, by its first handle) */
+		/* (by the name it was last found under: the group may have made it) */
+		if (n++ < 20)
+			logmsg(LOG_ERR, "r4fuse: lost: changes to %s (inode %llu)",
+			       node_names(h->n, &path) ? "?" : path,
+			       (unsigned long long)r4_file_id(h->file));
+		free(path);
+	}
+	if (n > 20)
+		logmsg(LOG_ERR, "r4fuse: lost: and changes to %u more open files", n - 20);
+	if (!B.errors_continue && !B.ro) {
+		B.ro = true;
+		logmsg(LOG_ERR, "r4fuse: %s: mounted read-only now (errors=remount-ro); unmount, "
+		       "check it (r4 fsck) and mount it again", B.image);
+	}
+}
+
 /* Commit the group (under the mutex). */
 static int commit_group(void)
 {
 	int rc = 0;
 
 	if (r4_in_txn(B.db) && (rc = r4_commit(B.db))) {
-		logmsg(LOG_ERR, "r4fuse: commit failed, the last %u s of changes are lost: %s",
-		       B.commit_secs, r4_strerror(rc));
-		if (r4_in_txn(B.db))
-			r4_abort(B.db);
+		char why[128];
+
+		snprintf(why, sizeof(why), "commit failed (%s)", r4_strerror(rc));
+		drop_group(why);
 	}
 	return rc;
 }
@@ -439,17 +478,29 @@ static int change_begin(void)
 static int change_end(const char *op, int rc)
 {
 	if (rc && r4_txn_error(B.db)) {
-		logmsg(LOG_ERR, "r4fuse: %s failed after a change (%s): the uncommitted "
-		       "group is dropped", op, r4_strerror(rc));
-		r4_abort(B.db);
+		char why[128];
+
+		snprintf(why, sizeof(why), "%s failed after a change (%s)", op, r4_strerror(rc));
+		drop_group(why);
 	} else if (!rc && B.sync) {
 		rc = commit_group();
 	}
 	return rc;
 }
 
-/* A change: the group opened, the call, its end. */
-#define CHANGE(op, call) (!(rc = change_begin()) ? (rc = change_end(op, (call))) : rc)
+/* A call refused for want of space changed nothing (the group is open and
+ * usable); once the group is committed, what it freed and the last
+ * commit's log blocks come back (docs/engine.md, "Space"): worth one more
+ * try.  (A call an audit record undid left no group: it stays refused.) */
+static bool regroup(int rc)
+{
+	return rc == -ENOSPC && r4_in_txn(B.db) && !r4_txn_error(B.db) && !commit_group();
+}
+
+/* A change: the group opened, the call, its end (and once more, refused). */
+#define CHANGE(op, call) \
+	(!(rc = change_begin()) && regroup(rc = change_end(op, (call))) && !(rc = change_begin()) \
+	 ? (rc = change_end(op, (call))) : rc)
 
 static void *committer(void *arg)
 {
@@ -621,7 +672,9 @@ static int audit_end(struct audit *a, const char *op, int rc)
 /* CHANGE for a call that may change the audited objects of a: their
  * records follow the call in its transaction. */
 #define CHANGE_AUDITED(op, a, call) \
-	(!(rc = audit_begin(a)) && !(rc = change_begin()) ? (rc = audit_end(a, op, (call))) : rc)
+	(!(rc = audit_begin(a)) && !(rc = change_begin()) && \
+	 regroup(rc = audit_end(a, op, (call))) && !(rc = change_begin()) \
+	 ? (rc = audit_end(a, op, (call))) : rc)
 
 /* ---- who calls ---- */
 
@@ -1310,12 +1363,21 @@ static struct handle *handle_new(struct node *n)
 		h->n = n;
 		n->refs++;
 		n->opens++;
+		if ((h->next = B.handles))
+			h->next->prev = h;
+		B.handles = h;
 	}
 	return h;
 }
 
 static void handle_free(struct handle *h)
 {
+	if (h->prev)
+		h->prev->next = h->next;
+	else
+		B.handles = h->next;
+	if (h->next)
+		h->next->prev = h->prev;
 	h->n->opens--;
 	node_unref(h->n);
 	free(h->cur);
@@ -1886,7 +1948,9 @@ static void fb_open(fuse_req_t req, fuse_ino_t id, struct fuse_file_info *fi)
 		if (h) {
 			fi->fh = (uint64_t)(uintptr_t)h;
 			fi->keep_cache = 1;	/* only the bridge changes it (or says so) */
-			fi->noflush = 1;	/* close(2) has nothing to do: no FLUSH round trip */
+			/* a close(2) reports lost changes (fb_flush); reading ones have none
+			 * to report: no FLUSH round trip */
+			fi->noflush = (fi->flags & O_ACCMODE) == O_RDONLY;
 		}
 	}
 	rc = fb_err("open", n, rc);
@@ -1923,7 +1987,7 @@ static void fb_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_
 			h->append = (fi->flags & O_APPEND) != 0;
 			fi->fh = (uint64_t)(uintptr_t)h;
 			fi->keep_cache = 1;
-			fi->noflush = 1;
+			fi->noflush = (fi->flags & O_ACCMODE) == O_RDONLY;	/* (see fb_open) */
 		}
 	}
 	rc = fb_err("create", p, rc);
@@ -2008,12 +2072,22 @@ static int special_write(const struct caller *c, struct special *s, const char *
 	return s->control || s->whole ? 0 : special_flush(c, s, changed);
 }
 
+/* A write through h (under the mutex); O_APPEND: at the end as it is now. */
+static int write_at(struct handle *h, const char *buf, size_t n, off_t off)
+{
+	struct r4_stat st;
+	int rc;
+
+	if (h->append && (rc = r4_file_stat(h->file, &st)))
+		return rc;
+	return r4_file_write(h->file, h->append ? st.size : (uint64_t)off, buf, n);
+}
+
 static void fb_write(fuse_req_t req, fuse_ino_t id, const char *buf, size_t n, off_t off,
 		     struct fuse_file_info *fi)
 {
 	struct handle *h = handle_of(fi);
 	bool changed = false;
-	struct r4_stat st;
 	struct caller c;
 	struct audit a = {0};
 	int rc;
@@ -2022,18 +2096,11 @@ static void fb_write(fuse_req_t req, fuse_ino_t id, const char *buf, size_t n, o
 	caller_get(req, &c);
 	a.uid = c.who.uid;
 	pthread_mutex_lock(&B.mu);
-	if (h->sp) {
+	if (h->sp)
 		rc = special_write(&c, h->sp, buf, n, off, &changed);
-	} else if (!(rc = audit_add(&a, r4_file_id(h->file), h->append ? "append" : "write", h->n,
-				    NULL, n)) &&
-		   !(rc = audit_begin(&a)) && !(rc = change_begin())) {
-		/* O_APPEND: the end as it is now, under the mutex */
-		if (h->append && !(rc = r4_file_stat(h->file, &st)))
-			off = (off_t)st.size;
-		if (!rc)
-			rc = r4_file_write(h->file, (uint64_t)off, buf, n);
-		rc = audit_end(&a, "write", rc);
-	}
+	else if (!(rc = audit_add(&a, r4_file_id(h->file), h->append ? "append" : "write", h->n,
+				  NULL, n)))
+		CHANGE_AUDITED("write", &a, write_at(h, buf, n, off));
 	audit_fini(&a);
 	rc = fb_err("write", h->n, rc);
 	pthread_mutex_unlock(&B.mu);
@@ -2061,6 +2128,11 @@ static void fb_flush(fuse_req_t req, fuse_ino_t id, struct fuse_file_info *fi)
 		pthread_mutex_unlock(&B.mu);
 		if (changed)
 			invalidate_all();
+	} else if (h->file) {
+		/* close(2) of a descriptor whose changes were lost says so */
+		pthread_mutex_lock(&B.mu);
+		rc = fb_err("close", h->n, r4_file_error(h->file, true));
+		pthread_mutex_unlock(&B.mu);
 	}
 	fuse_reply_err(req, rc);
 }
@@ -2085,18 +2157,22 @@ static void fb_release(fuse_req_t req, fuse_ino_t id, struct fuse_file_info *fi)
 	fuse_reply_err(req, rc);
 }
 
+/* fsync(2), fdatasync(2): the group committed and durable; and 0 only if
+ * no change made through the file's handles was lost since this
+ * descriptor last heard of it (r4_file_error). */
 static void fb_fsync(fuse_req_t req, fuse_ino_t id, int datasync, struct fuse_file_info *fi)
 {
-	int rc;
+	struct handle *h = handle_of(fi);
+	int rc, lost;
 
 	(void)id;
 	(void)datasync;
-	(void)fi;
 	pthread_mutex_lock(&B.mu);
 	rc = r4_in_txn(B.db) ? commit_group() : 0;
 	if (!rc)
 		rc = r4_sync(B.db);
-	rc = fb_err("fsync", NULL, rc);
+	lost = h && h->file ? r4_file_error(h->file, true) : 0;
+	rc = fb_err("fsync", NULL, rc ? rc : lost);
 	pthread_mutex_unlock(&B.mu);
 	fuse_reply_err(req, rc);
 }
@@ -2117,7 +2193,9 @@ static void fb_statfs(fuse_req_t req, fuse_ino_t id)
 	}
 	sv.f_bsize = sv.f_frsize = s.bsize;
 	sv.f_blocks = s.blocks;
-	sv.f_bfree = sv.f_bavail = s.bfree;
+	sv.f_bfree = s.bfree;
+	sv.f_bavail = s.bavail;		/* less the reserve for removals: df's Avail */
+	sv.f_flag = B.ro ? ST_RDONLY : 0;
 	sv.f_files = s.files;
 	sv.f_ffree = sv.f_favail = s.ffree;
 	sv.f_namemax = s.namemax;
@@ -2249,7 +2327,7 @@ static int fallocate_range(r4_file *f, int mode, off_t off, off_t len, char *buf
 		return rc;
 	if ((mode & FALLOC_FL_KEEP_SIZE) && (uint64_t)(off + len) > st.size)
 		return -EOPNOTSUPP;	/* blocks past the end: none in r4 */
-	if ((uint64_t)len / sf.bsize + 16 > sf.bfree)
+	if ((uint64_t)len / sf.bsize + 1 > sf.bavail)
 		return -ENOSPC;
 	if ((rc = audit_begin(a)) || (rc = change_begin()))
 		return rc;
@@ -2377,7 +2455,7 @@ static const struct fuse_lowlevel_ops fb_ops = {
 struct opts {
 	char *image;
 	unsigned commit;
-	char *cache;
+	char *cache, *errors;
 	double entry_timeout, attr_timeout;
 	int sync, ro, help, kernel_perms, secs;
 };
@@ -2386,6 +2464,7 @@ struct opts {
 static const struct fuse_opt fb_opts[] = {
 	{"commit=%u", offsetof(struct opts, commit), 0},
 	{"cache=%s", offsetof(struct opts, cache), 0},
+	{"errors=%s", offsetof(struct opts, errors), 0},
 	{"entry_timeout=%lf", offsetof(struct opts, entry_timeout), 0},
 	{"attr_timeout=%lf", offsetof(struct opts, attr_timeout), 0},
 	OPT("sync", sync),
@@ -2430,6 +2509,8 @@ static void usage(FILE *f)
 		"  -o commit=SECS   group calls into one commit every SECS seconds (default 5)\n"
 		"  -o default_permissions  the kernel checks mode bits (else r4fuse does)\n"
 		"  -o cache=SIZE    memory for clean tree nodes (K, M, G; default 64M)\n"
+		"  -o errors=remount-ro|continue  after changes are lost (a failed commit):\n"
+		"                   refuse changes from then on (the default), or go on\n"
 		"  -o 32bittimes    new objects keep whole-second times (12 bytes less each)\n"
 		"  -o entry_timeout=SECS, attr_timeout=SECS  how long the kernel may keep\n"
 		"                   names and attributes (default 1)\n"
@@ -2571,6 +2652,12 @@ int fuse_bridge_main(int argc, char **argv)
 			usage(stderr);
 		goto out;
 	}
+	if (o.errors && strcmp(o.errors, "remount-ro") && strcmp(o.errors, "continue")) {
+		fprintf(stderr, "r4fuse: errors=%s: want remount-ro or continue\n", o.errors);
+		rc = 2;
+		goto out;
+	}
+	B.errors_continue = o.errors && !strcmp(o.errors, "continue");
 	B.sync = o.sync;
 	B.kernel_perms = o.kernel_perms;
 	B.commit_secs = o.commit ? o.commit : 5;
@@ -2607,6 +2694,7 @@ out:
 	fuse_opt_free_args(&args);
 	free(co.mountpoint);
 	free(o.cache);
+	free(o.errors);
 	free(o.image);
 	if (B.lockfd >= 0)
 		close(B.lockfd);
