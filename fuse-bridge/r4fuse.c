@@ -26,7 +26,8 @@
  *    values (or its diagnostics): one unit per command;
  *  - user.r4.NAME extended attributes for the pseudo file ..NAME;
  *  - audit records (..audit) of the POSIX changes of audited objects.
- * Changes those make behind the kernel's back invalidate its caches.
+ * Changes those make behind the kernel's back invalidate its caches:
+ * attributes at once, names and pages by the invalidation thread.
  */
 #define FUSE_USE_VERSION 31
 
@@ -824,34 +825,134 @@ static int special_flush(const struct caller *c, struct special *s, bool *change
 }
 
 /*
- * A change the kernel did not make (a control-file command, a pseudo
- * file written) may have touched any object: drop what the kernel caches
- * of every node, names and attributes and pages.  Outside the mutex, and
- * never for the node of the calling request: the kernel may call back.
+ * ---- the kernel's caches after a change it did not make ----
+ *
+ * A control-file command, a pseudo file or an extended attribute written
+ * may have touched any object, so what the kernel caches of every object
+ * node goes: attributes, names and pages.
+ *
+ * Attributes are marked stale by the handler itself, before it replies
+ * (invalidate_all): that notification only marks the inode, under no lock
+ * of the kernel's, so the next stat(2) of any object asks the bridge, and
+ * so does the next read(2): libfuse asks for auto_inval_data, so a read
+ * checks stale attributes first and a changed size or mtime drops the
+ * file's cached pages.
+ *
+ * Names and pages are dropped by the invalidation thread, after the reply.
+ * Dropping a name locks its directory's inode (and a page its page), and
+ * the process whose call made the change may hold that lock until the
+ * reply: setxattr(2) holds its inode's, so a handler that dropped the
+ * names in a directory it set an attribute of waited for itself (issue
+ * 21).  No handler waits for the thread, so the thread waits at most until
+ * the workers have answered the requests of whoever holds the lock.  It
+ * takes the ids and names under the mutex and notifies without it: it
+ * never touches a node the mutex does not keep alive.  Invalidations asked
+ * for while it works are done by its next pass.  serve stops it once the
+ * session loop has ended, before the session's device is closed.
  */
+static struct {
+	pthread_t thread;
+	pthread_cond_t wake;
+	bool started, stop, asked;	/* (stop and asked under the mutex) */
+} INV = {.wake = PTHREAD_COND_INITIALIZER};
+
+struct stale {
+	fuse_ino_t id, parent;
+	char *name;			/* its name in parent; NULL: the inode alone */
+};
+
+/* The object nodes the kernel knows (under the mutex), with their names
+ * if names; *n gets how many.  NULL when out of memory. */
+static struct stale *stale_nodes(bool names, size_t *n)
+{
+	struct stale *v = calloc(B.nnodes + 1, sizeof(*v));
+
+	*n = 0;
+	for (size_t i = 0; v && i < B.ntab; i++)
+		for (struct node *m = B.tab[i]; m; m = m->next) {
+			if (m->kind != K_OBJ)
+				continue;	/* (the others are never cached) */
+			v[*n].id = m->id;
+			if (names && m->parent) {
+				v[*n].parent = m->parent->id;
+				v[*n].name = strdup(m->name);	/* (NULL: the inode alone) */
+			}
+			++*n;
+		}
+	if (!v)
+		logmsg(LOG_ERR, "r4fuse: out of memory: the kernel's caches stay as they are");
+	return v;
+}
+
+static void *invalidator(void *arg)
+{
+	(void)arg;
+	pthread_mutex_lock(&B.mu);
+	for (;;) {
+		struct stale *v;
+		size_t n;
+
+		while (!INV.asked && !INV.stop)
+			pthread_cond_wait(&INV.wake, &B.mu);
+		if (INV.stop)
+			break;
+		INV.asked = false;
+		v = stale_nodes(true, &n);
+		pthread_mutex_unlock(&B.mu);
+		for (size_t i = 0; i < n; i++) {
+			if (v[i].name)
+				fuse_lowlevel_notify_inval_entry(B.se, v[i].parent, v[i].name,
+								 strlen(v[i].name));
+			fuse_lowlevel_notify_inval_inode(B.se, v[i].id, 0, 0);
+			free(v[i].name);
+		}
+		free(v);
+		pthread_mutex_lock(&B.mu);
+	}
+	pthread_mutex_unlock(&B.mu);
+	return NULL;
+}
+
+static void invalidator_start(void)
+{
+	int err = pthread_create(&INV.thread, NULL, invalidator, NULL);
+
+	if (err)
+		logmsg(LOG_ERR, "r4fuse: no invalidation thread (%s): names the control file, "
+		       "pseudo files or xattrs change stay cached for entry_timeout", strerror(err));
+	INV.started = !err;
+}
+
+/* Once the session loop has ended, so that no handler asks for more.  After
+ * an unmount the kernel's notifications answer at once.  After a signal,
+ * with the mount still up, a pass may still wait for a lock whose holder's
+ * request no worker will read: then only aborting the connection (fusectl)
+ * ends it. */
+static void invalidator_stop(void)
+{
+	pthread_mutex_lock(&B.mu);
+	INV.stop = true;
+	pthread_cond_signal(&INV.wake);
+	pthread_mutex_unlock(&B.mu);
+	if (INV.started)
+		pthread_join(INV.thread, NULL);
+	INV.started = false;
+}
+
+/* After a change the kernel did not make (outside the mutex): attributes
+ * stale now, names and pages by the invalidation thread. */
 static void invalidate_all(void)
 {
-	struct inval {
-		fuse_ino_t id, parent;
-		char *name;
-	} *v;
-	size_t n = 0;
+	struct stale *v;
+	size_t n;
 
 	pthread_mutex_lock(&B.mu);
-	v = calloc(B.nnodes + 1, sizeof(*v));
-	for (size_t i = 0; v && i < B.ntab; i++)
-		for (struct node *m = B.tab[i]; m; m = m->next)
-			if (m->kind == K_OBJ && m->parent)
-				v[n++] = (struct inval){m->id, m->parent->id, strdup(m->name)};
+	v = stale_nodes(false, &n);
+	INV.asked = true;
+	pthread_cond_signal(&INV.wake);
 	pthread_mutex_unlock(&B.mu);
-	for (size_t i = 0; i < n; i++) {
-		if (v[i].name)
-			fuse_lowlevel_notify_inval_entry(B.se, v[i].parent, v[i].name,
-							 strlen(v[i].name));
-		fuse_lowlevel_notify_inval_inode(B.se, v[i].id, 0, 0);
-		free(v[i].name);
-	}
-	fuse_lowlevel_notify_inval_inode(B.se, FUSE_ROOT_ID, 0, 0);
+	for (size_t i = 0; i < n; i++)
+		fuse_lowlevel_notify_inval_inode(B.se, v[i].id, -1, 0);	/* (-1: no pages) */
 	free(v);
 }
 
@@ -2314,8 +2415,14 @@ static void fb_init(void *data, struct fuse_conn_info *conn)
 	 * permission check and the handle (see fb_open) */
 	if (conn->capable & FUSE_CAP_ATOMIC_O_TRUNC)
 		conn->want |= FUSE_CAP_ATOMIC_O_TRUNC;
+	/* a read checks stale attributes first, and a changed mtime or size
+	 * drops the cached pages: invalidate_all counts on it (libfuse's
+	 * default, asked for here so that it stays) */
+	if (conn->capable & FUSE_CAP_AUTO_INVAL_DATA)
+		conn->want |= FUSE_CAP_AUTO_INVAL_DATA;
 	pthread_create(&B.committer, NULL, committer, NULL);
 	B.started = true;
+	invalidator_start();
 }
 
 static void fb_destroy(void *data)
@@ -2541,6 +2648,7 @@ static int serve(struct fuse_args *args, const struct fuse_cmdline_opts *co)
 		if (!fuse_session_mount(B.se, co->mountpoint)) {
 			fuse_daemonize(co->foreground);
 			rc = co->singlethread ? fuse_session_loop(B.se) : loop_mt(co);
+			invalidator_stop();
 			fuse_session_unmount(B.se);
 		}
 		fuse_remove_signal_handlers(B.se);
