@@ -24,7 +24,8 @@
  *    children, so that files reach theirs (..meta/etc/hosts/..mode);
  *  - the control file /..reiser4: write an R4L command, read back its
  *    values (or its diagnostics): one unit per command;
- *  - user.r4.NAME extended attributes for the pseudo file ..NAME;
+ *  - user.r4.NAME extended attributes for the pseudo file ..NAME, asked
+ *    for by name (listed with -o list_pseudo_xattrs);
  *  - audit records (..audit) of the POSIX changes of audited objects.
  * Changes those make behind the kernel's back invalidate its caches:
  * attributes at once, names and pages by the invalidation thread.
@@ -92,6 +93,7 @@ struct bridge {
 	pthread_t committer;
 	bool stop, sync, ro, debug, started;
 	bool kernel_perms;		/* -o default_permissions: the kernel checks */
+	bool list_xattrs;		/* -o list_pseudo_xattrs: listxattr names them */
 	unsigned commit_secs;
 	double entry_timeout, attr_timeout;
 	int lockfd;
@@ -2225,12 +2227,60 @@ static void fb_statfs(fuse_req_t req, fuse_ino_t id)
 	fuse_reply_statfs(req, &sv);
 }
 
-/* ---- extended attributes: user.r4.NAME is the pseudo file ..NAME ---- */
+/*
+ * ---- extended attributes: user.r4.NAME is the pseudo file ..NAME ----
+ *
+ * Generic tools copy every attribute listxattr names (cp -a, rsync -aX,
+ * tar --xattrs) and put back what they copied.  The pseudo attributes are
+ * not a file's data: copied out they put r4's oid, key and plugin on host
+ * files; put back, user.r4.name renamed rsync's temporary file (and rsync
+ * failed), and the read-only ones failed the copy.  So:
+ *  - listxattr names none (r4 stores no attributes of its own, so it lists
+ *    nothing), unless -o list_pseudo_xattrs asks for them (getfattr -d);
+ *  - getxattr reads any pseudo file on request (getfattr -n user.r4.mode);
+ *  - setxattr sets only what chmod, chown and touch set: mode, uid (owner),
+ *    gid, atime and mtime, with the same rules.  The name, the body and
+ *    the rest are EPERM: an attribute a tool replays must not rename,
+ *    rewrite or remove anything (the pseudo files by name, the meta view
+ *    and the control file still reach them);
+ *  - no attribute can be removed: EPERM for a pseudo one, ENODATA else.
+ */
 
 static const char *const xattr_names[] = {
 	"uid", "gid", "mode", "type", "size", "nlink", "atime", "mtime", "ctime", "oid", "key",
 	"plugin", "name", NULL,
 };
+
+/* The pseudo file of the attribute name (user.r4.mode: ..mode), or NULL. */
+static const struct r4_pseudo_info *xattr_pseudo(const char *name)
+{
+	size_t k = strlen(XATTR);
+	char dots[32];
+
+	if (strncmp(name, XATTR, k) || strlen(name + k) + 3 > sizeof(dots))
+		return NULL;
+	sprintf(dots, "..%s", name + k);
+	return r4_pseudo_lookup(dots, strlen(dots));
+}
+
+/* 0 when setxattr may set name, else the positive errno it answers. */
+static int xattr_settable(const char *name)
+{
+	const struct r4_pseudo_info *ps = xattr_pseudo(name);
+
+	if (!ps)
+		return ENOTSUP;	/* r4 stores no attributes of its own */
+	switch (ps->id) {
+	case R4_PSEUDO_UID:
+	case R4_PSEUDO_GID:
+	case R4_PSEUDO_MODE:
+	case R4_PSEUDO_ATIME:
+	case R4_PSEUDO_MTIME:
+		return 0;
+	default:
+		return EPERM;
+	}
+}
 
 /* The pseudo file an attribute name of n stands for ("/a/..mode"). */
 static int xattr_path(fuse_ino_t id, const char *name, char **out)
@@ -2260,7 +2310,7 @@ static void fb_getxattr(fuse_req_t req, fuse_ino_t id, const char *name, size_t 
 	size_t n = 0;
 	int rc;
 
-	if (strncmp(name, XATTR, strlen(XATTR))) {
+	if (!xattr_pseudo(name)) {
 		/* (security.capability before every first write: no lock) */
 		fuse_reply_err(req, ENODATA);
 		return;
@@ -2269,7 +2319,7 @@ static void fb_getxattr(fuse_req_t req, fuse_ino_t id, const char *name, size_t 
 	pthread_mutex_lock(&B.mu);
 	if (!(rc = xattr_path(id, name, &p)))
 		rc = pseudo_text(&c, p, &text, &n);
-	/* an unknown pseudo name is no attribute */
+	/* (a pseudo file of a pseudo file, or one the object lacks, is none) */
 	rc = rc == -ENOENT || rc == -ENODATA ? ENODATA : fb_err("getxattr", NULL, rc);
 	pthread_mutex_unlock(&B.mu);
 	if (rc)
@@ -2293,26 +2343,36 @@ static void fb_setxattr(fuse_req_t req, fuse_ino_t id, const char *name, const c
 	int rc;
 
 	(void)flags;
+	if ((rc = xattr_settable(name))) {
+		fuse_reply_err(req, rc);
+		return;
+	}
 	caller_get(req, &c);
 	pthread_mutex_lock(&B.mu);
 	if (!(rc = xattr_path(id, name, &p)))
 		rc = pseudo_write(&c, p, value, size, &changed);
-	rc = rc == -ENODATA ? ENOTSUP : fb_err("setxattr", NULL, rc);	/* only user.r4. names */
+	rc = rc == -ENODATA ? ENOTSUP : fb_err("setxattr", NULL, rc);	/* (of a pseudo file) */
 	pthread_mutex_unlock(&B.mu);
 	if (changed)
-		invalidate_all();	/* the kernel's cached mode, owner, size */
+		invalidate_all();	/* the kernel's cached mode, owner, times */
 	free(p);
 	fuse_reply_err(req, rc);
 }
 
+/* Nothing, or with -o list_pseudo_xattrs the metadata names of an object
+ * (..body and ..list are left out: they can be large). */
 static void fb_listxattr(fuse_req_t req, fuse_ino_t id, size_t size)
 {
 	char list[512], *at = list;
-	size_t need = 0;
+	struct node *n;
+	size_t need;
 
-	(void)id;
-	for (int i = 0; xattr_names[i]; i++)
-		at += sprintf(at, "%s%s", XATTR, xattr_names[i]) + 1;
+	pthread_mutex_lock(&B.mu);
+	n = B.list_xattrs ? node_find(id) : NULL;
+	if (n && n->kind != K_PSEUDO && n->kind != K_CONTROL)
+		for (int i = 0; xattr_names[i]; i++)
+			at += sprintf(at, "%s%s", XATTR, xattr_names[i]) + 1;
+	pthread_mutex_unlock(&B.mu);
 	need = (size_t)(at - list);
 	if (!size)
 		fuse_reply_xattr(req, need);
@@ -2325,8 +2385,7 @@ static void fb_listxattr(fuse_req_t req, fuse_ino_t id, size_t size)
 static void fb_removexattr(fuse_req_t req, fuse_ino_t id, const char *name)
 {
 	(void)id;
-	(void)name;
-	fuse_reply_err(req, ENOTSUP);	/* a pseudo file cannot go */
+	fuse_reply_err(req, xattr_pseudo(name) ? EPERM : ENODATA);	/* a pseudo file cannot go */
 }
 
 /*
@@ -2487,6 +2546,7 @@ struct opts {
 	char *cache;
 	double entry_timeout, attr_timeout;
 	int sync, ro, help, kernel_perms, secs;
+	int list_xattrs;
 };
 
 #define OPT(t, p) {t, offsetof(struct opts, p), 1}
@@ -2499,6 +2559,7 @@ static const struct fuse_opt fb_opts[] = {
 	OPT("ro", ro),
 	OPT("default_permissions", kernel_perms),
 	OPT("32bittimes", secs),
+	OPT("list_pseudo_xattrs", list_xattrs),
 	OPT("-h", help),
 	OPT("--help", help),
 	FUSE_OPT_END,
@@ -2540,6 +2601,8 @@ static void usage(FILE *f)
 		"  -o 32bittimes    new objects keep whole-second times (12 bytes less each)\n"
 		"  -o entry_timeout=SECS, attr_timeout=SECS  how long the kernel may keep\n"
 		"                   names and attributes (default 1)\n"
+		"  -o list_pseudo_xattrs  listxattr names the user.r4.* attributes (getfattr\n"
+		"                   -d shows them; cp -a, rsync -aX, tar --xattrs copy them)\n"
 		"  and libfuse's options: allow_other, max_idle_threads, clone_fd, ...\n");
 }
 
@@ -2681,6 +2744,7 @@ int fuse_bridge_main(int argc, char **argv)
 	}
 	B.sync = o.sync;
 	B.kernel_perms = o.kernel_perms;
+	B.list_xattrs = o.list_xattrs;
 	B.commit_secs = o.commit ? o.commit : 5;
 	B.entry_timeout = o.entry_timeout;
 	B.attr_timeout = o.attr_timeout;
