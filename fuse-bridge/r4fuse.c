@@ -24,9 +24,11 @@
  *    children, so that files reach theirs (..meta/etc/hosts/..mode);
  *  - the control file /..reiser4: write an R4L command, read back its
  *    values (or its diagnostics): one unit per command;
- *  - user.r4.NAME extended attributes for the pseudo file ..NAME;
+ *  - user.r4.NAME extended attributes for the pseudo file ..NAME, asked
+ *    for by name (listed with -o list_pseudo_xattrs);
  *  - audit records (..audit) of the POSIX changes of audited objects.
- * Changes those make behind the kernel's back invalidate its caches.
+ * Changes those make behind the kernel's back invalidate its caches:
+ * attributes at once, names and pages by the invalidation thread.
  */
 #define FUSE_USE_VERSION 31
 
@@ -93,6 +95,7 @@ struct bridge {
 	bool errors_continue;		/* -o errors=continue: a dropped group leaves it writable */
 	struct handle *handles;		/* open files, for what a dropped group lost */
 	bool kernel_perms;		/* -o default_permissions: the kernel checks */
+	bool list_xattrs;		/* -o list_pseudo_xattrs: listxattr names them */
 	unsigned commit_secs;
 	double entry_timeout, attr_timeout;
 	int lockfd;
@@ -877,34 +880,134 @@ static int special_flush(const struct caller *c, struct special *s, bool *change
 }
 
 /*
- * A change the kernel did not make (a control-file command, a pseudo
- * file written) may have touched any object: drop what the kernel caches
- * of every node, names and attributes and pages.  Outside the mutex, and
- * never for the node of the calling request: the kernel may call back.
+ * ---- the kernel's caches after a change it did not make ----
+ *
+ * A control-file command, a pseudo file or an extended attribute written
+ * may have touched any object, so what the kernel caches of every object
+ * node goes: attributes, names and pages.
+ *
+ * Attributes are marked stale by the handler itself, before it replies
+ * (invalidate_all): that notification only marks the inode, under no lock
+ * of the kernel's, so the next stat(2) of any object asks the bridge, and
+ * so does the next read(2): libfuse asks for auto_inval_data, so a read
+ * checks stale attributes first and a changed size or mtime drops the
+ * file's cached pages.
+ *
+ * Names and pages are dropped by the invalidation thread, after the reply.
+ * Dropping a name locks its directory's inode (and a page its page), and
+ * the process whose call made the change may hold that lock until the
+ * reply: setxattr(2) holds its inode's, so a handler that dropped the
+ * names in a directory it set an attribute of waited for itself (issue
+ * 21).  No handler waits for the thread, so the thread waits at most until
+ * the workers have answered the requests of whoever holds the lock.  It
+ * takes the ids and names under the mutex and notifies without it: it
+ * never touches a node the mutex does not keep alive.  Invalidations asked
+ * for while it works are done by its next pass.  serve stops it once the
+ * session loop has ended, before the session's device is closed.
  */
+static struct {
+	pthread_t thread;
+	pthread_cond_t wake;
+	bool started, stop, asked;	/* (stop and asked under the mutex) */
+} INV = {.wake = PTHREAD_COND_INITIALIZER};
+
+struct stale {
+	fuse_ino_t id, parent;
+	char *name;			/* its name in parent; NULL: the inode alone */
+};
+
+/* The object nodes the kernel knows (under the mutex), with their names
+ * if names; *n gets how many.  NULL when out of memory. */
+static struct stale *stale_nodes(bool names, size_t *n)
+{
+	struct stale *v = calloc(B.nnodes + 1, sizeof(*v));
+
+	*n = 0;
+	for (size_t i = 0; v && i < B.ntab; i++)
+		for (struct node *m = B.tab[i]; m; m = m->next) {
+			if (m->kind != K_OBJ)
+				continue;	/* (the others are never cached) */
+			v[*n].id = m->id;
+			if (names && m->parent) {
+				v[*n].parent = m->parent->id;
+				v[*n].name = strdup(m->name);	/* (NULL: the inode alone) */
+			}
+			++*n;
+		}
+	if (!v)
+		logmsg(LOG_ERR, "r4fuse: out of memory: the kernel's caches stay as they are");
+	return v;
+}
+
+static void *invalidator(void *arg)
+{
+	(void)arg;
+	pthread_mutex_lock(&B.mu);
+	for (;;) {
+		struct stale *v;
+		size_t n;
+
+		while (!INV.asked && !INV.stop)
+			pthread_cond_wait(&INV.wake, &B.mu);
+		if (INV.stop)
+			break;
+		INV.asked = false;
+		v = stale_nodes(true, &n);
+		pthread_mutex_unlock(&B.mu);
+		for (size_t i = 0; i < n; i++) {
+			if (v[i].name)
+				fuse_lowlevel_notify_inval_entry(B.se, v[i].parent, v[i].name,
+								 strlen(v[i].name));
+			fuse_lowlevel_notify_inval_inode(B.se, v[i].id, 0, 0);
+			free(v[i].name);
+		}
+		free(v);
+		pthread_mutex_lock(&B.mu);
+	}
+	pthread_mutex_unlock(&B.mu);
+	return NULL;
+}
+
+static void invalidator_start(void)
+{
+	int err = pthread_create(&INV.thread, NULL, invalidator, NULL);
+
+	if (err)
+		logmsg(LOG_ERR, "r4fuse: no invalidation thread (%s): names the control file, "
+		       "pseudo files or xattrs change stay cached for entry_timeout", strerror(err));
+	INV.started = !err;
+}
+
+/* Once the session loop has ended, so that no handler asks for more.  After
+ * an unmount the kernel's notifications answer at once.  After a signal,
+ * with the mount still up, a pass may still wait for a lock whose holder's
+ * request no worker will read: then only aborting the connection (fusectl)
+ * ends it. */
+static void invalidator_stop(void)
+{
+	pthread_mutex_lock(&B.mu);
+	INV.stop = true;
+	pthread_cond_signal(&INV.wake);
+	pthread_mutex_unlock(&B.mu);
+	if (INV.started)
+		pthread_join(INV.thread, NULL);
+	INV.started = false;
+}
+
+/* After a change the kernel did not make (outside the mutex): attributes
+ * stale now, names and pages by the invalidation thread. */
 static void invalidate_all(void)
 {
-	struct inval {
-		fuse_ino_t id, parent;
-		char *name;
-	} *v;
-	size_t n = 0;
+	struct stale *v;
+	size_t n;
 
 	pthread_mutex_lock(&B.mu);
-	v = calloc(B.nnodes + 1, sizeof(*v));
-	for (size_t i = 0; v && i < B.ntab; i++)
-		for (struct node *m = B.tab[i]; m; m = m->next)
-			if (m->kind == K_OBJ && m->parent)
-				v[n++] = (struct inval){m->id, m->parent->id, strdup(m->name)};
+	v = stale_nodes(false, &n);
+	INV.asked = true;
+	pthread_cond_signal(&INV.wake);
 	pthread_mutex_unlock(&B.mu);
-	for (size_t i = 0; i < n; i++) {
-		if (v[i].name)
-			fuse_lowlevel_notify_inval_entry(B.se, v[i].parent, v[i].name,
-							 strlen(v[i].name));
-		fuse_lowlevel_notify_inval_inode(B.se, v[i].id, 0, 0);
-		free(v[i].name);
-	}
-	fuse_lowlevel_notify_inval_inode(B.se, FUSE_ROOT_ID, 0, 0);
+	for (size_t i = 0; i < n; i++)
+		fuse_lowlevel_notify_inval_inode(B.se, v[i].id, -1, 0);	/* (-1: no pages) */
 	free(v);
 }
 
@@ -2202,12 +2305,60 @@ static void fb_statfs(fuse_req_t req, fuse_ino_t id)
 	fuse_reply_statfs(req, &sv);
 }
 
-/* ---- extended attributes: user.r4.NAME is the pseudo file ..NAME ---- */
+/*
+ * ---- extended attributes: user.r4.NAME is the pseudo file ..NAME ----
+ *
+ * Generic tools copy every attribute listxattr names (cp -a, rsync -aX,
+ * tar --xattrs) and put back what they copied.  The pseudo attributes are
+ * not a file's data: copied out they put r4's oid, key and plugin on host
+ * files; put back, user.r4.name renamed rsync's temporary file (and rsync
+ * failed), and the read-only ones failed the copy.  So:
+ *  - listxattr names none (r4 stores no attributes of its own, so it lists
+ *    nothing), unless -o list_pseudo_xattrs asks for them (getfattr -d);
+ *  - getxattr reads any pseudo file on request (getfattr -n user.r4.mode);
+ *  - setxattr sets only what chmod, chown and touch set: mode, uid (owner),
+ *    gid, atime and mtime, with the same rules.  The name, the body and
+ *    the rest are EPERM: an attribute a tool replays must not rename,
+ *    rewrite or remove anything (the pseudo files by name, the meta view
+ *    and the control file still reach them);
+ *  - no attribute can be removed: EPERM for a pseudo one, ENODATA else.
+ */
 
 static const char *const xattr_names[] = {
 	"uid", "gid", "mode", "type", "size", "nlink", "atime", "mtime", "ctime", "oid", "key",
 	"plugin", "name", NULL,
 };
+
+/* The pseudo file of the attribute name (user.r4.mode: ..mode), or NULL. */
+static const struct r4_pseudo_info *xattr_pseudo(const char *name)
+{
+	size_t k = strlen(XATTR);
+	char dots[32];
+
+	if (strncmp(name, XATTR, k) || strlen(name + k) + 3 > sizeof(dots))
+		return NULL;
+	sprintf(dots, "..%s", name + k);
+	return r4_pseudo_lookup(dots, strlen(dots));
+}
+
+/* 0 when setxattr may set name, else the positive errno it answers. */
+static int xattr_settable(const char *name)
+{
+	const struct r4_pseudo_info *ps = xattr_pseudo(name);
+
+	if (!ps)
+		return ENOTSUP;	/* r4 stores no attributes of its own */
+	switch (ps->id) {
+	case R4_PSEUDO_UID:
+	case R4_PSEUDO_GID:
+	case R4_PSEUDO_MODE:
+	case R4_PSEUDO_ATIME:
+	case R4_PSEUDO_MTIME:
+		return 0;
+	default:
+		return EPERM;
+	}
+}
 
 /* The pseudo file an attribute name of n stands for ("/a/..mode"). */
 static int xattr_path(fuse_ino_t id, const char *name, char **out)
@@ -2237,7 +2388,7 @@ static void fb_getxattr(fuse_req_t req, fuse_ino_t id, const char *name, size_t 
 	size_t n = 0;
 	int rc;
 
-	if (strncmp(name, XATTR, strlen(XATTR))) {
+	if (!xattr_pseudo(name)) {
 		/* (security.capability before every first write: no lock) */
 		fuse_reply_err(req, ENODATA);
 		return;
@@ -2246,7 +2397,7 @@ static void fb_getxattr(fuse_req_t req, fuse_ino_t id, const char *name, size_t 
 	pthread_mutex_lock(&B.mu);
 	if (!(rc = xattr_path(id, name, &p)))
 		rc = pseudo_text(&c, p, &text, &n);
-	/* an unknown pseudo name is no attribute */
+	/* (a pseudo file of a pseudo file, or one the object lacks, is none) */
 	rc = rc == -ENOENT || rc == -ENODATA ? ENODATA : fb_err("getxattr", NULL, rc);
 	pthread_mutex_unlock(&B.mu);
 	if (rc)
@@ -2270,26 +2421,36 @@ static void fb_setxattr(fuse_req_t req, fuse_ino_t id, const char *name, const c
 	int rc;
 
 	(void)flags;
+	if ((rc = xattr_settable(name))) {
+		fuse_reply_err(req, rc);
+		return;
+	}
 	caller_get(req, &c);
 	pthread_mutex_lock(&B.mu);
 	if (!(rc = xattr_path(id, name, &p)))
 		rc = pseudo_write(&c, p, value, size, &changed);
-	rc = rc == -ENODATA ? ENOTSUP : fb_err("setxattr", NULL, rc);	/* only user.r4. names */
+	rc = rc == -ENODATA ? ENOTSUP : fb_err("setxattr", NULL, rc);	/* (of a pseudo file) */
 	pthread_mutex_unlock(&B.mu);
 	if (changed)
-		invalidate_all();	/* the kernel's cached mode, owner, size */
+		invalidate_all();	/* the kernel's cached mode, owner, times */
 	free(p);
 	fuse_reply_err(req, rc);
 }
 
+/* Nothing, or with -o list_pseudo_xattrs the metadata names of an object
+ * (..body and ..list are left out: they can be large). */
 static void fb_listxattr(fuse_req_t req, fuse_ino_t id, size_t size)
 {
 	char list[512], *at = list;
-	size_t need = 0;
+	struct node *n;
+	size_t need;
 
-	(void)id;
-	for (int i = 0; xattr_names[i]; i++)
-		at += sprintf(at, "%s%s", XATTR, xattr_names[i]) + 1;
+	pthread_mutex_lock(&B.mu);
+	n = B.list_xattrs ? node_find(id) : NULL;
+	if (n && n->kind != K_PSEUDO && n->kind != K_CONTROL)
+		for (int i = 0; xattr_names[i]; i++)
+			at += sprintf(at, "%s%s", XATTR, xattr_names[i]) + 1;
+	pthread_mutex_unlock(&B.mu);
 	need = (size_t)(at - list);
 	if (!size)
 		fuse_reply_xattr(req, need);
@@ -2302,8 +2463,7 @@ static void fb_listxattr(fuse_req_t req, fuse_ino_t id, size_t size)
 static void fb_removexattr(fuse_req_t req, fuse_ino_t id, const char *name)
 {
 	(void)id;
-	(void)name;
-	fuse_reply_err(req, ENOTSUP);	/* a pseudo file cannot go */
+	fuse_reply_err(req, xattr_pseudo(name) ? EPERM : ENODATA);	/* a pseudo file cannot go */
 }
 
 /*
@@ -2392,8 +2552,14 @@ static void fb_init(void *data, struct fuse_conn_info *conn)
 	 * permission check and the handle (see fb_open) */
 	if (conn->capable & FUSE_CAP_ATOMIC_O_TRUNC)
 		conn->want |= FUSE_CAP_ATOMIC_O_TRUNC;
+	/* a read checks stale attributes first, and a changed mtime or size
+	 * drops the cached pages: invalidate_all counts on it (libfuse's
+	 * default, asked for here so that it stays) */
+	if (conn->capable & FUSE_CAP_AUTO_INVAL_DATA)
+		conn->want |= FUSE_CAP_AUTO_INVAL_DATA;
 	pthread_create(&B.committer, NULL, committer, NULL);
 	B.started = true;
+	invalidator_start();
 }
 
 static void fb_destroy(void *data)
@@ -2458,6 +2624,7 @@ struct opts {
 	char *cache, *errors;
 	double entry_timeout, attr_timeout;
 	int sync, ro, help, kernel_perms, secs;
+	int list_xattrs;
 };
 
 #define OPT(t, p) {t, offsetof(struct opts, p), 1}
@@ -2471,6 +2638,7 @@ static const struct fuse_opt fb_opts[] = {
 	OPT("ro", ro),
 	OPT("default_permissions", kernel_perms),
 	OPT("32bittimes", secs),
+	OPT("list_pseudo_xattrs", list_xattrs),
 	OPT("-h", help),
 	OPT("--help", help),
 	FUSE_OPT_END,
@@ -2514,6 +2682,8 @@ static void usage(FILE *f)
 		"  -o 32bittimes    new objects keep whole-second times (12 bytes less each)\n"
 		"  -o entry_timeout=SECS, attr_timeout=SECS  how long the kernel may keep\n"
 		"                   names and attributes (default 1)\n"
+		"  -o list_pseudo_xattrs  listxattr names the user.r4.* attributes (getfattr\n"
+		"                   -d shows them; cp -a, rsync -aX, tar --xattrs copy them)\n"
 		"  and libfuse's options: allow_other, max_idle_threads, clone_fd, ...\n");
 }
 
@@ -2622,6 +2792,7 @@ static int serve(struct fuse_args *args, const struct fuse_cmdline_opts *co)
 		if (!fuse_session_mount(B.se, co->mountpoint)) {
 			fuse_daemonize(co->foreground);
 			rc = co->singlethread ? fuse_session_loop(B.se) : loop_mt(co);
+			invalidator_stop();
 			fuse_session_unmount(B.se);
 		}
 		fuse_remove_signal_handlers(B.se);
@@ -2660,6 +2831,7 @@ int fuse_bridge_main(int argc, char **argv)
 	B.errors_continue = o.errors && !strcmp(o.errors, "continue");
 	B.sync = o.sync;
 	B.kernel_perms = o.kernel_perms;
+	B.list_xattrs = o.list_xattrs;
 	B.commit_secs = o.commit ? o.commit : 5;
 	B.entry_timeout = o.entry_timeout;
 	B.attr_timeout = o.attr_timeout;

@@ -36,6 +36,8 @@ zlib1g-dev        pc:zlib
 libzstd-dev       pc:libzstd
 tmux              cmd:tmux
 attr              cmd:getfattr
+rsync             cmd:rsync
+tar               cmd:tar
 graphviz          cmd:dot
 '
 

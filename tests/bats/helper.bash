@@ -25,6 +25,14 @@
 #   umount_r4         unmount and wait until r4fuse has committed and
 #                     closed the image; fails if it did not exit cleanly
 #   fuse_teardown     unmount and stop whatever is still up
+#   need_fusectl      skip unless the FUSE control file system is (or can
+#                     be) mounted at /sys/fs/fuse/connections
+#   fuse_within SECS CMD [ARGS...]
+#                     run CMD (its output and status as usual); if it is
+#                     still running after SECS seconds it hangs on the
+#                     mount: abort the mount's FUSE connection ($FUSE_CONN,
+#                     fusectl), which ends every request and frees what
+#                     waited, and fail (needs need_fusectl first)
 # and bats-support / bats-assert / bats-file (assert_success, assert_output,
 # assert_file_exists, ...) from Debian's /usr/lib/bats.
 
@@ -121,7 +129,10 @@ mount_r4() {
 	"$R4FUSE" "$IMG" "$MNT" -f "$@" 2>"$T/fuse.log" &
 	FUSE_PID=$!
 	for _ in $(seq 200); do
-		mountpoint -q "$MNT" && return 0
+		if mountpoint -q "$MNT"; then
+			FUSE_CONN=$(fuse_conn "$MNT")
+			return 0
+		fi
 		sleep 0.05
 	done
 	cat "$T/fuse.log" >&2
@@ -142,11 +153,46 @@ umount_r4() {
 }
 
 fuse_teardown() {
-	if [ -n "${MNT:-}" ] && mountpoint -q "$MNT" 2>/dev/null; then
+	# (by mountinfo: mountpoint(1) fails on a connection aborted)
+	if [ -n "${MNT:-}" ] && [ -n "$(fuse_conn "$MNT")" ]; then
 		fusermount3 -u "$MNT" 2>/dev/null || fusermount3 -uz "$MNT" 2>/dev/null || true
 	fi
 	if [ -n "${FUSE_PID:-}" ]; then
 		kill "$FUSE_PID" 2>/dev/null || true
 		wait "$FUSE_PID" 2>/dev/null || true
 	fi
+}
+
+# fuse_conn DIR: the FUSE connection of the mount at DIR, as
+# /sys/fs/fuse/connections names it: the minor number of the mount's
+# device (mountinfo's third field, MAJOR:MINOR), read without touching the
+# mount itself, since that may hang.
+fuse_conn() {
+	awk -v m="$1" '$5 == m { split($3, d, ":"); c = d[2] } END { print c }' /proc/self/mountinfo
+}
+
+need_fusectl() {
+	local d=/sys/fs/fuse/connections
+	[ -d "$d" ] || skip "no $d (fuse not loaded?)"
+	mountpoint -q "$d" || mount -t fusectl fusectl "$d" 2>/dev/null ||
+		skip "cannot mount fusectl at $d: a hung mount could not be aborted"
+}
+
+fuse_within() {
+	local secs=$1 out fd rc
+	shift
+	# The command runs in a process substitution whose one line is its
+	# exit status: read -t waits for that line at most SECS seconds.
+	exec {out}>&1
+	exec {fd}< <("$@" >&"$out" {out}>&-; echo $?)
+	if read -r -t "$secs" -u "$fd" rc; then
+		exec {fd}<&- {out}>&-
+		return "$rc"
+	fi
+	echo "fuse_within: '$*' still running after ${secs}s: aborting FUSE connection $FUSE_CONN" >&2
+	echo 1 >"/sys/fs/fuse/connections/$FUSE_CONN/abort" || true
+	read -r -t 30 -u "$fd" rc || true
+	exec {fd}<&- {out}>&-
+	echo "fuse_within: '$*' hung (status ${rc:-unknown} after the abort)" >&2
+	return 1
 }

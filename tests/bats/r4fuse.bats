@@ -214,7 +214,7 @@ OUT
 
 @test "extended attributes: user.r4.NAME is the pseudo file ..NAME, of any object" {
 	need_cmd getfattr "attr not installed"
-	mount_r4
+	mount_r4 -o list_pseudo_xattrs	# (getfattr -d; r4fuse_xattr.bats: the default)
 	run getfattr --absolute-names --only-values -n user.r4.mode "$MNT/bank/alice"
 	assert_output 0644
 	run getfattr --absolute-names -d "$MNT/bank/alice"
