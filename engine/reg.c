@@ -520,10 +520,10 @@ static uint64_t tails_cost(const struct r4_db *db, uint64_t size)
 /* The body of ino replaced by one that costs `add`: grab both. */
 static int grab_rewrite(struct r4_db *db, const struct r4_inode *ino, uint64_t add, bool removal)
 {
-	uint64_t n;
-	int rc = body_items(db, ino, 0, &n);
+	uint64_t cost;
+	int rc = r4_reg_remove_cost(db, ino, &cost);
 
-	return rc ? rc : r4_txn_grab(db, r4_txn_remove_cost(db, n) + add + E(db), removal);
+	return rc ? rc : r4_txn_grab(db, cost + add + E(db), removal);
 }
 
 static int write_tails(struct r4_db *db, const struct r4_inode *ino, const uint8_t *data,
