@@ -93,14 +93,13 @@ struct bridge {
 	bool kernel_perms;		/* -o default_permissions: the kernel checks */
 	unsigned commit_secs;
 	double entry_timeout, attr_timeout;
-	int lockfd;
 	struct node **tab;		/* nodes by id */
 	size_t ntab, nnodes;
 	struct node *root;
 };
 
 static struct bridge B = {.mu = PTHREAD_MUTEX_INITIALIZER, .wake = PTHREAD_COND_INITIALIZER,
-			  .commit_secs = 5, .lockfd = -1, .entry_timeout = 1, .attr_timeout = 1};
+			  .commit_secs = 5, .entry_timeout = 1, .attr_timeout = 1};
 
 /* A handle on a pseudo file or the control file: what was written, what
  * there is to read. */
@@ -2461,6 +2460,7 @@ static void add_fsname(struct fuse_args *args, const char *image)
 static int open_image(struct opts *o)
 {
 	struct r4_open_opts oo = {.rw = !o->ro, .log = engine_log, .seconds_only = o->secs};
+	struct r4_holder h;
 	int rc;
 
 	if (o->cache) {
@@ -2472,26 +2472,19 @@ static int open_image(struct opts *o)
 		}
 		oo.cache_nodes = (size_t)(bytes / 4096);	/* 4 KiB nodes */
 	}
-	if (!o->ro) {
-		/* the lock r4sh takes: one writer per image */
-		struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
-
-		B.lockfd = open(o->image, O_RDWR | O_CLOEXEC);
-		if (B.lockfd < 0 || fcntl(B.lockfd, F_SETLK, &fl) < 0) {
-			fprintf(stderr, "r4fuse: %s: %s\n", o->image, B.lockfd < 0 ? strerror(errno)
-				: "in use by another program (r4sh or r4fuse)");
-			return 1;
-		}
-	}
 	rc = r4_open(o->image, &oo, &B.db);
 	if (rc == -EROFS && oo.rw) {
 		/* marked damaged: readable, never written until checked */
 		fprintf(stderr, "r4fuse: %s: mounted read-only\n", o->image);
-		close(B.lockfd);
-		B.lockfd = -1;
 		o->ro = 1;
 		oo.rw = false;
 		rc = r4_open(o->image, &oo, &B.db);
+	}
+	if (rc == -EBUSY) {	/* the lock: one writer per image */
+		if (r4_holder_find(o->image, &h))
+			snprintf(h.what, sizeof(h.what), "in use by another program");
+		fprintf(stderr, "r4fuse: %s: %s\n", o->image, h.what);
+		return 1;
 	}
 	if (rc) {
 		fprintf(stderr, "r4fuse: %s: cannot mount it: %s\n", o->image, r4_strerror(rc));
@@ -2608,7 +2601,5 @@ out:
 	free(co.mountpoint);
 	free(o.cache);
 	free(o.image);
-	if (B.lockfd >= 0)
-		close(B.lockfd);
 	return rc;
 }

@@ -124,14 +124,14 @@ EOF
 	run "$R4SH" -c 'ls /' "$IMG"
 	assert_success
 	assert_output - <<OUT
-r4sh: $IMG is mounted at $MNT by r4fuse (pid $FUSE_PID): working through the mount
+r4sh: $IMG: in use by r4fuse (pid $FUSE_PID), mounted at $MNT: working through the mount
 bank
 OUT
 	run "$R4SH" --read-only -c 'cat /bank/alice' "$IMG"
 	assert_output 100
 	run "$R4FUSE" "$IMG" "$T" -f
 	assert_failure 1
-	assert_output --partial 'in use by another program'
+	assert_output "r4fuse: $IMG: in use by r4fuse (pid $FUSE_PID), mounted at $MNT"
 }
 
 @test "r4sh MOUNTPOINT: R4L through the control file, reads through the mount" {
