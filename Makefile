@@ -43,7 +43,7 @@ FUSE_LIBS = $(shell pkg-config --libs fuse3 2>/dev/null || echo -lfuse3 -lpthrea
 FUSE_SRC = $(sort $(wildcard fuse-bridge/*.c))
 FUSE_OBJ = $(FUSE_SRC:%.c=$(B)/%.o)
 
-.PHONY: all check test unit interop fsx clean layering bench fuzz fuzz-build
+.PHONY: all check check-long test unit interop fsx clean layering bench fuzz fuzz-build
 all: $(PROGS) $(B)/libr4parse.a layering
 
 $(B)/libr4engine.a: $(ENGINE_OBJ)
@@ -118,6 +118,12 @@ check:
 	$(MAKE) SAN=1 all unit interop build/san/tests/test_fuzz
 	if command -v $(FUZZ_CC) >/dev/null; then $(MAKE) fuzz-build; fi
 	B=build/san bash tests/run.sh
+
+# make check with the long variants of the slow tests: 100 unmount-then-check
+# tries under load in tests/bats/r4_lock.bats (make check runs 20), 20 runs
+# of the demo in a row in tests/bats/demo.bats (make check runs 3).
+check-long:
+	R4_UMOUNT_TRIES=100 R4_DEMO_RUNS=20 $(MAKE) check
 
 # The libFuzzer target for lex + parse (clang).  `make fuzz` runs it for
 # R4_FUZZ_SECONDS (default 60) as make check does, through tests/fuzz/check.sh.

@@ -30,13 +30,14 @@ int fuse_bridge_main(int argc, char **argv);	/* fuse-bridge/r4fuse.c */
 static int usage(FILE *f)
 {
 	fprintf(f,
-		"usage: %s mkfs IMAGE SIZE [--label L] [--uuid U] [--node node40|node41]\n"
-		"                [-o TYPE=PLUGIN[,TYPE=PLUGIN...]]\n"
+		"usage: %s mkfs [-f] IMAGE SIZE [--label L] [--uuid U] [--node node40|node41]\n"
+		"                [-o TYPE=PLUGIN[,TYPE=PLUGIN...]]  (-f, --force: over a volume)\n"
 		"       %s info IMAGE\n"
 		"       %s ls IMAGE [PATH]     list a directory (type, mode, size, name)\n"
 		"       %s cat IMAGE PATH      write a file's bytes to stdout\n"
 		"       %s import IMAGE SRCDIR [DEST]  copy a host tree into the image\n"
 		"       %s fsck IMAGE [-n | --fix | -y]  check the image; repair what is safe\n"
+		"                                       (-n: read-only, even while in use)\n"
 		"       %s dump [--dot] IMAGE  the storage tree: nodes, items, keys (--dot: Graphviz)\n"
 		"       %s plugins [TYPE]      the plugins r4 knows: type, id, label, what it does\n"
 		"       %s parse (-c CMD | -f SCRIPT)  the AST of an R4L command, or its errors\n"
@@ -108,15 +109,20 @@ static int cmd_mkfs(int argc, char **argv)
 {
 	static const struct option lopts[] = {
 		{"label", required_argument, NULL, 'L'}, {"uuid", required_argument, NULL, 'U'},
-		{"node", required_argument, NULL, 'n'}, {NULL, 0, NULL, 0}};
+		{"node", required_argument, NULL, 'n'}, {"force", no_argument, NULL, 'f'},
+		{NULL, 0, NULL, 0}};
 	struct r4_mkfs_opts o;
 	uuid_t uu;
 	uint64_t size;
 	int c, rc;
 
 	r4_mkfs_defaults(&o);
-	while ((c = getopt_long(argc, argv, "L:U:o:", lopts, NULL)) != -1) {
+	o.no_overwrite = true;
+	while ((c = getopt_long(argc, argv, "fL:U:o:", lopts, NULL)) != -1) {
 		switch (c) {
+		case 'f':
+			o.no_overwrite = false;
+			break;
 		case 'L':
 			if (strlen(optarg) > 16) {
 				fprintf(stderr, "%s: label '%s' is longer than 16 bytes\n", sh_prog,
@@ -151,7 +157,14 @@ static int cmd_mkfs(int argc, char **argv)
 		return R4_EXIT_USAGE;
 	}
 	if ((rc = r4_mkfs(argv[optind], size, &o))) {
-		fprintf(stderr, "%s: cannot make '%s': %s\n", sh_prog, argv[optind], r4_strerror(rc));
+		if (rc == -EBUSY)
+			sh_say_busy(sh_prog, argv[optind], NULL);
+		else if (rc == -EEXIST)
+			fprintf(stderr, "%s: %s: holds a Reiser4 volume already; -f (--force) "
+				"overwrites it\n", sh_prog, argv[optind]);
+		else
+			fprintf(stderr, "%s: cannot make '%s': %s\n", sh_prog, argv[optind],
+				r4_strerror(rc));
 		return R4_EXIT_FAIL;
 	}
 	return R4_EXIT_OK;
@@ -499,7 +512,11 @@ static int cmd_import(int argc, char **argv)
 	if (argc < 3 || argc > 4)
 		return usage(stderr);
 	if ((rc = r4_open(argv[1], &oo, &db))) {
-		fprintf(stderr, "%s: cannot open image '%s': %s\n", sh_prog, argv[1], r4_strerror(rc));
+		if (rc == -EBUSY)
+			sh_say_busy(sh_prog, argv[1], NULL);
+		else
+			fprintf(stderr, "%s: cannot open image '%s': %s\n", sh_prog, argv[1],
+				r4_strerror(rc));
 		return R4_EXIT_FAIL;
 	}
 	if (!(rc = r4_begin(db)) && !(rc = make_parents(db, dst)) &&
@@ -578,6 +595,27 @@ static void fsck_report(void *ctx, const struct r4_problem *p)
 	       ui->fix ? (p->fixed ? " [fixed]" : " [not fixed]") : p->fixable ? " [fixable]" : "");
 }
 
+/*
+ * A check of an image in use (e2fsck on a mounted file system): refused
+ * (true), unless -n asks for it anyway; then it reads a moving target and
+ * says so.  --fix needs the lock, which refuses by itself.
+ */
+static bool fsck_in_use(const char *image, bool no)
+{
+	struct r4_holder h;
+
+	if (r4_holder_find(image, &h) || !h.held)
+		return false;
+	if (!no) {
+		fprintf(stderr, "%s: %s: %s; not checked: -n checks it anyway, read-only\n",
+			sh_prog, image, h.what);
+		return true;
+	}
+	fprintf(stderr, "%s: %s: %s; checking it anyway, read-only: it can change while it is "
+		"read, so problems may show that are not there\n", sh_prog, image, h.what);
+	return false;
+}
+
 static int cmd_fsck(int argc, char **argv)
 {
 	static const struct option lopts[] = {
@@ -611,7 +649,13 @@ static int cmd_fsck(int argc, char **argv)
 		return FSCK_USAGE;
 	}
 	co.fix = ui.fix;
+	if (!ui.fix && fsck_in_use(argv[optind], no))
+		return FSCK_OPERROR;
 	if ((rc = r4_check_open(argv[optind], &co, NULL, &db))) {
+		if (rc == -EBUSY) {	/* --fix: a writer holds it */
+			sh_say_busy(sh_prog, argv[optind], NULL);
+			return FSCK_OPERROR;
+		}
 		/* no usable super block: nothing could be checked */
 		if ((rc != -EUCLEAN && rc != -EBADMSG) || ui.last == R4_CC_SUPER) {
 			fprintf(stderr, "%s: cannot open image '%s': %s\n", sh_prog, argv[optind],
@@ -777,7 +821,10 @@ static int cmd_run(int argc, char **argv)
 	if (read_source(flag, arg, &text, &len, &ro.name))
 		return R4_EXIT_FAIL;
 	if ((rc = r4_open(argv[optind], &oo, &db))) {
-		fprintf(stderr, "%s: %s: %s\n", sh_prog, argv[optind], r4_strerror(rc));
+		if (rc == -EBUSY)
+			sh_say_busy(sh_prog, argv[optind], NULL);
+		else
+			fprintf(stderr, "%s: %s: %s\n", sh_prog, argv[optind], r4_strerror(rc));
 		free(text);
 		return R4_EXIT_FAIL;
 	}

@@ -1,14 +1,14 @@
 /*
- * r4sh.c - r4sh's options, the image and its lock, and main: a terminal
- * gets the interactive shell, -c runs each command as one unit, -f SCRIPT
- * (or a pipe on stdin) runs a script, checked first, one unit per
- * statement (--atomic: one for all).
+ * r4sh.c - r4sh's options, the image (or the r4fuse mount that holds it:
+ * the engine's lock says who), and main: a terminal gets the interactive
+ * shell, -c runs each command as one unit, -f SCRIPT (or a pipe on stdin)
+ * runs a script, checked first, one unit per statement (--atomic: one for
+ * all).
  *
  * Exit codes: 0 ok, 1 a run-time failure, 2 usage, 3 a lexical, syntax
  * or check error.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -40,29 +40,9 @@ static int usage(FILE *f)
 		"  --as USER|UID[:GID[,GID...]]  act as this identity (access checks)\n"
 		"  --json          one JSON object per statement value\n"
 		"  --quiet         no values; --echo: print each entry before it runs\n"
-		"  --read-only     open without the lock, change nothing\n"
+		"  --read-only     open beside a writer (no lock), change nothing\n"
 		"Exit: 0 ok, 1 run-time failure, 2 usage, 3 lexical/syntax/check error.\n");
 	return R4_EXIT_USAGE;
-}
-
-/* Who holds the lock on fd's file ("r4fuse (pid 123)"), into buf. */
-static void holder(int fd, char *buf, size_t n)
-{
-	struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
-	char path[64], comm[64] = "a process";
-	FILE *f;
-
-	if (fcntl(fd, F_GETLK, &fl) < 0 || fl.l_type == F_UNLCK) {
-		snprintf(buf, n, "another program");
-		return;
-	}
-	snprintf(path, sizeof(path), "/proc/%d/comm", (int)fl.l_pid);
-	if ((f = fopen(path, "r"))) {
-		if (fgets(comm, sizeof(comm), f))
-			comm[strcspn(comm, "\n")] = 0;
-		fclose(f);
-	}
-	snprintf(buf, n, "%s (pid %d)", comm, (int)fl.l_pid);
 }
 
 /* Work on a live mount instead of an image. */
@@ -76,46 +56,36 @@ static int use_mount(struct sh *sh, char *mount)
 	return 0;
 }
 
+/*
+ * The image is in use (the engine's lock, r4_open said -EBUSY).  When the
+ * holder is an r4fuse mount of it, work through the mount, as if
+ * MOUNTPOINT had been given; otherwise say who holds it.
+ */
+static int busy(struct sh *sh, const char *image)
+{
+	struct r4_holder h;
+
+	if (!r4_holder_find(image, &h) && h.mount[0] && sh_is_mount(h.mount)) {
+		if (!sh->quiet)
+			fprintf(stderr, "r4sh: %s: %s: working through the mount\n", image, h.what);
+		return use_mount(sh, strdup(h.mount));
+	}
+	sh_say_busy("r4sh", image, "--read-only opens it anyway, without changing it");
+	return -EBUSY;
+}
+
 int sh_open(struct sh *sh, const char *image, bool rw)
 {
 	struct r4_open_opts o = {.rw = rw};
 	int rc;
 
-	sh->lockfd = -1;
 	if (sh_is_mount(image))
 		return use_mount(sh, strdup(image));
-	if (rw) {
-		/* one writer: a POSIX lock on the whole file says who holds it */
-		struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
-		int fd = open(image, O_RDWR | O_CLOEXEC);
-
-		if (fd < 0) {
-			fprintf(stderr, "r4sh: %s: %s\n", image, strerror(errno));
-			return -errno;
-		}
-		if (fcntl(fd, F_SETLK, &fl) < 0) {
-			char who[128], *mnt = sh_mount_of(image);
-
-			holder(fd, who, sizeof(who));
-			close(fd);
-			if (mnt) {	/* r4fuse has it: talk to the mount */
-				if (!sh->quiet)
-					fprintf(stderr, "r4sh: %s is mounted at %s by %s: working "
-						"through the mount\n", image, mnt, who);
-				return use_mount(sh, mnt);
-			}
-			fprintf(stderr, "r4sh: %s is in use by %s; --read-only opens it anyway, "
-				"without changing it\n", image, who);
-			return -EBUSY;
-		}
-		sh->lockfd = fd;
-	}
 	if ((rc = r4_open(image, &o, &sh->db))) {
-		fprintf(stderr, "r4sh: %s: %s\n", image, r4_strerror(rc));
-		if (sh->lockfd >= 0)
-			close(sh->lockfd);
-		sh->lockfd = -1;
 		sh->db = NULL;
+		if (rc == -EBUSY)
+			return busy(sh, image);
+		fprintf(stderr, "r4sh: %s: %s\n", image, r4_strerror(rc));
 		return rc;
 	}
 	free(sh->image);
@@ -140,9 +110,6 @@ void sh_close(struct sh *sh)
 		r4_close(sh->db);
 		sh->db = NULL;
 	}
-	if (sh->lockfd >= 0)
-		close(sh->lockfd);
-	sh->lockfd = -1;
 	free(sh->mount);
 	sh->mount = NULL;
 }
@@ -197,7 +164,7 @@ int sh_main(int argc, char **argv)
 		{"read-only", no_argument, NULL, 'r'}, {"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	struct sh sh = {.lockfd = -1, .cwd = "/", .who = {.umask = 022}, .source = "<command>"};
+	struct sh sh = {.cwd = "/", .who = {.umask = 022}, .source = "<command>"};
 	const char *script = NULL, *as = NULL;
 	char **cmds = calloc((size_t)argc + 1, sizeof(*cmds));
 	bool atomic = false, dry = false, ro = false;

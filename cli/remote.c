@@ -34,54 +34,13 @@ bool sh_is_mount(const char *dir)
 	return !stat(ctl, &st) && S_ISREG(st.st_mode);
 }
 
-/* mountinfo's octal escapes (\040 for a space) undone in place. */
-static void unescape(char *s)
+void sh_say_busy(const char *prog, const char *image, const char *hint)
 {
-	char *o = s;
+	struct r4_holder h;
 
-	for (; *s; s++) {
-		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' && s[2] <= '7' &&
-		    s[3] >= '0' && s[3] <= '7') {
-			*o++ = (char)((s[1] - '0') << 6 | (s[2] - '0') << 3 | (s[3] - '0'));
-			s += 3;
-		} else {
-			*o++ = *s;
-		}
-	}
-	*o = 0;
-}
-
-char *sh_mount_of(const char *image)
-{
-	char real[PATH_MAX], *line = NULL, *found = NULL;
-	size_t cap = 0;
-	FILE *f;
-
-	if (!realpath(image, real) || !(f = fopen("/proc/self/mountinfo", "r")))
-		return NULL;
-	while (!found && getline(&line, &cap, f) > 0) {
-		/* ID PARENT MAJ:MIN ROOT MOUNTPOINT OPTIONS... - FSTYPE SOURCE SUPER */
-		char *sep = strstr(line, " - "), *mp, *fstype, *src, *save;
-
-		if (!sep)
-			continue;
-		*sep = 0;
-		strtok_r(line, " ", &save);
-		for (int i = 0; i < 3; i++)
-			strtok_r(NULL, " ", &save);
-		mp = strtok_r(NULL, " ", &save);
-		fstype = strtok_r(sep + 3, " ", &save);
-		src = strtok_r(NULL, " ", &save);
-		if (!mp || !fstype || !src || strcmp(fstype, "fuse.r4"))
-			continue;
-		unescape(src);
-		unescape(mp);
-		if (!strcmp(src, real) && sh_is_mount(mp))
-			found = strdup(mp);
-	}
-	free(line);
-	fclose(f);
-	return found;
+	if (r4_holder_find(image, &h))
+		snprintf(h.what, sizeof(h.what), "in use by another program");
+	fprintf(stderr, "%s: %s: %s%s%s\n", prog, image, h.what, hint ? "; " : "", hint ? hint : "");
 }
 
 /* MNT + path, in buf. */

@@ -1,7 +1,7 @@
 /*
  * sh.h - r4sh, the transactional shell and batch runner (cli/shell.c: the
  * one input loop; cli/cmds.c: the verbs, as a table; cli/lineedit.c:
- * libedit behind three calls; cli/r4sh.c: options and the image lock).
+ * libedit behind three calls; cli/r4sh.c: options and the image).
  */
 #ifndef R4_SH_H
 #define R4_SH_H
@@ -18,8 +18,8 @@ struct sh {
 	r4_db *db;
 	char *image;			/* its path */
 	char *mount;			/* or a live r4fuse mount (remote.c), db NULL */
-	bool rw;
-	int lockfd;			/* the image's lock (-1: none) */
+	bool rw;			/* (the engine holds the image's lock while db is
+					   open read-write) */
 	enum sh_out out;
 	bool echo, timer, quiet, interactive;
 	char cwd[4096];			/* the current directory in the image */
@@ -74,7 +74,9 @@ char *sh_literal(const void *bytes, size_t len);
 /* What the shell works on (remote.c): the image, or a mount, where R4L
  * goes through the control file and reads are POSIX calls. */
 bool sh_is_mount(const char *dir);		/* an r4fuse mount point? */
-char *sh_mount_of(const char *image);		/* where image is mounted (malloc'd), or NULL */
+/* "PROG: IMAGE: in use by r4fuse (pid 123), mounted at /mnt[; HINT]", on
+ * stderr: an -EBUSY open, in r4_holder_find's words. */
+void sh_say_busy(const char *prog, const char *image, const char *hint);
 int sh_remote_run(struct sh *sh, const char *src, size_t len, const struct r4_run_opts *ro,
 		  struct r4_run **out);
 int sh_stat(struct sh *sh, const char *path, struct r4_stat *st);

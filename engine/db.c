@@ -300,10 +300,13 @@ static int test_fault(struct r4_io **io)
 
 int r4_open(const char *path, const struct r4_open_opts *o, r4_db **out)
 {
+	unsigned flags = 0;
 	struct r4_io *io;
 	int rc;
 
-	if ((rc = r4_io_file_open(path, o && o->rw, &io)))
+	if (o && o->rw)
+		flags = R4_IO_RW | (o->bdev_no_excl ? R4_IO_SHARED : 0);
+	if ((rc = r4_io_file_open(path, flags, &io)))
 		return rc;
 	if ((rc = test_fault(&io))) {
 		r4_io_close(io);

@@ -75,14 +75,26 @@ static inline void r4_io_close(struct r4_io *io)
 
 /* ---- io_file.c ---- */
 
+enum {				/* r4_io_file_open's flags */
+	R4_IO_RW = 1,			/* read-write, and the image's lock */
+	R4_IO_CREATE = 2,		/* with R4_IO_RW: a missing file is made (mode 0644) */
+	R4_IO_SHARED = 4,		/* with R4_IO_RW: a block device without O_EXCL (the
+					   caller mounts it, and the kernel's claim excludes) */
+};
+
 /*
- * Open a regular file or a block device, read-only or (rw) read-write; the
- * file must exist.  Size of a device comes from BLKGETSIZE64.  Errors:
- * open(2)'s -errno (-ENOENT, -EACCES, -EROFS, ...), -ENOMEM.  Writes are not
- * durable until r4_io_sync (fdatasync).  On a read-only handle write and
- * truncate return -EBADF.
+ * Open a regular file or a block device, read-only or (R4_IO_RW)
+ * read-write; the file must exist unless R4_IO_CREATE.  A read-write handle
+ * holds the image's lock (an OFD write lock on the whole file, and O_EXCL
+ * for a block device) until r4_io_close; the handle's descriptor is its
+ * one owner, so a process that forks after opening keeps it.  Size of a
+ * device comes from BLKGETSIZE64.  Errors: -EBUSY when another open file
+ * holds the lock, or a block device is mounted or claimed (nothing was
+ * read or written); open(2)'s -errno (-ENOENT, -EACCES, -EROFS, ...),
+ * -ENOMEM.  Writes are not durable until r4_io_sync (fdatasync).  On a
+ * read-only handle write and truncate return -EBADF.
  */
-int r4_io_file_open(const char *path, bool rw, struct r4_io **out);
+int r4_io_file_open(const char *path, unsigned flags, struct r4_io **out);
 
 /* ---- io_mem.c ---- */
 

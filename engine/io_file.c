@@ -8,6 +8,17 @@
  * of a block device comes from BLKGETSIZE64, since st_size is 0 there.
  * This is the only engine file allowed pread/pwrite/fdatasync (STYLE.md
  * section 8); it knows nothing about blocks or Reiser4.
+ *
+ * One writer per image (docs/engine.md, "The lock"): a read-write open
+ * takes an open-file-description lock (F_OFD_SETLK, a write lock on the
+ * whole file) on its own descriptor before anything reads or writes, and
+ * keeps it until close.  An OFD lock belongs to the open file description,
+ * not to the process: a daemon that forks after opening keeps it when the
+ * parent exits, which a POSIX record lock would not survive.  A block
+ * device opened read-write also gets O_EXCL, the kernel's own rule (EBUSY
+ * while it is mounted or another program claims it), unless the caller
+ * mounts it itself (R4_IO_SHARED: the kernel's claim then keeps everyone
+ * else out).  A conflict is -EBUSY, and nothing was read or written.
  */
 #include "io.h"
 
@@ -140,15 +151,45 @@ static const struct r4_io_ops r4_io_file_ops = {
 	.close = f_close,
 };
 
-int r4_io_file_open(const char *path, bool rw, struct r4_io **out)
+/* The open(2) flags for path: O_EXCL for a block device written (its
+ * meaning there: no mount, no other exclusive opener), O_CREAT for a
+ * regular file that may be made. */
+static int open_flags(const char *path, unsigned flags)
 {
+	bool rw = flags & R4_IO_RW;
+	int of = (rw ? O_RDWR : O_RDONLY) | O_CLOEXEC;
+	struct stat st;
+
+	if (!stat(path, &st) && S_ISBLK(st.st_mode))
+		return rw && !(flags & R4_IO_SHARED) ? of | O_EXCL : of;
+	return rw && (flags & R4_IO_CREATE) ? of | O_CREAT : of;
+}
+
+/* The image's lock: a write lock on the whole file, held by the open
+ * file description (so by every process that shares it after a fork). */
+static int lock_image(int fd)
+{
+	struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET};	/* l_pid 0: OFD's rule */
+
+	while (fcntl(fd, F_OFD_SETLK, &fl) < 0) {
+		if (errno == EAGAIN || errno == EACCES)
+			return -EBUSY;
+		if (errno != EINTR)
+			return -errno;
+	}
+	return 0;
+}
+
+int r4_io_file_open(const char *path, unsigned flags, struct r4_io **out)
+{
+	bool rw = flags & R4_IO_RW;
 	struct file_io *f;
 	struct stat st;
 	int fd, rc;
 
 	if (!(f = r4_calloc(1, sizeof(*f))))
 		return -ENOMEM;
-	if ((fd = open(path, (rw ? O_RDWR : O_RDONLY) | O_CLOEXEC)) < 0) {
+	if ((fd = open(path, open_flags(path, flags), 0644)) < 0) {
 		rc = -errno;
 		goto out_free;
 	}
@@ -160,6 +201,8 @@ int r4_io_file_open(const char *path, bool rw, struct r4_io **out)
 		rc = S_ISDIR(st.st_mode) ? -EISDIR : -EINVAL;
 		goto out_close;
 	}
+	if (rw && (rc = lock_image(fd)))
+		goto out_close;
 	f->io.ops = &r4_io_file_ops;
 	f->fd = fd;
 	f->rw = rw;

@@ -5,12 +5,16 @@
  * and a tree of height 2 (a root twig over one leaf) holding the root
  * directory: its stat data with the full plugin set of the profile, and a
  * cde40 item with "." and "..", both pointing at the root itself.
+ *
+ * The image is opened, created if missing, with its lock (io_file.c)
+ * before anything is read: a volume in use is -EBUSY and untouched.  On
+ * request (r4 mkfs without -f) one that already holds a Reiser4 volume is
+ * -EEXIST, as mkfs.reiser4 and mke2fs ask before they overwrite one; the
+ * check is made here, under the lock, so nothing can write one meanwhile.
  */
-#include <fcntl.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <time.h>
-#include <unistd.h>
 #include <uuid/uuid.h>
 
 #include "alloc.h"
@@ -105,20 +109,37 @@ static int write_backup(void *ctx, uint64_t blk)
 	return emit(m, blk, m->backup);
 }
 
-/* Create the image file if needed and make it at least `size` bytes. */
-static int prepare_file(const char *path, uint64_t size)
+/* A Reiser4 volume is there: the master super block's magic (format.h). */
+static int holds_volume(struct r4_io *io, bool *yes)
 {
-	struct stat st;
-	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644), rc = 0;
+	static const char magic[8] = "ReIsEr4";
+	uint8_t buf[sizeof(magic)];
+	uint64_t bytes;
+	int rc;
 
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) < 0)
-		rc = -errno;
-	else if (S_ISREG(st.st_mode) && (uint64_t)st.st_size < size && ftruncate(fd, (off_t)size))
-		rc = -errno;
-	close(fd);
-	return rc;
+	*yes = false;
+	if ((rc = r4_io_size(io, &bytes)) || bytes < R4_MSB_OFFSET + sizeof(buf))
+		return rc;
+	if ((rc = r4_io_read(io, R4_MSB_OFFSET, buf, sizeof(buf))))
+		return rc;
+	*yes = !memcmp(buf, magic, sizeof(magic));
+	return 0;
+}
+
+/* Under the lock: refuse a volume if asked to, then make a regular file
+ * at least `size` bytes (a block device is what it is). */
+static int prepare(struct r4_io *io, uint64_t size, bool no_overwrite)
+{
+	uint64_t bytes;
+	bool vol;
+	int rc;
+
+	if (no_overwrite && ((rc = holds_volume(io, &vol)) || (rc = vol ? -EEXIST : 0)))
+		return rc;
+	if ((rc = r4_io_size(io, &bytes)) || bytes >= size)
+		return rc;
+	rc = r4_io_truncate(io, size);
+	return rc == -EINVAL ? 0 : rc;	/* a block device: its writes will tell */
 }
 
 static int make_volume(struct mk *m, const struct r4_mkfs_opts *o, uint64_t blocks)
@@ -232,11 +253,13 @@ int r4_mkfs(const char *path, uint64_t size, const struct r4_mkfs_opts *o)
 	blocks = size / m.bs;
 	if (blocks < 256)
 		return -ENOSPC;		/* too small for a useful volume */
-	if ((rc = prepare_file(path, size)) || (rc = r4_io_file_open(path, true, &m.io)))
+	/* the lock first: nothing is looked at or changed while another holds it */
+	if ((rc = r4_io_file_open(path, R4_IO_RW | R4_IO_CREATE, &m.io)))
 		return rc;
-	if (!(m.buf = r4_malloc(m.bs)))
+	rc = prepare(m.io, size, o->no_overwrite);
+	if (!rc && !(m.buf = r4_malloc(m.bs)))
 		rc = -ENOMEM;
-	else if (!(rc = r4_alloc_new(m.bs, blocks, &m.alloc)))
+	if (!rc && !(rc = r4_alloc_new(m.bs, blocks, &m.alloc)))
 		rc = make_volume(&m, o, blocks);
 	r4_alloc_close(m.alloc);
 	r4_free(m.buf);

@@ -67,6 +67,10 @@ struct r4_open_opts {
 	bool ignore_journal;		/* read-only only: read the image as it is in place,
 					   without the journal's unplayed transactions (which
 					   the caller checks itself); -EINVAL with rw */
+	/* For a host that mounts the image as a block device itself (r4fuse's
+	 * fuseblk mount): */
+	bool bdev_no_excl;		/* a block device opened read-write without O_EXCL,
+					   so the kernel can claim it for the mount */
 };
 
 /*
@@ -77,6 +81,13 @@ struct r4_open_opts {
  * Committed transactions the journal holds unplayed (a crash) are
  * replayed by a read-write open; a read-only open writes nothing and
  * shows them as if replayed.
+ *
+ * One writer per image: a read-write open takes the image's lock, an
+ * open-file-description write lock on the whole file (and O_EXCL on a
+ * block device, unless bdev_no_excl), held until r4_close, by whichever
+ * processes share the descriptor after a fork.  -EBUSY when another
+ * holds it (r4_holder_find says who); nothing was read or written then.
+ * A read-only open takes no lock and may run beside a writer.
  */
 int r4_open(const char *path, const struct r4_open_opts *opts, r4_db **out);
 /* The same over an I/O backend (tests: memory, fault injection).  The db
@@ -522,10 +533,44 @@ struct r4_mkfs_opts {
 	unsigned create;		/* regular-file plugin: 0 reg40 (default here), 4 ccreg40 */
 	int64_t mtime;			/* tests: fixed time; < 0 = now */
 	uint32_t mkfs_id;		/* tests: fixed; 0 = random */
+	bool no_overwrite;		/* -EEXIST when path holds a Reiser4 volume already
+					   (r4 mkfs without -f); checked under the lock */
 };
 void r4_mkfs_defaults(struct r4_mkfs_opts *o);
-/* Make a fresh format40 volume of `size` bytes on path (created if needed). */
+/*
+ * Make a fresh format40 volume of `size` bytes on path (a file is created
+ * if needed and grown to size).  It takes the image's lock (r4_open) first:
+ * -EBUSY while another holds it.  With o->no_overwrite, -EEXIST when path
+ * already holds a Reiser4 volume (the master super block's magic at byte
+ * 65536).  Nothing was changed after either.  -EINVAL for options it
+ * cannot make, -ENOSPC under 256 blocks, -errno of the I/O.
+ */
 int r4_mkfs(const char *path, uint64_t size, const struct r4_mkfs_opts *o);
+
+/* ---- who holds an image ---- */
+
+struct r4_holder {
+	bool held;		/* a writer holds the image: a program's lock, a block
+				   device's kernel mount or exclusive opener */
+	pid_t pid;		/* the process holding the lock; 0 = not known */
+	char prog[64];		/* its name (/proc/PID/comm); "" = not known */
+	char mount[4096];	/* the mount point of the image (a fuse.r4 mount of
+				   it, a mount of a loop device backed by it, or of
+				   the block device); "" = none found */
+	char fstype[64];	/* that mount's type: fuse.r4, fuseblk.r4, ... */
+	char what[4400];	/* the one message for a refusal: "in use by r4fuse (pid
+				   1234), mounted at /mnt/x"; "in use by another
+				   program" when nothing was found */
+};
+
+/*
+ * Who holds the image at path.  Probes its lock (F_OFD_GETLK), finds the
+ * lock's holder in /proc/PID/fdinfo (an OFD lock shows no pid), its name
+ * in /proc/PID/comm, and the mount point in /proc/self/mountinfo.  A
+ * process this one may not look into stays unknown.  0 (out filled, held
+ * or not) or -errno of stat(2).  The answer can be stale at once.
+ */
+int r4_holder_find(const char *path, struct r4_holder *out);
 
 struct r4_info {
 	uint32_t blocksize;

@@ -43,6 +43,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/loop.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <syslog.h>
 #include <time.h>
@@ -98,14 +100,13 @@ struct bridge {
 	bool list_xattrs;		/* -o list_pseudo_xattrs: listxattr names them */
 	unsigned commit_secs;
 	double entry_timeout, attr_timeout;
-	int lockfd;
 	struct node **tab;		/* nodes by id */
 	size_t ntab, nnodes;
 	struct node *root;
 };
 
 static struct bridge B = {.mu = PTHREAD_MUTEX_INITIALIZER, .wake = PTHREAD_COND_INITIALIZER,
-			  .commit_secs = 5, .lockfd = -1, .entry_timeout = 1, .attr_timeout = 1};
+			  .commit_secs = 5, .entry_timeout = 1, .attr_timeout = 1};
 
 /* A handle on a pseudo file or the control file: what was written, what
  * there is to read. */
@@ -2562,6 +2563,33 @@ static void fb_init(void *data, struct fuse_conn_info *conn)
 	invalidator_start();
 }
 
+/* Commit, make durable and close the image: its lock goes with it.  Every
+ * node lets go of its engine handle first (the nodes stay: the kernel may
+ * still forget them). */
+static void close_image(void)
+{
+	int rc;
+
+	if (!B.db)
+		return;
+	commit_group();
+	if ((rc = r4_sync(B.db)))
+		logmsg(LOG_ERR, "r4fuse: %s: unmount: %s", B.image, r4_strerror(rc));
+	for (size_t i = 0; i < B.ntab; i++)
+		for (struct node *n = B.tab[i]; n; n = n->next) {
+			r4_file_close(n->obj);
+			n->obj = NULL;
+		}
+	r4_close(B.db);
+	B.db = NULL;
+}
+
+/*
+ * The kernel's DESTROY, or the session's end without one.  A fuseblk
+ * mount's unmount waits for this reply, so the image is final, and its
+ * lock free, when umount returns (docs/r4fuse.md, "Unmount"); a plain
+ * fuse mount gets no DESTROY, and this runs once the loop has ended.
+ */
 static void fb_destroy(void *data)
 {
 	(void)data;
@@ -2571,12 +2599,9 @@ static void fb_destroy(void *data)
 	pthread_mutex_unlock(&B.mu);
 	if (B.started)
 		pthread_join(B.committer, NULL);
+	B.started = false;
 	pthread_mutex_lock(&B.mu);
-	commit_group();
-	int rc = r4_sync(B.db);
-
-	if (rc)
-		logmsg(LOG_ERR, "r4fuse: %s: unmount: %s", B.image, r4_strerror(rc));
+	close_image();
 	pthread_mutex_unlock(&B.mu);
 }
 
@@ -2687,31 +2712,11 @@ static void usage(FILE *f)
 		"  and libfuse's options: allow_other, max_idle_threads, clone_fd, ...\n");
 }
 
-/* The image as the mount's source: its full path (r4sh IMAGE finds the
- * mount there), escaped for fuse_opt. */
-static void add_fsname(struct fuse_args *args, const char *image)
-{
-	char real[4096], *fsname = NULL;
-	size_t fsn = 0;
-	FILE *fs = realpath(image, real) ? open_memstream(&fsname, &fsn) : NULL;
-
-	if (fs) {
-		fputs("-ofsname=", fs);
-		for (const char *c = real; *c; c++) {
-			if (*c == ',' || *c == '\\')
-				fputc('\\', fs);
-			fputc(*c, fs);
-		}
-		fclose(fs);
-	}
-	fuse_opt_add_arg(args, fsname ? fsname : "-ofsname=r4");
-	free(fsname);
-}
-
 /* Open the image as the options say (B.db); nonzero: the message is out. */
 static int open_image(struct opts *o)
 {
 	struct r4_open_opts oo = {.rw = !o->ro, .log = engine_log, .seconds_only = o->secs};
+	struct r4_holder h;
 	int rc;
 
 	if (o->cache) {
@@ -2723,26 +2728,21 @@ static int open_image(struct opts *o)
 		}
 		oo.cache_nodes = (size_t)(bytes / 4096);	/* 4 KiB nodes */
 	}
-	if (!o->ro) {
-		/* the lock r4sh takes: one writer per image */
-		struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
-
-		B.lockfd = open(o->image, O_RDWR | O_CLOEXEC);
-		if (B.lockfd < 0 || fcntl(B.lockfd, F_SETLK, &fl) < 0) {
-			fprintf(stderr, "r4fuse: %s: %s\n", o->image, B.lockfd < 0 ? strerror(errno)
-				: "in use by another program (r4sh or r4fuse)");
-			return 1;
-		}
-	}
+	/* root mounts a block device as fuseblk itself: no O_EXCL (below) */
+	oo.bdev_no_excl = geteuid() == 0;
 	rc = r4_open(o->image, &oo, &B.db);
 	if (rc == -EROFS && oo.rw) {
 		/* marked damaged: readable, never written until checked */
 		fprintf(stderr, "r4fuse: %s: mounted read-only\n", o->image);
-		close(B.lockfd);
-		B.lockfd = -1;
 		o->ro = 1;
 		oo.rw = false;
 		rc = r4_open(o->image, &oo, &B.db);
+	}
+	if (rc == -EBUSY) {	/* the lock: one writer per image */
+		if (r4_holder_find(o->image, &h))
+			snprintf(h.what, sizeof(h.what), "in use by another program");
+		fprintf(stderr, "r4fuse: %s: %s\n", o->image, h.what);
+		return 1;
 	}
 	if (rc) {
 		fprintf(stderr, "r4fuse: %s: cannot mount it: %s\n", o->image, r4_strerror(rc));
@@ -2756,6 +2756,179 @@ static int open_image(struct opts *o)
 	}
 	B.root->kind = K_OBJ;
 	B.root->refs = 1;	/* (never forgotten) */
+	return 0;
+}
+
+/* ---- the mount: fuseblk over a loop device, or plain fuse ----
+ *
+ * The kernel sends a FUSE server DESTROY, and waits for the answer, only
+ * when it unmounts a fuseblk file system: a plain fuse mount is gone from
+ * the kernel, and umount has returned, while the server may still be
+ * committing.  So a read-write mount by root is a fuseblk mount, whose
+ * unmount returns once fb_destroy has closed the image: of the image
+ * itself when that is a block device, else of a loop device attached here
+ * to the image file.  The loop device is only what the kernel wants to
+ * see; nothing reads or writes through it.  It is attached with autoclear
+ * and our descriptor closed once mounted, so it goes when the mount does.
+ * Without root or loop devices the mount is plain fuse, with a warning;
+ * read-only mounts are plain fuse (nothing to finish).  docs/r4fuse.md,
+ * "Unmount", has the why.
+ */
+struct mnt {
+	bool blk;		/* fuseblk (-o blkdev) */
+	char source[4096];	/* fsname: the loop device, the device, or the image's path */
+	int loopfd;		/* the loop device attached here, until mounted; or -1 */
+};
+
+/* Bind the loop device fd to back: LOOP_CONFIGURE (Linux 5.8), else the
+ * two older calls; autoclear either way. */
+static int loop_bind(int fd, int back, const char *image)
+{
+	struct loop_config cfg = {.fd = (uint32_t)back};
+
+	cfg.info.lo_flags = LO_FLAGS_AUTOCLEAR;
+	snprintf((char *)cfg.info.lo_file_name, sizeof(cfg.info.lo_file_name), "%s", image);
+	if (!ioctl(fd, LOOP_CONFIGURE, &cfg))
+		return 0;
+	if (errno != EINVAL && errno != ENOTTY)
+		return -errno;
+	if (ioctl(fd, LOOP_SET_FD, back) < 0)
+		return -errno;
+	if (ioctl(fd, LOOP_SET_STATUS64, &cfg.info) < 0) {
+		int rc = -errno;
+
+		ioctl(fd, LOOP_CLR_FD, 0);
+		return rc;
+	}
+	return 0;
+}
+
+/* A free loop device on the image file (m->source, m->loopfd). */
+static int attach_loop(const char *image, struct mnt *m)
+{
+	int ctl = open("/dev/loop-control", O_RDWR | O_CLOEXEC), back = -1, rc = -EBUSY;
+
+	if (ctl < 0)
+		return -errno;
+	if ((back = open(image, O_RDWR | O_CLOEXEC)) < 0) {
+		rc = -errno;
+		goto out;
+	}
+	for (int tries = 0; tries < 8 && rc == -EBUSY; tries++) {	/* (raced for it: next) */
+		int nr = ioctl(ctl, LOOP_CTL_GET_FREE), fd;
+
+		if (nr < 0) {
+			rc = -errno;
+			break;
+		}
+		snprintf(m->source, sizeof(m->source), "/dev/loop%d", nr);
+		if ((fd = open(m->source, O_RDWR | O_CLOEXEC)) < 0) {
+			rc = -errno;
+			break;
+		}
+		if (!(rc = loop_bind(fd, back, image)))
+			m->loopfd = fd;
+		else
+			close(fd);
+	}
+out:
+	if (back >= 0)
+		close(back);	/* (the loop device holds its own reference) */
+	close(ctl);
+	return rc;
+}
+
+/* The plain fuse mount: the image's path as source (r4sh finds it there). */
+static void plain_mount(const char *image, struct mnt *m, const char *why)
+{
+	if (m->loopfd >= 0)
+		close(m->loopfd);	/* (autoclear: the loop device goes) */
+	m->loopfd = -1;
+	m->blk = false;
+	if (!realpath(image, m->source))
+		snprintf(m->source, sizeof(m->source), "%s", image);
+	if (why)
+		fprintf(stderr, "r4fuse: %s: a plain fuse mount (%s): unmount returns before the "
+			"image is final; wait for r4fuse to exit before using the image\n", image,
+			why);
+}
+
+static void plan_mount(const struct opts *o, struct mnt *m)
+{
+	struct stat st;
+	char why[128];
+	int rc;
+
+	m->loopfd = -1;
+	if (o->ro) {
+		plain_mount(o->image, m, NULL);
+	} else if (geteuid() != 0) {
+		plain_mount(o->image, m, "not root");
+	} else if (!stat(o->image, &st) && S_ISBLK(st.st_mode)) {
+		m->blk = true;
+		if (!realpath(o->image, m->source))
+			snprintf(m->source, sizeof(m->source), "%s", o->image);
+	} else if ((rc = attach_loop(o->image, m))) {
+		snprintf(why, sizeof(why), "no loop device: %s", r4_strerror(rc));
+		plain_mount(o->image, m, why);
+	} else {
+		m->blk = true;
+	}
+}
+
+/* base's options, and the mount's: subtype, source (escaped for fuse_opt),
+ * blkdev. */
+static int mount_args(const struct fuse_args *base, const struct mnt *m, struct fuse_args *out)
+{
+	char *opt = NULL;
+	size_t n = 0;
+	FILE *f = open_memstream(&opt, &n);
+	int rc = 0;
+
+	if (!f)
+		return -1;
+	fputs("-osubtype=r4,fsname=", f);
+	for (const char *c = m->source; *c; c++) {
+		if (*c == ',' || *c == '\\')
+			fputc('\\', f);
+		fputc(*c, f);
+	}
+	if (m->blk)
+		fputs(",blkdev", f);
+	fclose(f);
+	for (int i = 0; i < base->argc && !rc; i++)
+		rc = fuse_opt_add_arg(out, base->argv[i]);
+	if (!rc)
+		rc = fuse_opt_add_arg(out, opt);
+	free(opt);
+	return rc;
+}
+
+/* The session, mounted (B.se); a fuseblk mount that fails is tried again
+ * as a plain one.  Nonzero: libfuse said why. */
+static int mount_session(const struct fuse_args *base, const char *image, const char *mp,
+			 struct mnt *m)
+{
+	for (;;) {
+		struct fuse_args args = FUSE_ARGS_INIT(0, NULL);
+		int rc = -1;
+
+		if (!mount_args(base, m, &args) &&
+		    (B.se = fuse_session_new(&args, &fb_ops, sizeof(fb_ops), NULL)))
+			rc = fuse_session_mount(B.se, mp);
+		fuse_opt_free_args(&args);
+		if (!rc)
+			break;
+		if (B.se)
+			fuse_session_destroy(B.se);
+		B.se = NULL;
+		if (!m->blk)
+			return -1;
+		plain_mount(image, m, "the fuseblk mount failed");
+	}
+	if (m->loopfd >= 0)
+		close(m->loopfd);	/* the mount holds it now; autoclear when it lets go */
+	m->loopfd = -1;
 	return 0;
 }
 
@@ -2782,22 +2955,23 @@ static int loop_mt(const struct fuse_cmdline_opts *co)
 }
 
 /* Mount and serve until unmounted. */
-static int serve(struct fuse_args *args, const struct fuse_cmdline_opts *co)
+static int serve(const struct fuse_args *args, const struct fuse_cmdline_opts *co,
+		 const struct opts *o)
 {
+	struct mnt m = {0};
 	int rc = 1;
 
-	if (!(B.se = fuse_session_new(args, &fb_ops, sizeof(fb_ops), NULL)))
+	plan_mount(o, &m);
+	if (mount_session(args, o->image, co->mountpoint, &m))
 		return 1;
 	if (!fuse_set_signal_handlers(B.se)) {
-		if (!fuse_session_mount(B.se, co->mountpoint)) {
-			fuse_daemonize(co->foreground);
-			rc = co->singlethread ? fuse_session_loop(B.se) : loop_mt(co);
-			invalidator_stop();
-			fuse_session_unmount(B.se);
-		}
+		fuse_daemonize(co->foreground);
+		rc = co->singlethread ? fuse_session_loop(B.se) : loop_mt(co);
+		invalidator_stop();
 		fuse_remove_signal_handlers(B.se);
 	}
-	fuse_session_destroy(B.se);	/* (runs fb_destroy) */
+	fuse_session_unmount(B.se);
+	fuse_session_destroy(B.se);	/* (runs fb_destroy, unless DESTROY came) */
 	B.se = NULL;
 	return rc ? 1 : 0;
 }
@@ -2845,30 +3019,23 @@ int fuse_bridge_main(int argc, char **argv)
 		fuse_opt_add_arg(&args, "-odefault_permissions");
 	if (o.ro)
 		fuse_opt_add_arg(&args, "-oro");
-	add_fsname(&args, o.image);
-	fuse_opt_add_arg(&args, "-osubtype=r4");
-	rc = serve(&args, &co);
+	rc = serve(&args, &co, &o);
 out:
-	if (B.db) {
-		pthread_mutex_lock(&B.mu);
-		for (size_t i = 0; i < B.ntab; i++)	/* every node's handle, then the image */
-			for (struct node *n = B.tab[i], *next; n; n = next) {
-				next = n->next;
-				r4_file_close(n->obj);
-				free(n->name);
-				free(n);
-			}
-		free(B.tab);
-		r4_close(B.db);
-		B.db = NULL;
-		pthread_mutex_unlock(&B.mu);
-	}
+	/* (fb_destroy closed the image if the mount was served) */
+	pthread_mutex_lock(&B.mu);
+	close_image();
+	for (size_t i = 0; i < B.ntab; i++)
+		for (struct node *n = B.tab[i], *next; n; n = next) {
+			next = n->next;
+			free(n->name);
+			free(n);
+		}
+	free(B.tab);
+	pthread_mutex_unlock(&B.mu);
 	fuse_opt_free_args(&args);
 	free(co.mountpoint);
 	free(o.cache);
 	free(o.errors);
 	free(o.image);
-	if (B.lockfd >= 0)
-		close(B.lockfd);
 	return rc;
 }

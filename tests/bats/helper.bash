@@ -22,9 +22,15 @@
 #                     IMG ($T/a.img, a fresh image of SIZE), MNT ($T/mnt)
 #   mount_r4 [OPTS]   r4fuse IMG MNT -f OPTS in the background ($FUSE_PID,
 #                     its log in $T/fuse.log), once the mount is up
+#   mount_r4_bg [OPTS]  r4fuse IMG MNT OPTS as users run it: it returns
+#                     once mounted and serves as a daemon (r4fuse_pids)
 #   umount_r4         unmount and wait until r4fuse has committed and
 #                     closed the image; fails if it did not exit cleanly
-#   fuse_teardown     unmount and stop whatever is still up
+#   fuse_conn DIR     the mount's FUSE connection (/sys/fs/fuse/connections/N)
+#   fuse_unmount DIR  fusermount3 -u DIR; one that hangs 10 s is aborted
+#                     through its connection, then lazily unmounted
+#   r4fuse_pids       the r4fuse (mount.fuse.r4) processes serving $IMG
+#   fuse_teardown     unmount everything under $T, stop what still serves
 #   need_fusectl      skip unless the FUSE control file system is (or can
 #                     be) mounted at /sys/fs/fuse/connections
 #   fuse_within SECS CMD [ARGS...]
@@ -139,6 +145,12 @@ mount_r4() {
 	return 1
 }
 
+mount_r4_bg() {
+	"$R4FUSE" "$IMG" "$MNT" "$@" || return 1
+	FUSE_CONN=$(fuse_conn "$MNT")
+	[ -n "$FUSE_CONN" ]
+}
+
 umount_r4() {
 	local rc=0
 
@@ -152,23 +164,61 @@ umount_r4() {
 	fi
 }
 
+# fuse_conn DIR: the FUSE connection of the mount at DIR, as
+# /sys/fs/fuse/connections names it: the kernel's number of the mount's
+# device, MAJOR << 20 | MINOR (a fuseblk mount's device is its block
+# device, 7:N for a loop device; a plain one's is 0:N).  Read from
+# mountinfo, without touching the mount, which may hang.
+fuse_conn() {
+	awk -v m="$1" '$5 == m { split($3, d, ":"); c = d[1] * 1048576 + d[2] }
+		END { if (c != "") print c }' /proc/self/mountinfo
+}
+
+fuse_unmount() {
+	local dir=$1 conn pid
+	conn=$(fuse_conn "$dir")
+	[ -n "$conn" ] || return 0
+	# (a fuseblk unmount waits for the daemon's DESTROY answer)
+	fusermount3 -u "$dir" 2>/dev/null &
+	pid=$!
+	for _ in $(seq 100); do
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	if kill -0 "$pid" 2>/dev/null; then
+		echo "fuse_unmount: $dir still unmounting after 10 s: aborting connection $conn" >&2
+		echo 1 >"/sys/fs/fuse/connections/$conn/abort" 2>/dev/null || true
+	fi
+	wait "$pid" 2>/dev/null || true
+	if [ -n "$(fuse_conn "$dir")" ]; then	# busy, or not ours to unmount
+		fusermount3 -uz "$dir" 2>/dev/null || umount -l "$dir" 2>/dev/null || true
+	fi
+}
+
+r4fuse_pids() {
+	[ -n "${IMG:-}" ] && pgrep -f -- "(r4fuse|mount\.fuse\.r4) $IMG( |\$)"
+}
+
 fuse_teardown() {
-	# (by mountinfo: mountpoint(1) fails on a connection aborted)
-	if [ -n "${MNT:-}" ] && [ -n "$(fuse_conn "$MNT")" ]; then
-		fusermount3 -u "$MNT" 2>/dev/null || fusermount3 -uz "$MNT" 2>/dev/null || true
+	local dir pids
+	# every mount under $T (by mountinfo: mountpoint(1) fails on a
+	# connection aborted), deepest first
+	if [ -n "${T:-}" ]; then
+		for dir in $(awk -v t="$T/" 'index($5, t) == 1 { print $5 }' /proc/self/mountinfo |
+			     sort -r); do
+			fuse_unmount "$dir"
+		done
 	fi
 	if [ -n "${FUSE_PID:-}" ]; then
 		kill "$FUSE_PID" 2>/dev/null || true
 		wait "$FUSE_PID" 2>/dev/null || true
 	fi
-}
-
-# fuse_conn DIR: the FUSE connection of the mount at DIR, as
-# /sys/fs/fuse/connections names it: the minor number of the mount's
-# device (mountinfo's third field, MAJOR:MINOR), read without touching the
-# mount itself, since that may hang.
-fuse_conn() {
-	awk -v m="$1" '$5 == m { split($3, d, ":"); c = d[2] } END { print c }' /proc/self/mountinfo
+	# daemons of this test's image leave once unmounted (3 s); then no mercy
+	for _ in $(seq 30); do
+		pids=$(r4fuse_pids) || break
+		sleep 0.1
+	done
+	[ -z "$pids" ] || kill -9 $pids 2>/dev/null || true
 }
 
 need_fusectl() {

@@ -239,7 +239,7 @@ EOF
 	sleep 0.5
 	run "$R4SH" -c 'cat /bank/alice' "$IMG"
 	assert_failure 1
-	assert_output "r4sh: $IMG is in use by r4sh (pid $holder); --read-only opens it anyway, without changing it"
+	assert_output "r4sh: $IMG: in use by r4sh (pid $holder); --read-only opens it anyway, without changing it"
 	run "$R4SH" --read-only -c 'cat /bank/alice' "$IMG"
 	assert_success
 	assert_output 100

@@ -454,7 +454,7 @@ static void check_image(const char *path, uint64_t blocks)
 	struct r4_fsb sb;
 	bool same = true;
 
-	CHECK_RC(r4_io_file_open(path, false, &io));
+	CHECK_RC(r4_io_file_open(path, 0, &io));
 	if (!io)
 		return;
 	CHECK_RC(r4_io_read(io, 17 * 4096, sbb, 4096));

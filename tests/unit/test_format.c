@@ -399,7 +399,7 @@ static void check_image(const char *img, uint64_t want_blocks, unsigned npid)
 	char v[128];
 	size_t n, nfound = 0;
 
-	CHECK_RC(r4_io_file_open(img, false, &io));
+	CHECK_RC(r4_io_file_open(img, 0, &io));
 	if (!io)
 		return;
 	CHECK_RC(r4_io_read(io, R4_MSB_OFFSET, blk, 4096));

@@ -132,18 +132,18 @@ static void test_file(void)
 	int fd;
 
 	path_in(p, sizeof(p), "file.img");
-	CHECK_EQ(r4_io_file_open(p, true, &io), -ENOENT);
+	CHECK_EQ(r4_io_file_open(p, R4_IO_RW, &io), -ENOENT);
 	fd = open(p, O_CREAT | O_WRONLY, 0644);
 	CHECK(fd >= 0);
 	if (fd >= 0)
 		close(fd);
-	CHECK_RC(r4_io_file_open(p, true, &io));
+	CHECK_RC(r4_io_file_open(p, R4_IO_RW, &io));
 	if (!io)
 		return;
 	generic_rw(io, 0);
 	r4_io_close(io);
 
-	CHECK_RC(r4_io_file_open(p, false, &ro));
+	CHECK_RC(r4_io_file_open(p, 0, &ro));
 	if (ro) {
 		CHECK_RC(r4_io_size(ro, &n));
 		CHECK_EQ(n, 20000);
@@ -159,7 +159,7 @@ static void test_file(void)
 		uint8_t a[20000], b[20000];
 
 		CHECK_RC(r4_io_read(m, 0, a, sizeof(a)));
-		CHECK_RC(r4_io_file_open(p, false, &ro));
+		CHECK_RC(r4_io_file_open(p, 0, &ro));
 		if (ro) {
 			CHECK_RC(r4_io_read(ro, 0, b, sizeof(b)));
 			CHECK(!memcmp(a, b, sizeof(a)));
@@ -167,12 +167,12 @@ static void test_file(void)
 		}
 		r4_io_close(m);
 	}
-	CHECK_EQ(r4_io_file_open(tmpdir, false, &ro), -EISDIR);
+	CHECK_EQ(r4_io_file_open(tmpdir, 0, &ro), -EISDIR);
 	/* a character device is neither a file nor a block device */
-	CHECK_EQ(r4_io_file_open("/dev/null", false, &ro), -EINVAL);
+	CHECK_EQ(r4_io_file_open("/dev/null", 0, &ro), -EINVAL);
 	unlink(p);
 	r4_heap_fail_at(1);
-	CHECK_EQ(r4_io_file_open(p, false, &ro), -ENOMEM);
+	CHECK_EQ(r4_io_file_open(p, 0, &ro), -ENOMEM);
 	r4_heap_fail_at(0);
 }
 
