@@ -517,11 +517,14 @@ static uint64_t tails_cost(const struct r4_db *db, uint64_t size)
 	return r4_txn_tree_cost(db, size / 256 + 2, size);
 }
 
-/* The body of ino replaced by one that costs `add`: grab both. */
-static int grab_rewrite(struct r4_db *db, const struct r4_inode *ino, uint64_t add, bool removal)
+/* The body of ino, of the given kind, replaced by one that costs `add`:
+ * grab both.  (Its items are counted: another program's tails may be
+ * small; a new file's first write has none to count.) */
+static int grab_rewrite(struct r4_db *db, const struct r4_inode *ino, unsigned kind, uint64_t add,
+			bool removal)
 {
-	uint64_t cost;
-	int rc = r4_reg_remove_cost(db, ino, &cost);
+	uint64_t cost = 0;
+	int rc = kind == BODY_NONE ? 0 : r4_reg_remove_cost(db, ino, &cost);
 
 	return rc ? rc : r4_txn_grab(db, cost + add + E(db), removal);
 }
@@ -1322,7 +1325,7 @@ static int extent_write(struct r4_db *db, struct r4_inode *ino, enum body_kind k
 	if (kind == BODY_TAILS) {
 		/* the tails become blocks, then the write: at most 3 + 3 units */
 		if ((rc = read_all(db, ino, oldsize, &old)) ||
-		    (rc = grab_rewrite(db, ino, data_cost(db, oldsize) + data_cost(db, len) +
+		    (rc = grab_rewrite(db, ino, kind, data_cost(db, oldsize) + data_cost(db, len) +
 				       map_cost(db, 0, 6), false)) ||
 		    (rc = remove_body(db, ino, true)))
 			goto out;
@@ -1386,7 +1389,7 @@ static int write_body(struct r4_db *db, struct r4_inode *ino, unsigned kind, uin
 	if ((rc = read_all(db, ino, newsize, &all)))
 		return rc;
 	memcpy(all + off, buf, len);
-	if (!(rc = grab_rewrite(db, ino, tails_cost(db, newsize), false)))
+	if (!(rc = grab_rewrite(db, ino, kind, tails_cost(db, newsize), false)))
 		rc = to_tails(db, ino, all, newsize);
 	r4_free(all);
 	return rc;
@@ -1422,14 +1425,14 @@ static int ccreg40_write(struct r4_db *db, struct r4_inode *ino, unsigned kind, 
 	bool convert;
 	int rc;
 
-	(void)kind;
 	/* the clusters the write touches (and the old last one, zeros to its
 	 * end), and, in mode conv, the whole file made reg40 */
-	uint64_t cost = r4_ccreg_cost(db, ino, off, len) + E(db), size = ino->sd.sd_size;
+	uint64_t cost = r4_ccreg_cost(db, ino, off, len), size = ino->sd.sd_size;
 
 	if (ino->cmode == R4_CMODE_CONV)
 		cost += data_cost(db, R4_MAX(size, off + len)) + map_cost(db, 0, 4);
-	if ((rc = grab_rewrite(db, ino, cost, false)))
+	if ((rc = ino->cmode == R4_CMODE_CONV ? grab_rewrite(db, ino, kind, cost, false)
+					      : r4_txn_grab(db, cost + E(db), false)))
 		return rc;
 	r4_txn_op_begin(db);	/* (what follows is grabbed for) */
 	if (!(rc = r4_ccreg_write(db, ino, off, buf, len, &done, &convert)) && convert &&
@@ -1467,7 +1470,7 @@ static int reg40_truncate(struct r4_db *db, struct r4_inode *ino, unsigned kind,
 	if (want_tails(db, ino, size)) {
 		/* shrinks into (or stays in) tails; zeros fill a growth */
 		if (!(rc = read_all(db, ino, size, &all)) &&
-		    !(rc = grab_rewrite(db, ino, tails_cost(db, size), size < old)))
+		    !(rc = grab_rewrite(db, ino, kind, tails_cost(db, size), size < old)))
 			rc = to_tails(db, ino, all, size);
 	} else if (kind == BODY_EXTENTS && size < old) {
 		struct map m;
@@ -1578,7 +1581,7 @@ int r4_reg_reformat(struct r4_db *db, struct r4_inode *ino, unsigned formatting)
 	tails = want_tails(db, ino, size);
 	if (size && (tails ? kind != BODY_TAILS : kind != BODY_EXTENTS)) {
 		if ((rc = read_all(db, ino, size, &all)) ||
-		    (rc = grab_rewrite(db, ino, tails ? tails_cost(db, size)
+		    (rc = grab_rewrite(db, ino, kind, tails ? tails_cost(db, size)
 						      : data_cost(db, size) + map_cost(db, 0, 4),
 				       false))) {
 			r4_free(all);
