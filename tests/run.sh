@@ -9,11 +9,12 @@
 #      "skip: REASON" it prints counts as one skip;
 #   2. every tests/bats/*.bats with `bats --tap`, with R4=$B/r4 and
 #      R4_BUILD=$B in the environment.
-# A passing suite gets one line; a failing one also shows its output.  A
-# program that crashes, hangs (R4_TEST_TIMEOUT seconds, default 900), exits
-# non-zero without reporting a failure, or prints no summary line counts as
-# one more failure.  The last line is exactly "N passed, N failed" (with
-# ", N skipped" when something skipped); exit status 1 if anything failed.
+# A passing suite gets one line, with the seconds it took; a failing one
+# also shows its output.  A program that crashes, hangs (R4_TEST_TIMEOUT
+# seconds, default 900), exits non-zero without reporting a failure, or
+# prints no summary line counts as one more failure.  The last line is
+# exactly "N passed, N failed" (with ", N skipped" when something skipped);
+# exit status 1 if anything failed.
 set -uo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 2
@@ -41,15 +42,15 @@ show_output() {
 	fi
 }
 
-# report NAME PASS FAIL SKIP PROBLEM LOG
+# report NAME PASS FAIL SKIP PROBLEM LOG SECONDS
 report() {
-	local name=$1 p=$2 f=$3 s=$4 problem=$5 log=$6 status=PASS
+	local name=$1 p=$2 f=$3 s=$4 problem=$5 log=$6 secs=$7 status=PASS
 	total_pass=$((total_pass + p)) total_fail=$((total_fail + f)) total_skip=$((total_skip + s))
 	[ "$f" -gt 0 ] && status=FAIL
 	[ "$f" -eq 0 ] && [ "$p" -eq 0 ] && [ "$s" -gt 0 ] && status=SKIP
 	printf '%-4s %-40s %d passed, %d failed' "$status" "$name" "$p" "$f"
 	[ "$s" -gt 0 ] && printf ', %d skipped' "$s"
-	printf '\n'
+	printf ' (%d s)\n' "$secs"
 	if [ "$s" -gt 0 ]; then
 		grep -E '^skip: |^ok [0-9]+ .*# skip' "$log" | sed 's/^/    /'
 	fi
@@ -84,6 +85,7 @@ done
 for prog in ${units[@]+"${units[@]}"}; do
 	name=unit/${prog##*/}
 	log=$tmp/${prog##*/}.log
+	start=$SECONDS
 	# (the subshell keeps bash's "Segmentation fault" notice off our output)
 	( timeout --kill-after=10 "$TIMEOUT" "$prog" >"$log" 2>&1 </dev/null ) 2>/dev/null
 	rc=$?
@@ -101,7 +103,7 @@ for prog in ${units[@]+"${units[@]}"}; do
 			problem="reported $f failures but exit status 0"
 		fi
 	fi
-	report "$name" "$p" "$f" "$skips" "$problem" "$log"
+	report "$name" "$p" "$f" "$skips" "$problem" "$log" $((SECONDS - start))
 done
 
 # --- 2. bats suites --------------------------------------------------------
@@ -119,6 +121,7 @@ fi
 for suite in ${suites[@]+"${suites[@]}"}; do
 	name=bats/${suite##*/}
 	log=$tmp/${suite##*/}.log
+	start=$SECONDS
 	( timeout --kill-after=10 "$TIMEOUT" bats --tap "$suite" >"$log" 2>&1 </dev/null ) 2>/dev/null
 	rc=$?
 	s=$(grep -c -E '^ok [0-9]+ .*# skip' "$log")
@@ -133,7 +136,7 @@ for suite in ${suites[@]+"${suites[@]}"}; do
 	elif [ $rc -ne 0 ] && [ "$f" -eq 0 ]; then
 		f=1 problem="bats reported no failure but $(describe_rc $rc)"
 	fi
-	report "$name" "$p" "$f" "$s" "$problem" "$log"
+	report "$name" "$p" "$f" "$s" "$problem" "$log" $((SECONDS - start))
 done
 
 # --- summary ---------------------------------------------------------------
