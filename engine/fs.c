@@ -442,8 +442,12 @@ int r4_statfs(r4_db *db, struct r4_statfs *out)
 	uint64_t keep = r4_txn_need(db) + r4_txn_reserve(db);
 
 	out->bavail = R4_MIN(out->bfree, avail > keep ? avail - keep : 0);
-	out->files = db->file_count;
-	out->ffree = out->bfree;	/* an object needs no preallocated slot */
+	/* Objects need no preallocated slots: each block new data can get
+	 * could hold one more (a stat data and its entry), so the free count is
+	 * bavail and the total the objects there are plus that (df -i: Used
+	 * is the object count, as on file systems with dynamic inodes). */
+	out->ffree = out->bavail;
+	out->files = db->file_count + out->ffree;
 	out->namemax = R4_NAME_MAX;
 	return 0;
 }

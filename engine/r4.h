@@ -239,7 +239,9 @@ struct r4_statfs {
 					   committed: less the room commit needs and the
 					   reserve kept for removals (docs/engine.md,
 					   "Space") */
-	uint64_t files, ffree;
+	uint64_t files;			/* objects, plus ffree */
+	uint64_t ffree;			/* objects that could still be made: bavail (no
+					   preallocated slots; each block holds one) */
 	uint32_t namemax;
 };
 int r4_statfs(r4_db *db, struct r4_statfs *out);

@@ -174,6 +174,25 @@ static void test_times(r4_db *db)
 	CHECK_EQ(st.gid, 43);
 }
 
+/* statfs's object counts: files - ffree is the number of objects (df -i's
+ * Used), and ffree what could still be made. */
+static void test_statfs_inodes(r4_db *db)
+{
+	struct r4_statfs a, b;
+	struct r4_info in;
+
+	CHECK_RC(r4_statfs(db, &a));
+	CHECK_RC(r4_info(db, &in));
+	CHECK(a.files >= a.ffree);
+	CHECK_EQ(a.files - a.ffree, in.file_count);
+	CHECK_EQ(a.ffree, a.bavail);
+	CHECK_RC(r4_mkdir(db, "/sf", 0755, 0, 0));
+	CHECK_RC(r4_create(db, "/sf/a", 0644, 0, 0));
+	CHECK_RC(r4_symlink(db, "a", "/sf/l", 0, 0));
+	CHECK_RC(r4_statfs(db, &b));
+	CHECK_EQ(b.files - b.ffree, a.files - a.ffree + 3);
+}
+
 struct names {
 	char seen[400][8];
 	int n, round;
@@ -385,6 +404,7 @@ int main(void)
 		test_nlink_and_blocks(db);
 		test_rename_flags(db);
 		test_times(db);
+		test_statfs_inodes(db);
 		test_readdir_cursor(db);
 		test_space_reclaimed(db);
 		r4_close(db);

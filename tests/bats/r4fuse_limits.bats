@@ -1,0 +1,39 @@
+#!/usr/bin/env bats
+# r4fuse at the edges of what the format and the kernel allow (issue 22,
+# defects 4 to 7): object counts in statfs, long symlink targets, times
+# outside the stat data's range, and failures a writer of the control
+# file or of an aggregate's text must see at write(2).
+
+setup() {
+	load helper
+	r4_setup
+	fuse_setup 64M
+}
+
+teardown() {
+	fuse_teardown
+	r4_teardown
+}
+
+@test "df -i: Used is the object count, Free what new data could hold" {
+	mount_r4
+	mkdir "$MNT/d"
+	touch "$MNT/d/a" "$MNT/d/b"
+	ln -s a "$MNT/d/l"
+	run stat -f -c '%c %d %a %f' "$MNT"
+	assert_success
+	read -r files ffree bavail bfree <<<"$output"
+	[ "$ffree" -le "$bfree" ]
+	[ "$ffree" -eq "$bavail" ]
+	# at least "/", d, a, b and l; r4 info counts the same objects
+	run df --output=itotal,iused,iavail "$MNT"
+	assert_success
+	read -r itotal iused ifree <<<"$(tail -n 1 <<<"$output")"
+	[ "$iused" -ge 5 ]
+	[ "$iused" -eq $((files - ffree)) ]
+	[ "$itotal" -eq "$files" ]
+	[ "$ifree" -eq "$ffree" ]
+	umount_r4
+	run "$R4" info "$IMG"
+	assert_line "files:         $iused"
+}
