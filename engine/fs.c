@@ -669,18 +669,12 @@ static int apply_setattr(struct r4_db *db, struct r4_inode *ino, const struct r4
 	if (sa->mask & R4_SET_GID)
 		sd->sd_gid = sa->gid;
 	r4_obj_touch(db, ino, false, true);
-	if (sa->mask & R4_SET_ATIME) {
-		sd->sd_atime = (uint32_t)sa->atime.tv_sec;
-		sd->sd_atime_ns = (uint32_t)sa->atime.tv_nsec;
-	}
-	if (sa->mask & R4_SET_MTIME) {
-		sd->sd_mtime = (uint32_t)sa->mtime.tv_sec;
-		sd->sd_mtime_ns = (uint32_t)sa->mtime.tv_nsec;
-	}
-	if (sa->mask & R4_SET_CTIME) {
-		sd->sd_ctime = (uint32_t)sa->ctime.tv_sec;
-		sd->sd_ctime_ns = (uint32_t)sa->ctime.tv_nsec;
-	}
+	if (sa->mask & R4_SET_ATIME)
+		r4_obj_time(&sa->atime, &sd->sd_atime, &sd->sd_atime_ns);
+	if (sa->mask & R4_SET_MTIME)
+		r4_obj_time(&sa->mtime, &sd->sd_mtime, &sd->sd_mtime_ns);
+	if (sa->mask & R4_SET_CTIME)
+		r4_obj_time(&sa->ctime, &sd->sd_ctime, &sd->sd_ctime_ns);
 	return r4_obj_save(db, ino);
 }
 

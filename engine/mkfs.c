@@ -166,7 +166,10 @@ static int make_volume(struct mk *m, const struct r4_mkfs_opts *o, uint64_t bloc
 		uuid_generate(uu);
 		mkfs_id = r4_le32_get(uu) | 1;
 	}
-	now = o->mtime >= 0 ? (uint32_t)o->mtime : (uint32_t)time(NULL);
+	struct timespec t0 = {.tv_sec = o->mtime >= 0 ? (time_t)o->mtime : time(NULL)};
+	uint32_t ns;
+
+	r4_obj_time(&t0, &now, &ns);
 	msb.msb_blksize = bs;
 	if (o->label)
 		memcpy(msb.msb_label, o->label, strnlen(o->label, sizeof(msb.msb_label)));

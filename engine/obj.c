@@ -33,23 +33,28 @@ void r4_obj_root_key(r4_key *k)
 	r4_key_sd(k, R4_ROOT_LOCALITY, 0, R4_ROOT_OID);
 }
 
+void r4_obj_time(const struct timespec *ts, uint32_t *sec, uint32_t *nsec)
+{
+	if (ts->tv_sec < 0 || (uint64_t)ts->tv_sec > UINT32_MAX) {
+		*sec = ts->tv_sec < 0 ? 0 : UINT32_MAX;
+		*nsec = 0;
+		return;
+	}
+	*sec = (uint32_t)ts->tv_sec;
+	*nsec = (uint32_t)ts->tv_nsec;
+}
+
 static void now(const struct r4_db *db, uint32_t *sec, uint32_t *nsec)
 {
 	struct timespec ts;
 
-	if (db->clock_override >= 0) {
-		*sec = (uint32_t)db->clock_override;
-		*nsec = 0;
-		return;
-	}
-	if (db->clock_pinned) {
-		*sec = (uint32_t)db->clock_pin.tv_sec;
-		*nsec = (uint32_t)db->clock_pin.tv_nsec;
-		return;
-	}
-	clock_gettime(CLOCK_REALTIME, &ts);
-	*sec = (uint32_t)ts.tv_sec;
-	*nsec = (uint32_t)ts.tv_nsec;
+	if (db->clock_override >= 0)
+		ts = (struct timespec){.tv_sec = (time_t)db->clock_override};
+	else if (db->clock_pinned)
+		ts = db->clock_pin;
+	else
+		clock_gettime(CLOCK_REALTIME, &ts);
+	r4_obj_time(&ts, sec, nsec);
 }
 
 void r4_obj_touch(struct r4_db *db, struct r4_inode *ino, bool m, bool c)

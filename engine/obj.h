@@ -36,6 +36,14 @@ int r4_obj_load(struct r4_db *db, const r4_key *sdkey, struct r4_inode *ino);
 int r4_obj_save(struct r4_db *db, struct r4_inode *ino);
 void r4_obj_fini(struct r4_inode *ino);
 void r4_obj_touch(struct r4_db *db, struct r4_inode *ino, bool m, bool c);
+/*
+ * ts as the stat data holds a time: every time that enters it goes
+ * through here.  Seconds are 32 bits, read back unsigned (the kernel's
+ * static_stat.c: 1970-01-01 to 2106-02-07 06:28:15 UTC); a time outside
+ * is clamped to the nearer end with nanoseconds 0, as the kernel's
+ * timestamp_truncate clamps to a format's range, not wrapped.
+ */
+void r4_obj_time(const struct timespec *ts, uint32_t *sec, uint32_t *nsec);
 
 /* Directories */
 int r4_dir_lookup(struct r4_db *db, const struct r4_inode *dir, const char *name, size_t len,

@@ -37,3 +37,20 @@ teardown() {
 	run "$R4" info "$IMG"
 	assert_line "files:         $iused"
 }
+
+@test "times outside the stat data's 32-bit unsigned seconds are clamped, not wrapped" {
+	mount_r4
+	touch "$MNT/late" "$MNT/early" "$MNT/edge"
+	touch -d @4294967296 "$MNT/late"
+	touch -m -d @-1 "$MNT/early"
+	touch -d @4294967295.5 "$MNT/edge"
+	run stat -c '%X %Y' "$MNT/late" "$MNT/edge"
+	assert_output $'4294967295 4294967295\n4294967295 4294967295'
+	run stat -c '%Y' "$MNT/early"
+	assert_output 0
+	run stat -c '%y' "$MNT/edge"
+	assert_output --partial '.500000000'
+	umount_r4
+	run "$R4SH" -c '/late/..atime' -c '/late/..mtime' -c '/early/..mtime' "$IMG"
+	assert_output $'4294967295\n4294967295\n0'
+}

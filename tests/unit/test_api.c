@@ -172,7 +172,22 @@ static void test_times(r4_db *db)
 	CHECK_EQ(st.mode, S_IFREG | 04711);
 	CHECK_EQ(st.uid, 42);
 	CHECK_EQ(st.gid, 43);
+	/* outside the format's unsigned 32-bit seconds: clamped, not wrapped
+	 * (touch -d @4294967296 stored 0) */
+	sa.mask = R4_SET_ATIME | R4_SET_MTIME | R4_SET_CTIME;
+	sa.atime = (struct timespec){4294967296, 5};
+	sa.mtime = (struct timespec){-1, 5};
+	sa.ctime = (struct timespec){4294967295, 7};
+	CHECK_RC(r4_setattr(db, "/tm", &sa));
+	CHECK_RC(r4_stat(db, "/tm", &st));
+	CHECK_EQ(st.atime.tv_sec, 4294967295);
+	CHECK_EQ(st.atime.tv_nsec, 0);
+	CHECK_EQ(st.mtime.tv_sec, 0);
+	CHECK_EQ(st.mtime.tv_nsec, 0);
+	CHECK_EQ(st.ctime.tv_sec, 4294967295);
+	CHECK_EQ(st.ctime.tv_nsec, 7);
 }
+
 
 /* statfs's object counts: files - ffree is the number of objects (df -i's
  * Used), and ffree what could still be made. */
