@@ -1470,8 +1470,6 @@ static int set_link_text(struct x *x, struct handle *h, const uint8_t *p, size_t
 
 	if (!n || memchr(p, 0, n))
 		return fail(x, -EINVAL, "cannot write '%s/..body'", h->path);
-	if (n >= x->db->bs / 2)
-		return fail(x, -ENAMETOOLONG, "cannot write '%s/..body'", h->path);
 	if (!may(x, &h->st, 2))
 		return fail(x, -EACCES, "cannot write '%s/..body'", h->path);
 	if ((rc = r4_fs_set_symlink(x->db, h->path, p, n)))

@@ -200,6 +200,7 @@ static int op_end(struct r4_db *db, struct op *op, int rc)
 int r4_fs_set_symlink(struct r4_db *db, const char *path, const uint8_t *target, size_t n)
 {
 	struct r4_inode ino;
+	struct r4_sd grown;
 	struct op op;
 	uint8_t *t;
 	int rc;
@@ -208,14 +209,18 @@ int r4_fs_set_symlink(struct r4_db *db, const char *path, const uint8_t *target,
 		return rc;
 	if ((rc = resolve(db, path, &ino)))
 		return op_end(db, &op, rc);
+	grown = ino.sd;
+	grown.sd_symlink_len = n;
 	if (!S_ISLNK(ino.sd.sd_mode))
 		rc = -EINVAL;
-	else if (!n || n >= db->bs / 2)
-		rc = n ? -ENAMETOOLONG : -ENOENT;
-	else if (!(t = (uint8_t *)r4_memdup(target, n)))
-		rc = -ENOMEM;
-	else if ((rc = r4_txn_grab(db, E(db), false)))	/* its stat data, grown */
-		r4_free(t);
+	else if (!n)
+		rc = -ENOENT;
+	else if (!(rc = r4_obj_sd_fits(db, &grown))) {
+		if (!(t = (uint8_t *)r4_memdup(target, n)))
+			rc = -ENOMEM;
+		else if ((rc = r4_txn_grab(db, E(db), false)))	/* its stat data, grown */
+			r4_free(t);
+	}
 	if (!rc) {
 		r4_free(ino.symlink);
 		ino.symlink = t;
@@ -524,9 +529,9 @@ static void tmpl_init(struct r4_sd *t, uint32_t mode, uint32_t uid, uint32_t gid
 /*
  * The stat data of a new object: a regular file, a directory, a special
  * file (its device number must fit the kernel's encoding) or a symlink
- * (its target lives in the stat data: at most half a block).
+ * (its target lives in the stat data: r4_obj_sd_fits).
  */
-static int newobj_tmpl(const struct r4_db *db, const struct r4_newobj *n, struct r4_sd *t)
+static int newobj_tmpl(const struct r4_newobj *n, struct r4_sd *t)
 {
 	uint32_t type = n->mode & S_IFMT;
 
@@ -546,8 +551,6 @@ static int newobj_tmpl(const struct r4_db *db, const struct r4_newobj *n, struct
 		if (!n->target || !n->target[0])
 			return -ENOENT;
 		t->sd_symlink_len = strlen(n->target);
-		if (t->sd_symlink_len >= db->bs / 2)
-			return -ENAMETOOLONG;
 		t->sd_mode = S_IFLNK | 0777;
 		t->sd_symlink = (const uint8_t *)n->target;
 		return 0;
@@ -559,7 +562,7 @@ static int newobj_tmpl(const struct r4_db *db, const struct r4_newobj *n, struct
 static int make_new(struct r4_db *db, const char *path, const struct r4_newobj *n)
 {
 	struct r4_sd t;
-	int rc = newobj_tmpl(db, n, &t);
+	int rc = newobj_tmpl(n, &t);
 
 	return rc ? rc : make(db, path, &t, NULL);
 }
@@ -589,8 +592,6 @@ int r4_fs_make(struct r4_db *db, const char *path, uint32_t mode, uint32_t uid, 
 
 	if (S_ISLNK(mode) && !tlen)
 		return -ENOENT;
-	if (S_ISLNK(mode) && tlen >= db->bs / 2)
-		return -ENAMETOOLONG;	/* the target lives in the stat data */
 	if (!S_ISLNK(mode) && !S_ISDIR(mode) && !S_ISREG(mode))
 		return -EINVAL;
 	tmpl_init(&t, S_ISLNK(mode) ? S_IFLNK | 0777 : mode, uid, gid);
@@ -1463,7 +1464,7 @@ int r4_file_make(r4_file *dir, const char *name, size_t len, const struct r4_new
 	r4_key k;
 	int rc;
 
-	if ((rc = newobj_tmpl(db, n, &t)) || (rc = op_begin(db, &op)))
+	if ((rc = newobj_tmpl(n, &t)) || (rc = op_begin(db, &op)))
 		return rc;
 	if (!(rc = at_file(dir, name, len, &a))) {
 		rc = make_at(db, &a, &t, NULL, &k);

@@ -693,6 +693,13 @@ static void inherit(const struct r4_db *db, const struct r4_inode *dir, struct r
 			sd_set_plugin(db, sd, m[i].member, r4_obj_plugin(db, dir, m[i].member));
 }
 
+int r4_obj_sd_fits(const struct r4_db *db, const struct r4_sd *sd)
+{
+	if (r4_sd_has(sd, R4_SDEXT_SYMLINK) && sd->sd_symlink_len > R4_SYMLINK_MAX)
+		return -ENAMETOOLONG;
+	return r4_item_stat_size(sd) > r4_tree_max_item(db) ? -ENAMETOOLONG : 0;
+}
+
 int r4_obj_create(struct r4_db *db, struct r4_inode *dir, const char *name, size_t len,
 		  const struct r4_sd *tmpl, struct r4_inode *out)
 {
@@ -730,6 +737,8 @@ int r4_obj_create(struct r4_db *db, struct r4_inode *dir, const char *name, size
 	if (S_ISREG(tmpl->sd_mode) && dir->create == R4_FILE_CCREG40)
 		r4_ccreg_init_sd(&ino.sd);	/* the directory's `create` plugin (kernel default profile) */
 	inherit(db, dir, &ino.sd);
+	if ((rc = r4_obj_sd_fits(db, &ino.sd)))
+		return rc;
 	size = r4_item_stat_size(&ino.sd);
 	if (!(buf = r4_malloc(size)))
 		return -ENOMEM;

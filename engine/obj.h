@@ -37,6 +37,14 @@ int r4_obj_save(struct r4_db *db, struct r4_inode *ino);
 void r4_obj_fini(struct r4_inode *ino);
 void r4_obj_touch(struct r4_db *db, struct r4_inode *ino, bool m, bool c);
 /*
+ * Can sd be stored?  -ENAMETOOLONG, as the kernel answers, for a symlink
+ * target longer than symlink(2) passes (R4_SYMLINK_MAX) or a stat data
+ * larger than one item (the target lives in it, and an item in one node:
+ * 3,973 bytes of target on 4 KiB node40 blocks); else 0.  r4_obj_create
+ * checks before it changes anything; a change of target checks first.
+ */
+int r4_obj_sd_fits(const struct r4_db *db, const struct r4_sd *sd);
+/*
  * ts as the stat data holds a time: every time that enters it goes
  * through here.  Seconds are 32 bits, read back unsigned (the kernel's
  * static_stat.c: 1970-01-01 to 2106-02-07 06:28:15 UTC); a time outside
@@ -159,7 +167,7 @@ void r4_obj_set_plugin(const struct r4_db *db, struct r4_inode *ino, unsigned me
 /* ..plugin/<member> <- id where a conversion exists (fs.c): a regular
  * file's formatting, an empty directory's hash; else -EOPNOTSUPP. */
 int r4_fs_set_plugin(struct r4_db *db, const char *path, unsigned member, unsigned id);
-/* A symlink's target becomes target[0, n) (less than half a block). */
+/* A symlink's target becomes target[0, n) (r4_obj_sd_fits: -ENAMETOOLONG). */
 int r4_fs_set_symlink(struct r4_db *db, const char *path, const uint8_t *target, size_t n);
 
 /* Regular file bodies */

@@ -195,7 +195,15 @@ int r4_create(r4_db *db, const char *path, uint32_t mode, uint32_t uid, uint32_t
 int r4_mkdir(r4_db *db, const char *path, uint32_t mode, uint32_t uid, uint32_t gid);
 int r4_mknod(r4_db *db, const char *path, uint32_t mode, uint64_t rdev, uint32_t uid,
 	     uint32_t gid);
-/* The target lives in the stat data: up to 2047 bytes (-ENAMETOOLONG). */
+/*
+ * The target (not empty: -ENOENT) lives in the stat data, so it is refused
+ * with -ENAMETOOLONG, as by the kernel's Reiser4, when the stat data
+ * outgrows one item of a node: on 4 KiB blocks a target of over 3,973
+ * bytes with node40, 3,969 with node41 (12 more each with seconds_only).
+ * Never more than R4_SYMLINK_MAX, what symlink(2) passes (PATH_MAX less
+ * its NUL), which only larger blocks than r4 reads would reach.
+ */
+#define R4_SYMLINK_MAX 4095
 int r4_symlink(r4_db *db, const char *target, const char *path, uint32_t uid, uint32_t gid);
 /* Copies at most n bytes of the target (not NUL-terminated) and its full length. */
 int r4_readlink(r4_db *db, const char *path, char *buf, size_t n, size_t *len);

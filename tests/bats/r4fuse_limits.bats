@@ -54,3 +54,35 @@ teardown() {
 	run "$R4SH" -c '/late/..atime' -c '/late/..mtime' -c '/early/..mtime' "$IMG"
 	assert_output $'4294967295\n4294967295\n0'
 }
+
+@test "symlink targets as long as the kernel's Reiser4 takes: the mount, r4sh, R4L, ..body" {
+	# 4096 - 28 (node40 header) - 38 (item header) - 56 (stat data) - 1 (NUL)
+	long=$(printf '%3973s' '' | tr ' ' a)
+	mount_r4
+	ln -s "$long" "$MNT/max"
+	run readlink "$MNT/max"
+	assert_output "$long"
+	run ln -s "${long}b" "$MNT/over"
+	assert_failure
+	assert_output --partial 'File name too long'
+	# R4L through the control file (r4sh on the mount)
+	run "$R4SH" -c "/viactl -> \"$long\"" "$MNT"
+	assert_success
+	run "$R4SH" -c "/viactl2 -> \"${long}b\"" "$MNT"
+	assert_failure
+	assert_output --partial 'File name too long'
+	run readlink "$MNT/viactl"
+	assert_output "$long"
+	umount_r4
+	# r4sh on the image: make, retarget through ..body, refuse one byte more
+	run "$R4SH" -c "/img -> \"short\"" -c "/img/..body <- \"$long\"" "$IMG"
+	assert_success
+	run "$R4SH" -c "/img/..body <- \"${long}b\"" "$IMG"
+	assert_failure
+	assert_output --partial 'File name too long'
+	run "$R4SH" -c "/img2 -> \"${long}b\"" "$IMG"
+	assert_failure
+	run "$R4SH" -c '/img/..size' -c '/max/..size' -c '/viactl/..size' "$IMG"
+	assert_output $'3973\n3973\n3973'
+	fsck_reiser4 "$IMG"
+}

@@ -188,7 +188,6 @@ static void test_times(r4_db *db)
 	CHECK_EQ(st.ctime.tv_nsec, 7);
 }
 
-
 /* statfs's object counts: files - ffree is the number of objects (df -i's
  * Used), and ffree what could still be made. */
 static void test_statfs_inodes(r4_db *db)
@@ -304,6 +303,64 @@ static int count_fn(void *ctx, const char *name, size_t len, uint64_t ino, uint3
 	(void)type;
 	++*(int *)ctx;
 	return 0;
+}
+
+/* Symlink targets: as long as the kernel's Reiser4 takes them (the stat
+ * data they live in fits one item of a node; on larger blocks than r4
+ * reads, no longer than symlink(2) passes, R4_SYMLINK_MAX).  Targets of
+ * 2048 bytes and more were refused. */
+static void test_symlink_limits(void)
+{
+	static const struct {
+		bool node41, seconds_only;
+		size_t max;
+	} v[] = {
+		{false, false, 3973},	/* 4096 - 28 (node40) - 38 (item) - 56 (stat data) - 1 */
+		{true, false, 3969},	/* node41's header has 4 bytes more */
+		{false, true, 3985},	/* no nanoseconds: 12 bytes less of stat data */
+	};
+	static char tgt[8192];
+	char back[8192];
+
+	memset(tgt, 'a', sizeof(tgt));
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		struct r4_newobj lnk = {.mode = S_IFLNK | 0777, .target = tgt};
+		struct r4_mkfs_opts mo;
+		struct r4_stat st;
+		r4_file *root = NULL, *f = NULL;
+		r4_db *db = NULL;
+		size_t len = 0;
+
+		struct r4_open_opts oo = {.rw = true, .seconds_only = v[i].seconds_only};
+
+		r4_mkfs_defaults(&mo);
+		mo.node41 = v[i].node41;
+		CHECK_RC(r4_mkfs(img, 64u << 20, &mo));
+		CHECK_RC(r4_open(img, &oo, &db));
+		if (!db)
+			continue;
+		tgt[v[i].max + 1] = 0;
+		CHECK_EQ(r4_symlink(db, tgt, "/over", 0, 0), -ENAMETOOLONG);
+		CHECK_RC(r4_file_root(db, &root));
+		if (root)
+			CHECK_EQ(r4_file_make(root, "over", 4, &lnk, NULL), -ENAMETOOLONG);
+		tgt[v[i].max] = 0;
+		CHECK_RC(r4_symlink(db, tgt, "/max", 0, 0));
+		if (root)
+			CHECK_RC(r4_file_make(root, "max2", 4, &lnk, &f));
+		CHECK_RC(r4_readlink(db, "/max", back, sizeof(back), &len));
+		CHECK_EQ(len, v[i].max);
+		CHECK(!memcmp(back, tgt, len));
+		CHECK_RC(r4_stat(db, "/max", &st));
+		CHECK_EQ(st.size, v[i].max);
+		CHECK_EQ(r4_stat(db, "/over", &st), -ENOENT);
+		tgt[v[i].max] = 'a';
+		tgt[v[i].max + 1] = 'a';
+		r4_file_close(f);
+		r4_file_close(root);
+		r4_close(db);
+		CHECK(t_fsck(img) != 0);	/* clean, or fsck.reiser4 missing */
+	}
 }
 
 /* deg_hash gives every long name the same hash: 300 names sharing their
@@ -424,6 +481,7 @@ int main(void)
 		test_space_reclaimed(db);
 		r4_close(db);
 	}
+	test_symlink_limits();
 	test_collisions();
 	test_transactions();
 	int fsck = t_fsck(img);
