@@ -554,6 +554,26 @@ out:
 	return rc;
 }
 
+int r4_aggr_check(r4_db *db, const char *path, const void *text, size_t n)
+{
+	const uint8_t *p = text, *lf = n ? memrchr(p, '\n', n) : NULL;
+	struct r4_stat st;
+	struct r4_meta m;
+	struct rec *v = NULL;
+	size_t nv = 0;
+	int rc = 0;
+
+	/* a line is judged alone, so lines that are whole never get better:
+	 * what follows cannot make them valid */
+	if (!lf || r4_stat(db, path, &st) || r4_meta_get(db, st.ino, &m))
+		return 0;
+	if (m.kind == R4_META_AGGREGATE &&
+	    !(rc = parse_text(m.format, p, (size_t)(lf - p) + 1, &v, &nv, NULL, 0)))
+		recs_free(v, nv);
+	r4_meta_fini(&m);
+	return rc;
+}
+
 int r4_aggr_write(struct r4_db *db, const struct r4_ident *who, const char *path,
 		  const uint8_t *p, size_t n, bool append, char *why, size_t wn)
 {

@@ -156,6 +156,17 @@ enum { R4_ACCESS_DENIED, R4_ACCESS_READ, R4_ACCESS_WRITE };
 /* Are the object's contents computed text: an aggregate (a directory that
  * is also text, LANGUAGE.md 7) or an invert (a composition, 6.5)? */
 bool r4_is_computed(r4_db *db, uint64_t ino);
+/*
+ * Would the text p[0..n), written to the aggregate at path, be refused
+ * whatever is written after it?  -EINVAL when one of its whole lines (up
+ * to its last newline) is malformed: the wrong number of fields, a NUL,
+ * a name that cannot name a record, a record twice.  0 otherwise, and
+ * when path is no aggregate.  Nothing is changed or checked for anyone:
+ * writing the whole text (as R4L does) still decides, permissions too.
+ * A host that gathers a text to write at close calls it at each write,
+ * so that an invalid text fails the write(2) that brought it.
+ */
+int r4_aggr_check(r4_db *db, const char *path, const void *p, size_t n);
 
 /*
  * Audit (LANGUAGE.md 6.4; engine/meta.c).  r4_audit_log: the log the

@@ -23,7 +23,9 @@
  *  - /..meta: every object as a directory of its pseudo files and
  *    children, so that files reach theirs (..meta/etc/hosts/..mode);
  *  - the control file /..reiser4: write an R4L command, read back its
- *    values (or its diagnostics): one unit per command;
+ *    values (or its diagnostics): one unit per command; written
+ *    write-only, each complete command runs at its write(2), which
+ *    fails with its error;
  *  - user.r4.NAME extended attributes for the pseudo file ..NAME, asked
  *    for by name (listed with -o list_pseudo_xattrs);
  *  - audit records (..audit) of the POSIX changes of audited objects.
@@ -113,9 +115,12 @@ static struct bridge B = {.mu = PTHREAD_MUTEX_INITIALIZER, .wake = PTHREAD_COND_
 struct special {
 	bool control;
 	bool whole;			/* an aggregate's (invert's) text: applied whole at close */
+	bool wronly;			/* opened write-only: no answer can be read */
+	int err;			/* a text refused at write(2): nothing runs */
 	char *path;			/* the pseudo file's path */
 	char *in;			/* written, not yet run */
 	size_t nin;
+	size_t base;			/* the file offset in[0] was written at */
 	char *out;			/* the text read returns */
 	size_t nout, rpos;		/* (the control file reads from rpos, not the file
 					   offset its writes moved) */
@@ -850,13 +855,13 @@ static int pseudo_write(const struct caller *c, const char *path, const char *v,
 }
 
 /* Run what was written to s: the control file's command, or the pseudo
- * file's new contents. */
+ * file's new contents; the command's error, or the write's. */
 static int special_flush(const struct caller *c, struct special *s, bool *changed)
 {
 	int rc = 0;
 
-	if (!s->written)
-		return 0;
+	if (s->err || !s->written)
+		return s->err;
 	s->written = false;
 	free(s->out);
 	s->out = NULL;
@@ -867,7 +872,7 @@ static int special_flush(const struct caller *c, struct special *s, bool *change
 		size_t n = s->nin;
 
 		ctl_parse(c, &src, &n, &cl);
-		run_r4l(c, src, n, &s->out, &s->nout, false, &cl, changed);
+		rc = run_r4l(c, src, n, &s->out, &s->nout, false, &cl, changed);
 		free(cl.cwd);
 		s->have_out = true;
 		s->rpos = 0;	/* the answer is the diagnostics, read back */
@@ -1977,6 +1982,7 @@ static int special_open(struct node *n, struct fuse_file_info *fi)
 	}
 	s->control = n->kind == K_CONTROL;
 	s->whole = n->kind == K_PSEUDO && !is_pseudo(n->name);
+	s->wronly = (fi->flags & O_ACCMODE) == O_WRONLY;
 	h->sp = s;
 	fi->fh = (uint64_t)(uintptr_t)h;
 	fi->direct_io = 1;	/* sizes are not known ahead */
@@ -2153,14 +2159,40 @@ static void fb_read(fuse_req_t req, fuse_ino_t id, size_t size, off_t off,
 	free(buf);
 }
 
-/* A pseudo file takes its value at once, so write(2) says whether it was
- * accepted (echo 0999 > d/..mode fails there); the control file runs its
- * command when it is read or closed. */
+/* Is the command written to s whole: a complete entry (LANGUAGE.md 2.5,
+ * as r4sh decides) that a newline ends? */
+static bool ctl_whole(const struct special *s)
+{
+	struct r4_lex_state ls;
+
+	if (!s->nin || s->in[s->nin - 1] != '\n')
+		return false;
+	r4_lex_state(s->in, s->nin, &ls);
+	return !ls.depth && !ls.open_quote && ls.can_end == 1;
+}
+
+/*
+ * What write(2) says, so that `echo TEXT > FILE` (whose shell ignores
+ * close(2)) sees a failure:
+ *  - a pseudo file takes its value at once (echo 0999 > d/..mode fails);
+ *  - an aggregate's text is applied whole at close, but a malformed line
+ *    fails the write that brought it, and then nothing is applied;
+ *  - the control file opened write-only runs its command once the text
+ *    is a complete entry ending in a newline, and fails the write with
+ *    its error; opened for reading too, when it is read, or closed unread.
+ */
 static int special_write(const struct caller *c, struct special *s, const char *buf, size_t n,
 			 off_t off, bool *changed)
 {
-	size_t end = (size_t)off + n;
+	size_t at = (size_t)off, end;
+	int rc;
 
+	if (s->err)
+		return s->err;
+	if (at < s->base)
+		return -EINVAL;	/* into a command that ran already */
+	off -= (off_t)s->base;
+	end = (size_t)off + n;
 	if (end > s->nin) {
 		char *in = realloc(s->in, end + 1);
 
@@ -2173,7 +2205,17 @@ static int special_write(const struct caller *c, struct special *s, const char *
 	memcpy(s->in + off, buf, n);
 	s->written = true;
 	s->have_out = false;
-	return s->control || s->whole ? 0 : special_flush(c, s, changed);
+	if (s->whole) {
+		s->err = r4_aggr_check(B.db, s->path, s->in, s->nin);
+		return s->err;
+	}
+	if (!s->control)
+		return special_flush(c, s, changed);
+	if (!s->wronly || !ctl_whole(s))
+		return 0;
+	rc = special_flush(c, s, changed);
+	s->base = rc ? at : at + n;	/* a failed write(2) leaves the file offset */
+	return rc;
 }
 
 /* A write through h (under the mutex); O_APPEND: at the end as it is now. */

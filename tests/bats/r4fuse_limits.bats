@@ -86,3 +86,82 @@ teardown() {
 	assert_output $'3973\n3973\n3973'
 	fsck_reiser4 "$IMG"
 }
+
+# close_after FILE MODE TEXT: open FILE (a perl MODE: "+<" reads and
+# writes), write TEXT, close; prints "write N|ERROR" and "close 0|ERROR".
+close_after() {
+	perl -e 'open(my $f, $ARGV[1], $ARGV[0]) or die "open: $!\n";
+		my $n = syswrite($f, $ARGV[2]); print "write ", defined $n ? $n : $!, "\n";
+		print "close ", close($f) ? 0 : $!, "\n"' "$@"
+}
+
+@test "the control file: a failing command fails write(2) write-only, close(2) otherwise" {
+	"$R4SH" -c 'mkdir /bank' -c '/bank/(alice <- "100", bob <- "50")' "$IMG" >/dev/null
+	mount_r4
+	# echo's shell ignores close(2): the write says it
+	run bash -c "echo '/bank/nope/x <- \"1\"' > '$MNT/..reiser4'"
+	assert_failure
+	assert_output --partial 'No such file or directory'
+	run sh -c "echo '/bank/nope/x <- \"1\"' > '$MNT/..reiser4'"
+	assert_failure
+	echo '/bank/alice <- "60"' >"$MNT/..reiser4"
+	run cat "$MNT/bank/alice"
+	assert_output 60
+	# a text still incomplete (an open quote) waits for more: at close it
+	# fails close(2) alone, which the shell does not report
+	run bash -c "echo '/bank/alice <- \"unclosed' > '$MNT/..reiser4'"
+	assert_success
+	run cat "$MNT/bank/alice"
+	assert_output 60
+	# a command written in pieces runs once it is complete, as one unit
+	{ echo '/bank/alice <-'; echo '"59"'; } >"$MNT/..reiser4"
+	run cat "$MNT/bank/alice"
+	assert_output 59
+	{ echo '/bank/(alice <- "61",'; echo 'bob <- "51")'; } >"$MNT/..reiser4"
+	run cat "$MNT/bank/alice" "$MNT/bank/bob"
+	assert_output 6151
+	# one write, one command: a failed one does not stop the next
+	run bash -c "{ echo '/bank/nope/x <- \"1\"'; echo '/bank/bob <- \"52\"'; } > '$MNT/..reiser4'"
+	assert_output --partial 'No such file or directory'
+	run cat "$MNT/bank/bob"
+	assert_output 52
+	# no newline: the command runs at close, which fails
+	run bash -c "/usr/bin/printf '%s' '/bank/nope/x <- \"1\"' > '$MNT/..reiser4'"
+	assert_failure
+	assert_output --partial 'No such file or directory'
+	# opened for reading too: the answer is read back, and a failure
+	# closed unread fails close(2)
+	run bash -c "exec 3<>'$MNT/..reiser4'; printf '%s\n' '/bank/alice <- \"0\"; /bank/x/y <- \"1\"' >&3; cat <&3"
+	assert_line "<control>:1:21: error: cannot write '/bank/x': No such file or directory"
+	run close_after "$MNT/..reiser4" '+<' '/bank/x/y <- "1"'
+	assert_output $'write 16\nclose No such file or directory'
+	run close_after "$MNT/..reiser4" '+<' '/bank/bob <- "53"'
+	assert_output $'write 17\nclose 0'
+	run cat "$MNT/bank/alice" "$MNT/bank/bob"
+	assert_output 6153
+}
+
+@test "an aggregate's text: a malformed line fails write(2), and then nothing is applied" {
+	"$R4SH" -c 'mkdir /etc' -c '/etc/..new/(name <- "passwd", type <- aggregate) <- "root:x:0:0:root:/root:/bin/sh\n"' \
+		"$IMG" >/dev/null
+	mount_r4
+	run bash -c "echo 'no colons' > '$MNT/etc/passwd'"
+	assert_failure
+	assert_output --partial 'Invalid argument'
+	run cat "$MNT/etc/passwd"
+	assert_output 'root:x:0:0:root:/root:/bin/sh'
+	# a record twice, in two writes: the second fails, nothing is applied
+	run bash -c "{ echo 'a:x:1:1::/a:/bin/sh'; echo 'a:x:1:1::/a:/bin/sh'; } > '$MNT/etc/passwd'"
+	assert_failure
+	assert_output --partial 'Invalid argument'
+	run cat "$MNT/etc/passwd"
+	assert_output 'root:x:0:0:root:/root:/bin/sh'
+	# a line split across writes is judged once whole
+	{ printf 'root:x:0:0:root:/root:'; printf '/bin/sh\nbob:x:1:1::/b:/bin/sh\n'; } >"$MNT/etc/passwd"
+	run cat "$MNT/etc/passwd"
+	assert_output $'root:x:0:0:root:/root:/bin/sh\nbob:x:1:1::/b:/bin/sh'
+	umount_r4
+	run "$R4SH" -c '/etc/passwd/bob/home' "$IMG"
+	assert_output /b
+	fsck_reiser4 "$IMG"
+}
