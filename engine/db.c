@@ -27,6 +27,7 @@
 
 #include "alloc.h"
 #include "db.h"
+#include "perm.h"
 #include "format.h"
 #include "io.h"
 #include "key.h"
@@ -331,6 +332,7 @@ void r4_close(r4_db *db)
 	r4_page_pool_free(db);
 	r4_free(db->pages);
 	r4_free(db->fake_files);
+	r4_perm_free(db);
 	while (db->held) {	/* (handles left open: their objects stay orphans) */
 		struct r4_held *h = db->held;
 

@@ -108,6 +108,12 @@ struct r4_db {
 	size_t npages_real;	/* pending pages of real blocks, not fake ones (reg.c) */
 
 	struct r4_held *held;	/* objects r4_file handles hold (fs.c) */
+	struct r4_actor {	/* who the handle calls act for (r4_act_as, perm.c) */
+		bool set, check;	/* !set: trusted */
+		struct r4_ident who;	/* (who.groups: groups, or more) */
+		uint32_t groups[64];
+		uint32_t *more;		/* a longer list, on the heap */
+	} actor;
 	bool meta_known, meta_present;	/* is there a "..r4" directory (meta.c)? */
 };
 

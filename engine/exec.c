@@ -25,6 +25,7 @@
 
 #include "db.h"
 #include "obj.h"
+#include "perm.h"
 
 #define MAX_EXPANSIONS 40	/* symlinks followed per path (then ELOOP) */
 #define REPLAY 1		/* run_steps: a TRY caught a failure, run the unit again */
@@ -249,7 +250,7 @@ static unsigned role_of(struct x *x, const char *path, const struct r4_stat *st,
 
 static bool is_owner(const struct x *x, const struct r4_stat *st)
 {
-	return x->o->who.uid == 0 || x->o->who.uid == st->uid;
+	return r4_perm_owns(&x->o->who, st);
 }
 
 /* One trailing LF of a value written to a metadata pseudo file is ignored. */
@@ -1255,18 +1256,17 @@ static int read_handle(struct x *x, struct handle *h, struct r4_buf *b)
 /* =============================== changing =============================== */
 
 /* May the caller add or remove entries of directory d (path dir), and, in
- * a sticky directory, remove or rename the entry's object st? */
+ * a sticky directory, remove or rename the entry's object st (perm.c)? */
 static int may_change(struct x *x, const struct r4_stat *d, const struct r4_stat *st,
 		      const char *dir, const char *path)
 {
-	if (!S_ISDIR(d->mode))
-		return fail(x, -ENOTDIR, "cannot change '%s'", dir);
-	if (!may(x, d, 3))
-		return fail(x, -EACCES, "cannot change '%s'", path);
-	if (st && (d->mode & S_ISVTX) && x->o->who.uid != 0 && x->o->who.uid != d->uid &&
-	    x->o->who.uid != st->uid)
-		return fail(x, -EPERM, "cannot change '%s': the directory is sticky", path);
-	return 0;
+	int rc = r4_perm_entry(x->db, &x->o->who, d, st);
+
+	if (rc == -ENOTDIR)
+		return fail(x, rc, "cannot change '%s'", dir);
+	if (rc == -EPERM)
+		return fail(x, rc, "cannot change '%s': the directory is sticky", path);
+	return rc ? fail(x, rc, "cannot change '%s'", path) : 0;
 }
 
 /* The same, for the directory at path dir. */
@@ -1282,22 +1282,13 @@ static int may_change_dir(struct x *x, const char *dir, const struct r4_stat *st
 }
 
 
-/* The group of a new object in directory d: the caller's, or a setgid
- * directory's (then a new directory keeps setgid). */
-static void new_owner(struct x *x, const struct r4_stat *d, uint32_t *gid, bool *sgid)
-{
-	*gid = (d->mode & S_ISGID) ? d->gid : x->o->who.gid;
-	*sgid = (d->mode & S_ISGID) != 0;
-}
-
 /* Make a missing name (section 5.2): a regular file, a directory or a symlink. */
 static int make(struct x *x, struct handle *h, uint32_t type, uint32_t perm, const uint8_t *tgt,
 		size_t tlen)
 {
 	char *dir = dir_of(h->path);
 	struct r4_stat d;
-	uint32_t gid = 0;
-	bool sgid = false;
+	uint32_t mode = type | (perm & 07777), uid = 0, gid = 0;
 	int rc;
 
 	if (!dir)
@@ -1310,15 +1301,13 @@ static int make(struct x *x, struct handle *h, uint32_t type, uint32_t perm, con
 	}
 	if ((rc = may_change(x, &d, NULL, dir, h->path)))
 		goto out;
-	new_owner(x, &d, &gid, &sgid);
+	r4_perm_new(&x->o->who, &d, &mode, &uid, &gid);
 	if ((rc = touch_entry(x, h->dir_ino, base_name(h->path), true, h->path)))
 		goto out;
-	perm &= ~x->o->who.umask & 07777;
 	if (type == S_IFLNK && (!tlen || memchr(tgt, 0, tlen)))
 		rc = -EINVAL;
 	else
-		rc = r4_fs_make(x->db, h->path, type | perm | (type == S_IFDIR && sgid ? S_ISGID : 0),
-				x->o->who.uid, gid, tgt, tlen, &h->st);
+		rc = r4_fs_make(x->db, h->path, mode, uid, gid, tgt, tlen, &h->st);
 	if (rc) {
 		rc = fail(x, rc, "cannot create '%s'", h->path);
 		goto out;
@@ -1332,18 +1321,13 @@ out:
 	return rc;
 }
 
-/* A non-owner's write clears setuid, and setgid with group execute. */
+/* A write drops set-id bits as perm.c says. */
 static int clear_suid(struct x *x, const struct handle *h)
 {
 	struct r4_setattr sa = {.mask = R4_SET_MODE};
-	uint32_t m = h->st.mode;
 
-	if (x->o->who.uid == 0 || !(m & (S_ISUID | S_ISGID)))
-		return 0;
-	sa.mode = m & ~(uint32_t)S_ISUID;
-	if ((m & S_ISGID) && (m & S_IXGRP))
-		sa.mode &= ~(uint32_t)S_ISGID;
-	return sa.mode == m ? 0 : r4_setattr(x->db, h->path, &sa);
+	sa.mode = r4_perm_after_write(&x->o->who, &h->st);
+	return sa.mode == h->st.mode ? 0 : r4_setattr(x->db, h->path, &sa);
 }
 
 /* Write an aggregate's text (section 7). */
@@ -1885,6 +1869,21 @@ static int switch_plugin(struct x *x, struct handle *h, const char *sub, const u
 	return audit(x, h->st.ino, "setattr", h->path, n);
 }
 
+/* May the caller make change sa of h (perm.c; sa narrowed, set-id bits
+ * dropped as the change does)? */
+static int setattr_perm(struct x *x, const struct handle *h, const char *pn,
+			struct r4_setattr *sa)
+{
+	int rc = r4_perm_setattr(x->db, &x->o->who, &h->st, sa, false);
+
+	if (rc == -EPERM)
+		return fail(x, rc, "cannot change '%s/%s'", h->path, pn);
+	if (rc)
+		return fail(x, rc, "cannot write '%s/%s'", h->path, pn);
+	r4_perm_setattr_effects(&x->o->who, &h->st, sa);
+	return 0;
+}
+
 /* Write pseudo file ps (sub: ..plugin/<sub>) of object h (section 6.1). */
 static int pseudo_write(struct x *x, struct handle *h, enum r4_pseudo ps, const char *sub,
 			const uint8_t *p, size_t n)
@@ -1944,10 +1943,6 @@ static int pseudo_write(struct x *x, struct handle *h, enum r4_pseudo ps, const 
 	case R4_PSEUDO_MODE:
 		if (parse_mode(p, n, &mode))
 			return fail(x, -EINVAL, "'%s' takes 1 to 4 octal digits", pn);
-		if (!is_owner(x, &h->st))
-			return fail(x, -EPERM, "cannot change '%s/%s'", h->path, pn);
-		if (x->o->who.uid != 0 && !S_ISDIR(h->st.mode) && !r4_in_group(&x->o->who, h->st.gid))
-			mode &= ~(uint32_t)S_ISGID;
 		sa.mask = R4_SET_MODE;
 		sa.mode = mode;
 		goto set;
@@ -1958,20 +1953,9 @@ static int pseudo_write(struct x *x, struct handle *h, enum r4_pseudo ps, const 
 		if (ps == R4_PSEUDO_UID) {
 			sa.mask = R4_SET_UID;
 			sa.uid = (uint32_t)num;
-			if (x->o->who.uid != 0 && !(sa.uid == h->st.uid && is_owner(x, &h->st)))
-				return fail(x, -EPERM, "cannot change '%s/%s'", h->path, pn);
 		} else {
 			sa.mask = R4_SET_GID;
 			sa.gid = (uint32_t)num;
-			if (x->o->who.uid != 0 && !(is_owner(x, &h->st) && r4_in_group(&x->o->who, sa.gid)))
-				return fail(x, -EPERM, "cannot change '%s/%s'", h->path, pn);
-		}
-		/* a change of owner drops setuid (and setgid with group execute) */
-		if (S_ISREG(h->st.mode) && (h->st.mode & (S_ISUID | S_ISGID))) {
-			sa.mask |= R4_SET_MODE;
-			sa.mode = h->st.mode & ~(uint32_t)S_ISUID;
-			if (h->st.mode & S_IXGRP)
-				sa.mode &= ~(uint32_t)S_ISGID;
 		}
 		goto set;
 	case R4_PSEUDO_SIZE:
@@ -1985,16 +1969,11 @@ static int pseudo_write(struct x *x, struct handle *h, enum r4_pseudo ps, const 
 			return fail(x, -EISDIR, "cannot write '%s/%s'", h->path, pn);
 		if (!S_ISREG(h->st.mode))
 			return fail(x, -EINVAL, "cannot write '%s/%s': not a file", h->path, pn);
-		if (!may(x, &h->st, 2))
-			return fail(x, -EACCES, "cannot write '%s/%s'", h->path, pn);
-		if ((rc = touch_obj(x, h->st.ino, 0, true, h->path)))
-			return rc;
-		sa.mask = R4_SET_SIZE | R4_SET_MTIME;
+		sa.mask = R4_SET_SIZE | R4_SET_MTIME_NOW;
 		sa.size = (uint64_t)num;
-		clock_gettime(CLOCK_REALTIME, &sa.mtime);
-		if (x->db->clock_pinned)
-			sa.mtime = x->db->clock_pin;
-		goto set;
+		if ((rc = setattr_perm(x, h, pn, &sa)) || (rc = touch_obj(x, h->st.ino, 0, true, h->path)))
+			return rc;
+		goto apply;
 	case R4_PSEUDO_ATIME:
 	case R4_PSEUDO_MTIME:
 		if (parse_int(p, n, true, &num))
@@ -2002,8 +1981,6 @@ static int pseudo_write(struct x *x, struct handle *h, enum r4_pseudo ps, const 
 		if (num < 0 || num > UINT32_MAX)
 			return fail(x, -EINVAL, "cannot write '%s/%s': the format stores times from "
 				    "0 to 4294967295", h->path, pn);
-		if (!is_owner(x, &h->st))
-			return fail(x, -EPERM, "cannot change '%s/%s'", h->path, pn);
 		sa.mask = ps == R4_PSEUDO_ATIME ? R4_SET_ATIME : R4_SET_MTIME;
 		sa.atime.tv_sec = sa.mtime.tv_sec = (time_t)num;
 		goto set;
@@ -2012,6 +1989,9 @@ static int pseudo_write(struct x *x, struct handle *h, enum r4_pseudo ps, const 
 	}
 	return fail(x, -EACCES, "cannot write '%s/%s': it is read-only", h->path, pn);
 set:
+	if ((rc = setattr_perm(x, h, pn, &sa)))
+		return rc;
+apply:
 	if ((rc = r4_setattr(x->db, h->path, &sa)))
 		return fail(x, rc, "cannot write '%s/%s'", h->path, pn);
 	x->last_len = raw;

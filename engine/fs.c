@@ -10,6 +10,7 @@
  * so no half-done operation can be committed.  A structure error met by
  * any call of a read-write handle marks the volume damaged (r4_db_seen).
  */
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 
@@ -17,6 +18,7 @@
 #include "db.h"
 #include "item.h"
 #include "obj.h"
+#include "perm.h"
 #include "tree.h"
 
 /* ---- paths ---- */
@@ -313,29 +315,6 @@ int r4_stat(r4_db *db, const char *path, struct r4_stat *st)
 	r4_fs_stat_of(db, &ino, st);
 	r4_obj_fini(&ino);
 	return 0;
-}
-
-bool r4_permits(const struct r4_ident *who, const struct r4_stat *st, unsigned want)
-{
-	unsigned bits = st->mode & 07;
-
-	if (who->uid == 0)	/* root: execute needs one x bit on a non-directory */
-		return !(want & 1) || S_ISDIR(st->mode) || (st->mode & 0111);
-	if (st->uid == who->uid)
-		bits = (st->mode >> 6) & 07;
-	else if (r4_in_group(who, st->gid))
-		bits = (st->mode >> 3) & 07;
-	return (bits & want) == want;
-}
-
-bool r4_in_group(const struct r4_ident *who, uint32_t gid)
-{
-	if (who->gid == gid)
-		return true;
-	for (size_t i = 0; i < who->ngroups; i++)
-		if (who->groups[i] == gid)
-			return true;
-	return false;
 }
 
 int r4_access(r4_db *db, const char *path, const struct r4_ident *who, unsigned want,
@@ -676,6 +655,15 @@ static int apply_setattr(struct r4_db *db, struct r4_inode *ino, const struct r4
 		r4_obj_time(&sa->mtime, &sd->sd_mtime, &sd->sd_mtime_ns);
 	if (sa->mask & R4_SET_CTIME)
 		r4_obj_time(&sa->ctime, &sd->sd_ctime, &sd->sd_ctime_ns);
+	/* "now": the change's time, which r4_obj_touch gave ctime */
+	if (sa->mask & R4_SET_ATIME_NOW) {
+		sd->sd_atime = sd->sd_ctime;
+		sd->sd_atime_ns = sd->sd_ctime_ns;
+	}
+	if (sa->mask & R4_SET_MTIME_NOW) {
+		sd->sd_mtime = sd->sd_ctime;
+		sd->sd_mtime_ns = sd->sd_ctime_ns;
+	}
 	return r4_obj_save(db, ino);
 }
 
@@ -713,6 +701,11 @@ struct r4_file {
 	struct r4_held *held;		/* NULL: weak (r4_file_weaken) */
 	r4_key key;			/* the object's stat-data key */
 	uint64_t seen;			/* held->lost when this handle last reported it */
+	int oflags;			/* opened (r4_file_reopen, by path): O_ACCMODE; else -1 */
+	bool has_up;			/* the way it was found, for r4_perm_reach: */
+	r4_key up;			/* its directory, */
+	char *upname;			/* and its name there */
+	size_t uplen;
 };
 
 static struct r4_held *held_find(struct r4_db *db, const r4_key *k)
@@ -879,8 +872,65 @@ static int hold(struct r4_db *db, const r4_key *sdkey, r4_file **out)
 	f->held = h;
 	f->key = *sdkey;
 	f->seen = h->lost;
+	f->oflags = -1;
 	*out = f;
 	return 0;
+}
+
+/* f was found as name in directory dir (its way, for r4_perm_reach). */
+static int set_up(r4_file *f, const r4_key *dir, const char *name, size_t len)
+{
+	char *n = r4_memdup(name, len);
+
+	if (!n)
+		return -ENOMEM;
+	r4_free(f->upname);
+	f->upname = n;
+	f->uplen = len;
+	f->up = *dir;
+	f->has_up = true;
+	return 0;
+}
+
+/* A handle on sdkey found as name in dir. */
+static int hold_at(struct r4_db *db, const r4_key *sdkey, const r4_key *dir, const char *name,
+		   size_t len, r4_file **out)
+{
+	r4_file *f;
+	int rc = hold(db, sdkey, &f);
+
+	if (!rc && (rc = set_up(f, dir, name, len)))
+		r4_file_close(f);
+	if (!rc)
+		*out = f;
+	return rc;
+}
+
+/* The way to f's object, for the acting identity (an opened handle, one
+ * open(2) checked, needs none). */
+static int file_reach(r4_file *f, const struct r4_inode *ino)
+{
+	const struct r4_ident *who = r4_perm_checked(f->db);
+
+	if (!who || f->oflags >= 0)
+		return 0;
+	return r4_db_seen(f->db, r4_perm_reach(f->db, who, ino, f->has_up ? &f->up : NULL,
+					       f->upname, f->uplen));
+}
+
+/* Through a handle not opened: the way, and want (4, 2) on the object. */
+static int file_may(r4_file *f, const struct r4_inode *ino, unsigned want)
+{
+	const struct r4_ident *who = r4_perm_checked(f->db);
+	struct r4_stat st;
+	int rc;
+
+	if (!who || f->oflags >= 0)
+		return 0;
+	if ((rc = file_reach(f, ino)))
+		return rc;
+	r4_fs_stat_of(f->db, ino, &st);
+	return r4_perm_may(f->db, who, &st, want) ? 0 : -EACCES;
 }
 
 int r4_file_open(r4_db *db, const char *path, r4_file **out)
@@ -890,14 +940,23 @@ int r4_file_open(r4_db *db, const char *path, r4_file **out)
 
 	if ((rc = check_path(path)) || (rc = resolve(db, path, &ino)))
 		return r4_db_seen(db, rc);
-	rc = hold(db, &ino.sdkey, out);
+	if (!(rc = hold(db, &ino.sdkey, out)))
+		(*out)->oflags = O_RDWR;	/* (a trusted open) */
 	r4_obj_fini(&ino);
 	return rc;
 }
 
 int r4_file_dup(r4_file *f, r4_file **out)
 {
-	return hold(f->db, &f->key, out);
+	r4_file *g;
+	int rc = hold(f->db, &f->key, &g);
+
+	if (!rc && f->has_up && (rc = set_up(g, &f->up, f->upname, f->uplen)))
+		r4_file_close(g);
+	if (rc)
+		return rc;
+	*out = g;
+	return 0;
 }
 
 /* One hold less on h; the last removes an orphan. */
@@ -939,6 +998,7 @@ int r4_file_close(r4_file *f)
 		return 0;
 	db = f->db;
 	h = f->held;
+	r4_free(f->upname);
 	r4_free(f);
 	return h ? unhold(db, h) : 0;
 }
@@ -992,6 +1052,11 @@ static int at_file(r4_file *d, const char *name, size_t len, struct at *a)
 		r4_obj_fini(&a->dir);
 		return -ENOTDIR;
 	}
+	/* search on it and every directory above it */
+	if ((rc = r4_perm_search(d->db, r4_perm_checked(d->db), &a->dir))) {
+		r4_obj_fini(&a->dir);
+		return r4_db_seen(d->db, rc);
+	}
 	a->name = name;
 	a->len = len;
 	return 0;
@@ -1004,9 +1069,10 @@ int r4_file_stat(r4_file *f, struct r4_stat *st)
 
 	if ((rc = file_load(f, &ino)))
 		return rc;
-	r4_fs_stat_of(f->db, &ino, st);
+	if (!(rc = file_reach(f, &ino)))
+		r4_fs_stat_of(f->db, &ino, st);
 	r4_obj_fini(&ino);
-	return 0;
+	return rc;
 }
 
 int r4_file_read(r4_file *f, uint64_t off, void *buf, size_t len, size_t *got)
@@ -1017,7 +1083,7 @@ int r4_file_read(r4_file *f, uint64_t off, void *buf, size_t len, size_t *got)
 	if ((rc = file_load(f, &ino)))
 		return rc;
 	rc = S_ISDIR(ino.sd.sd_mode) ? -EISDIR : !S_ISREG(ino.sd.sd_mode) ? -EINVAL
-	     : r4_reg_read(f->db, &ino, off, buf, len, got);
+	     : (rc = file_may(f, &ino, 4)) ? rc : r4_reg_read(f->db, &ino, off, buf, len, got);
 	r4_obj_fini(&ino);
 	return r4_db_seen(f->db, rc);
 }
@@ -1030,7 +1096,8 @@ int r4_file_readdir(r4_file *f, struct r4_dirpos *pos, r4_dirent_fn fn, void *ct
 
 	if ((rc = file_load(f, &dir)))
 		return rc == -ESTALE ? 0 : rc;	/* removed while open: no entries */
-	rc = S_ISDIR(dir.sd.sd_mode) ? r4_dir_iterate(f->db, &dir, pos, rd_fn, &r) : -ENOTDIR;
+	rc = !S_ISDIR(dir.sd.sd_mode) ? -ENOTDIR : (rc = file_may(f, &dir, 4)) ? rc
+	     : r4_dir_iterate(f->db, &dir, pos, rd_fn, &r);
 	r4_obj_fini(&dir);
 	return r4_db_seen(f->db, rc);
 }
@@ -1046,7 +1113,15 @@ int r4_file_write(r4_file *f, uint64_t off, const void *buf, size_t len)
 	op.held = f->held;
 	if (!(rc = file_load(f, &ino))) {
 		rc = S_ISDIR(ino.sd.sd_mode) ? -EISDIR : !S_ISREG(ino.sd.sd_mode) ? -EINVAL
-		     : r4_reg_write(f->db, &ino, off, buf, len);
+		     : (f->oflags & O_ACCMODE) == O_RDONLY ? -EBADF : file_may(f, &ino, 2);
+		if (!rc) {
+			struct r4_stat st;
+
+			/* a write drops set-id bits (saved with the write) */
+			r4_fs_stat_of(f->db, &ino, &st);
+			ino.sd.sd_mode = (uint16_t)r4_perm_after_write(r4_perm_actor(f->db), &st);
+			rc = r4_reg_write(f->db, &ino, off, buf, len);
+		}
 		r4_obj_fini(&ino);
 	}
 	return op_end(f->db, &op, rc);
@@ -1062,7 +1137,16 @@ int r4_file_setattr(r4_file *f, const struct r4_setattr *sa)
 		return rc;
 	op.held = f->held;
 	if (!(rc = file_load(f, &ino))) {
-		rc = apply_setattr(f->db, &ino, sa);
+		struct r4_setattr s = *sa;
+		struct r4_stat st;
+		bool writer = f->oflags >= 0 && (f->oflags & O_ACCMODE) != O_RDONLY;
+
+		r4_fs_stat_of(f->db, &ino, &st);
+		if (!(rc = file_reach(f, &ino)) &&
+		    !(rc = r4_perm_setattr(f->db, r4_perm_checked(f->db), &st, &s, writer))) {
+			r4_perm_setattr_effects(r4_perm_actor(f->db), &st, &s);
+			rc = apply_setattr(f->db, &ino, &s);
+		}
 		r4_obj_fini(&ino);
 	}
 	return op_end(f->db, &op, rc);
@@ -1134,7 +1218,22 @@ static int drop_link(struct r4_db *db, struct r4_inode *ino)
 	return r4_obj_save(db, ino);
 }
 
-static int remove_at(struct r4_db *db, struct at *a, bool want_dir)
+/* May the acting identity change the entry of ino in dir (ino NULL: add
+ * one)?  Trusted: yes. */
+static int may_entry(struct r4_db *db, struct r4_inode *dir, const struct r4_inode *ino)
+{
+	const struct r4_ident *who = r4_perm_checked(db);
+	struct r4_stat d, v;
+
+	if (!who)
+		return 0;
+	r4_fs_stat_of(db, dir, &d);
+	if (ino)
+		r4_fs_stat_of(db, ino, &v);
+	return r4_perm_entry(db, who, &d, ino ? &v : NULL);
+}
+
+static int remove_at(struct r4_db *db, struct at *a, bool want_dir, bool check)
 {
 	struct r4_inode ino;
 	r4_key k;
@@ -1145,7 +1244,9 @@ static int remove_at(struct r4_db *db, struct at *a, bool want_dir)
 	if ((rc = r4_dir_lookup(db, &a->dir, a->name, a->len, &k)) ||
 	    (rc = r4_obj_load(db, &k, &ino)))
 		return rc;
-	if (want_dir && !S_ISDIR(ino.sd.sd_mode)) {
+	if (check && (rc = may_entry(db, &a->dir, &ino))) {
+		/* (refused before anything changed) */
+	} else if (want_dir && !S_ISDIR(ino.sd.sd_mode)) {
 		rc = -ENOTDIR;
 	} else if (!want_dir && S_ISDIR(ino.sd.sd_mode)) {
 		rc = -EISDIR;
@@ -1177,7 +1278,7 @@ static int remove_name(struct r4_db *db, const char *path, bool want_dir)
 	if ((rc = check_path(path)) || (rc = op_begin(db, &op)))
 		return rc;
 	if (!(rc = at_path(db, path, &a))) {
-		rc = remove_at(db, &a, want_dir);
+		rc = remove_at(db, &a, want_dir, false);
 		r4_obj_fini(&a.dir);
 	}
 	return op_end(db, &op, rc);
@@ -1283,6 +1384,7 @@ struct rename_ctx {
 	const char *fname, *tname;
 	size_t flen, tlen;
 	bool have_dst, same_dir;
+	bool check;		/* for the acting identity (the handle call) */
 };
 
 static int rename_exchange(struct r4_db *db, struct rename_ctx *r)
@@ -1333,11 +1435,38 @@ static int rename_move(struct r4_db *db, struct rename_ctx *r)
 	return 0;
 }
 
+/* Both entries change (in sticky directories: the owners' rule); a
+ * directory that moves to another parent changes its "..". */
+static int rename_perm(struct r4_db *db, struct rename_ctx *r, unsigned flags)
+{
+	const struct r4_ident *who = r->check ? r4_perm_checked(db) : NULL;
+	struct r4_stat s, d;
+	int rc;
+
+	if (!who)
+		return 0;
+	r4_fs_stat_of(db, &r->src, &s);
+	if (r->have_dst)
+		r4_fs_stat_of(db, &r->dst, &d);
+	if ((rc = may_entry(db, &r->fdir, &r->src)) ||
+	    (rc = may_entry(db, r->same_dir ? &r->fdir : &r->tdir, r->have_dst ? &r->dst : NULL)))
+		return rc;
+	if (r->same_dir)
+		return 0;
+	if (S_ISDIR(s.mode) && (rc = r4_perm_move_dir(db, who, &s)))
+		return rc;
+	if (r->have_dst && (flags & R4_RENAME_EXCHANGE) && S_ISDIR(d.mode))
+		return r4_perm_move_dir(db, who, &d);
+	return 0;
+}
+
 static int rename_checks(struct r4_db *db, struct rename_ctx *r, unsigned flags)
 {
 	bool inside;
 	int rc;
 
+	if ((rc = rename_perm(db, r, flags)))
+		return rc;
 	if (is_dot(r->fname, r->flen) || is_dot(r->tname, r->tlen))
 		return -EINVAL;
 	if (r->have_dst && (flags & R4_RENAME_NOREPLACE))
@@ -1451,7 +1580,7 @@ int r4_file_lookup(r4_file *dir, const char *name, size_t len, r4_file **out)
 		return rc;
 	rc = r4_dir_lookup(dir->db, &a.dir, name, len, &k);
 	r4_obj_fini(&a.dir);
-	return rc ? r4_db_seen(dir->db, rc) : hold(dir->db, &k, out);
+	return rc ? r4_db_seen(dir->db, rc) : hold_at(dir->db, &k, &dir->key, name, len, out);
 }
 
 int r4_file_make(r4_file *dir, const char *name, size_t len, const struct r4_newobj *n,
@@ -1464,15 +1593,25 @@ int r4_file_make(r4_file *dir, const char *name, size_t len, const struct r4_new
 	r4_key k;
 	int rc;
 
-	if ((rc = newobj_tmpl(n, &t)) || (rc = op_begin(db, &op)))
+	if ((rc = op_begin(db, &op)))
 		return rc;
 	if (!(rc = at_file(dir, name, len, &a))) {
-		rc = make_at(db, &a, &t, NULL, &k);
+		struct r4_newobj o = *n;
+		struct r4_stat d;
+
+		/* owned by the acting identity, its umask, a setgid directory's group */
+		r4_fs_stat_of(db, &a.dir, &d);
+		r4_perm_new(r4_perm_actor(db), &d, &o.mode, &o.uid, &o.gid);
+		if (!(rc = may_entry(db, &a.dir, NULL)) && !(rc = newobj_tmpl(&o, &t)))
+			rc = make_at(db, &a, &t, NULL, &k);
 		r4_obj_fini(&a.dir);
 	}
 	if ((rc = op_end(db, &op, rc)))
 		return rc;
-	return out ? hold(db, &k, out) : 0;
+	if (!out || (rc = hold_at(db, &k, &dir->key, name, len, out)))
+		return rc;
+	(*out)->oflags = O_RDWR;	/* (its creator's, as open(2) with O_CREAT) */
+	return 0;
 }
 
 int r4_file_link(r4_file *f, r4_file *dir, const char *name, size_t len)
@@ -1486,8 +1625,10 @@ int r4_file_link(r4_file *f, r4_file *dir, const char *name, size_t len)
 	if ((rc = op_begin(db, &op)))
 		return rc;
 	if (!(rc = file_load(f, &ino))) {
-		if (!(rc = at_file(dir, name, len, &a))) {
-			rc = link_at(db, &ino, &a);
+		/* the way to the object, as to the new name's directory */
+		if (!(rc = file_reach(f, &ino)) && !(rc = at_file(dir, name, len, &a))) {
+			if (!(rc = may_entry(db, &a.dir, NULL)))
+				rc = link_at(db, &ino, &a);
 			r4_obj_fini(&a.dir);
 		}
 		r4_obj_fini(&ino);
@@ -1505,7 +1646,7 @@ int r4_file_remove(r4_file *dir, const char *name, size_t len, bool want_dir)
 	if ((rc = op_begin(db, &op)))
 		return rc;
 	if (!(rc = at_file(dir, name, len, &a))) {
-		rc = remove_at(db, &a, want_dir);
+		rc = remove_at(db, &a, want_dir, true);
 		r4_obj_fini(&a.dir);
 	}
 	return op_end(db, &op, rc);
@@ -1525,6 +1666,7 @@ int r4_file_rename(r4_file *fdir, const char *fname, size_t flen, r4_file *tdir,
 	if ((rc = op_begin(db, &op)))
 		return rc;
 	memset(&r, 0, sizeof(r));
+	r.check = true;
 	if (!(rc = at_file(fdir, fname, flen, &a))) {
 		r.fdir = a.dir;
 		if (!(rc = at_file(tdir, tname, tlen, &b))) {
@@ -1551,12 +1693,57 @@ int r4_file_readlink(r4_file *f, char *buf, size_t n, size_t *len)
 
 	if ((rc = file_load(f, &ino)))
 		return rc;
-	if (!S_ISLNK(ino.sd.sd_mode)) {
+	if ((rc = file_reach(f, &ino))) {
+		/* refused */
+	} else if (!S_ISLNK(ino.sd.sd_mode)) {
 		rc = -EINVAL;
 	} else {
 		memcpy(buf, ino.symlink, R4_MIN(n, ino.sd.sd_symlink_len));
 		*len = ino.sd.sd_symlink_len;
 	}
+	r4_obj_fini(&ino);
+	return rc;
+}
+
+int r4_file_reopen(r4_file *f, int flags, r4_file **out)
+{
+	struct r4_inode ino;
+	struct r4_stat st;
+	r4_file *g = NULL;
+	int rc;
+
+	if ((flags & O_ACCMODE) != O_RDONLY && !f->db->rw)
+		return -EROFS;
+	if ((rc = file_load(f, &ino)))
+		return rc;
+	r4_fs_stat_of(f->db, &ino, &st);
+	rc = file_reach(f, &ino);
+	r4_obj_fini(&ino);
+	if (rc || (rc = r4_perm_open(f->db, r4_perm_checked(f->db), &st, flags)) ||
+	    (rc = r4_file_dup(f, &g)))
+		return rc;
+	g->oflags = flags & O_ACCMODE;
+	/* O_TRUNC: emptied through the new handle (set-id bits go too) */
+	if ((flags & O_TRUNC) && S_ISREG(st.mode) && st.size &&
+	    (rc = r4_file_setattr(g, &(struct r4_setattr){.mask = R4_SET_SIZE}))) {
+		r4_file_close(g);
+		return rc;
+	}
+	*out = g;
+	return 0;
+}
+
+int r4_file_access(r4_file *f, unsigned want)
+{
+	struct r4_inode ino;
+	struct r4_stat st;
+	int rc;
+
+	if ((rc = file_load(f, &ino)))
+		return rc;
+	r4_fs_stat_of(f->db, &ino, &st);
+	if (!(rc = file_reach(f, &ino)) && !r4_perm_may(f->db, r4_perm_checked(f->db), &st, want))
+		rc = -EACCES;
 	r4_obj_fini(&ino);
 	return rc;
 }

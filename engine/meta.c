@@ -480,38 +480,3 @@ int r4_audit_append(r4_db *db, const char *log, uint64_t ino, uint32_t uid, cons
 	r4_free(line);
 	return rc;
 }
-
-/* ---- access rules (LANGUAGE.md section 6.4) ---- */
-
-bool r4_allows(r4_db *db, const struct r4_ident *who, const struct r4_stat *st, unsigned want)
-{
-	struct r4_meta m;
-	int best = -1;
-
-	if (who->uid == 0 || !r4_meta_present(db))
-		return r4_permits(who, st, want);
-	if (r4_meta_get(db, st->ino, &m))
-		return false;	/* rules that cannot be read allow nothing */
-	for (unsigned i = 0; i < m.nrules; i++) {
-		const struct r4_rule *r = &m.rules[i];
-
-		if (!r->gid && r->id == who->uid) {
-			best = r->access;
-			break;
-		}
-		if (r->gid && r4_in_group(who, r->id) && r->access > best)
-			best = r->access;
-	}
-	r4_meta_fini(&m);
-	if (best < 0)
-		return r4_permits(who, st, want);
-	/* denied: nothing; read: reading (and searching a directory); write:
-	 * that and writing.  Executing a file also needs its mode bits. */
-	unsigned bits = best == R4_ACCESS_WRITE ? 6 : best == R4_ACCESS_READ ? 4 : 0;
-
-	if (!bits)
-		return false;
-	if ((want & 1) && !S_ISDIR(st->mode) && !r4_permits(who, st, 1))
-		return false;
-	return (bits & want & 6) == (want & 6);
-}

@@ -126,6 +126,8 @@ enum {					/* r4_setattr mask */
 	R4_SET_ATIME = 1 << 4,
 	R4_SET_MTIME = 1 << 5,
 	R4_SET_CTIME = 1 << 6,
+	R4_SET_ATIME_NOW = 1 << 7,	/* the time of the change (utimens UTIME_NOW): what a */
+	R4_SET_MTIME_NOW = 1 << 8,	/* writer may set; R4_SET_ATIME/MTIME: the owner */
 };
 
 struct r4_setattr {
@@ -143,6 +145,24 @@ struct r4_ident {			/* who acts: permissions are checked for this identity */
 	size_t ngroups;
 	uint32_t umask;
 };
+
+/*
+ * Act as who (copied) in the handle calls (r4_file_*) from now on, until
+ * the next r4_act_as; NULL (the default) is a trusted caller, for which
+ * nothing is checked and new objects are owned as r4_newobj says.  For an
+ * identity the handle calls enforce the POSIX rules of engine/perm.c
+ * (docs/semantics.md, "Permissions"): search on the real directories above
+ * an object (a directory's "..", the directory another object was looked
+ * up or made in), write and search to change entries, the sticky bit,
+ * chmod/chown/utimens rules, open modes; new objects belong to who, in a
+ * setgid directory to its group, with who's umask; a write, truncate or
+ * chown drops set-id bits.  R4_AS_NOCHECK keeps the owners, umask and
+ * set-id rules but checks nothing (a host whose kernel checks: FUSE's
+ * default_permissions).  The path calls stay trusted; r4_exec acts as its
+ * own identity.  0 or -ENOMEM (nothing changed).
+ */
+enum { R4_AS_NOCHECK = 1 };
+int r4_act_as(r4_db *db, const struct r4_ident *who, unsigned flags);
 
 /* May who have want (a mix of 4 read, 2 write, 1 search/execute) on an
  * object with st's owner and mode?  (uid 0 may anything, but execute
@@ -276,7 +296,9 @@ int r4_statfs(r4_db *db, struct r4_statfs *out);
  */
 typedef struct r4_file r4_file;
 int r4_file_open(r4_db *db, const char *path, r4_file **out);
-int r4_file_dup(r4_file *f, r4_file **out);	/* one more (strong) handle on f's object */
+/* One more (strong) handle on f's object, found the same way; not opened
+ * (r4_file_reopen), whatever f was. */
+int r4_file_dup(r4_file *f, r4_file **out);
 /* Releases f whatever happens; an error is the orphan's removal failing
  * (the next read-write open finishes it). */
 int r4_file_close(r4_file *f);
@@ -293,6 +315,17 @@ int r4_file_readdir(r4_file *f, struct r4_dirpos *pos, r4_dirent_fn fn, void *ct
 int r4_file_write(r4_file *f, uint64_t off, const void *buf, size_t len);
 int r4_file_setattr(r4_file *f, const struct r4_setattr *sa);
 int r4_file_readlink(r4_file *f, char *buf, size_t n, size_t *len);
+/*
+ * open(2) of f's object with flags (O_ACCMODE, O_TRUNC) for the acting
+ * identity: the way to it (-EACCES), read and/or write as asked, O_TRUNC
+ * needs write and empties the file in this call; a directory opens
+ * read-only (-EISDIR).  *out: a strong handle that remembers it was
+ * opened, so reads, writes and stats through it ask nothing more (writes
+ * need a mode that writes: -EBADF).
+ */
+int r4_file_reopen(r4_file *f, int flags, r4_file **out);
+/* access(2): may the acting identity reach f and have want (4, 2, 1) on it? */
+int r4_file_access(r4_file *f, unsigned want);
 /*
  * Were changes made through handles on f's object lost: done in a
  * transaction that was aborted (a host's group dropped, a commit that
@@ -316,7 +349,8 @@ struct r4_newobj {
 };
 int r4_file_root(r4_db *db, r4_file **out);
 int r4_file_lookup(r4_file *dir, const char *name, size_t len, r4_file **out);
-/* out may be NULL: no handle on the new object */
+/* out may be NULL: no handle on the new object; else one opened for
+ * reading and writing, as open(2) with O_CREAT gives its creator */
 int r4_file_make(r4_file *dir, const char *name, size_t len, const struct r4_newobj *n,
 		 r4_file **out);
 int r4_file_link(r4_file *f, r4_file *dir, const char *name, size_t len);

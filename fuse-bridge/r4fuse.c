@@ -707,6 +707,47 @@ static void caller_get(fuse_req_t req, struct caller *c)
 	c->who = (struct r4_ident){fc->uid, fc->gid, c->g, (size_t)ng, fc->umask};
 }
 
+/*
+ * The mutex, and the engine acting as c for the handle calls: it checks
+ * the POSIX rules itself (engine/perm.c), or with default_permissions
+ * leaves checking to the kernel but still gives new objects their owner,
+ * umask and group.  (r4_act_as cannot fail for 64 groups.)
+ */
+static void lock_as(const struct caller *c)
+{
+	pthread_mutex_lock(&B.mu);
+	r4_act_as(B.db, &c->who, B.kernel_perms ? R4_AS_NOCHECK : 0);
+}
+
+static void unlock(void)
+{
+	r4_act_as(B.db, NULL, 0);
+	pthread_mutex_unlock(&B.mu);
+}
+
+/*
+ * The umask of the calling process, for what it makes through the
+ * control file and pseudo files: FUSE passes one only with the calls that
+ * create (mkdir, mknod, create), so it is read from /proc (its Umask:
+ * line, Linux 4.7).  Unknown: 022.
+ */
+static void caller_umask(fuse_req_t req, struct caller *c)
+{
+	const struct fuse_ctx *fc = fuse_req_ctx(req);
+	char path[64], line[128];
+	unsigned um = 022;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)fc->pid);
+	if (fc->pid > 0 && (f = fopen(path, "re"))) {
+		while (fgets(line, sizeof(line), f))
+			if (sscanf(line, "Umask: %o", &um) == 1)
+				break;
+		fclose(f);
+	}
+	c->who.umask = um & 0777;
+}
+
 /* ---- pseudo files and the control file ---- */
 
 static bool is_pseudo(const char *name)
@@ -1017,43 +1058,6 @@ static void invalidate_all(void)
 	free(v);
 }
 
-/* ---- permissions without default_permissions ----
- *
- * With -o default_permissions the kernel checks mode bits for the
- * calling process.  Without it the bridge does, here, with the POSIX
- * rules: search on every directory on the way to an object (the way the
- * kernel last found it), read/write at open, write and search on a
- * directory to change its entries (and the sticky bit's owner rule),
- * ownership for chmod, chown and explicit times.  Each returns 0 or the
- * engine's -errno, under the mutex.
- */
-
-/* who may search every directory above n (one removed meanwhile no
- * longer counts: the object is reached through an open file). */
-static int perm_above(const struct caller *c, struct node *n)
-{
-	struct r4_stat st;
-
-	if (!c->who.uid)
-		return 0;	/* root searches every directory */
-	for (struct node *p = n->parent; p && p->kind == K_OBJ; p = p->parent)
-		if (!r4_file_stat(p->obj, &st) && !r4_allows(B.db, &c->who, &st, 1))
-			return -EACCES;
-	return 0;
-}
-
-/* The caller may reach n and have want on it; *st gets its stat. */
-static int perm(const struct caller *c, struct node *n, unsigned want, struct r4_stat *st)
-{
-	int rc;
-
-	if ((rc = r4_file_stat(n->obj, st)) || B.kernel_perms)
-		return rc;
-	if ((rc = perm_above(c, n)))
-		return rc;
-	return r4_allows(B.db, &c->who, st, want) ? 0 : -EACCES;
-}
-
 /* An object of the tree the kernel may ask for (not the meta view's). */
 static int obj_node(fuse_ino_t id, struct node **out)
 {
@@ -1064,71 +1068,6 @@ static int obj_node(fuse_ino_t id, struct node **out)
 	if (n->kind != K_OBJ)
 		return n->kind == K_META ? -EPERM : -EINVAL;
 	*out = n;
-	return 0;
-}
-
-/*
- * The caller may add or remove the entry name in directory d; when the
- * entry exists and d is sticky, only root and the owners of d or the
- * entry may remove it.  *dst gets d's stat (for the group of new objects).
- */
-static int perm_entry(const struct caller *c, struct node *d, const char *name, bool removing,
-		      struct r4_stat *dst)
-{
-	struct r4_stat st;
-	r4_file *f;
-	int rc;
-
-	if (strlen(name) > 255)
-		return -ENAMETOOLONG;
-	if ((rc = perm(c, d, 3, dst)))
-		return rc;
-	if (!S_ISDIR(dst->mode))
-		return -ENOTDIR;
-	if (B.kernel_perms || !removing || !(dst->mode & S_ISVTX) || !c->who.uid ||
-	    c->who.uid == dst->uid)
-		return 0;
-	if ((rc = r4_file_lookup(d->obj, name, strlen(name), &f)))
-		return rc == -ENOENT ? 0 : rc;
-	rc = r4_file_stat(f, &st);
-	r4_file_close(f);
-	return rc ? rc : st.uid == c->who.uid ? 0 : -EPERM;
-}
-
-/* chmod, chown and utimens by the caller on an object with stat st;
- * *sa may be narrowed (a non-member's chmod drops setgid). */
-static int perm_setattr(const struct caller *c, const struct r4_stat *st, struct r4_setattr *sa,
-			bool times_now)
-{
-	bool owner = !c->who.uid || c->who.uid == st->uid;
-
-	if (B.kernel_perms)
-		return 0;
-	if (sa->mask & R4_SET_MODE) {
-		uint32_t was = st->mode & 07777, cleared = was & ~sa->mode & 07777;
-
-		/* the kernel drops setuid and setgid before a non-owner's write
-		 * (file_remove_privs), as a chmod from the writer: let that one by */
-		if (!owner && sa->mask == R4_SET_MODE && cleared && !(cleared & ~(S_ISUID | S_ISGID)) &&
-		    (sa->mode & 07777) == (was & ~cleared) && r4_allows(B.db, &c->who, st, 2))
-			return 0;
-		if (!owner)
-			return -EPERM;
-		if (c->who.uid && !r4_in_group(&c->who, (sa->mask & R4_SET_GID) ? sa->gid : st->gid))
-			sa->mode &= ~(uint32_t)S_ISGID;
-	}
-	if ((sa->mask & R4_SET_UID) && c->who.uid && sa->uid != st->uid)
-		return -EPERM;
-	if ((sa->mask & R4_SET_GID) && c->who.uid && (!owner || !r4_in_group(&c->who, sa->gid)))
-		return -EPERM;
-	if (sa->mask & (R4_SET_ATIME | R4_SET_MTIME)) {
-		if (!owner && !times_now)
-			return -EPERM;
-		if (!owner && !r4_allows(B.db, &c->who, st, 2))
-			return -EACCES;
-	}
-	if ((sa->mask & R4_SET_SIZE) && !r4_allows(B.db, &c->who, st, 2))
-		return -EACCES;
 	return 0;
 }
 
@@ -1165,9 +1104,8 @@ static int attr_of(const struct caller *c, struct node *n, struct stat *st)
 	int rc;
 
 	if (n->kind == K_OBJ) {
-		/* stat(2) by name needs search on the way; fstat(2) does not */
-		if ((rc = r4_file_stat(n->obj, &r)) || (!n->opens && !B.kernel_perms &&
-							(rc = perm_above(c, n))))
+		/* (stat(2) by name: the engine checks the way to it) */
+		if ((rc = r4_file_stat(n->obj, &r)))
 			return rc;
 		fill(st, &r);
 		return 0;
@@ -1243,7 +1181,6 @@ static int lookup_in(const struct caller *c, struct node *p, const char *name,
 		     struct fuse_entry_param *e)
 {
 	struct node *n = NULL;
-	struct r4_stat ps;
 	struct stat st;
 	r4_file *f;
 	char *path = NULL;
@@ -1252,7 +1189,7 @@ static int lookup_in(const struct caller *c, struct node *p, const char *name,
 	if (strlen(name) > 255)
 		return -ENAMETOOLONG;
 	if (p->kind == K_OBJ && !is_pseudo(name)) {
-		if (!(rc = perm(c, p, 1, &ps)) && !(rc = r4_file_lookup(p->obj, name, strlen(name), &f))) {
+		if (!(rc = r4_file_lookup(p->obj, name, strlen(name), &f))) {
 			/* an aggregate or invert is its text here, a file read
 			 * and written like a pseudo file; the meta view reaches
 			 * an aggregate's records */
@@ -1278,7 +1215,7 @@ static int lookup_in(const struct caller *c, struct node *p, const char *name,
 							   0, NULL);
 			free(pp);
 		} else {
-			rc = p->kind == K_OBJ ? perm(c, p, 1, &ps) : 0;
+			rc = p->kind == K_OBJ ? r4_file_access(p->obj, 1) : 0;
 		}
 		if (!rc)
 			rc = node_synth(k, p, name, &n);
@@ -1303,11 +1240,11 @@ static void fb_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 	int rc;
 
 	caller_get(req, &c);
-	pthread_mutex_lock(&B.mu);
+	lock_as(&c);
 	p = node_find(parent);
 	rc = p ? lookup_in(&c, p, name, &e) : -ESTALE;
 	rc = fb_err("lookup", p, rc);
-	pthread_mutex_unlock(&B.mu);
+	unlock();
 	reply_entry(req, rc, &e, NULL);
 }
 
@@ -1335,12 +1272,20 @@ static void fb_getattr(fuse_req_t req, fuse_ino_t id, struct fuse_file_info *fi)
 	struct node *n;
 	int rc;
 
-	(void)fi;
 	caller_get(req, &c);
-	pthread_mutex_lock(&B.mu);
+	lock_as(&c);
 	n = node_find(id);
-	rc = fb_err("getattr", n, n ? attr_of(&c, n, &st) : -ESTALE);
-	pthread_mutex_unlock(&B.mu);
+	if (n && fi && handle_of(fi)->file) {
+		struct r4_stat r;
+
+		/* fstat(2): through the open file, which asks for no way to it */
+		if (!(rc = r4_file_stat(handle_of(fi)->file, &r)))
+			fill(&st, &r);
+		rc = fb_err("getattr", n, rc);
+	} else {
+		rc = fb_err("getattr", n, n ? attr_of(&c, n, &st) : -ESTALE);
+	}
+	unlock();
 	if (rc)
 		fuse_reply_err(req, rc);
 	else
@@ -1523,14 +1468,13 @@ static int meta_list(const struct caller *c, const char *cmd, struct handle *h)
 static void fb_opendir(fuse_req_t req, fuse_ino_t id, struct fuse_file_info *fi)
 {
 	struct handle *h = NULL;
-	struct r4_stat st;
 	struct caller c;
 	struct node *n;
 	char *path = NULL, *cmd = NULL, *q;
 	int rc;
 
 	caller_get(req, &c);
-	pthread_mutex_lock(&B.mu);
+	lock_as(&c);
 	n = node_find(id);
 	if (!n) {
 		rc = -ESTALE;
@@ -1548,18 +1492,17 @@ static void fb_opendir(fuse_req_t req, fuse_ino_t id, struct fuse_file_info *fi)
 		}
 	} else if (n->kind != K_OBJ) {
 		rc = -ENOTDIR;
-	} else if (!(rc = perm(&c, n, 4, &st))) {
-		if (!(h = handle_new(n)))
-			rc = -ENOMEM;
-		else
-			rc = r4_file_dup(n->obj, &h->file);
+	} else if (!(h = handle_new(n))) {
+		rc = -ENOMEM;
+	} else {
+		rc = r4_file_reopen(n->obj, O_RDONLY, &h->file);
 	}
 	if (rc && h) {
 		handle_free(h);
 		h = NULL;
 	}
 	rc = fb_err("opendir", n, rc);
-	pthread_mutex_unlock(&B.mu);
+	unlock();
 	free(path);
 	if (rc) {
 		fuse_reply_err(req, rc);
@@ -1567,10 +1510,10 @@ static void fb_opendir(fuse_req_t req, fuse_ino_t id, struct fuse_file_info *fi)
 	}
 	fi->fh = (uint64_t)(uintptr_t)h;
 	if (fuse_reply_open(req, fi)) {
-		pthread_mutex_lock(&B.mu);
+		lock_as(&c);
 		r4_file_close(h->file);
 		handle_free(h);
-		pthread_mutex_unlock(&B.mu);
+		unlock();
 	}
 }
 
@@ -1587,47 +1530,40 @@ static void fb_releasedir(fuse_req_t req, fuse_ino_t id, struct fuse_file_info *
 }
 
 /*
- * A new object as name in directory p (under the mutex): the caller owns
- * it, the umask applies, and in a setgid directory it takes the
- * directory's group (a new directory keeps setgid), as the kernel does for
- * its own file systems.  *out gets a (strong) handle on it when asked.
+ * A new object as name in directory p (under the mutex); the engine gives
+ * it its owner, mode and group (the caller's, its umask, a setgid
+ * directory's).  *out gets a (strong) handle on it when asked.
  */
 static int make(const struct caller *c, const char *op, struct node *p, const char *name,
 		struct r4_newobj *o, struct fuse_entry_param *e, r4_file **out)
 {
 	struct audit a = {.uid = c->who.uid};
-	struct r4_stat d;
 	struct node *n;
 	struct stat st;
-	r4_file *f = NULL;
+	r4_file *f = NULL, *g;
 	int rc;
 
 	if (p->kind != K_OBJ)
 		return p->kind == K_META ? -EPERM : -ENOTDIR;
 	if (is_pseudo(name))
 		return -EACCES;	/* pseudo names are never directory entries */
-	if ((rc = perm_entry(c, p, name, false, &d)))
-		return rc;
-	o->uid = c->who.uid;
-	o->gid = c->who.gid;
-	o->mode &= ~(uint32_t)(c->who.umask & 0777);
-	if (d.mode & S_ISGID) {
-		o->gid = d.gid;
-		if (S_ISDIR(o->mode))
-			o->mode |= S_ISGID;
-	}
-	if (!(rc = audit_add(&a, d.ino, "create", p, name, 0)))
+	if (!(rc = audit_add(&a, r4_file_id(p->obj), "create", p, name, 0)))
 		CHANGE_AUDITED(op, &a, r4_file_make(p->obj, name, strlen(name), o, &f));
 	audit_fini(&a);
 	if (rc) {
 		r4_file_close(f);	/* (made, then undone: its record failed) */
 		return rc;
 	}
-	if (out && (rc = r4_file_dup(f, out))) {
+	/* the node names it (a handle found in p); *out has it open, as made */
+	if ((rc = r4_file_dup(f, &g))) {
 		r4_file_close(f);
 		return rc;
 	}
-	if (!(rc = node_obj(f, p, name, &n)) && (rc = attr_of(c, n, &st)) && !n->refs)
+	if (out)
+		*out = f;
+	else
+		r4_file_close(f);
+	if (!(rc = node_obj(g, p, name, &n)) && (rc = attr_of(c, n, &st)) && !n->refs)
 		node_unref((n->refs = 1, n));
 	if (rc) {
 		if (out)
@@ -1648,10 +1584,10 @@ static void make_reply(fuse_req_t req, const char *op, fuse_ino_t parent, const 
 	int rc;
 
 	caller_get(req, &c);
-	pthread_mutex_lock(&B.mu);
+	lock_as(&c);
 	rc = obj_node(parent, &p);
 	rc = fb_err(op, p, rc ? rc : make(&c, op, p, name, o, &e, NULL));
-	pthread_mutex_unlock(&B.mu);
+	unlock();
 	reply_entry(req, rc, &e, NULL);
 }
 
@@ -1692,7 +1628,6 @@ static uint64_t entry_ino(struct node *p, const char *name)
 
 static void fb_unlink_or_rmdir(fuse_req_t req, fuse_ino_t parent, const char *name, bool dir)
 {
-	struct r4_stat d;
 	struct caller c;
 	struct audit a = {0};
 	struct node *p = NULL;
@@ -1700,16 +1635,15 @@ static void fb_unlink_or_rmdir(fuse_req_t req, fuse_ino_t parent, const char *na
 
 	caller_get(req, &c);
 	a.uid = c.who.uid;
-	pthread_mutex_lock(&B.mu);
+	lock_as(&c);
 	if (!(rc = obj_node(parent, &p)) && !(rc = is_pseudo(name) ? -EACCES : 0) &&
-	    !(rc = perm_entry(&c, p, name, true, &d)) &&
 	    !(rc = audit_add(&a, entry_ino(p, name), "unlink", p, name, strlen(name))) &&
-	    !(rc = audit_add(&a, d.ino, "unlink", p, name, strlen(name))))
+	    !(rc = audit_add(&a, r4_file_id(p->obj), "unlink", p, name, strlen(name))))
 		CHANGE_AUDITED(dir ? "rmdir" : "unlink", &a,
 			       r4_file_remove(p->obj, name, strlen(name), dir));
 	audit_fini(&a);
 	rc = fb_err(dir ? "rmdir" : "unlink", p, rc);
-	pthread_mutex_unlock(&B.mu);
+	unlock();
 	fuse_reply_err(req, rc);
 }
 
@@ -1721,6 +1655,21 @@ static void fb_unlink(fuse_req_t req, fuse_ino_t parent, const char *name)
 static void fb_rmdir(fuse_req_t req, fuse_ino_t parent, const char *name)
 {
 	fb_unlink_or_rmdir(req, parent, name, true);
+}
+
+/* n was moved to name in p: its node is placed there, with a handle
+ * found there (the engine checks the way to an object it was found by). */
+static int node_moved(struct node *n, struct node *p, const char *name)
+{
+	r4_file *f;
+	int rc;
+
+	if (!r4_file_lookup(p->obj, name, strlen(name), &f)) {
+		if (r4_file_id(f) == n->id && !(rc = r4_file_weaken(f)))
+			r4_file_close(n->obj), n->obj = f, f = NULL;
+		r4_file_close(f);
+	}
+	return node_place(n, p, name);
 }
 
 /* The node of name in p, if the kernel has one (under the mutex). */
@@ -1759,14 +1708,13 @@ static void fb_rename(fuse_req_t req, fuse_ino_t parent, const char *name, fuse_
 		      const char *newname, unsigned flags)
 {
 	struct node *p = NULL, *q = NULL, *a, *b;
-	struct r4_stat d, st;
 	struct audit au = {0};
 	struct caller c;
 	int rc;
 
 	caller_get(req, &c);
 	au.uid = c.who.uid;
-	pthread_mutex_lock(&B.mu);
+	lock_as(&c);
 	if ((rc = obj_node(parent, &p)) || (rc = obj_node(newparent, &q)))
 		goto out;
 	if (is_pseudo(name) || is_pseudo(newname)) {
@@ -1777,17 +1725,8 @@ static void fb_rename(fuse_req_t req, fuse_ino_t parent, const char *name, fuse_
 		rc = -EINVAL;
 		goto out;
 	}
-	/* both entries change; a directory that moves to another parent
-	 * needs write permission on itself (its ".." changes) */
-	if ((rc = perm_entry(&c, p, name, true, &d)) || (rc = perm_entry(&c, q, newname, true, &d)))
-		goto out;
 	a = child_node(p, name);
 	b = child_node(q, newname);
-	if (!B.kernel_perms && p != q && a && !r4_file_stat(a->obj, &st) && S_ISDIR(st.mode) &&
-	    !r4_allows(B.db, &c.who, &st, 2)) {
-		rc = -EACCES;
-		goto out;
-	}
 	if ((rc = rename_audits(&au, p, name, q, newname, flags)) ||
 	    CHANGE_AUDITED("rename", &au,
 			   r4_file_rename(p->obj, name, strlen(name), q->obj, newname,
@@ -1795,15 +1734,16 @@ static void fb_rename(fuse_req_t req, fuse_ino_t parent, const char *name, fuse_
 					  (flags & RENAME_NOREPLACE ? R4_RENAME_NOREPLACE : 0) |
 					  (flags & RENAME_EXCHANGE ? R4_RENAME_EXCHANGE : 0))))
 		goto out;
-	/* the nodes follow their objects */
-	if (a && (rc = node_place(a, q, newname)))
+	/* the nodes follow their objects (and their engine handles the way
+	 * they are reached now) */
+	if (a && (rc = node_moved(a, q, newname)))
 		goto out;
 	if (b && (flags & RENAME_EXCHANGE))
-		rc = node_place(b, p, name);
+		rc = node_moved(b, p, name);
 out:
 	audit_fini(&au);
 	rc = fb_err("rename", p, rc);
-	pthread_mutex_unlock(&B.mu);
+	unlock();
 	fuse_reply_err(req, rc);
 }
 
@@ -1811,7 +1751,6 @@ static void fb_link(fuse_req_t req, fuse_ino_t id, fuse_ino_t newparent, const c
 {
 	struct fuse_entry_param e;
 	struct node *n = NULL, *p;
-	struct r4_stat st;
 	struct stat s;
 	struct caller c;
 	struct audit a = {0};
@@ -1819,10 +1758,9 @@ static void fb_link(fuse_req_t req, fuse_ino_t id, fuse_ino_t newparent, const c
 
 	caller_get(req, &c);
 	a.uid = c.who.uid;
-	pthread_mutex_lock(&B.mu);
+	lock_as(&c);
 	if (!(rc = obj_node(id, &n)) && !(rc = obj_node(newparent, &p)) &&
-	    !(rc = is_pseudo(newname) ? -EINVAL : 0) && !(rc = perm(&c, n, 0, &st)) &&
-	    !(rc = perm_entry(&c, p, newname, false, &st)) &&
+	    !(rc = is_pseudo(newname) ? -EINVAL : 0) &&
 	    !(rc = audit_add(&a, r4_file_id(n->obj), "link", p, newname, 0)) &&
 	    !(rc = audit_add(&a, r4_file_id(p->obj), "link", p, newname, 0)) &&
 	    !CHANGE_AUDITED("link", &a, r4_file_link(n->obj, p->obj, newname, strlen(newname))) &&
@@ -1832,25 +1770,24 @@ static void fb_link(fuse_req_t req, fuse_ino_t id, fuse_ino_t newparent, const c
 	}
 	audit_fini(&a);
 	rc = fb_err("link", n, rc);
-	pthread_mutex_unlock(&B.mu);
+	unlock();
 	reply_entry(req, rc, &e, NULL);
 }
 
 static void fb_readlink(fuse_req_t req, fuse_ino_t id)
 {
 	char buf[4096];
-	struct r4_stat st;
 	struct caller c;
 	struct node *n = NULL;
 	size_t len = 0;
 	int rc;
 
 	caller_get(req, &c);
-	pthread_mutex_lock(&B.mu);
-	if (!(rc = obj_node(id, &n)) && !(rc = perm(&c, n, 0, &st)))
+	lock_as(&c);
+	if (!(rc = obj_node(id, &n)))
 		rc = r4_file_readlink(n->obj, buf, sizeof(buf) - 1, &len);
 	rc = fb_err("readlink", n, rc);
-	pthread_mutex_unlock(&B.mu);
+	unlock();
 	if (rc) {
 		fuse_reply_err(req, rc);
 		return;
@@ -1861,14 +1798,14 @@ static void fb_readlink(fuse_req_t req, fuse_ino_t id)
 
 /* The change of fb_setattr, and its record: a size set is a truncate (the
  * times truncate(2) sets with it are part of it), else a setattr. */
-static int setattr_audited(const struct caller *c, struct node *n, const struct r4_stat *st,
-			   struct handle *h, const struct r4_setattr *sa)
+static int setattr_audited(const struct caller *c, struct node *n, struct handle *h,
+			   const struct r4_setattr *sa)
 {
 	bool size = sa->mask & R4_SET_SIZE;
 	struct audit a = {.uid = c->who.uid};
 	int rc;
 
-	if (!(rc = audit_add(&a, st->ino, size ? "truncate" : "setattr", n, NULL,
+	if (!(rc = audit_add(&a, r4_file_id(n->obj), size ? "truncate" : "setattr", n, NULL,
 			     size ? sa->size : 0)))
 		CHANGE_AUDITED("setattr", &a, r4_file_setattr(h && h->file ? h->file : n->obj, sa));
 	audit_fini(&a);
@@ -1881,15 +1818,11 @@ static void fb_setattr(fuse_req_t req, fuse_ino_t id, struct stat *attr, int to_
 {
 	struct handle *h = handle_of(fi);
 	struct r4_setattr sa = {0};
-	struct r4_stat st;
-	struct timespec now;
 	struct stat out;
 	struct caller c;
 	struct node *n;
-	bool times_now = true;
 	int rc;
 
-	clock_gettime(CLOCK_REALTIME, &now);
 	if (to_set & FUSE_SET_ATTR_MODE) {
 		sa.mask |= R4_SET_MODE;
 		sa.mode = attr->st_mode;
@@ -1906,18 +1839,20 @@ static void fb_setattr(fuse_req_t req, fuse_ino_t id, struct stat *attr, int to_
 		sa.mask |= R4_SET_SIZE;
 		sa.size = (uint64_t)attr->st_size;
 	}
-	if (to_set & (FUSE_SET_ATTR_ATIME | FUSE_SET_ATTR_ATIME_NOW)) {
+	if (to_set & FUSE_SET_ATTR_ATIME_NOW) {
+		sa.mask |= R4_SET_ATIME_NOW;
+	} else if (to_set & FUSE_SET_ATTR_ATIME) {
 		sa.mask |= R4_SET_ATIME;
-		sa.atime = to_set & FUSE_SET_ATTR_ATIME_NOW ? now : attr->st_atim;
-		times_now = times_now && (to_set & FUSE_SET_ATTR_ATIME_NOW);
+		sa.atime = attr->st_atim;
 	}
-	if (to_set & (FUSE_SET_ATTR_MTIME | FUSE_SET_ATTR_MTIME_NOW)) {
+	if (to_set & FUSE_SET_ATTR_MTIME_NOW) {
+		sa.mask |= R4_SET_MTIME_NOW;
+	} else if (to_set & FUSE_SET_ATTR_MTIME) {
 		sa.mask |= R4_SET_MTIME;
-		sa.mtime = to_set & FUSE_SET_ATTR_MTIME_NOW ? now : attr->st_mtim;
-		times_now = times_now && (to_set & FUSE_SET_ATTR_MTIME_NOW);
+		sa.mtime = attr->st_mtim;
 	}
 	caller_get(req, &c);
-	pthread_mutex_lock(&B.mu);
+	lock_as(&c);
 	n = node_find(id);
 	if (!n) {
 		rc = -ESTALE;
@@ -1925,20 +1860,12 @@ static void fb_setattr(fuse_req_t req, fuse_ino_t id, struct stat *attr, int to_
 		/* O_TRUNC before a pseudo file's write is no change */
 		rc = sa.mask == R4_SET_SIZE ? attr_of(&c, n, &out) : -EPERM;
 		goto out;
-	} else if (!(rc = h && h->file ? r4_file_stat(h->file, &st) : perm(&c, n, 0, &st))) {
-		struct r4_setattr chk = sa;
-
-		if (h && h->file)	/* ftruncate: the file was opened for writing */
-			chk.mask &= ~(unsigned)R4_SET_SIZE;
-		if (!(rc = perm_setattr(&c, &st, &chk, times_now))) {
-			sa.mode = chk.mode;	/* (setgid dropped) */
-			if (!sa.mask || !(rc = setattr_audited(&c, n, &st, h, &sa)))
-				rc = attr_of(&c, n, &out);
-		}
+	} else if (!sa.mask || !(rc = setattr_audited(&c, n, h, &sa))) {
+		rc = attr_of(&c, n, &out);
 	}
 out:
 	rc = fb_err("setattr", n, rc);
-	pthread_mutex_unlock(&B.mu);
+	unlock();
 	if (rc)
 		fuse_reply_err(req, rc);
 	else
@@ -1947,23 +1874,22 @@ out:
 
 static void fb_access(fuse_req_t req, fuse_ino_t id, int mask)
 {
-	struct r4_stat st;
 	struct stat s;
 	struct caller c;
 	struct node *n;
 	int rc;
 
 	caller_get(req, &c);
-	pthread_mutex_lock(&B.mu);
+	lock_as(&c);
 	n = node_find(id);
 	if (!n)
 		rc = -ESTALE;
 	else if (n->kind != K_OBJ)
 		rc = attr_of(&c, n, &s);	/* the view and pseudo files: what may be read */
-	else if (!(rc = perm(&c, n, (unsigned)mask & 7, &st)) && (mask & W_OK) && B.ro)
+	else if (!(rc = r4_file_access(n->obj, (unsigned)mask & 7)) && (mask & W_OK) && B.ro)
 		rc = -EROFS;
 	rc = fb_err("access", n, rc);
-	pthread_mutex_unlock(&B.mu);
+	unlock();
 	fuse_reply_err(req, rc);
 }
 
@@ -2017,14 +1943,11 @@ static void fb_open(fuse_req_t req, fuse_ino_t id, struct fuse_file_info *fi)
 	struct r4_stat st;
 	struct caller c;
 	struct node *n;
-	unsigned want = (fi->flags & O_ACCMODE) == O_RDONLY ? 4 : (fi->flags & O_ACCMODE) ==
-			O_WRONLY ? 2 : 6;
+	int flags = fi->flags & (O_ACCMODE | O_TRUNC);
 	int rc;
 
-	if (fi->flags & O_TRUNC)
-		want |= 2;
 	caller_get(req, &c);
-	pthread_mutex_lock(&B.mu);
+	lock_as(&c);
 	n = node_find(id);
 	if (!n) {
 		rc = -ESTALE;
@@ -2032,24 +1955,23 @@ static void fb_open(fuse_req_t req, fuse_ino_t id, struct fuse_file_info *fi)
 		rc = -EISDIR;
 	} else if (n->kind != K_OBJ) {
 		rc = special_open(n, fi);
-	} else if (B.ro && (want & 2)) {
+	} else if (B.ro && ((flags & O_ACCMODE) != O_RDONLY || (flags & O_TRUNC))) {
 		rc = -EROFS;
-	} else if (!(rc = perm(&c, n, want, &st)) && !(rc = S_ISDIR(st.mode) ? -EISDIR : 0)) {
-		if (!(h = handle_new(n)) || (rc = r4_file_dup(n->obj, &h->file))) {
-			rc = h ? rc : -ENOMEM;
-		} else {
-			h->append = (fi->flags & O_APPEND) != 0;
+	} else if (!(rc = r4_file_stat(n->obj, &st)) && !(rc = S_ISDIR(st.mode) ? -EISDIR : 0)) {
+		if (!(h = handle_new(n))) {
+			rc = -ENOMEM;
+		} else if ((flags & O_TRUNC) && st.size) {
 			/* open(O_TRUNC): libfuse asks for it atomically, with the open */
-			if ((fi->flags & O_TRUNC) && st.size) {
-				struct r4_setattr sa = {.mask = R4_SET_SIZE, .size = 0};
-				struct audit a = {.uid = c.who.uid};
+			struct audit a = {.uid = c.who.uid};
 
-				if (!(rc = audit_add(&a, st.ino, "truncate", n, NULL, 0)))
-					CHANGE_AUDITED("open (O_TRUNC)", &a,
-						       r4_file_setattr(h->file, &sa));
-				audit_fini(&a);
-			}
+			if (!(rc = audit_add(&a, st.ino, "truncate", n, NULL, 0)))
+				CHANGE_AUDITED("open (O_TRUNC)", &a, r4_file_reopen(n->obj, flags, &h->file));
+			audit_fini(&a);
+		} else {
+			rc = r4_file_reopen(n->obj, flags, &h->file);
 		}
+		if (h)
+			h->append = (fi->flags & O_APPEND) != 0;
 		if (rc && h) {
 			r4_file_close(h->file);
 			handle_free(h);
@@ -2064,13 +1986,13 @@ static void fb_open(fuse_req_t req, fuse_ino_t id, struct fuse_file_info *fi)
 		}
 	}
 	rc = fb_err("open", n, rc);
-	pthread_mutex_unlock(&B.mu);
+	unlock();
 	if (rc) {
 		fuse_reply_err(req, rc);
 	} else if (fuse_reply_open(req, fi)) {
-		pthread_mutex_lock(&B.mu);
+		lock_as(&c);
 		handle_close(handle_of(fi));
-		pthread_mutex_unlock(&B.mu);
+		unlock();
 	}
 }
 
@@ -2086,7 +2008,7 @@ static void fb_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_
 	int rc;
 
 	caller_get(req, &c);
-	pthread_mutex_lock(&B.mu);
+	lock_as(&c);
 	if (!(rc = obj_node(parent, &p)) && !(rc = make(&c, "create", p, name, &o, &e, &f))) {
 		if (!(h = handle_new(node_find(e.ino)))) {
 			r4_file_close(f);
@@ -2101,14 +2023,14 @@ static void fb_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_
 		}
 	}
 	rc = fb_err("create", p, rc);
-	pthread_mutex_unlock(&B.mu);
+	unlock();
 	if (rc) {
 		fuse_reply_err(req, rc);
 	} else if (fuse_reply_create(req, &e, fi)) {
-		pthread_mutex_lock(&B.mu);
+		lock_as(&c);
 		handle_close(h);
 		node_forget(e.ino, 1);
-		pthread_mutex_unlock(&B.mu);
+		unlock();
 	}
 }
 
@@ -2129,7 +2051,9 @@ static void fb_read(fuse_req_t req, fuse_ino_t id, size_t size, off_t off,
 		return;
 	}
 	caller_get(req, &c);
-	pthread_mutex_lock(&B.mu);
+	if (s)
+		caller_umask(req, &c);	/* (a command run at its read) */
+	lock_as(&c);
 	if (s) {
 		if (s->written)
 			special_flush(&c, s, &changed);
@@ -2149,7 +2073,7 @@ static void fb_read(fuse_req_t req, fuse_ino_t id, size_t size, off_t off,
 		rc = r4_file_read(h->file, (uint64_t)off, buf, size, &got);
 	}
 	rc = fb_err("read", h->n, rc);
-	pthread_mutex_unlock(&B.mu);
+	unlock();
 	if (changed)
 		invalidate_all();
 	if (rc)
@@ -2240,8 +2164,10 @@ static void fb_write(fuse_req_t req, fuse_ino_t id, const char *buf, size_t n, o
 
 	(void)id;
 	caller_get(req, &c);
+	if (h->sp)
+		caller_umask(req, &c);
 	a.uid = c.who.uid;
-	pthread_mutex_lock(&B.mu);
+	lock_as(&c);
 	if (h->sp)
 		rc = special_write(&c, h->sp, buf, n, off, &changed);
 	else if (!(rc = audit_add(&a, r4_file_id(h->file), h->append ? "append" : "write", h->n,
@@ -2249,7 +2175,7 @@ static void fb_write(fuse_req_t req, fuse_ino_t id, const char *buf, size_t n, o
 		CHANGE_AUDITED("write", &a, write_at(h, buf, n, off));
 	audit_fini(&a);
 	rc = fb_err("write", h->n, rc);
-	pthread_mutex_unlock(&B.mu);
+	unlock();
 	if (changed)
 		invalidate_all();
 	if (rc)
@@ -2266,19 +2192,20 @@ static void fb_flush(fuse_req_t req, fuse_ino_t id, struct fuse_file_info *fi)
 	int rc = 0;
 
 	(void)id;
+	caller_get(req, &c);
 	if (h->sp) {
 		/* a command written and closed unread still runs */
-		caller_get(req, &c);
-		pthread_mutex_lock(&B.mu);
+		caller_umask(req, &c);
+		lock_as(&c);
 		rc = fb_err("flush", h->n, special_flush(&c, h->sp, &changed));
-		pthread_mutex_unlock(&B.mu);
+		unlock();
 		if (changed)
 			invalidate_all();
 	} else if (h->file) {
 		/* close(2) of a descriptor whose changes were lost says so */
-		pthread_mutex_lock(&B.mu);
+		lock_as(&c);
 		rc = fb_err("close", h->n, r4_file_error(h->file, true));
-		pthread_mutex_unlock(&B.mu);
+		unlock();
 	}
 	fuse_reply_err(req, rc);
 }
@@ -2292,12 +2219,14 @@ static void fb_release(fuse_req_t req, fuse_ino_t id, struct fuse_file_info *fi)
 
 	(void)id;
 	caller_get(req, &c);
-	pthread_mutex_lock(&B.mu);
+	if (h->sp)
+		caller_umask(req, &c);
+	lock_as(&c);
 	if (h->sp)
 		special_flush(&c, h->sp, &changed);
 	rc = handle_close(h);
 	rc = rc ? fb_err("release", NULL, rc) : 0;
-	pthread_mutex_unlock(&B.mu);
+	unlock();
 	if (changed)
 		invalidate_all();
 	fuse_reply_err(req, rc);
@@ -2437,12 +2366,12 @@ static void fb_getxattr(fuse_req_t req, fuse_ino_t id, const char *name, size_t 
 		return;
 	}
 	caller_get(req, &c);
-	pthread_mutex_lock(&B.mu);
+	lock_as(&c);
 	if (!(rc = xattr_path(id, name, &p)))
 		rc = pseudo_text(&c, p, &text, &n);
 	/* (a pseudo file of a pseudo file, or one the object lacks, is none) */
 	rc = rc == -ENOENT || rc == -ENODATA ? ENODATA : fb_err("getxattr", NULL, rc);
-	pthread_mutex_unlock(&B.mu);
+	unlock();
 	if (rc)
 		fuse_reply_err(req, rc);
 	else if (!size)
@@ -2469,11 +2398,11 @@ static void fb_setxattr(fuse_req_t req, fuse_ino_t id, const char *name, const c
 		return;
 	}
 	caller_get(req, &c);
-	pthread_mutex_lock(&B.mu);
+	lock_as(&c);
 	if (!(rc = xattr_path(id, name, &p)))
 		rc = pseudo_write(&c, p, value, size, &changed);
 	rc = rc == -ENODATA ? ENOTSUP : fb_err("setxattr", NULL, rc);	/* (of a pseudo file) */
-	pthread_mutex_unlock(&B.mu);
+	unlock();
 	if (changed)
 		invalidate_all();	/* the kernel's cached mode, owner, times */
 	free(p);
@@ -2577,13 +2506,13 @@ static void fb_fallocate(fuse_req_t req, fuse_ino_t id, int mode, off_t off, off
 	}
 	caller_get(req, &c);
 	a.uid = c.who.uid;
-	pthread_mutex_lock(&B.mu);
+	lock_as(&c);
 	/* (its record: a write of the range, which it rewrites) */
 	if (!(rc = audit_add(&a, r4_file_id(h->file), "write", h->n, NULL, (uint64_t)len)))
 		rc = fallocate_range(h->file, mode, off, len, buf, &a);
 	audit_fini(&a);
 	rc = fb_err("fallocate", h->n, rc);
-	pthread_mutex_unlock(&B.mu);
+	unlock();
 	free(buf);
 	fuse_reply_err(req, rc);
 }

@@ -1,0 +1,337 @@
+/*
+ * perm.c - every POSIX permission rule of r4, once, and the access rules
+ * of LANGUAGE.md 6.4 that extend the mode bits.
+ *
+ * Who asks: the handle calls of fs.c, for the identity a host set with
+ * r4_act_as (the FUSE bridge: the calling process), and the executor, for
+ * its run's identity (r4_exec_opts.who).  Neither of them, nor the bridge,
+ * decides a rule itself.  The rules follow Linux's VFS where POSIX leaves
+ * a choice: search on every directory on the way, write and search to
+ * change an entry, the sticky bit, setgid inheritance and the umask for
+ * new objects, chown and chmod by the owner, the clearing of set-id bits
+ * (should_remove_suid), utimens "now" for writers, open modes.
+ *
+ * Every function lets a trusted caller (who NULL) through.  uid 0 passes
+ * every check but executing a file without any x bit (R4L executes
+ * nothing).  Nothing here changes the image.
+ */
+#include <fcntl.h>
+#include <sys/stat.h>
+
+#include "perm.h"
+
+/* ---- the acting identity (r4_act_as) ---- */
+
+/* Without allocation for up to 64 groups (a FUSE host's): such a call
+ * cannot fail. */
+int r4_act_as(r4_db *db, const struct r4_ident *who, unsigned flags)
+{
+	struct r4_actor *a = &db->actor;
+	uint32_t *g = a->groups;
+
+	if (!who) {
+		a->set = false;
+		return 0;
+	}
+	if (who->ngroups > 64 && !(g = r4_malloc(who->ngroups * sizeof(*g))))
+		return -ENOMEM;
+	if (who->ngroups)
+		memcpy(g, who->groups, who->ngroups * sizeof(*g));
+	if (g != a->more) {
+		r4_free(a->more);
+		a->more = g == a->groups ? NULL : g;
+	}
+	a->who = *who;
+	a->who.groups = g;
+	a->check = !(flags & R4_AS_NOCHECK);
+	a->set = true;
+	return 0;
+}
+
+const struct r4_ident *r4_perm_checked(const struct r4_db *db)
+{
+	return db->actor.set && db->actor.check ? &db->actor.who : NULL;
+}
+
+const struct r4_ident *r4_perm_actor(const struct r4_db *db)
+{
+	return db->actor.set ? &db->actor.who : NULL;
+}
+
+void r4_perm_free(struct r4_db *db)
+{
+	r4_free(db->actor.more);
+	db->actor.more = NULL;
+	db->actor.set = false;
+}
+
+/* ---- mode bits and access rules ---- */
+
+bool r4_in_group(const struct r4_ident *who, uint32_t gid)
+{
+	if (who->gid == gid)
+		return true;
+	for (size_t i = 0; i < who->ngroups; i++)
+		if (who->groups[i] == gid)
+			return true;
+	return false;
+}
+
+bool r4_permits(const struct r4_ident *who, const struct r4_stat *st, unsigned want)
+{
+	unsigned bits = st->mode & 07;
+
+	if (who->uid == 0)	/* root: execute needs one x bit on a non-directory */
+		return !(want & 1) || S_ISDIR(st->mode) || (st->mode & 0111);
+	if (st->uid == who->uid)
+		bits = (st->mode >> 6) & 07;
+	else if (r4_in_group(who, st->gid))
+		bits = (st->mode >> 3) & 07;
+	return (bits & want) == want;
+}
+
+bool r4_allows(r4_db *db, const struct r4_ident *who, const struct r4_stat *st, unsigned want)
+{
+	struct r4_meta m;
+	int best = -1;
+
+	if (who->uid == 0 || !r4_meta_present(db))
+		return r4_permits(who, st, want);
+	if (r4_meta_get(db, st->ino, &m))
+		return false;	/* rules that cannot be read allow nothing */
+	for (unsigned i = 0; i < m.nrules; i++) {
+		const struct r4_rule *r = &m.rules[i];
+
+		if (!r->gid && r->id == who->uid) {
+			best = r->access;
+			break;
+		}
+		if (r->gid && r4_in_group(who, r->id) && r->access > best)
+			best = r->access;
+	}
+	r4_meta_fini(&m);
+	if (best < 0)
+		return r4_permits(who, st, want);
+	/* denied: nothing; read: reading (and searching a directory); write:
+	 * that and writing.  Executing a file also needs its mode bits. */
+	unsigned bits = best == R4_ACCESS_WRITE ? 6 : best == R4_ACCESS_READ ? 4 : 0;
+
+	if (!bits)
+		return false;
+	if ((want & 1) && !S_ISDIR(st->mode) && !r4_permits(who, st, 1))
+		return false;
+	return (bits & want & 6) == (want & 6);
+}
+
+bool r4_perm_may(struct r4_db *db, const struct r4_ident *who, const struct r4_stat *st,
+		 unsigned want)
+{
+	return !who || r4_allows(db, who, st, want);
+}
+
+bool r4_perm_owns(const struct r4_ident *who, const struct r4_stat *st)
+{
+	return !who || who->uid == 0 || who->uid == st->uid;
+}
+
+/* ---- the way to an object ---- */
+
+int r4_perm_search(struct r4_db *db, const struct r4_ident *who, const struct r4_inode *dir)
+{
+	struct r4_inode cur;
+	struct r4_stat st;
+	r4_key k = dir->sdkey, root;
+	int rc;
+
+	if (!who || who->uid == 0)
+		return 0;	/* root searches every directory */
+	r4_obj_root_key(&root);
+	for (unsigned depth = 0; depth < 100000; depth++) {
+		if ((rc = r4_obj_load(db, &k, &cur)))
+			return rc;
+		r4_fs_stat_of(db, &cur, &st);
+		if (!S_ISDIR(st.mode))
+			rc = -ENOTDIR;
+		else if (!r4_allows(db, who, &st, 1))
+			rc = -EACCES;
+		else if (!r4_key_cmp(&k, &root))
+			rc = 1;
+		else
+			rc = r4_dir_lookup(db, &cur, "..", 2, &k);
+		r4_obj_fini(&cur);
+		if (rc)
+			return rc > 0 ? 0 : rc;
+	}
+	return R4_CORRUPT(&db->lg, 0, "loop in the directory tree");
+}
+
+int r4_perm_reach(struct r4_db *db, const struct r4_ident *who, const struct r4_inode *ino,
+		  const r4_key *up, const char *name, size_t len)
+{
+	struct r4_inode d;
+	r4_key k, root;
+	int rc;
+
+	if (!who || who->uid == 0)
+		return 0;
+	r4_obj_root_key(&root);
+	if (!r4_key_cmp(&ino->sdkey, &root))
+		return 0;
+	if (S_ISDIR(ino->sd.sd_mode)) {
+		/* a directory has one way: its ".." */
+		if ((rc = r4_dir_lookup(db, ino, "..", 2, &k)))
+			return rc == -ENOENT ? 0 : rc;
+	} else if (!up) {
+		return 0;
+	} else {
+		k = *up;
+	}
+	if ((rc = r4_obj_load(db, &k, &d)))
+		return rc == -ENOENT ? 0 : rc;	/* (its directory went: as an open file) */
+	if (!S_ISDIR(ino->sd.sd_mode)) {
+		r4_key at;
+
+		/* the name it was found under went: the way is unknown */
+		if (!S_ISDIR(d.sd.sd_mode) || r4_dir_lookup(db, &d, name, len, &at) ||
+		    r4_key_cmp(&at, &ino->sdkey)) {
+			r4_obj_fini(&d);
+			return 0;
+		}
+	}
+	rc = r4_perm_search(db, who, &d);
+	r4_obj_fini(&d);
+	return rc;
+}
+
+/* ---- entries ---- */
+
+int r4_perm_entry(struct r4_db *db, const struct r4_ident *who, const struct r4_stat *d,
+		  const struct r4_stat *victim)
+{
+	if (!S_ISDIR(d->mode))
+		return -ENOTDIR;
+	if (!who)
+		return 0;
+	if (!r4_allows(db, who, d, 3))
+		return -EACCES;
+	if (victim && (d->mode & S_ISVTX) && who->uid != 0 && who->uid != d->uid &&
+	    who->uid != victim->uid)
+		return -EPERM;
+	return 0;
+}
+
+int r4_perm_move_dir(struct r4_db *db, const struct r4_ident *who, const struct r4_stat *d)
+{
+	return r4_perm_may(db, who, d, 2) ? 0 : -EACCES;
+}
+
+void r4_perm_new(const struct r4_ident *who, const struct r4_stat *d, uint32_t *mode,
+		 uint32_t *uid, uint32_t *gid)
+{
+	if (!who)
+		return;
+	*uid = who->uid;
+	*gid = who->gid;
+	if (!S_ISLNK(*mode))
+		*mode &= ~(who->umask & 0777);
+	if (d->mode & S_ISGID) {
+		*gid = d->gid;
+		if (S_ISDIR(*mode))
+			*mode |= S_ISGID;
+	}
+}
+
+int r4_perm_link(const struct r4_stat *src)
+{
+	return S_ISDIR(src->mode) ? -EPERM : 0;
+}
+
+/* ---- attributes ---- */
+
+/* A chmod that only clears set-id bits, by one who may write: what the
+ * kernel sends before a write by a non-owner (file_remove_privs). */
+static bool drops_privs(struct r4_db *db, const struct r4_ident *who, const struct r4_stat *st,
+			const struct r4_setattr *sa)
+{
+	uint32_t was = st->mode & 07777, cleared = was & ~sa->mode & 07777;
+
+	return sa->mask == R4_SET_MODE && cleared && !(cleared & ~(uint32_t)(S_ISUID | S_ISGID)) &&
+	       (sa->mode & 07777) == (was & ~cleared) && r4_allows(db, who, st, 2);
+}
+
+int r4_perm_setattr(struct r4_db *db, const struct r4_ident *who, const struct r4_stat *st,
+		    struct r4_setattr *sa, bool writer)
+{
+	bool owner = r4_perm_owns(who, st);
+
+	if (!who)
+		return 0;
+	if (sa->mask & R4_SET_MODE) {
+		if (!owner && drops_privs(db, who, st, sa))
+			return 0;
+		if (!owner)
+			return -EPERM;
+		if (who->uid && !r4_in_group(who, (sa->mask & R4_SET_GID) ? sa->gid : st->gid))
+			sa->mode &= ~(uint32_t)S_ISGID;
+	}
+	if ((sa->mask & R4_SET_UID) && who->uid && (!owner || sa->uid != st->uid))
+		return -EPERM;
+	if ((sa->mask & R4_SET_GID) && who->uid &&
+	    (!owner || (sa->gid != st->gid && !r4_in_group(who, sa->gid))))
+		return -EPERM;
+	if ((sa->mask & (R4_SET_ATIME | R4_SET_MTIME)) && !owner)
+		return -EPERM;
+	if ((sa->mask & (R4_SET_ATIME_NOW | R4_SET_MTIME_NOW)) && !owner &&
+	    !r4_allows(db, who, st, 2))
+		return -EACCES;
+	if ((sa->mask & R4_SET_SIZE) && !writer && !r4_allows(db, who, st, 2))
+		return -EACCES;
+	return 0;
+}
+
+/* st's mode less the set-id bits a change by who clears (chown: also
+ * root's). */
+static uint32_t drop_setid(const struct r4_stat *st)
+{
+	uint32_t m = st->mode & ~(uint32_t)S_ISUID;
+
+	if ((st->mode & S_ISGID) && (st->mode & S_IXGRP))
+		m &= ~(uint32_t)S_ISGID;
+	return m;
+}
+
+void r4_perm_setattr_effects(const struct r4_ident *who, const struct r4_stat *st,
+			     struct r4_setattr *sa)
+{
+	bool chown = sa->mask & (R4_SET_UID | R4_SET_GID);
+
+	if (!who || S_ISDIR(st->mode) || (sa->mask & R4_SET_MODE) ||
+	    !(st->mode & (S_ISUID | S_ISGID)))
+		return;
+	if (!chown && !((sa->mask & R4_SET_SIZE) && who->uid))
+		return;
+	if (drop_setid(st) != st->mode) {
+		sa->mask |= R4_SET_MODE;
+		sa->mode = drop_setid(st);
+	}
+}
+
+uint32_t r4_perm_after_write(const struct r4_ident *who, const struct r4_stat *st)
+{
+	if (!who || who->uid == 0 || S_ISDIR(st->mode))
+		return st->mode;
+	return drop_setid(st);
+}
+
+int r4_perm_open(struct r4_db *db, const struct r4_ident *who, const struct r4_stat *st,
+		 int flags)
+{
+	int acc = flags & O_ACCMODE;
+	unsigned want = acc == O_RDONLY ? 4 : acc == O_WRONLY ? 2 : 6;
+
+	if (flags & O_TRUNC)
+		want |= 2;
+	if (S_ISDIR(st->mode) && (want & 2))
+		return -EISDIR;
+	return r4_perm_may(db, who, st, want) ? 0 : -EACCES;
+}
