@@ -80,7 +80,7 @@ mkdir -p "$B"
 # the engine's libraries: libuuid, and ccreg40's compressors (as the Makefile's ENGINE_LIBS)
 UUID_LIBS="$(pkg-config --libs uuid 2>/dev/null || echo -luuid) $(pkg-config --libs lzo2 zlib libzstd 2>/dev/null || echo -llzo2 -lz -lzstd)"
 # shellcheck disable=SC2086 # UUID_LIBS is a list of flags
-$CC -std=c11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -Iengine bench/scale.c build/libr4engine.a \
+$CC -std=c11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -Iinclude bench/scale.c build/libr4engine.a \
 	$UUID_LIBS -o "$B/scale"
 PEER=1
 if [[ -f /usr/include/reiser4/libreiser4.h ]] && command -v mkfs.reiser4 >/dev/null; then
@@ -94,13 +94,13 @@ fi
 # link-time wrappers (bench/iocount.h).
 WRAP="-Wl,--wrap=pwrite -Wl,--wrap=fdatasync"
 # shellcheck disable=SC2086 # UUID_LIBS and WRAP are lists of flags
-$CC -std=c11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -Iengine bench/wa.c build/libr4engine.a \
+$CC -std=c11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -Iinclude bench/wa.c build/libr4engine.a \
 	$UUID_LIBS $WRAP -o "$B/wa"
 if ((COMMIT)); then
 	if pkg-config --exists sqlite3 2>/dev/null || [[ -f /usr/include/sqlite3.h ]]; then
 		SQLITE_LIBS=$(pkg-config --libs sqlite3 2>/dev/null || echo -lsqlite3)
 		# shellcheck disable=SC2086
-		$CC -std=c11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -Iengine bench/commit.c \
+		$CC -std=c11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -Iinclude bench/commit.c \
 			build/libr4engine.a $UUID_LIBS $SQLITE_LIBS $WRAP -o "$B/commit"
 	else
 		echo "bench: libsqlite3-dev missing: no commit benchmark (scripts/deps.sh installs it)"
@@ -109,7 +109,7 @@ if ((COMMIT)); then
 fi
 if ((LANG_RUN)); then
 	# shellcheck disable=SC2086
-	$CC -std=c11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -Iengine -Iparser bench/lang.c \
+	$CC -std=c11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -Iinclude bench/lang.c \
 		build/libr4parse.a build/libr4engine.a $UUID_LIBS -o "$B/lang"
 fi
 FSCK=$(command -v fsck.reiser4 || true)

@@ -23,8 +23,8 @@ echo "+ build/r4 import $img engine /src/engine      (a host tree, one transacti
 build/r4 import "$img" engine /src/engine
 echo "+ build/r4 ls $img /src/engine | sed -n 1,10p      (sed reads it all: no SIGPIPE under pipefail)"
 build/r4 ls "$img" /src/engine | sed -n 1,10p
-echo "+ build/r4 cat $img /src/engine/r4.h | sed -n 1,3p"
-build/r4 cat "$img" /src/engine/r4.h | sed -n 1,3p
+echo "+ build/r4 cat $img /src/engine/db.h | sed -n 1,3p"
+build/r4 cat "$img" /src/engine/db.h | sed -n 1,3p
 echo "+ build/r4 info $img"
 build/r4 info "$img"
 

@@ -26,7 +26,7 @@ teardown() {
 		# what the README promises: the files in, one read back, the
 		# info, the bank example, fsck.reiser4's verdict, the hint
 		assert_line --regexp '^-0644 +1 +0 +0 +[0-9]+ aggr\.c$'
-		assert_line ' * r4.h - the one public header of the r4 engine: a userspace Reiser4'
+		assert_line ' * db.h - the open image: geometry, super block state, allocator, node'
 		assert_line 'label:         r4demo'
 		assert_line 'alice 60, bob 90'
 		assert_line 'fsck.reiser4: FS is consistent.'

@@ -3,7 +3,7 @@
  * (LANGUAGE.md, "R4L"): parse a command into an AST, print it, and report
  * diagnostics the way LANGUAGE.md section 8 says.
  *
- * Conventions, as in engine/r4.h: 0 or a negative errno; out-pointers are
+ * Conventions, as in include/r4.h: 0 or a negative errno; out-pointers are
  * written only on success; nothing consumes its arguments; what a
  * function hands back is the caller's, released with the matching _free
  * (which accepts NULL).
@@ -87,7 +87,7 @@ struct r4_compile_opts {
  * Check a parsed command (every check-time rule of LANGUAGE.md: pseudo
  * names and parameters, read-only and write-only pseudo files, named
  * result scopes, conflicts the text shows in ',' groups, type errors) and
- * compile it into a plan (engine/r4.h).  The checks use the text and the
+ * compile it into a plan (include/r4.h).  The checks use the text and the
  * engine's table of pseudo files only, never an image.  Errors go to d;
  * then -EINVAL and no plan.  0 and *out (r4_plan_free it); -ENOMEM.
  * o may be NULL (one unit).
@@ -120,7 +120,7 @@ struct r4_run_opts {
 	const char *name;		/* SOURCE for diagnostics; NULL: "<command>" */
 	bool per_statement;		/* a script: one unit per top-level statement; else
 					   the whole command is one unit */
-	struct r4_exec_opts exec;	/* identity, current directory, values (engine/r4.h);
+	struct r4_exec_opts exec;	/* identity, current directory, values (include/r4.h);
 					   exec.yield, if set, sees each value too */
 };
 

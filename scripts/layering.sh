@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# scripts/layering.sh - check that each layer includes only what
+# DESIGN.md section 3 lets it see (docs/architecture.md, "Layers").
+#
+#   CC=cc B=build FUSE_CFLAGS=... bash scripts/layering.sh   (make layering)
+#
+# For each layer, the preprocessor lists the headers its files include,
+# with that layer's include path (the one the build uses); a header it
+# cannot find, or one outside the layer's allowed folders, fails the check:
+#   engine/       engine/*.h and include/r4.h  (depends on nothing of ours)
+#   parser/       parser/, grammar/ (and its generated headers), include/
+#   cli/          cli/ and include/
+#   fuse-bridge/  fuse-bridge/ and include/
+# and only engine/io_file.c does raw I/O.  Prints one line per violation
+# and exits 1 if there is any.
+set -uo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 2
+CC=${CC:-cc} B=${B:-build}
+read -r -a fuse_cflags <<<"${FUSE_CFLAGS:-$(pkg-config --cflags fuse3 2>/dev/null || echo -I/usr/include/fuse3)}"
+bad=0
+
+# check LAYER ALLOWED-REGEX CFLAGS...: the headers of LAYER/*.c and *.h
+check() {
+	local layer=$1 allowed=$2 deps
+	shift 2
+	if ! deps=$("$CC" -std=c11 -D_GNU_SOURCE "$@" -MM "$layer"/*.c 2>&1); then
+		printf '%s\n' "$deps" | grep -E 'fatal error|error:' | sed "s|^|layering: $layer/ includes what it may not see: |"
+		bad=1
+		return
+	fi
+	local h
+	for h in $(printf '%s\n' "$deps" | tr ' \\' '\n\n' | grep -E '\.h$' | sort -u); do
+		h=$(realpath "$h")
+		[[ $h == "$PWD"/* ]] || continue	# a system header
+		h=${h#"$PWD"/}
+		if ! [[ $h =~ $allowed ]]; then
+			echo "layering: $layer/ includes $h"
+			bad=1
+		fi
+	done
+}
+
+check engine '^(engine/[^/]+\.h|include/r4\.h)$' -Iinclude -Iengine
+check parser "^(parser/[^/]+|grammar/[^/]+|$B/grammar/[^/]+|include/[^/]+)\\.h\$" \
+	-Iinclude -Iparser -Igrammar -I"$B/grammar"
+check cli '^(cli/[^/]+|include/[^/]+)\.h$' -Iinclude -Icli
+check fuse-bridge '^(fuse-bridge/[^/]+|include/[^/]+)\.h$' -Iinclude "${fuse_cflags[@]}"
+
+if grep -n -E '\b(pread|pwrite|fdatasync|fsync)\(' engine/*.c | grep -v '^engine/io_file.c' | \
+	sed 's/^/layering: raw I\/O outside engine\/io_file.c: /' | grep .; then
+	bad=1
+fi
+exit $bad
