@@ -134,14 +134,20 @@ check:
 	if command -v $(FUZZ_CC) >/dev/null; then $(MAKE) fuzz-build; fi
 	B=build/san bash tests/run.sh
 
-# make check with the long variants of the slow tests: 100 unmount-then-check
-# tries under load in tests/bats/r4_lock.bats (make check runs 20), 20 runs
-# of the demo in a row in tests/bats/demo.bats (make check runs 3).
+# make check with the long variants of the random, sampled and repeated
+# tests (make check's sizes in brackets): test_fs operations (1500), sampled
+# crash states of test_crash (500), test_enospc's random steps (100),
+# test_badimg's byte flips (60), seconds of fuzzing (30), fsx operations on
+# the mount (20000) and seconds of its writers (5), unmount-then-check tries
+# under load (20), runs of the demo in a row (3).
+LONG = R4_OPS=5000 R4_CRASH_SAMPLES=2000 R4_ENOSPC_STEPS=300 R4_FUZZ=200 \
+	R4_FUZZ_SECONDS=300 R4_STRESS_OPS=100000 R4_STRESS_SECONDS=15 \
+	R4_UMOUNT_TRIES=100 R4_DEMO_RUNS=20
 check-long:
-	R4_UMOUNT_TRIES=100 R4_DEMO_RUNS=20 $(MAKE) check
+	$(LONG) $(MAKE) check
 
 # The libFuzzer target for lex + parse (clang).  `make fuzz` runs it for
-# R4_FUZZ_SECONDS (default 60) as make check does, through tests/fuzz/check.sh.
+# R4_FUZZ_SECONDS (default 30) as make check does, through tests/fuzz/check.sh.
 FUZZ_CC ?= clang
 FUZZ_SRC = $(filter-out parser/run.c parser/wire.c,$(PARSE_SRC)) engine/util.c engine/plan.c tests/fuzz/fuzz_parse.c
 build/fuzz/fuzz_parse: $(FUZZ_SRC) build/grammar/parser.c build/grammar/lexer.c $(wildcard parser/*.h grammar/*.h)

@@ -3,18 +3,20 @@
 #
 #   B=build/san bash tests/run.sh      (what `make check` runs)
 #
-# B is the build directory holding the (sanitizer) binaries.  Runs
-#   1. every $B/tests/test_* unit program: each prints a final line
-#      "N passed, M failed" and exits non-zero on failure; each line
-#      "skip: REASON" it prints counts as one skip;
-#   2. every tests/bats/*.bats with `bats --tap`, with R4=$B/r4 and
-#      R4_BUILD=$B in the environment.
-# A passing suite gets one line, with the seconds it took; a failing one
-# also shows its output.  A program that crashes, hangs (R4_TEST_TIMEOUT
+# B is the build directory holding the (sanitizer) binaries.  Runs, several
+# at a time (R4_CHECK_JOBS), the longest first:
+#   - every $B/tests/test_* unit program: each prints a final line
+#     "N passed, M failed" and exits non-zero on failure; each line
+#     "skip: REASON" it prints counts as one skip;
+#   - every tests/bats/*.bats with `bats --tap`, with R4=$B/r4 and
+#     R4_BUILD=$B in the environment.
+# Each suite gets one line when it ends, with the seconds it took; a
+# failing one also shows its output.  A program that crashes, hangs (R4_TEST_TIMEOUT
 # seconds, default 900), exits non-zero without reporting a failure, or
 # prints no summary line counts as one more failure.  The last line is
 # exactly "N passed, N failed" (with ", N skipped" when something skipped);
-# exit status 1 if anything failed.
+# exit status 1 if anything failed.  R4_TEST_DISK=1 keeps scratch files
+# on $TMPDIR or /tmp instead of tmpfs.
 set -uo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 2
@@ -23,9 +25,20 @@ case $B in /*) ;; *) B=$PWD/$B ;; esac
 export R4="$B/r4" R4_BUILD="$B"
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1}
 TIMEOUT=${R4_TEST_TIMEOUT:-900}
+# suites run side by side: R4_CHECK_JOBS at a time (default: cores + 1,
+# as most wait on the disk or on FUSE part of the time)
+JOBS=${R4_CHECK_JOBS:-$(($(nproc) + 1))}
 
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/r4-run.XXXXXX") || exit 2
+# Logs and every suite's scratch files (TMPDIR) go to tmpfs when there is
+# one: the suites copy and fsync images by the thousand, and the disk would
+# time that, not r4.  (The path stays short: tests put names under it.)
+if [ -w /dev/shm ] && [ -z "${R4_TEST_DISK:-}" ]; then
+	tmp=$(mktemp -d /dev/shm/r4-run.XXXXXX) || exit 2
+else
+	tmp=$(mktemp -d "${TMPDIR:-/tmp}/r4-run.XXXXXX") || exit 2
+fi
 trap 'rm -rf "$tmp"' EXIT
+mkdir -p "$tmp/scratch" && export TMPDIR=$tmp/scratch
 
 total_pass=0 total_fail=0 total_skip=0
 failed_suites=()
@@ -75,72 +88,101 @@ describe_rc() {
 	fi
 }
 
-# --- 1. unit programs ------------------------------------------------------
-units=()
-for prog in "$B"/tests/test_*; do
-	[ -f "$prog" ] && [ -x "$prog" ] && units+=("$prog")
-done
-[ ${#units[@]} -eq 0 ] && echo "note: no unit programs in $B/tests (run make SAN=1 unit first?)"
-
-for prog in ${units[@]+"${units[@]}"}; do
-	name=unit/${prog##*/}
-	log=$tmp/${prog##*/}.log
-	start=$SECONDS
-	# (the subshell keeps bash's "Segmentation fault" notice off our output)
-	( timeout --kill-after=10 "$TIMEOUT" "$prog" >"$log" 2>&1 </dev/null ) 2>/dev/null
-	rc=$?
-	summary=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$log" | tail -n 1)
-	skips=$(grep -c '^skip: ' "$log")
-	problem=
-	if [ -z "$summary" ]; then
-		p=0 f=1 problem="no summary line ($(describe_rc $rc))"
-	else
-		p=${summary%% passed*}
-		f=${summary#*passed, } f=${f%% failed*}
-		if [ $rc -ne 0 ] && [ "$f" -eq 0 ]; then
-			f=1 problem="reported no failure but $(describe_rc $rc)"
-		elif [ $rc -eq 0 ] && [ "$f" -ne 0 ]; then
-			problem="reported $f failures but exit status 0"
-		fi
-	fi
-	report "$name" "$p" "$f" "$skips" "$problem" "$log" $((SECONDS - start))
-done
-
-# --- 2. bats suites --------------------------------------------------------
+# --- the suites ------------------------------------------------------------
+# unit programs first, then bats suites; names like unit/test_fs, bats/x.bats
 suites=()
-for f in tests/bats/*.bats; do
-	[ -f "$f" ] && suites+=("$f")
+for prog in "$B"/tests/test_*; do
+	[ -f "$prog" ] && [ -x "$prog" ] && suites+=("unit/${prog##*/}")
 done
-if [ ${#suites[@]} -gt 0 ] && ! command -v bats >/dev/null 2>&1; then
-	echo "FAIL bats not installed: ${#suites[@]} suites not run (bash scripts/deps.sh)"
-	total_fail=$((total_fail + ${#suites[@]}))
+[ ${#suites[@]} -eq 0 ] && echo "note: no unit programs in $B/tests (run make SAN=1 unit first?)"
+nbats=0
+for f in tests/bats/*.bats; do
+	[ -f "$f" ] && nbats=$((nbats + 1))
+done
+if [ "$nbats" -gt 0 ] && ! command -v bats >/dev/null 2>&1; then
+	echo "FAIL bats not installed: $nbats suites not run (bash scripts/deps.sh)"
+	total_fail=$((total_fail + nbats))
 	failed_suites+=(bats)
-	suites=()
+else
+	for f in tests/bats/*.bats; do
+		[ -f "$f" ] && suites+=("bats/${f##*/}")
+	done
 fi
 
-for suite in ${suites[@]+"${suites[@]}"}; do
-	name=bats/${suite##*/}
-	log=$tmp/${suite##*/}.log
-	start=$SECONDS
-	( timeout --kill-after=10 "$TIMEOUT" bats --tap "$suite" >"$log" 2>&1 </dev/null ) 2>/dev/null
-	rc=$?
-	s=$(grep -c -E '^ok [0-9]+ .*# skip' "$log")
-	p=$(grep -E '^ok [0-9]+' "$log" | grep -c -v -E '# skip')
-	f=$(grep -c -E '^not ok [0-9]+' "$log")
-	plan=$(grep -E '^1\.\.[0-9]+$' "$log" | head -n 1)
-	problem=
-	if [ -z "$plan" ]; then
-		f=$((f + 1)) problem="no TAP plan ($(describe_rc $rc))"
-	elif [ $((p + f + s)) -lt "${plan#1..}" ]; then
-		problem="ran $((p + f + s)) of ${plan#1..} tests ($(describe_rc $rc))" f=$((f + 1))
-	elif [ $rc -ne 0 ] && [ "$f" -eq 0 ]; then
-		f=1 problem="bats reported no failure but $(describe_rc $rc)"
+# run_suite NAME: run it (output in $tmp/NAME.log), then write
+# "PASS FAIL SKIP SECONDS PROBLEM" to $tmp/NAME.res.
+run_suite() {
+	local name=$1 log=$tmp/${1//\//_}.log start=$SECONDS rc p f s problem= summary plan
+	if [ "${name#unit/}" != "$name" ]; then
+		# (the subshell keeps bash's "Segmentation fault" notice off our output)
+		( timeout --kill-after=10 "$TIMEOUT" "$B/tests/${name#unit/}" >"$log" 2>&1 </dev/null ) 2>/dev/null
+		rc=$?
+		summary=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$log" | tail -n 1)
+		s=$(grep -c '^skip: ' "$log")
+		if [ -z "$summary" ]; then
+			p=0 f=1 problem="no summary line ($(describe_rc $rc))"
+		else
+			p=${summary%% passed*}
+			f=${summary#*passed, } f=${f%% failed*}
+			if [ $rc -ne 0 ] && [ "$f" -eq 0 ]; then
+				f=1 problem="reported no failure but $(describe_rc $rc)"
+			elif [ $rc -eq 0 ] && [ "$f" -ne 0 ]; then
+				problem="reported $f failures but exit status 0"
+			fi
+		fi
+	else
+		( timeout --kill-after=10 "$TIMEOUT" bats --tap "tests/bats/${name#bats/}" >"$log" 2>&1 </dev/null ) 2>/dev/null
+		rc=$?
+		s=$(grep -c -E '^ok [0-9]+ .*# skip' "$log")
+		p=$(grep -E '^ok [0-9]+' "$log" | grep -c -v -E '# skip')
+		f=$(grep -c -E '^not ok [0-9]+' "$log")
+		plan=$(grep -E '^1\.\.[0-9]+$' "$log" | head -n 1)
+		if [ -z "$plan" ]; then
+			f=$((f + 1)) problem="no TAP plan ($(describe_rc $rc))"
+		elif [ $((p + f + s)) -lt "${plan#1..}" ]; then
+			problem="ran $((p + f + s)) of ${plan#1..} tests ($(describe_rc $rc))" f=$((f + 1))
+		elif [ $rc -ne 0 ] && [ "$f" -eq 0 ]; then
+			f=1 problem="bats reported no failure but $(describe_rc $rc)"
+		fi
 	fi
-	report "$name" "$p" "$f" "$s" "$problem" "$log" $((SECONDS - start))
+	echo "$p $f $s $((SECONDS - start)) $problem" >"$log.res"
+}
+
+# The longest suites start first, by the seconds each took last time
+# ($B/tests/.seconds); the others in their order.
+times=$B/tests/.seconds
+order=()
+if [ -f "$times" ]; then
+	mapfile -t order < <(for n in ${suites[@]+"${suites[@]}"}; do
+		echo "$(awk -v n="$n" '$2 == n { print $1 }' "$times" | tail -n 1) $n"
+	done | sort -s -k1,1nr | awk '{ print $NF }')
+else
+	order=(${suites[@]+"${suites[@]}"})
+fi
+
+# Run JOBS suites at a time; report each as it ends.
+declare -A running=()
+new_times=$tmp/seconds
+: >"$new_times"
+reap() {
+	local pid name p f s secs problem
+	wait -n -p pid
+	name=${running[$pid]}
+	unset "running[$pid]"
+	read -r p f s secs problem <"$tmp/${name//\//_}.log.res"
+	echo "$secs $name" >>"$new_times"
+	report "$name" "$p" "$f" "$s" "$problem" "$tmp/${name//\//_}.log" "$secs"
+}
+for name in ${order[@]+"${order[@]}"}; do
+	while [ ${#running[@]} -ge "$JOBS" ]; do reap; done
+	run_suite "$name" &
+	running[$!]=$name
 done
+while [ ${#running[@]} -gt 0 ]; do reap; done
+mkdir -p "$B/tests" && cp "$new_times" "$times" 2>/dev/null
 
 # --- summary ---------------------------------------------------------------
-nsuites=$(( ${#units[@]} + ${#suites[@]} ))
+nsuites=${#suites[@]}
 if [ ${#failed_suites[@]} -gt 0 ]; then
 	echo "suites: $nsuites run, ${#failed_suites[@]} failed: ${failed_suites[*]}"
 else

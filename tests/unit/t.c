@@ -12,6 +12,13 @@ unsigned long t_seed(void)
 	return seed;
 }
 
+const char *t_tmp(void)
+{
+	const char *d = getenv("TMPDIR");
+
+	return d && *d ? d : "/tmp";
+}
+
 int t_fsck(const char *img)
 {
 	char cmd[4200];

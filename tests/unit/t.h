@@ -28,6 +28,9 @@ extern int t_pass, t_fail;
 #define T_DONE() (printf("%d passed, %d failed\n", t_pass, t_fail), t_fail ? 1 : 0)
 
 unsigned long t_seed(void);
+/* The folder for a test's scratch directory: $TMPDIR or /tmp (tests/run.sh
+ * points TMPDIR at tmpfs, where the many image copies and fsyncs are cheap). */
+const char *t_tmp(void);
 /* fsck.reiser4 --check -y on img (its output kept in img.fsck): 1 consistent,
  * 0 not, -1 when reiser4progs is not installed (the caller prints a skip). */
 int t_fsck(const char *img);

@@ -1105,7 +1105,7 @@ static void case_random(void)
 
 int main(void)
 {
-	snprintf(tmpdir, sizeof(tmpdir), "/tmp/r4checkXXXXXX");
+	snprintf(tmpdir, sizeof(tmpdir), "%s/r4checkXXXXXX", t_tmp());
 	if (!mkdtemp(tmpdir))
 		return 1;
 	snprintf(fix40, sizeof(fix40), "%s/fix40.img", tmpdir);

@@ -58,7 +58,7 @@ int main(void)
 	uint8_t got[65536];
 	r4_db *db = NULL;
 
-	snprintf(dir, sizeof(dir), "/tmp/r4-delay.XXXXXX");
+	snprintf(dir, sizeof(dir), "%s/r4-delay.XXXXXX", t_tmp());
 	if (!mkdtemp(dir))
 		return 2;
 	snprintf(img, sizeof(img), "%s/d.img", dir);

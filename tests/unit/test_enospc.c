@@ -31,7 +31,7 @@
  *   free_then_write  unlink and new data in one transaction on a full
  *                    volume: the write is refused, the unlink commits
  *   random           random changes near full against an in-memory model
- *                    (R4_SEED, R4_ENOSPC_STEPS), on volumes of 4 and 16 MiB:
+ *                    (R4_SEED, R4_ENOSPC_STEPS: 100; check-long 300), on volumes of 4 and 16 MiB:
  *                    a refused call leaves its transaction usable (half of
  *                    those commit what went before), r4_check after each
  *                    transaction, everything deleted at the end
@@ -1220,7 +1220,7 @@ out:
 static void test_random(void)
 {
 	const char *e = getenv("R4_ENOSPC_STEPS");
-	unsigned steps = e ? (unsigned)strtoul(e, NULL, 0) : 300;
+	unsigned steps = e ? (unsigned)strtoul(e, NULL, 0) : 100;
 
 	rng = t_seed();
 	random_on(4, steps);
@@ -1233,7 +1233,7 @@ int main(void)
 
 	setvbuf(stdout, NULL, _IOLBF, 0);	/* in order with stderr in a log */
 	clock_gettime(CLOCK_MONOTONIC, &a);
-	snprintf(dir, sizeof(dir), "/tmp/r4-enospc.XXXXXX");
+	snprintf(dir, sizeof(dir), "%s/r4-enospc.XXXXXX", t_tmp());
 	if (!mkdtemp(dir))
 		return 2;
 	snprintf(img, sizeof(img), "%s/e.img", dir);

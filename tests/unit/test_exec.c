@@ -503,7 +503,7 @@ static void test_audit_api(void)
 
 int main(void)
 {
-	snprintf(dir, sizeof(dir), "/tmp/r4exec.XXXXXX");
+	snprintf(dir, sizeof(dir), "%s/r4exec.XXXXXX", t_tmp());
 	if (!mkdtemp(dir)) {
 		perror("mkdtemp");
 		return 1;

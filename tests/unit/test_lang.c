@@ -6,8 +6,8 @@
  * every case of every file and counts one check per case.  A failing case
  * prints its file, line and name, what was expected and what came out.
  * R4_LANG_DIR overrides the corpus directory, R4_LANG_CASE runs only the
- * cases whose name contains it.  R4_LANG_SEEDS=DIR also writes each input
- * to a file there: the seeds of the fuzz target (tests/fuzz).
+ * cases whose name contains it.  R4_LANG_SEEDS=DIR writes each input to a
+ * file there instead of running it: the seeds of the fuzz target (tests/fuzz).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -510,6 +510,11 @@ static bool reject_unchanged(const struct tcase *tc)
 
 static int run_case(struct tcase *tc)
 {
+	if (getenv("R4_LANG_SEEDS")) {
+		write_seed(tc);
+		return 0;
+	}
+
 	char *out = NULL;
 	size_t outlen = 0;
 	FILE *f = open_memstream(&out, &outlen);	/* outlen is set by fclose */
@@ -524,7 +529,6 @@ static int run_case(struct tcase *tc)
 	if (!rc && strcmp(tc->kind, "ast") && strcmp(tc->kind, "outcome"))
 		rc = r4_compile(ast, &co, d, &plan);
 
-	write_seed(tc);
 	if (!strcmp(tc->kind, "ast")) {
 		if (rc)
 			r4_diag_print(d, f);
@@ -632,7 +636,7 @@ int main(void)
 	struct r4_mkfs_opts mo;
 	int rc;
 
-	snprintf(t_dir, sizeof(t_dir), "/tmp/r4lang.XXXXXX");
+	snprintf(t_dir, sizeof(t_dir), "%s/r4lang.XXXXXX", t_tmp());
 	if (!mkdtemp(t_dir)) {
 		perror("mkdtemp");
 		return 1;
