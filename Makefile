@@ -136,11 +136,11 @@ check:
 
 # make check with the long variants of the random, sampled and repeated
 # tests (make check's sizes in brackets): test_fs operations (1500), sampled
-# crash states of test_crash (500), test_enospc's random steps (100),
-# test_badimg's byte flips (60), seconds of fuzzing (30), fsx operations on
-# the mount (20000) and seconds of its writers (5), unmount-then-check tries
-# under load (20), runs of the demo in a row (3).
-LONG = R4_OPS=5000 R4_CRASH_SAMPLES=2000 R4_ENOSPC_STEPS=300 R4_FUZZ=200 \
+# crash states of test_crash (500), test_badimg's byte flips (60), seconds
+# of fuzzing (30), fsx operations on the mount (20000) and seconds of its
+# writers (5), unmount-then-check tries under load (20), runs of the demo in
+# a row (3).
+LONG = R4_OPS=5000 R4_CRASH_SAMPLES=2000 R4_FUZZ=200 \
 	R4_FUZZ_SECONDS=300 R4_STRESS_OPS=100000 R4_STRESS_SECONDS=15 \
 	R4_UMOUNT_TRIES=100 R4_DEMO_RUNS=20
 check-long:

@@ -1,7 +1,7 @@
 #!/usr/bin/env bats
 # r4fuse_stress: the FUSE bridge under load, on real mounts (root,
 # /dev/fuse), unmounted in teardown even when a test fails.
-#  - r4fsx (tests/fsx/r4fsx.c): 100,000 random operations on the mount
+#  - r4fsx (tests/fsx/r4fsx.c): R4_STRESS_OPS random operations on the mount
 #    and on a twin directory on tmpfs, every answer compared; then fsck,
 #    and the tree again after a remount;
 #  - 8 concurrent r4writer processes (tests/fsx/r4writer.c), each on its
@@ -9,7 +9,8 @@
 #  - 4 r4fsx at once, each in its own directory;
 #  - compare-and-swap through the control file from two processes.
 # Seeds come from R4_SEED or the clock and are printed (# seed N).
-# R4_STRESS_OPS and R4_STRESS_SECONDS scale the first two tests.
+# R4_STRESS_OPS (20,000; make check-long: 100,000) and R4_STRESS_SECONDS
+# (5; make check-long: 15) scale the first two tests.
 #
 # r4fsx's -U (files unlinked while open) and -T (open with O_TRUNC) have
 # tests of their own, and so has -L (hard links).
@@ -61,9 +62,9 @@ same_tree() {
 	"$FSX" -C "$MNT/fsx" "$TW/fsx" >/dev/null
 }
 
-@test "r4fsx: 100,000 random operations agree with a tmpfs twin; fsck clean; same tree after a remount" {
+@test "r4fsx: ${R4_STRESS_OPS:-20000} random operations agree with a tmpfs twin; fsck clean; same tree after a remount" {
 	mount_r4
-	run_fsx -U -T -L -n "${R4_STRESS_OPS:-100000}"
+	run_fsx -U -T -L -n "${R4_STRESS_OPS:-20000}"
 	umount_r4
 	fsck_both
 	mount_r4
@@ -115,7 +116,7 @@ check_writers() {
 }
 
 @test "8 concurrent writers: own and shared files, renames in one directory; each as its model says, after a remount too" {
-	local n=8 secs=${R4_STRESS_SECONDS:-15} pids=() i bad=0 ops=0
+	local n=8 secs=${R4_STRESS_SECONDS:-5} pids=() i bad=0 ops=0
 	echo "# seed $SEED" >&3
 	mount_r4
 	mkdir "$MNT/shared" "$TW/out"

@@ -31,7 +31,7 @@
  *   free_then_write  unlink and new data in one transaction on a full
  *                    volume: the write is refused, the unlink commits
  *   random           random changes near full against an in-memory model
- *                    (R4_SEED, R4_ENOSPC_STEPS: 100; check-long 300), on volumes of 4 and 16 MiB:
+ *                    (R4_SEED, R4_ENOSPC_STEPS), on volumes of 4 and 16 MiB:
  *                    a refused call leaves its transaction usable (half of
  *                    those commit what went before), r4_check after each
  *                    transaction, everything deleted at the end
@@ -1220,7 +1220,7 @@ out:
 static void test_random(void)
 {
 	const char *e = getenv("R4_ENOSPC_STEPS");
-	unsigned steps = e ? (unsigned)strtoul(e, NULL, 0) : 100;
+	unsigned steps = e ? (unsigned)strtoul(e, NULL, 0) : 300;
 
 	rng = t_seed();
 	random_on(4, steps);
