@@ -104,8 +104,9 @@ mk_tree() {
 		mkfs_reiser4 "$T/p.img" 256M $profile
 		"$R4P" gen "$T/p.img" 7 60 >"$T/list"
 		while read -r path size crc; do
-			cmp <("$R4" cat "$T/p.img" "$path") <("$R4P" cat "$T/p.img" "$path")
-			[ "$("$R4" cat "$T/p.img" "$path" | wc -c)" -eq "$size" ]
+			"$R4" cat "$T/p.img" "$path" >"$T/r4.out"
+			cmp "$T/r4.out" <("$R4P" cat "$T/p.img" "$path")
+			[ "$(stat -c %s "$T/r4.out")" -eq "$size" ]
 		done <"$T/list"
 		[ "$(wc -l <"$T/list")" -eq 60 ]
 	done

@@ -9,8 +9,9 @@
 #  - 4 r4fsx at once, each in its own directory;
 #  - compare-and-swap through the control file from two processes.
 # Seeds come from R4_SEED or the clock and are printed (# seed N).
-# R4_STRESS_OPS (20,000; make check-long: 100,000) and R4_STRESS_SECONDS
-# (5; make check-long: 15) scale the first two tests.
+# R4_STRESS_OPS (20,000; make check-long: 100,000) sizes the first r4fsx
+# run, the others a quarter of it; R4_STRESS_SECONDS (5; make check-long:
+# 15) the writers.
 #
 # r4fsx's -U (files unlinked while open) and -T (open with O_TRUNC) have
 # tests of their own, and so has -L (hard links).
@@ -28,6 +29,7 @@ setup() {
 	[ -d "$base" ] && [ -w "$base" ] || base=$T
 	TW=$(mktemp -d "$base/r4stress.XXXXXX")
 	SEED=${R4_SEED:-$(date +%s)}
+	OPS=${R4_STRESS_OPS:-20000}
 }
 
 teardown() {
@@ -64,7 +66,7 @@ same_tree() {
 
 @test "r4fsx: ${R4_STRESS_OPS:-20000} random operations agree with a tmpfs twin; fsck clean; same tree after a remount" {
 	mount_r4
-	run_fsx -U -T -L -n "${R4_STRESS_OPS:-20000}"
+	run_fsx -U -T -L -n "$OPS"
 	umount_r4
 	fsck_both
 	mount_r4
@@ -78,7 +80,7 @@ same_tree() {
 	mount_r4
 	for i in 0 1 2 3; do
 		mkdir "$MNT/x$i" "$TW/x$i"
-		"$FSX" -n 20000 -s $((SEED + i)) "$MNT/x$i" "$TW/x$i" >"$T/x$i.log" 2>&1 &
+		"$FSX" -n "$((OPS / 4))" -s $((SEED + i)) "$MNT/x$i" "$TW/x$i" >"$T/x$i.log" 2>&1 &
 		pids+=($!)
 	done
 	for i in 0 1 2 3; do
@@ -197,18 +199,18 @@ cas_worker() {
 
 @test "r4fsx -U: files unlinked while open stay readable and writable" {
 	mount_r4
-	run_fsx -U -n 20000
+	run_fsx -U -n "$((OPS / 4))"
 	umount_r4
 }
 
 @test "r4fsx -T: open(O_TRUNC) of an existing file truncates it" {
 	mount_r4
-	run_fsx -T -n 20000
+	run_fsx -T -n "$((OPS / 4))"
 	umount_r4
 }
 
 @test "r4fsx -L: hard links see one another's size, nlink and appends" {
 	mount_r4
-	run_fsx -L -n 20000
+	run_fsx -L -n "$((OPS / 4))"
 	umount_r4
 }
