@@ -184,9 +184,9 @@ mkdir -p "$B/tests" && cp "$new_times" "$times" 2>/dev/null
 # --- summary ---------------------------------------------------------------
 nsuites=${#suites[@]}
 if [ ${#failed_suites[@]} -gt 0 ]; then
-	echo "suites: $nsuites run, ${#failed_suites[@]} failed: ${failed_suites[*]}"
+	echo "suites: $nsuites run in $SECONDS s, ${#failed_suites[@]} failed: ${failed_suites[*]}"
 else
-	echo "suites: $nsuites run, all passed"
+	echo "suites: $nsuites run, all passed, in $SECONDS s"
 fi
 line="$total_pass passed, $total_fail failed"
 [ "$total_skip" -gt 0 ] && line="$line, $total_skip skipped"
