@@ -141,8 +141,8 @@ check:
 
 # make check with the long variants of the random, sampled and repeated
 # tests (make check's sizes in brackets): test_fs operations (1500), sampled
-# crash states of test_crash (500), test_badimg's byte flips (60), seconds
-# of fuzzing (30), fsx operations on the mount (20000) and seconds of its
+# crash states of test_crash (300), test_badimg's byte flips (40), seconds
+# of fuzzing (20), fsx operations on the mount (20000) and seconds of its
 # writers (5), unmount-then-check tries under load (20), runs of the demo in
 # a row (3).
 LONG = R4_OPS=5000 R4_CRASH_SAMPLES=2000 R4_FUZZ=200 \
@@ -152,7 +152,7 @@ check-long:
 	$(LONG) $(MAKE) check
 
 # The libFuzzer target for lex + parse (clang).  `make fuzz` runs it for
-# R4_FUZZ_SECONDS (default 30) as make check does, through tests/fuzz/check.sh.
+# R4_FUZZ_SECONDS (default 20) as make check does, through tests/fuzz/check.sh.
 FUZZ_CC ?= clang
 FUZZ_SRC = $(filter-out parser/run.c parser/wire.c,$(PARSE_SRC)) engine/util.c engine/plan.c tests/fuzz/fuzz_parse.c
 build/fuzz/fuzz_parse: $(FUZZ_SRC) build/grammar/parser.c build/grammar/lexer.c $(wildcard parser/*.h grammar/*.h)

@@ -149,7 +149,8 @@ run_suite() {
 }
 
 # The longest suites start first, by the seconds each took last time
-# ($B/tests/.seconds); the others in their order.
+# ($B/tests/.seconds); on a first run, the bats suites (long, and waiting on
+# FUSE part of the time), then the programs.
 times=$B/tests/.seconds
 order=()
 if [ -f "$times" ]; then
@@ -157,7 +158,7 @@ if [ -f "$times" ]; then
 		echo "$(awk -v n="$n" '$2 == n { print $1 }' "$times" | tail -n 1) $n"
 	done | sort -s -k1,1nr | awk '{ print $NF }')
 else
-	order=(${suites[@]+"${suites[@]}"})
+	mapfile -t order < <(printf '%s\n' ${suites[@]+"${suites[@]}"} | sort -s -t/ -k1,1)
 fi
 
 # Run JOBS suites at a time; report each as it ends.

@@ -141,7 +141,7 @@ static void test_cas(void)
 	pthread_t ta, tb;
 	r4_db *db;
 
-	fresh("/lock <- \"free\"; /count <- \"\"", 16 << 20);
+	fresh("/lock <- \"free\"; /count <- \"\"", 4 << 20);
 	if (!(db = open_rw()))
 		return;
 	a.db = b.db = db;
@@ -224,7 +224,7 @@ static void test_fail_at_each_statement(void)
 	char *before;
 	size_t nb;
 
-	fresh(SETUP, 16 << 20);
+	fresh(SETUP, 4 << 20);
 	before = slurp(img, &nb);
 	for (size_t k = 0; k <= NSTMTS; k++) {
 		r4_db *db = open_rw();
@@ -268,7 +268,7 @@ static void test_heap_failures(void)
 	unsigned long n;
 	unsigned failed = 0;
 
-	fresh(SETUP, 16 << 20);
+	fresh(SETUP, 4 << 20);
 	before = slurp(img, &nb);
 	unit_text(NSTMTS + 1, cmd, sizeof(cmd));
 	for (n = 1; n < 20000; n++) {
@@ -292,7 +292,7 @@ static void test_heap_failures(void)
 			fprintf(stderr, "allocation %lu failed (%s): the image changed\n", n,
 				r4_strerror(rc));
 			t_fail++;
-			fresh(SETUP, 16 << 20);
+			fresh(SETUP, 4 << 20);
 			free(before);
 			before = slurp(img, &nb);
 		}
@@ -343,7 +343,7 @@ static void test_cancel_and_refusal(void)
 	size_t nb;
 	r4_db *db;
 
-	fresh(SETUP, 16 << 20);
+	fresh(SETUP, 4 << 20);
 	before = slurp(img, &nb);
 	unit_text(NSTMTS + 1, cmd, sizeof(cmd));
 	stop_now = 1;
@@ -372,7 +372,7 @@ static void test_many_named_failures(void)
 	size_t o = 0;
 	r4_db *db;
 
-	fresh(SETUP, 16 << 20);
+	fresh(SETUP, 4 << 20);
 	for (int i = 0; i < 30; i++)
 		o += (size_t)snprintf(cmd + o, sizeof(cmd) - o,
 				      "/bank/ok%d <- \"%d\"; r%d <= /bank/no/f%d <- \"x\"; "
@@ -406,7 +406,7 @@ static void test_sessions(void)
 	size_t nb;
 	r4_db *db;
 
-	fresh(SETUP, 16 << 20);
+	fresh(SETUP, 4 << 20);
 	before = slurp(img, &nb);
 	if (!(db = open_rw()))
 		return;
@@ -474,7 +474,7 @@ static void test_audit_api(void)
 	char *lp = NULL;
 	r4_db *db;
 
-	fresh("/f <- \"x\"; /log <- \"\"", 16 << 20);
+	fresh("/f <- \"x\"; /log <- \"\"", 4 << 20);
 	setenv("R4_TEST_CLOCK", "1700000000", 1);
 	db = open_rw();
 	unsetenv("R4_TEST_CLOCK");
