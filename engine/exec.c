@@ -24,6 +24,7 @@
 #include <sys/stat.h>
 
 #include "db.h"
+#include "ns.h"
 #include "obj.h"
 #include "perm.h"
 
@@ -302,7 +303,8 @@ static int parse_mode(const uint8_t *p, size_t n, uint32_t *out)
 	return 0;
 }
 
-/* A name for a new entry: what may be created, linked or renamed to. */
+/* A name for a new entry: what may be created, linked or renamed to.  Not
+ * "..x": R4L spells that a pseudo name, so could not reach the entry. */
 static int check_name(const uint8_t *p, size_t n)
 {
 	if (!n || memchr(p, '/', n) || memchr(p, 0, n))
@@ -1504,6 +1506,18 @@ out:
 	return rc;
 }
 
+/* A name to remove from the directory h: any entry but "." and "..", a
+ * "..x" too (docs/semantics.md, "Names"), but not r4's own records. */
+static int removable(const struct handle *h, const uint8_t *p, size_t n)
+{
+	const char *s = (const char *)p;
+
+	if (!n || memchr(p, '/', n) || memchr(p, 0, n) || r4_ns_dot(s, n) ||
+	    r4_ns_private(!strcmp(h->path, "/"), s, n))
+		return -EINVAL;
+	return n > 255 ? -ENAMETOOLONG : 0;
+}
+
 static int do_unlink(struct x *x, struct handle *h, const uint8_t *p, size_t n)
 {
 	struct r4_stat st;
@@ -1513,7 +1527,7 @@ static int do_unlink(struct x *x, struct handle *h, const uint8_t *p, size_t n)
 	chop_lf(p, &n);
 	if (!S_ISDIR(h->st.mode))
 		return fail(x, -ENOTDIR, "cannot remove entries of '%s'", h->path);
-	if ((rc = check_name(p, n)))
+	if ((rc = removable(h, p, n)))
 		return fail(x, rc, "cannot remove '%.*s' from '%s'", (int)n, (const char *)p,
 			    h->path);
 	if (!(path = r4_path_join(h->path, (const char *)p, n)))

@@ -17,6 +17,7 @@
 #include "alloc.h"
 #include "db.h"
 #include "item.h"
+#include "ns.h"
 #include "obj.h"
 #include "perm.h"
 #include "tree.h"
@@ -130,9 +131,9 @@ static int resolve_parent(struct r4_db *db, const char *path, struct r4_inode *d
 	return rc;
 }
 
-static bool is_dot(const char *name, size_t len)
+static bool in_root(const struct r4_inode *dir)
 {
-	return (len == 1 && name[0] == '.') || (len == 2 && name[0] == '.' && name[1] == '.');
+	return r4_key_objectid(&dir->sdkey) == R4_ROOT_OID;
 }
 
 /* ---- transaction wrapper ----
@@ -371,6 +372,7 @@ struct rd_ctx {
 	struct r4_db *db;
 	r4_dirent_fn fn;
 	void *ctx;
+	bool root;		/* listing the root */
 };
 
 static int rd_fn(void *ctx, const char *name, size_t len, const r4_key *sdkey)
@@ -379,8 +381,8 @@ static int rd_fn(void *ctx, const char *name, size_t len, const r4_key *sdkey)
 	struct r4_inode ino;
 	int rc;
 
-	if (len > 2 && name[0] == '.' && name[1] == '.')
-		return 0;	/* a pseudo name ("..r4", meta.c) is never listed */
+	if (r4_ns_private(r->root, name, len))
+		return 0;	/* r4's own records (meta.c) are never listed */
 	if ((rc = r4_obj_load(r->db, sdkey, &ino)))
 		return rc == -ENOENT ? R4_CORRUPT(&r->db->lg, 0, "entry '%.*s' points nowhere",
 						  (int)len, name)
@@ -392,12 +394,13 @@ static int rd_fn(void *ctx, const char *name, size_t len, const r4_key *sdkey)
 
 int r4_readdir(r4_db *db, const char *path, struct r4_dirpos *pos, r4_dirent_fn fn, void *ctx)
 {
-	struct rd_ctx r = {db, fn, ctx};
+	struct rd_ctx r = {db, fn, ctx, false};
 	struct r4_inode dir;
 	int rc;
 
 	if ((rc = resolve(db, path, &dir)))
 		return r4_db_seen(db, rc);
+	r.root = in_root(&dir);
 	rc = S_ISDIR(dir.sd.sd_mode) ? r4_dir_iterate(db, &dir, pos, rd_fn, &r) : -ENOTDIR;
 	r4_obj_fini(&dir);
 	return r4_db_seen(db, rc);
@@ -469,7 +472,7 @@ static int make_at(struct r4_db *db, struct at *a, const struct r4_sd *tmpl, str
 	struct r4_inode ino;
 	int rc;
 
-	if (is_dot(a->name, a->len))
+	if (r4_ns_dot(a->name, a->len))
 		return -EEXIST;
 	if ((rc = grab_entry(db, a, 3 * E(db))) ||	/* stat data, entry, directory */
 	    (rc = r4_obj_create(db, &a->dir, a->name, a->len, tmpl, &ino)))
@@ -1037,8 +1040,8 @@ static int file_load(r4_file *f, struct r4_inode *ino)
 	return r4_db_seen(f->db, rc == -ENOENT ? -ESTALE : rc);
 }
 
-/* A held directory and one component of it. */
-static int at_file(r4_file *d, const char *name, size_t len, struct at *a)
+/* A held directory and one component of it (fresh: a name to make). */
+static int at_file(r4_file *d, const char *name, size_t len, bool fresh, struct at *a)
 {
 	int rc;
 
@@ -1051,6 +1054,10 @@ static int at_file(r4_file *d, const char *name, size_t len, struct at *a)
 	if (!S_ISDIR(a->dir.sd.sd_mode)) {
 		r4_obj_fini(&a->dir);
 		return -ENOTDIR;
+	}
+	if (r4_ns_private(in_root(&a->dir), name, len)) {
+		r4_obj_fini(&a->dir);
+		return fresh ? -EPERM : -ENOENT;	/* r4's own records (meta.c) */
 	}
 	/* search on it and every directory above it */
 	if ((rc = r4_perm_search(d->db, r4_perm_checked(d->db), &a->dir))) {
@@ -1090,12 +1097,13 @@ int r4_file_read(r4_file *f, uint64_t off, void *buf, size_t len, size_t *got)
 
 int r4_file_readdir(r4_file *f, struct r4_dirpos *pos, r4_dirent_fn fn, void *ctx)
 {
-	struct rd_ctx r = {f->db, fn, ctx};
+	struct rd_ctx r = {f->db, fn, ctx, false};
 	struct r4_inode dir;
 	int rc;
 
 	if ((rc = file_load(f, &dir)))
 		return rc == -ESTALE ? 0 : rc;	/* removed while open: no entries */
+	r.root = in_root(&dir);
 	rc = !S_ISDIR(dir.sd.sd_mode) ? -ENOTDIR : (rc = file_may(f, &dir, 4)) ? rc
 	     : r4_dir_iterate(f->db, &dir, pos, rd_fn, &r);
 	r4_obj_fini(&dir);
@@ -1239,7 +1247,7 @@ static int remove_at(struct r4_db *db, struct at *a, bool want_dir, bool check)
 	r4_key k;
 	int rc;
 
-	if (is_dot(a->name, a->len))
+	if (r4_ns_dot(a->name, a->len))
 		return want_dir ? (a->len == 1 ? -EINVAL : -ENOTEMPTY) : -EISDIR;
 	if ((rc = r4_dir_lookup(db, &a->dir, a->name, a->len, &k)) ||
 	    (rc = r4_obj_load(db, &k, &ino)))
@@ -1305,7 +1313,7 @@ static int link_at(struct r4_db *db, struct r4_inode *ino, struct at *a)
 		return -EMLINK;
 	if (!ino->sd.sd_nlink)
 		return -ENOENT;	/* an orphan gets no name back (linkat's rule) */
-	if (is_dot(a->name, a->len))
+	if (r4_ns_dot(a->name, a->len))
 		return -EEXIST;
 	if ((rc = grab_entry(db, a, 3 * E(db))) ||	/* entry, both stat data */
 	    (rc = r4_dir_add(db, &a->dir, a->name, a->len, &ino->sdkey)))
@@ -1467,7 +1475,7 @@ static int rename_checks(struct r4_db *db, struct rename_ctx *r, unsigned flags)
 
 	if ((rc = rename_perm(db, r, flags)))
 		return rc;
-	if (is_dot(r->fname, r->flen) || is_dot(r->tname, r->tlen))
+	if (r4_ns_dot(r->fname, r->flen) || r4_ns_dot(r->tname, r->tlen))
 		return -EINVAL;
 	if (r->have_dst && (flags & R4_RENAME_NOREPLACE))
 		return -EEXIST;
@@ -1491,7 +1499,7 @@ static int rename_at(struct r4_db *db, struct rename_ctx *r, unsigned flags)
 	int rc;
 
 	r->same_dir = !r4_key_cmp(&r->fdir.sdkey, &r->tdir.sdkey);
-	if (is_dot(r->fname, r->flen) || is_dot(r->tname, r->tlen))
+	if (r4_ns_dot(r->fname, r->flen) || r4_ns_dot(r->tname, r->tlen))
 		return -EINVAL;
 	if ((rc = r4_dir_lookup(db, &r->fdir, r->fname, r->flen, &k)) ||
 	    (rc = r4_obj_load(db, &k, &r->src)))
@@ -1576,7 +1584,7 @@ int r4_file_lookup(r4_file *dir, const char *name, size_t len, r4_file **out)
 	r4_key k;
 	int rc;
 
-	if ((rc = at_file(dir, name, len, &a)))
+	if ((rc = at_file(dir, name, len, false, &a)))
 		return rc;
 	rc = r4_dir_lookup(dir->db, &a.dir, name, len, &k);
 	r4_obj_fini(&a.dir);
@@ -1595,7 +1603,7 @@ int r4_file_make(r4_file *dir, const char *name, size_t len, const struct r4_new
 
 	if ((rc = op_begin(db, &op)))
 		return rc;
-	if (!(rc = at_file(dir, name, len, &a))) {
+	if (!(rc = at_file(dir, name, len, true, &a))) {
 		struct r4_newobj o = *n;
 		struct r4_stat d;
 
@@ -1626,7 +1634,7 @@ int r4_file_link(r4_file *f, r4_file *dir, const char *name, size_t len)
 		return rc;
 	if (!(rc = file_load(f, &ino))) {
 		/* the way to the object, as to the new name's directory */
-		if (!(rc = file_reach(f, &ino)) && !(rc = at_file(dir, name, len, &a))) {
+		if (!(rc = file_reach(f, &ino)) && !(rc = at_file(dir, name, len, true, &a))) {
 			if (!(rc = may_entry(db, &a.dir, NULL)))
 				rc = link_at(db, &ino, &a);
 			r4_obj_fini(&a.dir);
@@ -1645,7 +1653,7 @@ int r4_file_remove(r4_file *dir, const char *name, size_t len, bool want_dir)
 
 	if ((rc = op_begin(db, &op)))
 		return rc;
-	if (!(rc = at_file(dir, name, len, &a))) {
+	if (!(rc = at_file(dir, name, len, false, &a))) {
 		rc = remove_at(db, &a, want_dir, true);
 		r4_obj_fini(&a.dir);
 	}
@@ -1667,9 +1675,9 @@ int r4_file_rename(r4_file *fdir, const char *fname, size_t flen, r4_file *tdir,
 		return rc;
 	memset(&r, 0, sizeof(r));
 	r.check = true;
-	if (!(rc = at_file(fdir, fname, flen, &a))) {
+	if (!(rc = at_file(fdir, fname, flen, false, &a))) {
 		r.fdir = a.dir;
-		if (!(rc = at_file(tdir, tname, tlen, &b))) {
+		if (!(rc = at_file(tdir, tname, tlen, true, &b))) {
 			r.tdir = b.dir;
 			r.fname = fname;
 			r.flen = flen;

@@ -30,9 +30,10 @@
 #include <time.h>
 
 #include "db.h"
+#include "ns.h"
 #include "obj.h"
 
-#define META_DIR "/..r4"
+#define META_DIR "/" R4_NS_PRIVATE
 
 void r4_meta_fini(struct r4_meta *m)
 {

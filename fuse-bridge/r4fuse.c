@@ -752,7 +752,14 @@ static void caller_umask(fuse_req_t req, struct caller *c)
 
 static bool is_pseudo(const char *name)
 {
-	return name[0] == '.' && name[1] == '.' && name[2];
+	return r4_ns_pseudo_spelling(name, strlen(name));
+}
+
+/* The control file or the meta view: names of the mount root the bridge
+ * keeps for itself, before any entry of that name (docs/semantics.md). */
+static bool is_special(const struct node *p, const char *name)
+{
+	return p == B.root && (!strcmp(name, CONTROL) || !strcmp(name, META));
 }
 
 /*
@@ -1188,17 +1195,21 @@ static int lookup_in(const struct caller *c, struct node *p, const char *name,
 
 	if (strlen(name) > 255)
 		return -ENAMETOOLONG;
-	if (p->kind == K_OBJ && !is_pseudo(name)) {
-		if (!(rc = r4_file_lookup(p->obj, name, strlen(name), &f))) {
+	if (p->kind == K_OBJ && !is_special(p, name)) {
+		const struct r4_pseudo_info *ps;
+
+		/* an entry first, else a pseudo file of the table */
+		rc = r4_ns_resolve(p->obj, name, strlen(name), &f, &ps);
+		if (!rc && ps) {
+			rc = (rc = r4_file_access(p->obj, 1)) ? rc : node_synth(K_PSEUDO, p, name, &n);
+		} else if (!rc && r4_is_computed(B.db, r4_file_id(f))) {
 			/* an aggregate or invert is its text here, a file read
 			 * and written like a pseudo file; the meta view reaches
 			 * an aggregate's records */
-			if (r4_is_computed(B.db, r4_file_id(f))) {
-				r4_file_close(f);
-				rc = node_synth(K_PSEUDO, p, name, &n);
-			} else {
-				rc = node_obj(f, p, name, &n);
-			}
+			r4_file_close(f);
+			rc = node_synth(K_PSEUDO, p, name, &n);
+		} else if (!rc) {
+			rc = node_obj(f, p, name, &n);
 		}
 	} else if (p->kind == K_OBJ || p->kind == K_META) {
 		enum kind k = !is_pseudo(name) ? K_META : p != B.root ? K_PSEUDO
@@ -1339,6 +1350,8 @@ static int dir_fn(void *ctx, const char *name, size_t len, uint64_t ino, uint32_
 		return 0;
 	memcpy(n, name, len);
 	n[len] = 0;
+	if (is_special(c->h->n, n))
+		return 0;	/* the control file's or meta view's name comes first */
 	if (cur_put(c->h, c->pos))
 		return -ENOMEM;
 	if ((rc = dir_add(c, n, ino, type)))
@@ -1545,8 +1558,8 @@ static int make(const struct caller *c, const char *op, struct node *p, const ch
 
 	if (p->kind != K_OBJ)
 		return p->kind == K_META ? -EPERM : -ENOTDIR;
-	if (is_pseudo(name))
-		return -EACCES;	/* pseudo names are never directory entries */
+	if (is_special(p, name))
+		return -EEXIST;	/* the control file, the meta view */
 	if (!(rc = audit_add(&a, r4_file_id(p->obj), "create", p, name, 0)))
 		CHANGE_AUDITED(op, &a, r4_file_make(p->obj, name, strlen(name), o, &f));
 	audit_fini(&a);
@@ -1636,12 +1649,14 @@ static void fb_unlink_or_rmdir(fuse_req_t req, fuse_ino_t parent, const char *na
 	caller_get(req, &c);
 	a.uid = c.who.uid;
 	lock_as(&c);
-	if (!(rc = obj_node(parent, &p)) && !(rc = is_pseudo(name) ? -EACCES : 0) &&
+	if (!(rc = obj_node(parent, &p)) && !(rc = is_special(p, name) ? -EACCES : 0) &&
 	    !(rc = audit_add(&a, entry_ino(p, name), "unlink", p, name, strlen(name))) &&
 	    !(rc = audit_add(&a, r4_file_id(p->obj), "unlink", p, name, strlen(name))))
 		CHANGE_AUDITED(dir ? "rmdir" : "unlink", &a,
 			       r4_file_remove(p->obj, name, strlen(name), dir));
 	audit_fini(&a);
+	if (rc == -ENOENT && r4_pseudo_lookup(name, strlen(name)))
+		rc = -EACCES;	/* a pseudo file, no entry of that name */
 	rc = fb_err(dir ? "rmdir" : "unlink", p, rc);
 	unlock();
 	fuse_reply_err(req, rc);
@@ -1717,7 +1732,7 @@ static void fb_rename(fuse_req_t req, fuse_ino_t parent, const char *name, fuse_
 	lock_as(&c);
 	if ((rc = obj_node(parent, &p)) || (rc = obj_node(newparent, &q)))
 		goto out;
-	if (is_pseudo(name) || is_pseudo(newname)) {
+	if (is_special(p, name) || is_special(q, newname)) {
 		rc = -EINVAL;
 		goto out;
 	}
@@ -1760,7 +1775,7 @@ static void fb_link(fuse_req_t req, fuse_ino_t id, fuse_ino_t newparent, const c
 	a.uid = c.who.uid;
 	lock_as(&c);
 	if (!(rc = obj_node(id, &n)) && !(rc = obj_node(newparent, &p)) &&
-	    !(rc = is_pseudo(newname) ? -EINVAL : 0) &&
+	    !(rc = is_special(p, newname) ? -EEXIST : 0) &&
 	    !(rc = audit_add(&a, r4_file_id(n->obj), "link", p, newname, 0)) &&
 	    !(rc = audit_add(&a, r4_file_id(p->obj), "link", p, newname, 0)) &&
 	    !CHANGE_AUDITED("link", &a, r4_file_link(n->obj, p->obj, newname, strlen(newname))) &&

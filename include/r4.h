@@ -474,6 +474,19 @@ struct r4_pseudo_info {
 const struct r4_pseudo_info *r4_pseudo_lookup(const char *name, size_t len);
 const char *r4_pseudo_name(enum r4_pseudo id);	/* "..uid", or "?" */
 
+/*
+ * Names (docs/semantics.md, "Names"; engine/ns.c).  Real entries come
+ * first: any name but "." and ".." may be an entry, "..x" too.  A name
+ * spelled "..x" names a pseudo file only where no entry has that name.
+ */
+bool r4_ns_pseudo_spelling(const char *name, size_t len);
+/* What name[0..len) under the held object f names: an entry (*out, a
+ * handle on it; *ps NULL), else a pseudo file of the table (*ps; *out
+ * NULL).  -ENOENT: neither; -ENOTDIR: f is no directory and the name no
+ * pseudo name; -EINVAL: "." or "..". */
+int r4_ns_resolve(r4_file *f, const char *name, size_t len, r4_file **out,
+		  const struct r4_pseudo_info **ps);
+
 struct r4_step {
 	uint8_t op;			/* enum r4_plan_op */
 	uint32_t flags;

@@ -264,6 +264,75 @@ static void test_readdir_cursor(r4_db *db)
 	CHECK(!strcmp(nm.seen[0], ".") && !strcmp(nm.seen[1], ".."));
 }
 
+/* Names that start with "..": real entries come first (docs/semantics.md,
+ * "Names"); a pseudo name resolves only where no entry has it. */
+static bool listed(r4_db *db, const char *dir, const char *name)
+{
+	struct r4_dirpos pos = {0};
+	struct names nm = {.n = 0};
+
+	CHECK_RC(r4_readdir(db, dir, &pos, collect, &nm));
+	for (int i = 0; i < nm.n; i++)
+		if (!strcmp(nm.seen[i], name))
+			return true;
+	return false;
+}
+
+static void test_dotdot_names(r4_db *db)
+{
+	const struct r4_newobj reg = {S_IFREG | 0644, 0, 0, 0, NULL};
+	const struct r4_pseudo_info *ps;
+	struct r4_stat st;
+	r4_file *root, *d, *f;
+
+	CHECK_RC(r4_mkdir(db, "/dd", 0755, 0, 0));
+	CHECK_RC(r4_create(db, "/dd/..x", 0600, 0, 0));
+	CHECK(listed(db, "/dd", "..x"));
+	CHECK_RC(r4_stat(db, "/dd/..x", &st));
+	CHECK_EQ(st.mode, S_IFREG | 0600);
+
+	CHECK_RC(r4_file_root(db, &root));
+	CHECK_RC(r4_file_lookup(root, "dd", 2, &d));
+	CHECK_RC(r4_file_lookup(d, "..x", 3, &f));
+	CHECK_RC(r4_file_close(f));
+	/* made, renamed to and from, removed by handle */
+	CHECK_RC(r4_file_make(d, "..y", 3, &reg, NULL));
+	CHECK(listed(db, "/dd", "..y"));
+	CHECK_RC(r4_file_rename(d, "..y", 3, d, "plain", 5, 0));
+	CHECK(!listed(db, "/dd", "..y") && listed(db, "/dd", "plain"));
+	CHECK_RC(r4_file_rename(d, "plain", 5, d, "..z", 3, 0));
+	CHECK(listed(db, "/dd", "..z"));
+	CHECK_RC(r4_file_rename(d, "..z", 3, root, "..top", 5, 0));
+	CHECK(listed(db, "/", "..top"));
+	CHECK_RC(r4_file_remove(root, "..top", 5, false));
+
+	/* the one resolver: an entry first, else the pseudo file */
+	CHECK_RC(r4_ns_resolve(d, "..x", 3, &f, &ps));
+	CHECK(f && !ps);
+	CHECK_RC(r4_file_close(f));
+	CHECK_RC(r4_ns_resolve(d, "..mode", 6, &f, &ps));
+	CHECK(!f && ps && ps->id == R4_PSEUDO_MODE);
+	CHECK_EQ(r4_ns_resolve(d, "..nosuch", 8, &f, &ps), -ENOENT);
+	CHECK_EQ(r4_ns_resolve(d, "..", 2, &f, &ps), -EINVAL);
+	CHECK_RC(r4_file_make(d, "..mode", 6, &reg, NULL));
+	CHECK_RC(r4_ns_resolve(d, "..mode", 6, &f, &ps));
+	CHECK(f && !ps);
+	CHECK_RC(r4_file_close(f));
+	CHECK_RC(r4_file_remove(d, "..mode", 6, false));
+
+	/* "." and ".." stay special; the root's "..r4" is r4's own */
+	CHECK_EQ(r4_file_make(d, "..", 2, &reg, NULL), -EEXIST);
+	CHECK_EQ(r4_file_make(root, "..r4", 4, &reg, NULL), -EPERM);
+	CHECK_EQ(r4_file_lookup(root, "..r4", 4, &f), -ENOENT);
+
+	/* a directory holding only "..x" empties and goes */
+	CHECK_EQ(r4_rmdir(db, "/dd"), -ENOTEMPTY);
+	CHECK_RC(r4_file_remove(d, "..x", 3, false));
+	CHECK_RC(r4_file_close(d));
+	CHECK_RC(r4_file_close(root));
+	CHECK_RC(r4_rmdir(db, "/dd"));
+}
+
 /* Deleting everything gives every block back (after commit: frees are
  * deferred until then). */
 static void test_space_reclaimed(r4_db *db)
@@ -478,6 +547,7 @@ int main(void)
 		test_times(db);
 		test_statfs_inodes(db);
 		test_readdir_cursor(db);
+		test_dotdot_names(db);
 		test_space_reclaimed(db);
 		r4_close(db);
 	}

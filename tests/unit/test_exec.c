@@ -501,6 +501,31 @@ static void test_audit_api(void)
 	r4_close(db);
 }
 
+/* R4L and a real "..x" (docs/semantics.md, "Names"): ..list lists it,
+ * ..unlink removes it; a path still takes "..x" as a pseudo name, so R4L
+ * makes no such entry; r4's own "/..r4" stays out of reach. */
+static void test_dotdot_entries(void)
+{
+	struct r4_stat st;
+	r4_db *db;
+
+	fresh("/..new/(name <- \"d\"; type <- directory); /d/keep <- \"k\"; /a <- \"x\"", 4 << 20);
+	if (!(db = open_rw()))
+		return;
+	CHECK_RC(r4_create(db, "/d/..x", 0644, 0, 0));
+	CHECK_RC(run(db, "/l <- /d/..list"));
+	CHECK(strstr(contents(db, "/l"), "\n..x\nkeep\n") ||
+	      strstr(contents(db, "/l"), "\nkeep\n..x\n"));
+	CHECK(run(db, "/d/..new/(name <- \"..y\")") != 0);
+	CHECK_EQ(r4_stat(db, "/d/..y", &st), -ENOENT);
+	CHECK_RC(run(db, "/d/..unlink <- \"..x\""));
+	CHECK_EQ(r4_stat(db, "/d/..x", &st), -ENOENT);
+	CHECK_RC(run(db, "/a/..acl/(uid <- #7; access <- read)"));
+	CHECK(run(db, "/..unlink <- \"..r4\"") != 0);
+	CHECK_RC(r4_stat(db, "/..r4", &st));
+	r4_close(db);
+}
+
 int main(void)
 {
 	snprintf(dir, sizeof(dir), "%s/r4exec.XXXXXX", t_tmp());
@@ -517,6 +542,7 @@ int main(void)
 	test_many_named_failures();
 	test_sessions();
 	test_audit_api();
+	test_dotdot_entries();
 	t_rmdir(dir);
 	return T_DONE();
 }
