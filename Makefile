@@ -9,7 +9,8 @@ OPT     ?= -O2 -g
 ifeq ($(SAN),1)
   B       = build/san
   SANFLAGS = -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
-  OPT     = -O1 -g
+  # the invariants that walk whole structures (R4_INVARIANT, r4_int.h)
+  OPT     = -O1 -g -DR4_CHECK_INVARIANTS
 else
   B       = build
   SANFLAGS =

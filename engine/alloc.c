@@ -13,7 +13,13 @@
  * last zone (and of the last word) are set in work and commit and never
  * cleared; there is always at least one such bit, so a scan for a run of
  * clear bits stops inside the arrays.  Invariants: defer is a subset of work; outside touched zones
- * work == commit and defer is empty.
+ * work == commit and defer is empty; an allocation takes only clear bits of
+ * work (a block allocated twice: asserted; a free of a block already free
+ * or freed is ignored, as alloc.h says, and callers that must free exactly
+ * once assert it on the free count); nfree is the sum of
+ * zfree, and after apply or abort each touched zone's count is that of the
+ * clear bits of commit (zone_ok, counts_ok; under R4_CHECK_INVARIANTS, as
+ * they recount what apply touched: untouched zones equal commit already).
  *
  * Zones are (bs - 4) * 8 bits, a whole number of bytes but not of words
  * (32736 bits = 511.5 words at 4 KiB), so encoding, comparing and
@@ -76,6 +82,38 @@ static uint64_t word_mask(size_t i, uint64_t lo, uint64_t hi)
 	if (hi < base + 64)
 		m &= ~UINT64_C(0) >> (base + 64 - hi);
 	return m;
+}
+
+/* Zone z's deferred frees are blocks in use (before apply folds them in). */
+static bool defer_ok(const struct r4_alloc *a, uint64_t z)
+{
+	uint64_t g0 = z * (a->span / 8);
+
+	for (uint64_t j = 0; j < a->span / 8; j++)
+		if (get_byte(a->defer, g0 + j) & ~get_byte(a->work, g0 + j))
+			return false;
+	return true;
+}
+
+/* After apply or abort, zone z of commit has zfree[z] clear bits. */
+static bool zone_ok(const struct r4_alloc *a, uint64_t z)
+{
+	uint64_t g0 = z * (a->span / 8), clear = 0;
+
+	for (uint64_t j = 0; j < a->span / 8; j++)
+		clear += (uint64_t)(8 - __builtin_popcount(get_byte(a->commit, g0 + j)));
+	return clear == a->zfree[z];
+}
+
+/* The free count kept as blocks come and go equals the zones' counts
+ * (each recounted from its bits when it was last touched). */
+static bool counts_ok(const struct r4_alloc *a)
+{
+	uint64_t sum = 0;
+
+	for (uint64_t z = 0; z < a->nzones; z++)
+		sum += a->zfree[z];
+	return sum == a->nfree && a->nfree == a->commit_free && a->ndefer == 0;
 }
 
 static uint64_t zone_end(const struct r4_alloc *a, uint64_t z)
@@ -191,6 +229,18 @@ void r4_alloc_release(struct r4_alloc *a, uint64_t start, uint64_t count)
 	for_each_piece(a, start, count, release_piece);
 }
 
+/* Allocate [b, b + n), which the search found clear: never a block twice
+ * (all n bits were clear, so nfree drops by exactly n). */
+static void take_run(struct r4_alloc *a, uint64_t b, uint64_t n)
+{
+	uint64_t before = a->nfree;
+
+	assert(n > 0 && b + n <= a->blocks);
+	r4_alloc_mark_used(a, b, n);
+	assert(before - a->nfree == n);
+	(void)before;
+}
+
 bool r4_alloc_is_used(const struct r4_alloc *a, uint64_t blk)
 {
 	return blk >= a->blocks || test_bit(a->work, blk);
@@ -274,7 +324,7 @@ int r4_alloc_alloc(struct r4_alloc *a, uint64_t hint, uint64_t want, uint64_t *s
 	    (b = find_free(a, 0, h)) == UINT64_MAX)
 		return -ENOSPC;	/* unreachable while nfree is right */
 	n = free_run(a, b, want);
-	r4_alloc_mark_used(a, b, n);
+	take_run(a, b, n);
 	a->cursor = b + n;
 	*start = b;
 	*got = n;
@@ -296,7 +346,7 @@ int r4_alloc_alloc_run(struct r4_alloc *a, uint64_t hint, uint64_t want, uint64_
 		while (from < to && (b = find_free(a, from, to)) != UINT64_MAX) {
 			n = free_run(a, b, want);
 			if (n >= need || b == hint) {
-				r4_alloc_mark_used(a, b, n);
+				take_run(a, b, n);
 				a->cursor = b + n;
 				*start = b;
 				*got = n;
@@ -336,7 +386,7 @@ int r4_alloc_alloc_high(struct r4_alloc *a, uint64_t want, uint64_t *start, uint
 		return -ENOSPC;
 	while (n < want && n <= b && !test_bit(a->work, b - n))
 		n++;
-	r4_alloc_mark_used(a, b + 1 - n, n);
+	take_run(a, b + 1 - n, n);
 	*start = b + 1 - n;
 	*got = n;
 	return 0;
@@ -381,6 +431,7 @@ void r4_alloc_apply(struct r4_alloc *a)
 
 		if (!a->zstate[z])
 			continue;
+		R4_INVARIANT(defer_ok(a, z));
 		for (uint64_t j = 0; j < a->span / 8; j++) {
 			uint8_t v = (uint8_t)(get_byte(a->work, g0 + j) &
 					      ~get_byte(a->defer, g0 + j));
@@ -390,11 +441,13 @@ void r4_alloc_apply(struct r4_alloc *a)
 			set_byte(a->defer, g0 + j, 0);
 		}
 		recount_zone(a, z);
+		R4_INVARIANT(zone_ok(a, z));
 		a->zstate[z] = 0;
 	}
 	a->nfree += a->ndefer;
 	a->ndefer = 0;
 	a->commit_free = a->nfree;
+	R4_INVARIANT(counts_ok(a));
 }
 
 int r4_alloc_commit(struct r4_alloc *a, int (*emit)(void *ctx, uint64_t blk, const uint8_t *buf),
@@ -424,10 +477,12 @@ void r4_alloc_abort(struct r4_alloc *a)
 			set_byte(a->defer, g0 + j, 0);
 		}
 		recount_zone(a, z);
+		R4_INVARIANT(zone_ok(a, z));
 		a->zstate[z] &= (uint8_t)~Z_TOUCHED;
 	}
 	a->nfree = a->commit_free;
 	a->ndefer = 0;
+	R4_INVARIANT(counts_ok(a));
 }
 
 void r4_alloc_close(struct r4_alloc *a)

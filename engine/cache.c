@@ -7,6 +7,13 @@
  * passed validation once.  Dirty nodes are never evicted: they are the only
  * copy of the transaction's changes (issue 3 streams them to wandered
  * blocks when the bound is exceeded).
+ *
+ * Invariants (asserted): a node's reference count never goes below zero;
+ * a node leaves memory (trim, forget, drop) only unreferenced, and a
+ * dirty node only by discard or forget, never by eviction; every node is
+ * in the hash, on the LRU exactly when clean and unreferenced, on the
+ * dirty list exactly when dirty; count and ndirty count them (cache_ok,
+ * a walk of everything, under R4_CHECK_INVARIANTS).
  */
 #include "cache.h"
 #include "db.h"
@@ -31,6 +38,44 @@ static void list_add_tail(r4_node *head, r4_node *n)
 static bool list_empty(const r4_node *head)
 {
 	return head->next == head;
+}
+
+static bool on_list(const r4_node *n)
+{
+	return n->next != n;
+}
+
+static bool list_has(const r4_node *head, const r4_node *n)
+{
+	for (const r4_node *m = head->next; m != head; m = m->next)
+		if (m == n)
+			return true;
+	return false;
+}
+
+/* The hash, the LRU and the dirty list agree (a walk of the whole cache). */
+static bool cache_ok(const struct r4_cache *c)
+{
+	size_t count = 0, ndirty = 0, nlru = 0, nlist = 0;
+
+	for (size_t i = 0; i < c->nbuckets; i++)
+		for (const r4_node *n = c->hash[i]; n; n = n->hnext) {
+			count++;
+			ndirty += n->dirty;
+			nlru += !n->dirty && n->refs == 0;
+			if (!n->dirty && n->refs && on_list(n))
+				return false;	/* referenced, yet evictable */
+		}
+	for (const r4_node *n = c->lru.next; n != &c->lru; n = n->next, nlist++)
+		if (n->dirty || n->refs)
+			return false;
+	if (nlist != nlru)
+		return false;
+	nlist = 0;
+	for (const r4_node *n = c->dirty.next; n != &c->dirty; n = n->next, nlist++)
+		if (!n->dirty)
+			return false;
+	return count == c->count && ndirty == c->ndirty && nlist == ndirty;
 }
 
 int r4_cache_init(struct r4_cache *c, size_t bound)
@@ -138,6 +183,7 @@ void r4_cache_trim(struct r4_db *db)
 	while (clean > c->bound && !list_empty(&c->lru)) {
 		r4_node *n = c->lru.next;
 
+		assert(n->refs == 0 && !n->dirty);	/* dirty nodes are never evicted */
 		list_del(n);
 		hash_del(c, n);
 		node_free(n);
@@ -156,8 +202,10 @@ int r4_node_get(struct r4_db *db, uint64_t blk, unsigned level, r4_node **out)
 		if (level && r4_node_level(n->data) != level)
 			return R4_CORRUPT(&db->lg, blk, "node level %u, expected %u",
 					  r4_node_level(n->data), level);
-		if (n->refs++ == 0 && !n->dirty)
+		if (n->refs++ == 0 && !n->dirty) {
+			assert(on_list(n));	/* clean and unreferenced: on the LRU */
 			list_del(n);
+		}
 		*out = n;
 		return 0;
 	}
@@ -197,7 +245,9 @@ void r4_node_put(struct r4_db *db, r4_node *n)
 {
 	if (!n)
 		return;
+	assert(n->refs > 0);
 	if (--n->refs == 0 && !n->dirty) {
+		assert(!on_list(n));
 		list_add_tail(&db->cache.lru, n);
 		r4_cache_trim(db);
 	}
@@ -208,6 +258,8 @@ void r4_node_dirty(struct r4_db *db, r4_node *n)
 	db->gen++;
 	if (n->dirty)
 		return;
+	/* a change only under a transaction that may still make changes */
+	assert(db->in_txn && !db->txn_err);
 	if (n->refs == 0)
 		list_del(n);
 	n->dirty = true;
@@ -217,7 +269,10 @@ void r4_node_dirty(struct r4_db *db, r4_node *n)
 
 void r4_node_forget(struct r4_db *db, r4_node *n)
 {
+	assert(n->refs == 0);
+	R4_INVARIANT(n->dirty || !on_list(n) || list_has(&db->cache.lru, n));
 	if (n->dirty) {
+		assert(db->cache.ndirty > 0);
 		db->cache.ndirty--;
 	}
 	list_del(n);
@@ -244,17 +299,20 @@ void r4_cache_discard_dirty(struct r4_db *db)
 	while (!list_empty(&c->dirty)) {
 		r4_node *n = c->dirty.next;
 
+		assert(n->dirty && n->refs == 0);	/* abort: no path holds a node */
 		list_del(n);
 		hash_del(c, n);
 		node_free(n);
 	}
 	c->ndirty = 0;
+	R4_INVARIANT(cache_ok(c));
 }
 
 void r4_node_clean(struct r4_db *db, r4_node *n)
 {
 	if (!n->dirty)
 		return;
+	assert(db->cache.ndirty > 0);
 	list_del(n);
 	n->dirty = false;
 	db->cache.ndirty--;
@@ -291,4 +349,5 @@ void r4_cache_clean_all(struct r4_db *db)
 	}
 	c->ndirty = 0;
 	r4_cache_trim(db);
+	R4_INVARIANT(cache_ok(c));
 }

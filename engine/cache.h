@@ -54,7 +54,13 @@ int r4_node_get(struct r4_db *db, uint64_t blk, unsigned level, r4_node **out);
 /* A new empty node of `level` with a fake number, dirty, one reference. */
 int r4_node_new(struct r4_db *db, unsigned level, r4_node **out);
 void r4_node_put(struct r4_db *db, r4_node *n);
-static inline void r4_node_ref(r4_node *n) { n->refs++; }
+/* Another reference to a node one is held on (or a dirty one: an
+ * unreferenced clean node is on the LRU and would stay evictable). */
+static inline void r4_node_ref(r4_node *n)
+{
+	assert(n->refs > 0 || n->dirty);
+	n->refs++;
+}
 /* Join the transaction's dirty set before the first change to a node. */
 void r4_node_dirty(struct r4_db *db, r4_node *n);
 /* Forget a node that left the tree (emptied, merged away). */

@@ -347,6 +347,20 @@ void r4_close(r4_db *db)
 
 /* ---- transactions ---- */
 
+/*
+ * The states a handle's transaction can be in, and what each allows:
+ *   none      in_txn false: no dirty node, no page, no operation running;
+ *   open      in_txn, txn_err 0: operations change nodes (r4_node_dirty);
+ *   poisoned  in_txn, txn_err set: nothing changes any more, commit
+ *             returns the error, only r4_abort leaves it.
+ */
+static bool txn_state_ok(const struct r4_db *db)
+{
+	if (!db->in_txn)
+		return !db->txn_err && !db->cache.ndirty && !db->npages && !db->op.depth;
+	return true;
+}
+
 bool r4_in_txn(const r4_db *db)
 {
 	return db->in_txn;
@@ -363,6 +377,7 @@ int r4_begin(r4_db *db)
 		return -EROFS;
 	if (db->in_txn)
 		return -EBUSY;
+	assert(txn_state_ok(db));
 	if (db->broken)
 		return db->damaged ? -EROFS : -EIO;
 	/* nearly full: the last commit's log blocks are wanted back now */
@@ -453,6 +468,7 @@ void r4_txn_op_begin(struct r4_db *db)
 {
 	if (db->op.depth++)
 		return;
+	assert(db->in_txn && !db->txn_err);	/* a poisoned one takes no operation */
 	db->op.need0 = r4_txn_need(db);
 	db->op.grabbed = 0;
 	db->op.gen = db->gen;
@@ -494,6 +510,7 @@ void r4_abort(r4_db *db)
 	db->in_txn = false;
 	db->txn_err = 0;
 	db->meta_known = false;	/* the transaction may have made "..r4" */
+	assert(txn_state_ok(db));
 }
 
 /* A block the commit writes: straight to its place when the committed
@@ -577,8 +594,10 @@ int r4_commit(r4_db *db)
 		return -EINVAL;
 	if (db->txn_err)
 		return db->txn_err;
+	assert(!db->op.depth);	/* not from inside an operation */
 	if (db->gen == 0 && !db->cache.ndirty && !db->npages) {
 		db->in_txn = false;
+		assert(txn_state_ok(db));
 		return 0;
 	}
 	struct r4_statfs sf;
@@ -608,6 +627,7 @@ int r4_commit(r4_db *db)
 	db->in_txn = false;
 	db->gen = 0;
 	db->commits++;
+	assert(txn_state_ok(db));
 	return 0;
 }
 

@@ -7,6 +7,13 @@
  * newest committed one, the footer the newest played one, so replay walks
  * from the header back to the footer and plays forwards (ENGINE.md 4.8).
  * Writes are batched into runs of contiguous blocks.
+ *
+ * Order at commit (asserted in r4_jnl_write and r4_jnl_settle): the
+ * footer names only a transaction the header named before (the one being
+ * settled), never the new one; the tx head is neither the block the footer
+ * names nor the newest committed head (under R4_CHECK_INVARIANTS: it rests
+ * on the image marking its journal blocks used, which r4 check verifies);
+ * the records and wandered copies are synced before the header is written.
  */
 #include <stdlib.h>
 
@@ -297,6 +304,11 @@ int r4_jnl_write(struct r4_db *db, struct r4_commit_plan *p)
 	struct batch b;
 	int rc;
 
+	/* a new head, after every head the footer or header names; the
+	 * unsettled transaction is the newest the header names */
+	assert(p->nrec >= 2 && p->tx == p->rec[0]);
+	R4_INVARIANT(p->tx != db->footer_tx && p->tx != db->last_tx);
+	assert(!u->tx || u->tx == db->last_tx);
 	/* everything this needs is taken before the first write: a failure
 	 * before the commit point leaves the image as it was */
 	if ((rc = batch_init(&b, db)))
@@ -343,8 +355,13 @@ int r4_jnl_play(struct r4_db *db, struct r4_commit_plan *p)
 
 void r4_jnl_hand_over(struct r4_db *db)
 {
+	uint64_t before = r4_alloc_free_count(db->alloc);
+
+	assert(!db->unsettled.handed);	/* each log block is freed once */
 	for (size_t i = 0; i < db->unsettled.n; i++)
 		r4_alloc_free(db->alloc, db->unsettled.blk[i], 1);
+	assert(r4_alloc_free_count(db->alloc) == before + db->unsettled.n);
+	(void)before;
 	db->unsettled.handed = db->unsettled.n > 0;
 }
 
@@ -360,6 +377,7 @@ int r4_jnl_settle(struct r4_db *db)
 
 	if (!u->tx)
 		return 0;
+	assert(u->tx == db->last_tx);	/* the footer follows the header */
 	if ((rc = r4_io_sync(db->io)) || (rc = write_footer(db, u->tx, &u->cnt)))
 		return rc;
 	r4_jnl_hand_over(db);

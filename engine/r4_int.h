@@ -9,6 +9,7 @@
 #ifndef R4_INT_H
 #define R4_INT_H
 
+#include <assert.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -17,6 +18,27 @@
 #include <string.h>
 
 #include "r4.h"
+
+/* ---- invariants (STYLE.md section 6) ---- */
+
+/*
+ * What only our code can break is asserted; disk data and user input never
+ * are.  Cheap invariants (a counter, a neighbour's key, a state flag) use
+ * assert(3) directly: on in every build without NDEBUG, and a failure
+ * aborts with file, line and expression.  R4_INVARIANT is for the ones that
+ * walk a whole structure (the cache's hash against its lists, a bitmap's
+ * popcount against its counters), and for those that hold on every image
+ * r4 check passes but that a crafted one could break (key order across a
+ * parent's delimiting key): asserted only when R4_CHECK_INVARIANTS is
+ * defined, which the sanitizer build (SAN=1, what make check runs) does.
+ * Otherwise the expression is not evaluated, only type-checked, so a
+ * predicate used only here is not an unused function.
+ */
+#ifdef R4_CHECK_INVARIANTS
+#define R4_INVARIANT(e) assert(e)
+#else
+#define R4_INVARIANT(e) ((void)sizeof((e) ? 1 : 0))
+#endif
 
 /* ---- byte order ---- */
 

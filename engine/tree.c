@@ -16,9 +16,19 @@
  * Extents live on the twig level; a leaf item whose key falls after an
  * extent goes to the front of the next leaf or into a new leaf (eottl.c in
  * the kernel does the same).
+ *
+ * Asserted: after a search or a step, each level of the path holds the
+ * child of the level above at the recorded position (path_ok); after an
+ * item is put or a key changed, the node's keys are in order; after the
+ * transaction's balancing no node but the root is left empty
+ * (balanced_ok, at the start of r4_tree_squeeze, once per commit).  The
+ * last two under R4_CHECK_INVARIANTS: key order after an insert into a
+ * neighbour rests on the parent's delimiting keys, which only r4 check
+ * verifies on an image, and balanced_ok walks the dirty list.
  */
 #include "tree.h"
 
+#include <limits.h>
 #include <stdlib.h>
 
 #include "alloc.h"
@@ -33,6 +43,57 @@ static const uint8_t *ibody(const r4_node *n, const struct r4_db *db, unsigned i
 static uint64_t child_of(const struct r4_db *db, const r4_node *n, unsigned i)
 {
 	return r4_le64_get(ibody(n, db, i));
+}
+
+/* Each level of p below the root is the child the level above points to
+ * at its recorded position, of the right level; the top is the root. */
+static bool path_ok(const struct r4_db *db, const struct r4_path *p)
+{
+	if (p->height != db->height || !p->lv[p->height].node ||
+	    p->lv[p->height].node->blk != db->root)
+		return false;
+	for (unsigned l = p->level; l <= p->height; l++) {
+		const r4_node *n = p->lv[l].node, *up = p->lv[l + 1].node;
+		int pos = p->lv[l + 1].pos;
+
+		if (!n || r4_node_level(n->data) != l)
+			return false;
+		if (l == p->height)
+			break;
+		if (pos < 0 || (unsigned)pos >= r4_node_nr(up->data) ||
+		    r4_node_item_pid(up->data, db->bs, (unsigned)pos) != R4_IPID_NODEPTR ||
+		    child_of(db, up, (unsigned)pos) != n->blk)
+			return false;
+	}
+	return true;
+}
+
+/* Items [from, to) of n (clipped to it) are in key order. */
+static bool keys_ordered(const struct r4_db *db, const r4_node *n, unsigned from, unsigned to)
+{
+	unsigned nr = r4_node_nr(n->data);
+	r4_key a, b;
+
+	to = R4_MIN(to, nr);
+	for (unsigned i = from; i + 1 < to; i++) {
+		r4_node_key(n->data, db->bs, i, &a);
+		r4_node_key(n->data, db->bs, i + 1, &b);
+		if (r4_key_cmp(&a, &b) > 0)
+			return false;
+	}
+	return true;
+}
+
+/* No node of the transaction but the root is empty (a walk of the dirty
+ * list: every node balancing touched is dirty). */
+static bool balanced_ok(const struct r4_db *db)
+{
+	const r4_node *d = &db->cache.dirty;
+
+	for (const r4_node *n = d->next; n != d; n = n->next)
+		if (r4_node_nr(n->data) == 0 && n->blk != db->root)
+			return false;
+	return true;
 }
 
 void r4_path_release(struct r4_db *db, struct r4_path *p)
@@ -110,6 +171,7 @@ int r4_tree_lookup(struct r4_db *db, const r4_key *k, unsigned stop, struct r4_p
 		level--;
 	}
 	p->level = level;
+	assert(path_ok(db, p));
 	return 0;
 }
 
@@ -196,6 +258,7 @@ int r4_tree_next(struct r4_db *db, struct r4_path *p)
 down:
 	if ((rc = descend_leftmost(db, p, l)))
 		return rc;
+	assert(path_ok(db, p));
 	return 1;
 }
 
@@ -225,6 +288,7 @@ static void fix_lkey(struct r4_db *db, struct r4_path *p, unsigned level, const 
 
 		r4_node_dirty(db, up);
 		r4_node_set_key(up->data, db->bs, (unsigned)i, k);
+		R4_INVARIANT(keys_ordered(db, up, i ? (unsigned)i - 1 : 0, (unsigned)i + 2));
 		if (i != 0)
 			break;
 	}
@@ -304,6 +368,7 @@ static void put_item(struct r4_db *db, r4_node *n, unsigned idx, const r4_key *k
 {
 	r4_node_dirty(db, n);
 	memcpy(r4_node_insert(n->data, db->bs, idx, k, pid, len), body, len);
+	R4_INVARIANT(keys_ordered(db, n, 0, UINT_MAX));
 	if (pid == R4_IPID_NODEPTR)
 		adopt(db, n, idx, idx + 1);
 }
@@ -568,8 +633,14 @@ int r4_tree_insert(struct r4_db *db, struct r4_path *p, const r4_key *k, unsigne
 
 static void drop_block(struct r4_db *db, r4_node *n)
 {
-	if (!r4_blk_is_fake(n->blk))
+	if (!r4_blk_is_fake(n->blk)) {
+		uint64_t before = r4_alloc_free_count(db->alloc);
+
 		r4_alloc_free(db->alloc, n->blk, 1);
+		/* freed once (an image that marks a tree block free breaks it) */
+		R4_INVARIANT(r4_alloc_free_count(db->alloc) == before + 1);
+		(void)before;
+	}
 	r4_node_forget(db, n);
 }
 
@@ -657,6 +728,7 @@ void r4_tree_set_key(struct r4_db *db, struct r4_path *p, const r4_key *k)
 
 	r4_node_dirty(db, n);
 	r4_node_set_key(n->data, db->bs, pos, k);
+	R4_INVARIANT(keys_ordered(db, n, pos ? pos - 1 : 0, pos + 2));
 	if (pos == 0)
 		fix_lkey(db, p, p->level, k);
 }
@@ -745,6 +817,7 @@ static int cmp_first_key(const void *a, const void *b)
  */
 int r4_tree_squeeze(struct r4_db *db)
 {
+	R4_INVARIANT(balanced_ok(db));	/* what the operations' balancing left */
 	for (unsigned level = R4_LEVEL_LEAF; level < db->height; level++) {
 		struct r4_cache *c = &db->cache;
 		r4_key *keys = NULL;
