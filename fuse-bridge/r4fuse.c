@@ -125,6 +125,7 @@ struct special {
 	size_t nout, rpos;		/* (the control file reads from rpos, not the file
 					   offset its writes moved) */
 	bool have_out, written;
+	uint32_t umask;			/* the writer's, as its last write(2) found it */
 };
 
 /* What fi->fh holds for every open file and directory. */
@@ -729,7 +730,8 @@ static void unlock(void)
  * The umask of the calling process, for what it makes through the
  * control file and pseudo files: FUSE passes one only with the calls that
  * create (mkdir, mknod, create), so it is read from /proc (its Umask:
- * line, Linux 4.7).  Unknown: 022.
+ * line, Linux 4.7) at each write(2), and kept with the text for the read,
+ * flush or release that runs it (when the writer may be gone).  Unknown: 022.
  */
 static void caller_umask(fuse_req_t req, struct caller *c)
 {
@@ -2067,7 +2069,7 @@ static void fb_read(fuse_req_t req, fuse_ino_t id, size_t size, off_t off,
 	}
 	caller_get(req, &c);
 	if (s)
-		caller_umask(req, &c);	/* (a command run at its read) */
+		c.who.umask = s->umask;	/* (a command run at its read) */
 	lock_as(&c);
 	if (s) {
 		if (s->written)
@@ -2143,6 +2145,7 @@ static int special_write(const struct caller *c, struct special *s, const char *
 	}
 	memcpy(s->in + off, buf, n);
 	s->written = true;
+	s->umask = c->who.umask;
 	s->have_out = false;
 	if (s->whole) {
 		s->err = r4_aggr_check(B.db, s->path, s->in, s->nin);
@@ -2210,7 +2213,7 @@ static void fb_flush(fuse_req_t req, fuse_ino_t id, struct fuse_file_info *fi)
 	caller_get(req, &c);
 	if (h->sp) {
 		/* a command written and closed unread still runs */
-		caller_umask(req, &c);
+		c.who.umask = h->sp->umask;
 		lock_as(&c);
 		rc = fb_err("flush", h->n, special_flush(&c, h->sp, &changed));
 		unlock();
@@ -2235,7 +2238,7 @@ static void fb_release(fuse_req_t req, fuse_ino_t id, struct fuse_file_info *fi)
 	(void)id;
 	caller_get(req, &c);
 	if (h->sp)
-		caller_umask(req, &c);
+		c.who.umask = h->sp->umask;
 	lock_as(&c);
 	if (h->sp)
 		special_flush(&c, h->sp, &changed);
