@@ -476,11 +476,6 @@ static int result_text(const struct result *r, int which, struct r4_buf *b)
 
 /* ================================ lookup ================================ */
 
-static bool is_pseudo(const char *name, size_t len)
-{
-	return len > 2 && name[0] == '.' && name[1] == '.';
-}
-
 struct walk {
 	const char *text;	/* the path being walked, as the step spells it */
 	char *cur;		/* the object reached: absolute path */
@@ -523,7 +518,7 @@ static bool next_applies_to_link(struct x *x, struct walk *w, const struct r4_st
 
 	if (!r4_path_next(&r, &name, &len))
 		return false;
-	if (is_pseudo(name, len))
+	if (r4_ns_pseudo_spelling(name, len))
 		return true;
 	return is_result_child(name, len, &which) && result_of(x, st->ino, R4_PSEUDO_NONE);
 }
@@ -642,7 +637,7 @@ static int walk(struct x *x, const char *from, const char *text, unsigned flags,
 			}
 			continue;
 		}
-		if (is_pseudo(name, len)) {
+		if (r4_ns_pseudo_spelling(name, len)) {
 			const struct r4_pseudo_info *pi = r4_pseudo_lookup(name, len);
 
 			if (!pi) {
