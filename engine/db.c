@@ -1,40 +1,25 @@
 /*
- * db.c - opening and closing an image, transactions, mkfs and info.
+ * db.c - opening and closing an image, info, and what a structure error
+ * does to a read-write handle (r4_db_seen).  Transactions are txn.c's.
  *
  * Open: master super block (byte 65536) -> format40 super block ->
  * status block (a damaged volume opens read-only only) -> the journal:
  * committed but unplayed transactions are finished (jnl.h), and its
- * counters taken -> bitmaps -> root directory's plugin set.  A read-only
- * open writes nothing, even when the journal needs replaying.
- *
- * Transactions:
- *
- *   r4_begin -> changes (dirty nodes, pending pages, allocator working
- *   state) -> r4_commit: squeeze, new nodes get blocks (parents first),
- *             the blocks to write are split into the relocate and the
- *             overwrite set and go through the journal
- *          -> r4_abort: everything dirty is dropped; the image was
- *             never touched.
+ * counters taken -> bitmaps -> the file layer's open hook (the root
+ * directory's plugin set; orphans).  A read-only open writes nothing,
+ * even when the journal needs replaying.  db.c is in the engine's lower
+ * half: it reaches the file layer only through the hooks it installs
+ * (r4_obj_hooks, txn.h).
  */
-#include <assert.h>
-#include <fcntl.h>
+#include "db.h"
+
 #include <stdio.h>
 #include <stdlib.h>
-#include <sys/stat.h>
-#include <time.h>
-#include <unistd.h>
-#include <uuid/uuid.h>
 
 #include "alloc.h"
-#include "db.h"
-#include "perm.h"
 #include "format.h"
 #include "io.h"
-#include "key.h"
 #include "node.h"
-#include "obj.h"
-#include "plugin.h"
-#include "tree.h"
 
 #define DEFAULT_CACHE_NODES 16384
 
@@ -43,61 +28,6 @@
 static int read_block(struct r4_db *db, uint64_t blk, uint8_t *buf)
 {
 	return r4_io_read(db->io, blk * db->bs, buf, db->bs);
-}
-
-/* The plugin-set members db->pset keeps, the root's or the defaults. */
-static const struct {
-	unsigned member;
-	size_t off;
-} root_slots[] = {
-	{R4_PSET_HASH, offsetof(struct r4_pset_defaults, hash)},
-	{R4_PSET_FIBRATION, offsetof(struct r4_pset_defaults, fibration)},
-	{R4_PSET_FORMATTING, offsetof(struct r4_pset_defaults, formatting)},
-	{R4_PSET_CREATE, offsetof(struct r4_pset_defaults, create)},
-	{R4_PSET_PERM, offsetof(struct r4_pset_defaults, perm)},
-	{R4_PSET_SD, offsetof(struct r4_pset_defaults, sd)},
-	{R4_PSET_DIRITEM, offsetof(struct r4_pset_defaults, diritem)},
-	{R4_PSET_COMPRESSION, offsetof(struct r4_pset_defaults, compress)},
-	{R4_PSET_CMODE, offsetof(struct r4_pset_defaults, compress_mode)},
-	{R4_PSET_CLUSTER, offsetof(struct r4_pset_defaults, cluster)},
-};
-
-unsigned r4_db_root_plugin(const struct r4_db *db, unsigned member)
-{
-	for (size_t i = 0; i < R4_ARRAY_SIZE(root_slots); i++)
-		if (root_slots[i].member == member)
-			return *(const unsigned *)((const char *)&db->pset + root_slots[i].off);
-	return 0;	/* file, dir, cipher, digest: not the root's to set */
-}
-
-/* The root directory's plugin set: the defaults of every new object. */
-static int load_root_pset(struct r4_db *db)
-{
-	struct r4_pset_defaults *d = &db->pset;
-	struct r4_inode root;
-	uint16_t id;
-	r4_key k;
-	int rc;
-
-	d->hash = R4_HASH_R5;
-	d->fibration = R4_FIBRE_DOT_O;	/* the kernel's built-in default */
-	d->formatting = 2;
-	d->create = 0;
-	r4_obj_root_key(&k);
-	if ((rc = r4_obj_load(db, &k, &root)))
-		return rc == -ENOENT ? R4_CORRUPT(&db->lg, db->root, "no root directory") : rc;
-	if (!S_ISDIR(root.sd.sd_mode))
-		rc = R4_CORRUPT(&db->lg, db->root, "the root is not a directory");
-	for (size_t i = 0; i < R4_ARRAY_SIZE(root_slots); i++)
-		if (r4_item_pset_get(&root.sd.sd_pset, root_slots[i].member, &id))
-			*(unsigned *)((char *)d + root_slots[i].off) = id;
-	if (!rc && (!r4_plugin_get(R4_PTYPE_HASH, d->hash) ||
-		    !r4_plugin_get(R4_PTYPE_FIBRE, d->fibration) ||
-		    !r4_plugin_get(R4_PTYPE_FORMATTING, d->formatting)))
-		rc = R4_CORRUPT(&db->lg, db->root, "root plugin set names unknown plugins");
-	r4_obj_fini(&root);
-	/* the root's own plugins become the effective defaults at load time */
-	return rc;
 }
 
 /* The format super block (again after a replay changed it). */
@@ -219,6 +149,7 @@ static void init_db(struct r4_db *db, const struct r4_open_opts *o)
 	db->lg.ctx = o ? o->log_ctx : NULL;
 	db->clock_override = -1;
 	db->next_fake_data = R4_FAKE_DATA;
+	db->hooks = &r4_obj_hooks;
 	const char *clk = getenv("R4_TEST_CLOCK");
 	if (clk)
 		db->clock_override = strtoll(clk, NULL, 10);
@@ -257,9 +188,7 @@ int r4_open_io(struct r4_io *io, const struct r4_open_opts *o, r4_db **out)
 		goto fail;
 	if ((rc = r4_alloc_load(db->io, &db->lg, db->bs, db->block_count, &db->alloc)))
 		goto fail;
-	if ((rc = load_root_pset(db)))
-		goto fail;
-	if (db->rw && !db->repair && (rc = r4_fs_finish_orphans(db)))
+	if ((rc = db->hooks->open(db)))
 		goto fail;
 	*out = db;
 	return 0;
@@ -328,316 +257,11 @@ void r4_close(r4_db *db)
 		r4_log(&db->lg, R4_LOG_ERR, "close: writing the journal footer failed (%s): the "
 		       "next open replays the last transaction", r4_strerror(rc));
 	r4_free(db->unsettled.blk);
-	r4_page_discard(db);
-	r4_page_pool_free(db);
-	r4_free(db->pages);
-	r4_free(db->fake_files);
-	r4_perm_free(db);
-	while (db->held) {	/* (handles left open: their objects stay orphans) */
-		struct r4_held *h = db->held;
-
-		db->held = h->next;
-		r4_free(h);
-	}
+	db->hooks->close(db);
 	r4_alloc_close(db->alloc);
 	r4_cache_fini(&db->cache);
 	r4_io_close(db->io);
 	r4_free(db);
-}
-
-/* ---- transactions ---- */
-
-/*
- * The states a handle's transaction can be in, and what each allows:
- *   none      in_txn false: no dirty node, no page, no operation running;
- *   open      in_txn, txn_err 0: operations change nodes (r4_node_dirty);
- *   poisoned  in_txn, txn_err set: nothing changes any more, commit
- *             returns the error, only r4_abort leaves it.
- */
-static bool txn_state_ok(const struct r4_db *db)
-{
-	if (!db->in_txn)
-		return !db->txn_err && !db->cache.ndirty && !db->npages && !db->op.depth;
-	return true;
-}
-
-bool r4_in_txn(const r4_db *db)
-{
-	return db->in_txn;
-}
-
-int r4_txn_error(const r4_db *db)
-{
-	return db->in_txn ? db->txn_err : 0;
-}
-
-int r4_begin(r4_db *db)
-{
-	if (!db->rw)
-		return -EROFS;
-	if (db->in_txn)
-		return -EBUSY;
-	assert(txn_state_ok(db));
-	if (db->broken)
-		return db->damaged ? -EROFS : -EIO;
-	/* nearly full: the last commit's log blocks are wanted back now */
-	if (db->unsettled.tx && r4_alloc_avail(db->alloc) < R4_MAX(1024, 2 * db->unsettled.n)) {
-		int rc = r4_jnl_settle(db);
-
-		if (rc) {
-			db->broken = true;
-			return rc;
-		}
-	}
-	db->in_txn = true;
-	db->txn_seq++;
-	db->txn_err = 0;
-	db->bfree_planned = 0;
-	db->saved_root = db->root;
-	db->saved_height = db->height;
-	db->saved_file_count = db->file_count;
-	return 0;
-}
-
-/* ---- space ---- */
-
-uint64_t r4_txn_insert_cost(const struct r4_db *db)
-{
-	return 4 * ((uint64_t)db->height + 1) + 2;
-}
-
-uint64_t r4_txn_tree_cost(const struct r4_db *db, uint64_t items, uint64_t bytes)
-{
-	uint64_t half = (db->bs - r4_node_hdr_size(db->node_pid)) / 2;
-	uint64_t nodes = (bytes + items * R4_IH_SIZE + half - 1) / half;
-
-	/* new nodes at least half full, a pointer each in the level above */
-	return items ? r4_txn_insert_cost(db) + nodes + nodes / 32 + 1 : 0;
-}
-
-uint64_t r4_txn_remove_cost(const struct r4_db *db, uint64_t items)
-{
-	return items ? 2 * items + 2 * (uint64_t)db->height : 0;
-}
-
-uint64_t r4_txn_need(const struct r4_db *db)
-{
-	uint64_t bitmaps = r4_format_bitmap_count(db->bs, db->block_count);
-	/* one block each: a dirty node's place (new or moved) or wandered copy;
-	 * a real block's page relocated or copied; a new data block */
-	uint64_t blocks = db->cache.ndirty + db->npages_real + db->fake_data;
-	/* the wandered copies of bitmaps and super block, the records, the tx head */
-	uint64_t over = db->cache.ndirty + db->npages_real + bitmaps + 1;
-	uint64_t cap = r4_wr_capacity(db->bs);
-
-	blocks += bitmaps + 1 + (over + cap - 1) / cap + 1;
-	/* new data placed in runs the free space has: its extent items grow */
-	if (db->fake_data)
-		blocks += db->fake_data / 64 + 2 * r4_txn_insert_cost(db);
-	return blocks;
-}
-
-uint64_t r4_txn_reserve(const struct r4_db *db)
-{
-	return R4_MIN(R4_MAX(db->block_count / 128, 256), 32768);
-}
-
-uint64_t r4_txn_slack(const struct r4_db *db)
-{
-	uint64_t avail = r4_alloc_avail(db->alloc), need = r4_txn_need(db);
-
-	return avail > need ? avail - need : 0;
-}
-
-int r4_txn_grab(struct r4_db *db, uint64_t n, bool removal)
-{
-	uint64_t avail = r4_alloc_avail(db->alloc), want;
-
-	assert(db->in_txn && db->op.depth);
-	if (db->op.depth > 1)
-		return 0;	/* the outermost operation grabbed for it */
-	assert(db->gen == db->op.gen);
-	want = db->op.need0 + db->op.grabbed + n + (removal ? 0 : r4_txn_reserve(db));
-	if (want > avail)
-		return -ENOSPC;
-	db->op.grabbed += n;
-	return 0;
-}
-
-void r4_txn_op_begin(struct r4_db *db)
-{
-	if (db->op.depth++)
-		return;
-	assert(db->in_txn && !db->txn_err);	/* a poisoned one takes no operation */
-	db->op.need0 = r4_txn_need(db);
-	db->op.grabbed = 0;
-	db->op.gen = db->gen;
-}
-
-void r4_txn_op_end(struct r4_db *db)
-{
-	assert(db->op.depth);
-	if (--db->op.depth)
-		return;
-	/* an aborted transaction needs nothing; a living one what was grabbed */
-	assert(!db->in_txn || db->txn_err || r4_txn_need(db) <= db->op.need0 + db->op.grabbed);
-}
-
-/* A clean node on a block the committed state does not use: written
- * early by the transaction being aborted. */
-static bool written_early(void *ctx, uint64_t blk)
-{
-	struct r4_db *db = ctx;
-
-	return !r4_blk_is_fake(blk) && !r4_alloc_is_committed(db->alloc, blk);
-}
-
-void r4_abort(r4_db *db)
-{
-	if (!db->in_txn)
-		return;
-	/* what handles changed in it is lost: their next r4_file_error says so */
-	for (struct r4_held *h = db->held; h; h = h->next)
-		h->lost += h->changed == db->txn_seq;
-	r4_cache_discard_dirty(db);
-	r4_cache_drop_if(db, written_early, db);	/* before the allocator forgets */
-	r4_page_discard(db);
-	r4_alloc_abort(db->alloc);
-	db->unsettled.handed = false;	/* the abort took the deferred frees back */
-	db->root = db->saved_root;
-	db->height = db->saved_height;
-	db->file_count = db->saved_file_count;
-	db->in_txn = false;
-	db->txn_err = 0;
-	db->meta_known = false;	/* the transaction may have made "..r4" */
-	assert(txn_state_ok(db));
-}
-
-/* A block the commit writes: straight to its place when the committed
- * state does not use it, else through the journal. */
-static int add_block(struct r4_db *db, struct r4_commit_plan *p, uint64_t blk, const uint8_t *data,
-		     bool copy)
-{
-	bool over = r4_alloc_is_committed(db->alloc, blk);
-
-	return r4_wset_add(over ? &p->over : &p->reloc, blk, data, copy);
-}
-
-static int add_page(void *ctx, uint64_t blk, const uint8_t *data)
-{
-	struct r4_db *db = ((void **)ctx)[0];
-
-	return add_block(db, ((void **)ctx)[1], blk, data, false);
-}
-
-static int add_bitmap(void *ctx, uint64_t blk, const uint8_t *data)
-{
-	struct r4_db *db = ((void **)ctx)[0];
-
-	return add_block(db, ((void **)ctx)[1], blk, data, true);
-}
-
-/* Everything a commit writes, in memory; blocks for new nodes, wandered
- * copies and records allocated.  Nothing is written yet. */
-static int plan_commit(struct r4_db *db, struct r4_commit_plan *p)
-{
-	uint8_t buf[R4_MAX_BLOCKSIZE];
-	void *ctx[2] = {db, p};
-	struct r4_fsb sb = db->sb;
-	int rc;
-
-	r4_jnl_hand_over(db);
-	if ((rc = r4_reg_place(db)) || (rc = r4_tree_squeeze(db)) ||
-	    (rc = r4_tree_relocate(db)) || (rc = r4_tree_place(db)))
-		return rc;
-	for (r4_node *n = db->cache.dirty.next; n != &db->cache.dirty; n = n->next) {
-		r4_node_seal(n->data, db->bs);
-		if ((rc = add_block(db, p, n->blk, n->data, false)))
-			return rc;
-	}
-	if ((rc = r4_page_each(db, add_page, ctx)) ||
-	    (rc = r4_alloc_encode(db->alloc, add_bitmap, ctx)))
-		return rc;
-	p->cnt.free_blocks = r4_alloc_free_count(db->alloc);
-	p->cnt.nr_files = db->file_count;
-	p->cnt.next_oid = db->next_oid;
-	sb.sb_root_block = db->root;
-	sb.sb_tree_height = (uint16_t)db->height;
-	sb.sb_free_blocks = p->cnt.free_blocks;
-	sb.sb_oid = p->cnt.next_oid;
-	sb.sb_file_count = p->cnt.nr_files;
-	memset(buf, 0, db->bs);
-	r4_fsb_encode(&sb, buf);
-	if ((rc = r4_wset_add(&p->over, R4_FSB_BLOCK(db->bs), buf, true)))
-		return rc;
-	if ((rc = r4_jnl_reserve(db, p)))
-		return rc;
-	db->sb = sb;
-	return 0;
-}
-
-/*
- * The journal's protocol (jnl.h).  A failure while planning leaves the
- * transaction open and poisoned, the image untouched: r4_abort restores
- * everything.  A failure while writing, before the commit point is
- * durable, returns the error: the image holds the previous state or (if
- * the header reached the disk after all) this one, and the handle stops
- * writing until reopened.  After the commit point the transaction is
- * durable whatever happens: a failure to play it is left to the next open.
- */
-int r4_commit(r4_db *db)
-{
-	struct r4_commit_plan p = {0};
-	int rc;
-
-	if (!db->in_txn)
-		return -EINVAL;
-	if (db->txn_err)
-		return db->txn_err;
-	assert(!db->op.depth);	/* not from inside an operation */
-	if (db->gen == 0 && !db->cache.ndirty && !db->npages) {
-		db->in_txn = false;
-		assert(txn_state_ok(db));
-		return 0;
-	}
-	struct r4_statfs sf;
-
-	r4_statfs(db, &sf);
-	if ((rc = plan_commit(db, &p))) {
-		r4_jnl_plan_fini(&p);
-		db->txn_err = rc;
-		db->bfree_planned = sf.bfree;	/* not the half-planned counts */
-		return rc;
-	}
-	if ((rc = r4_jnl_write(db, &p))) {
-		r4_jnl_plan_fini(&p);
-		db->broken = true;
-		db->txn_err = rc;
-		return rc;
-	}
-	if ((rc = r4_jnl_play(db, &p))) {
-		r4_log(&db->lg, R4_LOG_ERR, "commit: the transaction is durable, but writing it in "
-		       "place failed (%s): the next open finishes it", r4_strerror(rc));
-		db->broken = true;
-	}
-	r4_alloc_apply(db->alloc);	/* the log blocks stay used until settled */
-	r4_jnl_plan_fini(&p);
-	r4_cache_clean_all(db);
-	r4_page_discard(db);
-	db->in_txn = false;
-	db->gen = 0;
-	db->commits++;
-	assert(txn_state_ok(db));
-	return 0;
-}
-
-int r4_sync(r4_db *db)
-{
-	int rc = db->in_txn ? r4_commit(db) : 0;
-
-	if (rc || !db->rw)
-		return rc;
-	return db->unsettled.tx && !db->broken ? r4_jnl_settle(db) : r4_io_sync(db->io);
 }
 
 int r4_db_seen(struct r4_db *db, int rc)
@@ -649,8 +273,8 @@ int r4_db_seen(struct r4_db *db, int rc)
 		return rc;
 	db->damaged = R4_ST_DAMAGED;
 	db->broken = true;
-	if (db->in_txn && !db->txn_err)
-		db->txn_err = rc;
+	if (db->in_txn)
+		r4_txn_fail(db, rc);
 	st.st_present = true;
 	st.st_status = R4_ST_DAMAGED;
 	snprintf(st.st_message, sizeof(st.st_message), "r4: %s; run fsck.reiser4",

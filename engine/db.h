@@ -12,6 +12,7 @@
 #include "cache.h"
 #include "format.h"
 #include "jnl.h"
+#include "txn.h"
 
 struct r4_io;
 struct r4_alloc;
@@ -85,7 +86,8 @@ struct r4_db {
 
 	uint64_t gen;		/* bumped by every change: tells a refusal from a failure */
 
-	/* transaction */
+	/* transaction (txn.c) */
+	const struct r4_txn_hooks *hooks;	/* the file layer's, from open */
 	bool in_txn;
 	uint64_t txn_seq;	/* transactions begun since open: the running one's number */
 	uint64_t commits;	/* transactions that changed the volume, since open */
@@ -98,8 +100,8 @@ struct r4_db {
 	bool clock_pinned;	/* the executor: one time for a whole unit (exec.c) */
 	struct timespec clock_pin;
 
-	/* space (db.c, r4_txn_*): what the running operation grabbed */
-	struct r4_txn_op {
+	/* space (txn.c, r4_txn_*): what the running operation grabbed */
+	struct {
 		unsigned depth;		/* operations open (fs.c's calls nest a few) */
 		uint64_t need0;		/* r4_txn_need when the outermost one began */
 		uint64_t grabbed;	/* blocks it grabbed */
@@ -124,38 +126,5 @@ struct r4_db {
  * Returns rc, so callers can `return r4_db_seen(db, rc);`.
  */
 int r4_db_seen(struct r4_db *db, int rc);
-
-/*
- * Space, as the kernel's grab_space (ENGINE.md 3.6; docs/engine.md).  A
- * change is refused with -ENOSPC before it starts unless the commit it
- * leads to is sure to find its blocks: commit never fails for want of
- * space.  r4_txn_need is the most blocks the open transaction's commit
- * can take as things stand; an operation grabs, before its first change,
- * the most its changes can add to it (r4_txn_grab), and the grab keeps
- * r4_txn_reserve blocks back from everything but removals, so a full
- * volume can always be emptied.  After the operation, need <= need before
- * + grabbed (asserted).  Commit's optional work (squeezing into a clean
- * parent, relocation) runs only while r4_txn_slack allows.
- */
-/* One item inserted: the path dirtied, a neighbour, two new nodes per level, a new root. */
-uint64_t r4_txn_insert_cost(const struct r4_db *db);
-/* items new items of bytes in all (in a row: they fill the nodes they make). */
-uint64_t r4_txn_tree_cost(const struct r4_db *db, uint64_t items, uint64_t bytes);
-/* items removed (in a row): the nodes holding them and those above. */
-uint64_t r4_txn_remove_cost(const struct r4_db *db, uint64_t items);
-uint64_t r4_txn_need(const struct r4_db *db);
-/* What only removals may use. */
-uint64_t r4_txn_reserve(const struct r4_db *db);
-/* Blocks the transaction can allocate beyond its need. */
-uint64_t r4_txn_slack(const struct r4_db *db);
-/* n more blocks for the running operation; -ENOSPC (nothing changes). */
-int r4_txn_grab(struct r4_db *db, uint64_t n, bool removal);
-/* An operation starts (r4_txn_grab follows) and ends (asserts its grab held). */
-void r4_txn_op_begin(struct r4_db *db);
-void r4_txn_op_end(struct r4_db *db);
-
-/* The root's plugin for plugin-set member `member` (item.h R4_PSET_*): what
- * an object without a slot of its own has. */
-unsigned r4_db_root_plugin(const struct r4_db *db, unsigned member);
 
 #endif

@@ -1,10 +1,11 @@
 /*
- * fs.c - the POSIX-like API of r4.h over objects: path resolution, the
- * transaction wrapper of every call, and each operation's rules (what may
- * be unlinked, renamed over what, how nlink moves).
+ * fs.c - the POSIX-like API of r4.h over objects: path resolution, and
+ * each operation's rules (what may be unlinked, renamed over what, how
+ * nlink moves).
  *
- * Every call that changes the image runs inside the open transaction, or
- * in one of its own (autocommit).  A call that fails before changing
+ * Every call that changes the image runs in txn.c's bracket
+ * (r4_txn_op_begin .. _end): inside the open transaction, or in one of
+ * its own (autocommit).  A call that fails before changing
  * anything (db->gen unchanged) leaves the transaction usable; one that
  * fails after a change poisons it (an autocommit one is aborted at once),
  * so no half-done operation can be committed.  A structure error met by
@@ -138,80 +139,25 @@ static bool in_root(const struct r4_inode *dir)
 
 /* ---- transaction wrapper ----
  *
- * op_begin .. op_end around every change: the transaction (autocommit),
- * the memory bound, and the operation's space.  Each operation grabs the
- * most blocks its commit can need (r4_txn_grab, db.c) after its checks
- * and before its first change, so a full volume refuses it with -ENOSPC
- * and nothing changed.  Removals may use the reserve.
+ * r4_txn_op_begin .. r4_txn_op_end (txn.h) around every change.  Each
+ * operation grabs the most blocks its commit can need (r4_txn_grab) after
+ * its checks and before its first change, so a full volume refuses it
+ * with -ENOSPC and nothing changed.  Removals may use the reserve.
  */
 #define E(db) r4_txn_insert_cost(db)
-
-struct op {
-	bool autocommit;
-	uint64_t gen;
-	struct r4_held *held;	/* a change through a handle: the object it changes */
-};
-
-static int op_begin(struct r4_db *db, struct op *op)
-{
-	int rc;
-
-	if (!db->rw)
-		return -EROFS;
-	if (db->txn_err)
-		return db->txn_err;
-	op->autocommit = !db->in_txn;
-	if (op->autocommit && (rc = r4_begin(db)))
-		return rc;
-	/* the memory bound: a long transaction's dirty nodes and pages go out
-	 * early (between operations: no path is held) */
-	if (!db->op.depth && ((db->cache.ndirty > db->cache.bound &&
-			       (rc = r4_tree_flush_early(db))) || (rc = r4_reg_spill(db)))) {
-		db->txn_err = rc;
-		return rc;
-	}
-	op->gen = db->gen;
-	op->held = NULL;
-	r4_txn_op_begin(db);
-	return 0;
-}
-
-static int op_end(struct r4_db *db, struct op *op, int rc)
-{
-	r4_txn_op_end(db);
-	r4_db_seen(db, rc);
-	/* a change done: lost if this transaction is (r4_abort, r4_file_error) */
-	if (!rc && op->held && db->gen != op->gen)
-		op->held->changed = db->txn_seq;
-	if (rc && db->gen != op->gen) {
-		if (op->autocommit) {
-			r4_abort(db);
-			return rc;
-		}
-		db->txn_err = rc;
-		return rc;
-	}
-	if (op->autocommit) {
-		if (!rc)
-			rc = r4_commit(db);
-		if (rc && db->in_txn)	/* a failed commit: nothing of it stays */
-			r4_abort(db);
-	}
-	return rc;
-}
 
 int r4_fs_set_symlink(struct r4_db *db, const char *path, const uint8_t *target, size_t n)
 {
 	struct r4_inode ino;
 	struct r4_sd grown;
-	struct op op;
+	struct r4_txn_op op;
 	uint8_t *t;
 	int rc;
 
-	if ((rc = check_path(path)) || (rc = op_begin(db, &op)))
+	if ((rc = check_path(path)) || (rc = r4_txn_op_begin(db, &op)))
 		return rc;
 	if ((rc = resolve(db, path, &ino)))
-		return op_end(db, &op, rc);
+		return r4_txn_op_end(db, &op, rc);
 	grown = ino.sd;
 	grown.sd_symlink_len = n;
 	if (!S_ISLNK(ino.sd.sd_mode))
@@ -234,7 +180,7 @@ int r4_fs_set_symlink(struct r4_db *db, const char *path, const uint8_t *target,
 		rc = r4_obj_save(db, &ino);
 	}
 	r4_obj_fini(&ino);
-	return op_end(db, &op, rc);
+	return r4_txn_op_end(db, &op, rc);
 }
 
 /* What destroying ino can add to the commit: its body, its stat data (a
@@ -411,17 +357,7 @@ int r4_statfs(r4_db *db, struct r4_statfs *out)
 	memset(out, 0, sizeof(*out));
 	out->bsize = db->bs;
 	out->blocks = db->block_count;
-	/* the last commit's log blocks are free on disk, used until settled */
-	uint64_t f = r4_alloc_free_count(db->alloc) + r4_jnl_held(db);
-
-	/* new data and new nodes count at once, before commit gives them blocks */
-	uint64_t fresh = db->fake_data;
-
-	for (r4_node *n = db->cache.dirty.next; n != &db->cache.dirty; n = n->next)
-		fresh += r4_blk_is_fake(n->blk);
-	out->bfree = f > fresh ? f - fresh : 0;
-	if (db->in_txn && db->txn_err && db->bfree_planned)	/* a commit failed half-way */
-		out->bfree = db->bfree_planned;
+	out->bfree = r4_txn_bfree(db);
 	/* once what is pending is committed: the transaction's own frees too,
 	 * and the last commit's log blocks (the next r4_begin settles them on
 	 * a nearly full volume) */
@@ -488,16 +424,16 @@ static int make_at(struct r4_db *db, struct at *a, const struct r4_sd *tmpl, str
 static int make(struct r4_db *db, const char *path, const struct r4_sd *tmpl, struct r4_stat *st)
 {
 	struct at a;
-	struct op op;
+	struct r4_txn_op op;
 	int rc;
 
-	if ((rc = check_path(path)) || (rc = op_begin(db, &op)))
+	if ((rc = check_path(path)) || (rc = r4_txn_op_begin(db, &op)))
 		return rc;
 	if (!(rc = at_path(db, path, &a))) {
 		rc = make_at(db, &a, tmpl, st, NULL);
 		r4_obj_fini(&a.dir);
 	}
-	return op_end(db, &op, rc);
+	return r4_txn_op_end(db, &op, rc);
 }
 
 static void tmpl_init(struct r4_sd *t, uint32_t mode, uint32_t uid, uint32_t gid)
@@ -594,10 +530,10 @@ int r4_symlink(r4_db *db, const char *target, const char *path, uint32_t uid, ui
 int r4_write(r4_db *db, const char *path, uint64_t off, const void *buf, size_t len)
 {
 	struct r4_inode ino;
-	struct op op;
+	struct r4_txn_op op;
 	int rc;
 
-	if ((rc = check_path(path)) || (rc = op_begin(db, &op)))
+	if ((rc = check_path(path)) || (rc = r4_txn_op_begin(db, &op)))
 		return rc;
 	if (!(rc = resolve(db, path, &ino))) {
 		if (S_ISDIR(ino.sd.sd_mode))
@@ -608,7 +544,7 @@ int r4_write(r4_db *db, const char *path, uint64_t off, const void *buf, size_t 
 			rc = r4_reg_write(db, &ino, off, buf, len);
 		r4_obj_fini(&ino);
 	}
-	return op_end(db, &op, rc);
+	return r4_txn_op_end(db, &op, rc);
 }
 
 static int do_truncate(struct r4_db *db, struct r4_inode *ino, uint64_t size)
@@ -623,16 +559,16 @@ static int do_truncate(struct r4_db *db, struct r4_inode *ino, uint64_t size)
 int r4_truncate(r4_db *db, const char *path, uint64_t size)
 {
 	struct r4_inode ino;
-	struct op op;
+	struct r4_txn_op op;
 	int rc;
 
-	if ((rc = check_path(path)) || (rc = op_begin(db, &op)))
+	if ((rc = check_path(path)) || (rc = r4_txn_op_begin(db, &op)))
 		return rc;
 	if (!(rc = resolve(db, path, &ino))) {
 		rc = do_truncate(db, &ino, size);
 		r4_obj_fini(&ino);
 	}
-	return op_end(db, &op, rc);
+	return r4_txn_op_end(db, &op, rc);
 }
 
 /* chmod, chown, utimens and truncate on a loaded object. */
@@ -673,16 +609,16 @@ static int apply_setattr(struct r4_db *db, struct r4_inode *ino, const struct r4
 int r4_setattr(r4_db *db, const char *path, const struct r4_setattr *sa)
 {
 	struct r4_inode ino;
-	struct op op;
+	struct r4_txn_op op;
 	int rc;
 
-	if ((rc = check_path(path)) || (rc = op_begin(db, &op)))
+	if ((rc = check_path(path)) || (rc = r4_txn_op_begin(db, &op)))
 		return rc;
 	if ((rc = resolve(db, path, &ino)))
-		return op_end(db, &op, rc);
+		return r4_txn_op_end(db, &op, rc);
 	rc = apply_setattr(db, &ino, sa);
 	r4_obj_fini(&ino);
-	return op_end(db, &op, rc);
+	return r4_txn_op_end(db, &op, rc);
 }
 
 /* ---- open objects: handles by identity, orphans and safe-links ----
@@ -793,6 +729,7 @@ int r4_fs_finish_orphans(struct r4_db *db)
 
 	for (;;) {
 		struct r4_safelink sl;
+		struct r4_txn_op op;
 		struct r4_path p;
 		uint8_t *body;
 		unsigned pid, len;
@@ -820,9 +757,8 @@ int r4_fs_finish_orphans(struct r4_db *db)
 			break;
 		}
 		r4_path_release(db, &p);
-		if (!db->in_txn && (rc = r4_begin(db)))
+		if ((!db->in_txn && (rc = r4_begin(db))) || (rc = r4_txn_op_begin(db, &op)))
 			break;
-		r4_txn_op_begin(db);
 		if (r4_key_offset(&k) == R4_SAFELINK_TRUNCATE && sl.sl_has_size) {
 			/* the kernel's: a truncate a crash interrupted */
 			struct r4_inode ino;
@@ -838,8 +774,7 @@ int r4_fs_finish_orphans(struct r4_db *db)
 			if (!rc)	/* a stray (its key's oid is not the body's) goes too */
 				rc = item_del(db, &k);
 		}
-		r4_txn_op_end(db);
-		if (rc)
+		if ((rc = r4_txn_op_end(db, &op, rc)))
 			break;
 		done++;
 	}
@@ -966,7 +901,7 @@ int r4_file_dup(r4_file *f, r4_file **out)
 static int unhold(struct r4_db *db, struct r4_held *h)
 {
 	struct r4_held **pp;
-	struct op op;
+	struct r4_txn_op op;
 	int rc = 0;
 
 	if (--h->refs)
@@ -982,8 +917,8 @@ static int unhold(struct r4_db *db, struct r4_held *h)
 			bool orphan = ino.sd.sd_nlink == 0 && !S_ISDIR(ino.sd.sd_mode);
 
 			r4_obj_fini(&ino);
-			if (orphan && !(rc = op_begin(db, &op)))
-				rc = op_end(db, &op, finish_orphan(db, &h->sdkey));
+			if (orphan && !(rc = r4_txn_op_begin(db, &op)))
+				rc = r4_txn_op_end(db, &op, finish_orphan(db, &h->sdkey));
 		} else if (rc == -ENOENT) {
 			rc = 0;
 		}
@@ -1113,10 +1048,10 @@ int r4_file_readdir(r4_file *f, struct r4_dirpos *pos, r4_dirent_fn fn, void *ct
 int r4_file_write(r4_file *f, uint64_t off, const void *buf, size_t len)
 {
 	struct r4_inode ino;
-	struct op op;
+	struct r4_txn_op op;
 	int rc;
 
-	if ((rc = op_begin(f->db, &op)))
+	if ((rc = r4_txn_op_begin(f->db, &op)))
 		return rc;
 	op.held = f->held;
 	if (!(rc = file_load(f, &ino))) {
@@ -1132,16 +1067,16 @@ int r4_file_write(r4_file *f, uint64_t off, const void *buf, size_t len)
 		}
 		r4_obj_fini(&ino);
 	}
-	return op_end(f->db, &op, rc);
+	return r4_txn_op_end(f->db, &op, rc);
 }
 
 int r4_file_setattr(r4_file *f, const struct r4_setattr *sa)
 {
 	struct r4_inode ino;
-	struct op op;
+	struct r4_txn_op op;
 	int rc;
 
-	if ((rc = op_begin(f->db, &op)))
+	if ((rc = r4_txn_op_begin(f->db, &op)))
 		return rc;
 	op.held = f->held;
 	if (!(rc = file_load(f, &ino))) {
@@ -1157,17 +1092,17 @@ int r4_file_setattr(r4_file *f, const struct r4_setattr *sa)
 		}
 		r4_obj_fini(&ino);
 	}
-	return op_end(f->db, &op, rc);
+	return r4_txn_op_end(f->db, &op, rc);
 }
 
 int r4_fs_set_plugin(struct r4_db *db, const char *path, unsigned member, unsigned id)
 {
 	struct r4_inode ino;
-	struct op op;
+	struct r4_txn_op op;
 	bool empty;
 	int rc;
 
-	if ((rc = check_path(path)) || (rc = op_begin(db, &op)))
+	if ((rc = check_path(path)) || (rc = r4_txn_op_begin(db, &op)))
 		return rc;
 	if (!(rc = resolve(db, path, &ino))) {
 		if (member == R4_PSET_FORMATTING && S_ISREG(ino.sd.sd_mode)) {
@@ -1188,7 +1123,7 @@ int r4_fs_set_plugin(struct r4_db *db, const char *path, unsigned member, unsign
 		}
 		r4_obj_fini(&ino);
 	}
-	return op_end(db, &op, rc);
+	return r4_txn_op_end(db, &op, rc);
 }
 
 /* The object goes, and what r4 knew of it (meta.c). */
@@ -1280,16 +1215,16 @@ static int remove_at(struct r4_db *db, struct at *a, bool want_dir, bool check)
 static int remove_name(struct r4_db *db, const char *path, bool want_dir)
 {
 	struct at a;
-	struct op op;
+	struct r4_txn_op op;
 	int rc;
 
-	if ((rc = check_path(path)) || (rc = op_begin(db, &op)))
+	if ((rc = check_path(path)) || (rc = r4_txn_op_begin(db, &op)))
 		return rc;
 	if (!(rc = at_path(db, path, &a))) {
 		rc = remove_at(db, &a, want_dir, false);
 		r4_obj_fini(&a.dir);
 	}
-	return op_end(db, &op, rc);
+	return r4_txn_op_end(db, &op, rc);
 }
 
 int r4_unlink(r4_db *db, const char *path)
@@ -1327,13 +1262,14 @@ int r4_link(r4_db *db, const char *oldpath, const char *newpath)
 {
 	struct r4_inode ino;
 	struct at a;
-	struct op op;
+	struct r4_txn_op op;
 	int rc;
 
-	if ((rc = check_path(oldpath)) || (rc = check_path(newpath)) || (rc = op_begin(db, &op)))
+	if ((rc = check_path(oldpath)) || (rc = check_path(newpath)) ||
+	    (rc = r4_txn_op_begin(db, &op)))
 		return rc;
 	if ((rc = resolve(db, oldpath, &ino)))
-		return op_end(db, &op, rc);
+		return r4_txn_op_end(db, &op, rc);
 	if (S_ISDIR(ino.sd.sd_mode)) {
 		rc = -EPERM;
 	} else if (!(rc = at_path(db, newpath, &a))) {
@@ -1341,7 +1277,7 @@ int r4_link(r4_db *db, const char *oldpath, const char *newpath)
 		r4_obj_fini(&a.dir);
 	}
 	r4_obj_fini(&ino);
-	return op_end(db, &op, rc);
+	return r4_txn_op_end(db, &op, rc);
 }
 
 /* Is directory `top` an ancestor of (or equal to) directory `d`?  Walks
@@ -1550,12 +1486,13 @@ static int rename_in(struct r4_db *db, struct rename_ctx *r, const char *from, c
 int r4_rename(r4_db *db, const char *from, const char *to, unsigned flags)
 {
 	struct rename_ctx r;
-	struct op op;
+	struct r4_txn_op op;
 	int rc;
 
 	if ((flags & ~3u) || flags == 3)
 		return -EINVAL;
-	if ((rc = check_path(from)) || (rc = check_path(to)) || (rc = op_begin(db, &op)))
+	if ((rc = check_path(from)) || (rc = check_path(to)) ||
+	    (rc = r4_txn_op_begin(db, &op)))
 		return rc;
 	memset(&r, 0, sizeof(r));
 	rc = rename_in(db, &r, from, to, flags);
@@ -1565,7 +1502,7 @@ int r4_rename(r4_db *db, const char *from, const char *to, unsigned flags)
 	r4_obj_fini(&r.tdir);
 	r4_obj_fini(&r.src);
 	r4_obj_fini(&r.dst);
-	return op_end(db, &op, rc);
+	return r4_txn_op_end(db, &op, rc);
 }
 
 /* ---- the namespace by handle ---- */
@@ -1597,11 +1534,11 @@ int r4_file_make(r4_file *dir, const char *name, size_t len, const struct r4_new
 	struct r4_db *db = dir->db;
 	struct r4_sd t;
 	struct at a;
-	struct op op;
+	struct r4_txn_op op;
 	r4_key k;
 	int rc;
 
-	if ((rc = op_begin(db, &op)))
+	if ((rc = r4_txn_op_begin(db, &op)))
 		return rc;
 	if (!(rc = at_file(dir, name, len, true, &a))) {
 		struct r4_newobj o = *n;
@@ -1614,7 +1551,7 @@ int r4_file_make(r4_file *dir, const char *name, size_t len, const struct r4_new
 			rc = make_at(db, &a, &t, NULL, &k);
 		r4_obj_fini(&a.dir);
 	}
-	if ((rc = op_end(db, &op, rc)))
+	if ((rc = r4_txn_op_end(db, &op, rc)))
 		return rc;
 	if (!out || (rc = hold_at(db, &k, &dir->key, name, len, out)))
 		return rc;
@@ -1627,10 +1564,10 @@ int r4_file_link(r4_file *f, r4_file *dir, const char *name, size_t len)
 	struct r4_db *db = f->db;
 	struct r4_inode ino;
 	struct at a;
-	struct op op;
+	struct r4_txn_op op;
 	int rc;
 
-	if ((rc = op_begin(db, &op)))
+	if ((rc = r4_txn_op_begin(db, &op)))
 		return rc;
 	if (!(rc = file_load(f, &ino))) {
 		/* the way to the object, as to the new name's directory */
@@ -1641,23 +1578,23 @@ int r4_file_link(r4_file *f, r4_file *dir, const char *name, size_t len)
 		}
 		r4_obj_fini(&ino);
 	}
-	return op_end(db, &op, rc);
+	return r4_txn_op_end(db, &op, rc);
 }
 
 int r4_file_remove(r4_file *dir, const char *name, size_t len, bool want_dir)
 {
 	struct r4_db *db = dir->db;
 	struct at a;
-	struct op op;
+	struct r4_txn_op op;
 	int rc;
 
-	if ((rc = op_begin(db, &op)))
+	if ((rc = r4_txn_op_begin(db, &op)))
 		return rc;
 	if (!(rc = at_file(dir, name, len, false, &a))) {
 		rc = remove_at(db, &a, want_dir, true);
 		r4_obj_fini(&a.dir);
 	}
-	return op_end(db, &op, rc);
+	return r4_txn_op_end(db, &op, rc);
 }
 
 int r4_file_rename(r4_file *fdir, const char *fname, size_t flen, r4_file *tdir,
@@ -1666,12 +1603,12 @@ int r4_file_rename(r4_file *fdir, const char *fname, size_t flen, r4_file *tdir,
 	struct r4_db *db = fdir->db;
 	struct rename_ctx r;
 	struct at a, b;
-	struct op op;
+	struct r4_txn_op op;
 	int rc;
 
 	if ((flags & ~3u) || flags == 3)
 		return -EINVAL;
-	if ((rc = op_begin(db, &op)))
+	if ((rc = r4_txn_op_begin(db, &op)))
 		return rc;
 	memset(&r, 0, sizeof(r));
 	r.check = true;
@@ -1691,7 +1628,7 @@ int r4_file_rename(r4_file *fdir, const char *fname, size_t flen, r4_file *tdir,
 	r4_obj_fini(&r.tdir);
 	r4_obj_fini(&r.src);
 	r4_obj_fini(&r.dst);
-	return op_end(db, &op, rc);
+	return r4_txn_op_end(db, &op, rc);
 }
 
 int r4_file_readlink(r4_file *f, char *buf, size_t n, size_t *len)

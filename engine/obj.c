@@ -17,6 +17,11 @@
  * that outgrows its node is replaced by two.  dir40 keeps in its stat
  * data: size = number of entries, bytes = sum of unit sizes (fsck.reiser4
  * checks both, docs/objects.md).
+ *
+ * The file layer's transaction hooks (r4_obj_hooks, txn.h) end this file:
+ * what open, commit, abort and close do beside the tree (the root's plugin
+ * set, orphans, pending pages, handles' objects), for the lower half,
+ * which does not see objects.
  */
 #include "obj.h"
 
@@ -26,6 +31,8 @@
 
 #include "ccreg.h"
 #include "key.h"
+#include "perm.h"
+#include "plugin.h"
 #include "tree.h"
 
 void r4_obj_root_key(r4_key *k)
@@ -104,6 +111,63 @@ static void effective_plugins(const struct r4_db *db, struct r4_inode *ino)
 		ino->cluster = id;
 }
 
+/* The plugin-set members db->pset keeps, the root's or the defaults. */
+static const struct {
+	unsigned member;
+	size_t off;
+} root_slots[] = {
+	{R4_PSET_HASH, offsetof(struct r4_pset_defaults, hash)},
+	{R4_PSET_FIBRATION, offsetof(struct r4_pset_defaults, fibration)},
+	{R4_PSET_FORMATTING, offsetof(struct r4_pset_defaults, formatting)},
+	{R4_PSET_CREATE, offsetof(struct r4_pset_defaults, create)},
+	{R4_PSET_PERM, offsetof(struct r4_pset_defaults, perm)},
+	{R4_PSET_SD, offsetof(struct r4_pset_defaults, sd)},
+	{R4_PSET_DIRITEM, offsetof(struct r4_pset_defaults, diritem)},
+	{R4_PSET_COMPRESSION, offsetof(struct r4_pset_defaults, compress)},
+	{R4_PSET_CMODE, offsetof(struct r4_pset_defaults, compress_mode)},
+	{R4_PSET_CLUSTER, offsetof(struct r4_pset_defaults, cluster)},
+};
+
+/* The root's plugin for plugin-set member `member` (item.h R4_PSET_*): what
+ * an object without a slot of its own has. */
+static unsigned root_plugin(const struct r4_db *db, unsigned member)
+{
+	for (size_t i = 0; i < R4_ARRAY_SIZE(root_slots); i++)
+		if (root_slots[i].member == member)
+			return *(const unsigned *)((const char *)&db->pset + root_slots[i].off);
+	return 0;	/* file, dir, cipher, digest: not the root's to set */
+}
+
+/* The root directory's plugin set: the defaults of every new object. */
+static int load_root_pset(struct r4_db *db)
+{
+	struct r4_pset_defaults *d = &db->pset;
+	struct r4_inode root;
+	uint16_t id;
+	r4_key k;
+	int rc;
+
+	d->hash = R4_HASH_R5;
+	d->fibration = R4_FIBRE_DOT_O;	/* the kernel's built-in default */
+	d->formatting = 2;
+	d->create = 0;
+	r4_obj_root_key(&k);
+	if ((rc = r4_obj_load(db, &k, &root)))
+		return rc == -ENOENT ? R4_CORRUPT(&db->lg, db->root, "no root directory") : rc;
+	if (!S_ISDIR(root.sd.sd_mode))
+		rc = R4_CORRUPT(&db->lg, db->root, "the root is not a directory");
+	for (size_t i = 0; i < R4_ARRAY_SIZE(root_slots); i++)
+		if (r4_item_pset_get(&root.sd.sd_pset, root_slots[i].member, &id))
+			*(unsigned *)((char *)d + root_slots[i].off) = id;
+	if (!rc && (!r4_plugin_get(R4_PTYPE_HASH, d->hash) ||
+		    !r4_plugin_get(R4_PTYPE_FIBRE, d->fibration) ||
+		    !r4_plugin_get(R4_PTYPE_FORMATTING, d->formatting)))
+		rc = R4_CORRUPT(&db->lg, db->root, "root plugin set names unknown plugins");
+	r4_obj_fini(&root);
+	/* the root's own plugins become the effective defaults at load time */
+	return rc;
+}
+
 unsigned r4_obj_plugin(const struct r4_db *db, const struct r4_inode *ino, unsigned member)
 {
 	uint32_t mode = ino->sd.sd_mode;
@@ -113,7 +177,7 @@ unsigned r4_obj_plugin(const struct r4_db *db, const struct r4_inode *ino, unsig
 		return id;
 	if (member == R4_PSET_FILE)	/* guessed from the mode, as the kernel does */
 		return S_ISREG(mode) ? 0 : S_ISDIR(mode) ? 1 : S_ISLNK(mode) ? 2 : 3;
-	return r4_db_root_plugin(db, member);
+	return root_plugin(db, member);
 }
 
 static int find_sd(struct r4_db *db, const r4_key *sdkey, struct r4_path *p, uint8_t **body,
@@ -818,7 +882,7 @@ int r4_obj_destroy(struct r4_db *db, struct r4_inode *ino)
  * (fsck.reiser4 wants only the slots that differ). */
 static void sd_set_plugin(const struct r4_db *db, struct r4_sd *sd, unsigned member, unsigned id)
 {
-	if (id == r4_db_root_plugin(db, member)) {
+	if (id == root_plugin(db, member)) {
 		r4_item_pset_clear(&sd->sd_pset, member);
 		if (!sd->sd_pset.ps_count)
 			sd->sd_mask &= ~(UINT64_C(1) << R4_SDEXT_PSET);
@@ -835,3 +899,48 @@ void r4_obj_set_plugin(const struct r4_db *db, struct r4_inode *ino, unsigned me
 {
 	sd_set_plugin(db, &ino->sd, member, id);
 }
+
+/* ---- the file layer's transaction hooks (txn.h) ---- */
+
+static int hook_open(struct r4_db *db)
+{
+	int rc = load_root_pset(db);
+
+	if (!rc && db->rw && !db->repair)
+		rc = r4_fs_finish_orphans(db);
+	return rc;
+}
+
+static void hook_aborted(struct r4_db *db)
+{
+	/* what handles changed in it is lost: their next r4_file_error says so */
+	for (struct r4_held *h = db->held; h; h = h->next)
+		h->lost += h->changed == db->txn_seq;
+	r4_page_discard(db);
+	db->meta_known = false;	/* the transaction may have made "..r4" */
+}
+
+static void hook_close(struct r4_db *db)
+{
+	r4_page_discard(db);
+	r4_page_pool_free(db);
+	r4_free(db->pages);
+	r4_free(db->fake_files);
+	r4_perm_free(db);
+	while (db->held) {	/* (handles left open: their objects stay orphans) */
+		struct r4_held *h = db->held;
+
+		db->held = h->next;
+		r4_free(h);
+	}
+}
+
+const struct r4_txn_hooks r4_obj_hooks = {
+	.open = hook_open,
+	.place = r4_reg_place,
+	.each_page = r4_page_each,
+	.spill = r4_reg_spill,
+	.committed = r4_page_discard,
+	.aborted = hook_aborted,
+	.close = hook_close,
+};

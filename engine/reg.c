@@ -1421,6 +1421,7 @@ static int ccreg_to_reg(struct r4_db *db, struct r4_inode *ino)
 static int ccreg40_write(struct r4_db *db, struct r4_inode *ino, unsigned kind, uint64_t off,
 			 const uint8_t *buf, size_t len)
 {
+	struct r4_txn_op op;
 	size_t done;
 	bool convert;
 	int rc;
@@ -1434,12 +1435,12 @@ static int ccreg40_write(struct r4_db *db, struct r4_inode *ino, unsigned kind, 
 	if ((rc = ino->cmode == R4_CMODE_CONV ? grab_rewrite(db, ino, kind, cost, false)
 					      : r4_txn_grab(db, cost + E(db), false)))
 		return rc;
-	r4_txn_op_begin(db);	/* (what follows is grabbed for) */
+	if ((rc = r4_txn_op_begin(db, &op)))	/* (what follows is grabbed for) */
+		return rc;
 	if (!(rc = r4_ccreg_write(db, ino, off, buf, len, &done, &convert)) && convert &&
 	    !(rc = ccreg_to_reg(db, ino)))
 		rc = write_body(db, ino, BODY_EXTENTS, off + done, buf + done, len - done);
-	r4_txn_op_end(db);
-	return rc;
+	return r4_txn_op_end(db, &op, rc);
 }
 
 int r4_reg_write(struct r4_db *db, struct r4_inode *ino, uint64_t off, const void *buf,
@@ -1566,6 +1567,7 @@ int r4_reg_truncate(struct r4_db *db, struct r4_inode *ino, uint64_t size)
 
 int r4_reg_reformat(struct r4_db *db, struct r4_inode *ino, unsigned formatting)
 {
+	struct r4_txn_op op;
 	uint64_t size = ino->sd.sd_size;
 	enum body_kind kind;
 	uint8_t *all = NULL;
@@ -1587,14 +1589,15 @@ int r4_reg_reformat(struct r4_db *db, struct r4_inode *ino, unsigned formatting)
 			r4_free(all);
 			return rc;
 		}
-		r4_txn_op_begin(db);	/* (what follows is grabbed for) */
-		if (tails) {
-			rc = to_tails(db, ino, all, size);
-		} else if (!(rc = remove_body(db, ino, true))) {
-			set_size(ino, 0, 0);
-			rc = extent_write(db, ino, BODY_NONE, 0, all, size, size);
+		if (!(rc = r4_txn_op_begin(db, &op))) {	/* (what follows is grabbed for) */
+			if (tails) {
+				rc = to_tails(db, ino, all, size);
+			} else if (!(rc = remove_body(db, ino, true))) {
+				set_size(ino, 0, 0);
+				rc = extent_write(db, ino, BODY_NONE, 0, all, size, size);
+			}
+			rc = r4_txn_op_end(db, &op, rc);
 		}
-		r4_txn_op_end(db);
 		r4_free(all);
 		if (rc)
 			return rc;

@@ -11,8 +11,11 @@
 #   parser/       parser/, grammar/ (and its generated headers), include/
 #   cli/          cli/ and include/
 #   fuse-bridge/  fuse-bridge/ and include/
-# and only engine/io_file.c does raw I/O.  Prints one line per violation
-# and exits 1 if there is any.
+# Inside the engine, the lower half (the files of LOWER below: transactions,
+# journal, tree, cache, allocator, open) sees no header of the file layer
+# (obj.h, ccreg.h, ns.h, perm.h): it reaches that layer only through the
+# hooks of txn.h.  And only engine/io_file.c does raw I/O.  Prints one
+# line per violation and exits 1 if there is any.
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 2
 CC=${CC:-cc} B=${B:-build}
@@ -45,6 +48,19 @@ check parser "^(parser/[^/]+|grammar/[^/]+|$B/grammar/[^/]+|include/[^/]+)\\.h\$
 	-Iinclude -Iparser -Igrammar -I"$B/grammar"
 check cli '^(cli/[^/]+|include/[^/]+)\.h$' -Iinclude -Icli
 check fuse-bridge '^(fuse-bridge/[^/]+|include/[^/]+)\.h$' -Iinclude "${fuse_cflags[@]}"
+
+LOWER=(alloc cache db jnl tree txn)
+UPPER_H='^engine/(obj|ccreg|ns|perm)\.h$'
+for f in "${LOWER[@]}"; do
+	for h in $("$CC" -std=c11 -D_GNU_SOURCE -Iinclude -Iengine -MM "engine/$f.c" 2>/dev/null |
+		   tr ' \\' '\n\n' | grep -E '\.h$' | sort -u); do
+		h=$(realpath --relative-to=. "$h")
+		if [[ $h =~ $UPPER_H ]]; then
+			echo "layering: engine/$f.c (lower half) includes $h"
+			bad=1
+		fi
+	done
+done
 
 if grep -n -E '\b(pread|pwrite|fdatasync|fsync)\(' engine/*.c | grep -v '^engine/io_file.c' | \
 	sed 's/^/layering: raw I\/O outside engine\/io_file.c: /' | grep .; then

@@ -61,3 +61,13 @@ layering() {
 	assert_failure
 	assert_output --partial 'layering: raw I/O outside engine/io_file.c: engine/util.c:'
 }
+
+@test "layering: the engine's lower half may not see the file layer" {
+	sed -i '1i #include "obj.h"' "$src/engine/jnl.c"
+	echo '#include "ns.h"' >>"$src/engine/tree.h"
+	layering
+	assert_failure
+	assert_line 'layering: engine/jnl.c (lower half) includes engine/obj.h'
+	assert_line 'layering: engine/tree.c (lower half) includes engine/ns.h'
+	assert_line 'layering: engine/txn.c (lower half) includes engine/ns.h'
+}
