@@ -20,12 +20,15 @@
 # and for the FUSE suites (real mounts as root, undone even when a test fails):
 #   fuse_setup SIZE   skip without /dev/fuse or fusermount3; R4SH, R4FUSE,
 #                     IMG ($T/a.img, a fresh image of SIZE), MNT ($T/mnt)
-#   mount_r4 [OPTS]   r4fuse IMG MNT -f OPTS in the background ($FUSE_PID,
-#                     its log in $T/fuse.log), once the mount is up
-#   mount_r4_bg [OPTS]  r4fuse IMG MNT OPTS as users run it: it returns
+#   mount_r4 [OPTS]   r4fuse IMG MNT OPTS as the README runs it: it returns
 #                     once mounted and serves as a daemon (r4fuse_pids)
-#   umount_r4         unmount and wait until r4fuse has committed and
-#                     closed the image; fails if it did not exit cleanly
+#   mount_r4_fg [OPTS]  r4fuse IMG MNT -f OPTS in the background, for a
+#                     test that needs its pid ($FUSE_PID) or its log
+#                     ($T/fuse.log)
+#   umount_r4         fusermount3 -u, and nothing more for a daemon: what
+#                     the test runs next meets the image as a user's
+#                     command does right after unmount; for mount_r4_fg,
+#                     also wait for r4fuse and fail unless it exited 0
 #   fuse_conn DIR     the mount's FUSE connection (/sys/fs/fuse/connections/N)
 #   fuse_unmount DIR  fusermount3 -u DIR; one that hangs 10 s is aborted
 #                     through its connection, then lazily unmounted
@@ -132,6 +135,13 @@ fuse_setup() {
 }
 
 mount_r4() {
+	FUSE_PID=
+	"$R4FUSE" "$IMG" "$MNT" "$@" || return 1
+	FUSE_CONN=$(fuse_conn "$MNT")
+	[ -n "$FUSE_CONN" ]
+}
+
+mount_r4_fg() {
 	"$R4FUSE" "$IMG" "$MNT" -f "$@" 2>"$T/fuse.log" &
 	FUSE_PID=$!
 	for _ in $(seq 200); do
@@ -145,16 +155,11 @@ mount_r4() {
 	return 1
 }
 
-mount_r4_bg() {
-	"$R4FUSE" "$IMG" "$MNT" "$@" || return 1
-	FUSE_CONN=$(fuse_conn "$MNT")
-	[ -n "$FUSE_CONN" ]
-}
-
 umount_r4() {
 	local rc=0
 
-	fusermount3 -u "$MNT"
+	fusermount3 -u "$MNT" || return 1
+	[ -n "${FUSE_PID:-}" ] || return 0
 	wait "$FUSE_PID" || rc=$?
 	FUSE_PID=
 	if [ "$rc" -ne 0 ]; then

@@ -39,7 +39,7 @@ held_by_mount() {
 }
 
 @test "two background mounts of one image: the second is refused and names the first" {
-	mount_r4_bg
+	mount_r4
 	held=$(held_by_mount)
 	mkdir "$T/m2"
 	run "$R4FUSE" "$IMG" "$T/m2"
@@ -58,7 +58,7 @@ held_by_mount() {
 }
 
 @test "r4 import, r4 run, r4 fsck -y, r4 mkfs on a mounted image: refused, naming the holder" {
-	mount_r4_bg
+	mount_r4
 	held=$(held_by_mount)
 	mkdir -p "$T/src" && echo s >"$T/src/f"
 	run "$R4" import "$IMG" "$T/src" /imp
@@ -115,7 +115,7 @@ held_by_mount() {
 }
 
 @test "r4 fsck on a mounted image: exit 8 with the reason; -n warns and checks" {
-	mount_r4_bg
+	mount_r4
 	held=$(held_by_mount)
 	run --separate-stderr "$R4" fsck "$IMG"
 	assert_failure 8
@@ -132,7 +132,7 @@ held_by_mount() {
 }
 
 @test "r4sh -c on a background mount works through it; --read-only opens the image beside it" {
-	mount_r4_bg
+	mount_r4
 	held=$(held_by_mount)
 	run --separate-stderr "$R4SH" -c '/bank/alice <- "70"' -c 'ls /bank' "$IMG"
 	assert_success
@@ -158,7 +158,7 @@ OUT
 }
 
 @test "a read-write mount is fuseblk over a loop device of the image, gone at unmount; ro is fuse" {
-	mount_r4_bg
+	mount_r4
 	read -r maj_min type src < <(awk -v m="$MNT" '$5 == m { for (i = 7; $i != "-"; i++); print $3, $(i + 1), $(i + 2) }' /proc/self/mountinfo)
 	[ "$type" = fuseblk.r4 ]
 	[[ "$src" == /dev/loop* ]]
@@ -169,7 +169,7 @@ OUT
 	fusermount3 -u "$MNT"
 	run losetup -j "$IMG"
 	assert_output ''
-	mount_r4_bg -o ro
+	mount_r4 -o ro
 	run awk -v m="$MNT" '$5 == m { for (i = 7; $i != "-"; i++); print $(i + 1), $(i + 2) }' /proc/self/mountinfo
 	assert_output "fuse.r4 $IMG"
 	# a read-only mount holds nothing: the image is not in use
@@ -180,7 +180,7 @@ OUT
 @test "a block device image: mounted fuseblk itself; others refused by the lock and the kernel" {
 	LOOPDEV=$(losetup -f --show "$IMG")
 	IMG=$LOOPDEV	# (r4fuse_pids looks for the device's name)
-	mount_r4_bg
+	mount_r4
 	run awk -v m="$MNT" '$5 == m { for (i = 7; $i != "-"; i++); print $(i + 1), $(i + 2) }' /proc/self/mountinfo
 	assert_output "fuseblk.r4 $LOOPDEV"
 	held=$(held_by_mount)
@@ -248,7 +248,7 @@ r4_cat() {
 	local tries=${R4_UMOUNT_TRIES:-20} bad=0 busy=0 t0 ms
 	t0=$(date +%s%N)
 	for i in $(seq "$tries"); do
-		mount_r4_bg
+		mount_r4
 		mkdir -p "$MNT/w"
 		rm -f "$T/nosync"
 		writer "$MNT/w" &

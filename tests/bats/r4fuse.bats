@@ -86,7 +86,7 @@ EOF
 }
 
 @test "grouped commits survive kill -9 once the interval passed; fsync at once" {
-	mount_r4 -o commit=1
+	mount_r4_fg -o commit=1
 	echo early >"$MNT/bank/early"
 	sleep 2.5		# one commit interval and more
 	echo synced >"$MNT/bank/synced"
@@ -104,12 +104,12 @@ EOF
 }
 
 @test "-o ro: nothing can change; -o sync commits each call" {
-	mount_r4 -o ro
+	mount_r4_fg -o ro
 	run bash -c "echo x > '$MNT/bank/new'"
 	assert_failure
 	assert_output --partial 'Read-only file system'
 	umount_r4
-	mount_r4 -o sync
+	mount_r4_fg -o sync
 	echo now >"$MNT/bank/now"
 	kill -9 "$FUSE_PID"
 	wait "$FUSE_PID" 2>/dev/null || true
@@ -120,7 +120,7 @@ EOF
 }
 
 @test "the lock: r4sh on a mounted image works through the mount; a second r4fuse is refused" {
-	mount_r4
+	mount_r4_fg
 	run "$R4SH" -c 'ls /' "$IMG"
 	assert_success
 	assert_output - <<OUT
@@ -427,7 +427,7 @@ OUT
 }
 
 @test "an open file unlinked, then kill -9: the next open removes the orphan" {
-	mount_r4 -o commit=1
+	mount_r4_fg -o commit=1
 	echo doomed >"$MNT/bank/doomed"
 	perl -e 'open(my $fh, "<", $ARGV[0]) or die; unlink($ARGV[0]) or die; sleep 30' \
 		"$MNT/bank/doomed" &
@@ -577,7 +577,7 @@ permission_rules() {
 	blk=$("$R4SH" -c .tree "$IMG" | grep 'level 1' | tail -1 | sed 's/.*block \([0-9]*\):.*/\1/')
 	printf '\377\377\377\377\377\377\377\377' |
 		dd of="$IMG" bs=1 seek=$((blk * 4096)) conv=notrunc 2>/dev/null
-	mount_r4
+	mount_r4_fg
 	run cat "$MNT/bank/alice"
 	assert_output 100
 	run bash -c "cat '$MNT'/many/f* >/dev/null"
@@ -591,7 +591,7 @@ permission_rules() {
 	assert_line --partial 'the volume is marked damaged'
 	assert_line --regexp '^r4fuse: read /many/f[0-9]+: the image is damaged'
 	# marked damaged: the next mount is read-only
-	mount_r4
+	mount_r4_fg
 	run cat "$MNT/bank/alice"
 	assert_output 100
 	run bash -c "echo x > '$MNT/bank/new'"
@@ -790,7 +790,7 @@ EOF2
 	R4_TEST_CLOCK=1700000000 "$R4SH" -c 'mkdir /srv' -c '/srv/f <- "x"; /srv/log <- ""' \
 		-c '/srv/f/..audit/(log <- /srv/log)' \
 		-c 'mkdir /d' -c '/d/log <- ""' -c '/d/..audit/(log <- /d/log)' "$IMG" >/dev/null
-	R4_TEST_CLOCK=1700000000 mount_r4
+	R4_TEST_CLOCK=1700000000 mount_r4_fg
 	# the log of an audited directory cannot be renamed away: its record would be lost
 	run mv "$MNT/d/log" "$MNT/d/log.1"
 	assert_failure

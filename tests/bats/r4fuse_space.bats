@@ -29,7 +29,7 @@ pwrite_fsync() {
 }
 
 @test "a full volume: an overwrite of committed data is refused, not dropped; removal always works" {
-	mount_r4
+	mount_r4_fg
 	dd if=/dev/urandom of="$MNT/big" bs=1M count=40 conv=fsync 2>/dev/null
 	cp "$MNT/big" "$T/big.0"
 	# full: 1 MiB pieces, then 4 KiB ones, each fsync'ed
@@ -92,7 +92,7 @@ pwrite_fsync() {
 @test "a commit that fails: fsync and close say so once per descriptor, the mount turns read-only" {
 	"$R4SH" -c '/old <- "old"' "$IMG" >/dev/null
 	# the image's first write fails: the first commit
-	R4_TEST_FAULT=write:1:5 mount_r4
+	R4_TEST_FAULT=write:1:5 mount_r4_fg
 	run perl -e 'use IO::Handle; use Fcntl; use POSIX;
 		sysopen(my $n, "$ARGV[0]/new", O_CREAT | O_WRONLY, 0644) or die;
 		sysopen(my $o, "$ARGV[0]/old", O_WRONLY) or die;
@@ -125,7 +125,7 @@ EOF
 }
 
 @test "-o errors=continue: a lost group leaves the mount as writable as the image is" {
-	R4_TEST_FAULT=write:1:5 mount_r4 -o errors=continue
+	R4_TEST_FAULT=write:1:5 mount_r4_fg -o errors=continue
 	echo a >"$MNT/a"
 	run perl -e 'use IO::Handle; open(my $f, ">>", $ARGV[0]) or die;
 		print "fsync ", $f->sync ? 0 : $!, "\n"' "$MNT/a"
