@@ -1,0 +1,1131 @@
+/*
+ * ops.c - r4fuse's POSIX operations: the table libfuse calls (fb_ops).
+ *
+ * Each fb_<op> translates the request, takes the mutex acting as the
+ * caller (br_lock_as: the engine checks the POSIX rules, engine/perm.c),
+ * makes one engine call on its nodes' handles (r4_file_*), and replies
+ * with fb_err(rc), the one place engine codes become FUSE results.  A
+ * change joins the group of calls (br_change_begin, br_change_end), and
+ * one of an audited object is recorded with it (CHANGE_AUDITED, audit.c).
+ * A node that is no object (a pseudo file, the control file, the meta
+ * view) has special.c make that one call instead (sp_*); the session and
+ * the group are r4fuse.c's, the nodes node.c's.
+ */
+#include "bridge.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/falloc.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <syslog.h>
+
+static struct handle *handle_of(const struct fuse_file_info *fi)
+{
+	return fi ? (struct handle *)(uintptr_t)fi->fh : NULL;
+}
+
+int fb_err(const char *op, struct node *n, int rc)
+{
+	char *path = NULL;
+
+	if (rc >= 0)
+		return 0;
+	if (rc == -EUCLEAN || rc == -EBADMSG || rc < -4095 ||
+	    !strcmp(r4_strerror(rc), "Unknown error")) {
+		if (n && node_path(n, &path))
+			path = NULL;
+		if (rc == -EUCLEAN || rc == -EBADMSG)
+			br_log(LOG_ERR, "r4fuse: %s %s: the image is damaged (%s)", op,
+			       path ? path : "(an unlinked object)", r4_strerror(rc));
+		else
+			br_log(LOG_ERR, "r4fuse: %s %s: unexpected %d", op,
+			       path ? path : "(an unlinked object)", rc);
+		free(path);
+		return EIO;
+	}
+	return -rc;
+}
+
+/* ---- attributes and entries ---- */
+
+static void fill(struct stat *st, const struct r4_stat *r)
+{
+	memset(st, 0, sizeof(*st));
+	st->st_ino = r->ino;
+	st->st_mode = r->mode;
+	st->st_nlink = r->nlink;
+	st->st_uid = r->uid;
+	st->st_gid = r->gid;
+	st->st_size = (off_t)r->size;
+	st->st_blocks = (blkcnt_t)r->blocks;
+	st->st_rdev = r->rdev;
+	st->st_blksize = 4096;
+	st->st_atim = r->atime;
+	st->st_mtim = r->mtime;
+	st->st_ctim = r->ctime;
+}
+
+/* The attributes of n as the caller sees them: an object's own (stat(2)
+ * by name: the engine checks the way to it); the others' are special.c's. */
+static int attr_of(const struct caller *c, struct node *n, struct stat *st)
+{
+	struct r4_stat r;
+	int rc = n->kind == K_OBJ ? r4_file_stat(n->obj, &r) : sp_stat(c, n, &r);
+
+	if (!rc)
+		fill(st, &r);
+	return rc;
+}
+
+/* Pseudo files and the meta view change under the kernel: never cached. */
+static double timeout_of(const struct node *n, double t)
+{
+	return n->kind == K_OBJ ? t : 0;
+}
+
+static void entry_of(struct node *n, const struct stat *st, struct fuse_entry_param *e)
+{
+	memset(e, 0, sizeof(*e));
+	e->ino = n->id;
+	e->attr = *st;
+	e->attr_timeout = timeout_of(n, B.attr_timeout);
+	e->entry_timeout = timeout_of(n, B.entry_timeout);
+}
+
+/* Answer an entry (a lookup's or a new object's): the kernel holds one
+ * more reference, unless the answer did not reach it. */
+static void reply_entry(fuse_req_t req, int rc, const struct fuse_entry_param *e)
+{
+	if (rc) {
+		fuse_reply_err(req, rc);
+		return;
+	}
+	if (fuse_reply_entry(req, e)) {
+		pthread_mutex_lock(&B.mu);
+		node_forget(e->ino, 1);
+		pthread_mutex_unlock(&B.mu);
+	}
+}
+
+/* ---- names ---- */
+
+/* name in object directory p, by the engine's name rule: an entry first,
+ * else a pseudo file of the table. */
+static int resolve(struct node *p, const char *name, struct node **out)
+{
+	const struct r4_pseudo_info *ps;
+	r4_file *f;
+	int rc = r4_ns_resolve(p->obj, name, strlen(name), &f, &ps);
+
+	if (rc)
+		return rc;
+	if (ps)
+		return (rc = r4_file_access(p->obj, 1)) ? rc : node_synth(K_PSEUDO, p, name, out);
+	if (r4_is_computed(B.db, r4_file_id(f))) {
+		/* an aggregate or invert is its text here, a file read and
+		 * written like a pseudo file; the meta view reaches an
+		 * aggregate's records */
+		r4_file_close(f);
+		return node_synth(K_PSEUDO, p, name, out);
+	}
+	return node_obj(f, p, name, out);
+}
+
+/* name in directory node p: its node, looked up once more. */
+static int lookup_in(const struct caller *c, struct node *p, const char *name,
+		     struct fuse_entry_param *e)
+{
+	struct node *n = NULL;
+	struct stat st;
+	int rc;
+
+	if (strlen(name) > 255)
+		return -ENAMETOOLONG;
+	if (p->kind == K_OBJ && !sp_reserved(p, name))
+		rc = resolve(p, name, &n);
+	else
+		rc = sp_lookup(c, p, name, &n);
+	if (!rc && (rc = attr_of(c, n, &st)) && !n->refs)
+		node_unref((n->refs = 1, n));	/* (a pseudo name there is not) */
+	if (rc)
+		return rc;
+	node_looked_up(n);
+	entry_of(n, &st, e);
+	return 0;
+}
+
+static void fb_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
+{
+	struct fuse_entry_param e;
+	struct caller c;
+	struct node *p = NULL;
+	int rc;
+
+	br_caller(req, &c);
+	br_lock_as(&c);
+	p = node_find(parent);
+	rc = p ? lookup_in(&c, p, name, &e) : -ESTALE;
+	rc = fb_err("lookup", p, rc);
+	br_unlock();
+	reply_entry(req, rc, &e);
+}
+
+static void fb_forget(fuse_req_t req, fuse_ino_t id, uint64_t k)
+{
+	pthread_mutex_lock(&B.mu);
+	node_forget(id, k);
+	pthread_mutex_unlock(&B.mu);
+	fuse_reply_none(req);
+}
+
+static void fb_forget_multi(fuse_req_t req, size_t count, struct fuse_forget_data *v)
+{
+	pthread_mutex_lock(&B.mu);
+	for (size_t i = 0; i < count; i++)
+		node_forget(v[i].ino, v[i].nlookup);
+	pthread_mutex_unlock(&B.mu);
+	fuse_reply_none(req);
+}
+
+static void fb_getattr(fuse_req_t req, fuse_ino_t id, struct fuse_file_info *fi)
+{
+	struct caller c;
+	struct stat st;
+	struct node *n;
+	int rc;
+
+	br_caller(req, &c);
+	br_lock_as(&c);
+	n = node_find(id);
+	if (n && fi && handle_of(fi)->file) {
+		struct r4_stat r;
+
+		/* fstat(2): through the open file, which asks for no way to it */
+		if (!(rc = r4_file_stat(handle_of(fi)->file, &r)))
+			fill(&st, &r);
+		rc = fb_err("getattr", n, rc);
+	} else {
+		rc = fb_err("getattr", n, n ? attr_of(&c, n, &st) : -ESTALE);
+	}
+	br_unlock();
+	if (rc)
+		fuse_reply_err(req, rc);
+	else
+		fuse_reply_attr(req, &st, timeout_of(n, B.attr_timeout));
+}
+
+/* ---- handles ---- */
+
+static struct handle *handle_new(struct node *n)
+{
+	struct handle *h = calloc(1, sizeof(*h));
+
+	if (h) {
+		h->n = n;
+		n->refs++;
+		n->opens++;
+		if ((h->next = B.handles))
+			h->next->prev = h;
+		B.handles = h;
+	}
+	return h;
+}
+
+static void handle_free(struct handle *h)
+{
+	if (h->prev)
+		h->prev->next = h->next;
+	else
+		B.handles = h->next;
+	if (h->next)
+		h->next->prev = h->prev;
+	h->n->opens--;
+	node_unref(h->n);
+	free(h->cur);
+	free(h->list);
+	free(h);
+}
+
+/* Close h; the last close of an unlinked file removes it, in the group. */
+static int handle_close(struct handle *h)
+{
+	int rc = 0;
+
+	if (h->file && (rc = r4_file_close(h->file)))
+		rc = br_change_end("release", rc);
+	sp_free(h->sp);
+	handle_free(h);
+	return rc;
+}
+
+/* ---- directories ---- */
+
+/* cur[ncur] = the cursor before entry ncur (after the one before it). */
+static int cur_put(struct handle *h, const struct r4_dirpos *pos)
+{
+	if (h->ncur == h->capcur) {
+		size_t cap = h->capcur ? 2 * h->capcur : 64;
+		struct r4_dirpos *cur = realloc(h->cur, cap * sizeof(*cur));
+
+		if (!cur)
+			return -ENOMEM;
+		h->cur = cur;
+		h->capcur = cap;
+	}
+	h->cur[h->ncur] = *pos;
+	return 0;
+}
+
+struct fill_ctx {
+	fuse_req_t req;
+	char *buf;
+	size_t size, used;
+	struct handle *h;
+	struct r4_dirpos *pos;
+};
+
+/* One entry more, numbered ncur + 1 (0 is the start); 1 when full. */
+static int dir_add(struct fill_ctx *c, const char *name, uint64_t ino, uint32_t type)
+{
+	struct stat st = {.st_ino = ino, .st_mode = type};
+	size_t n = fuse_add_direntry(c->req, c->buf + c->used, c->size - c->used, name, &st,
+				     (off_t)c->h->ncur + 1);
+
+	if (n > c->size - c->used)
+		return 1;	/* this entry comes next time */
+	c->used += n;
+	return 0;
+}
+
+static int dir_fn(void *ctx, const char *name, size_t len, uint64_t ino, uint32_t type)
+{
+	struct fill_ctx *c = ctx;
+	char n[256];
+	int rc;
+
+	if (len > 255)
+		return 0;
+	memcpy(n, name, len);
+	n[len] = 0;
+	if (sp_reserved(c->h->n, n))
+		return 0;	/* the control file's or meta view's name comes first */
+	if (cur_put(c->h, c->pos))
+		return -ENOMEM;
+	if ((rc = dir_add(c, n, ino, type)))
+		return rc;
+	c->h->ncur++;
+	return 0;
+}
+
+/* A meta view directory: the names read at opendir, entry i at offset i. */
+static void list_fill(struct fill_ctx *c, off_t off)
+{
+	struct handle *h = c->h;
+	size_t i = 0;
+
+	for (char *s = h->list, *e; s < h->list + h->nlist; s = e + 1, i++) {
+		int rc;
+
+		if (!(e = memchr(s, '\n', (size_t)(h->list + h->nlist - s))))
+			break;
+		if (i < (size_t)off)
+			continue;
+		*e = 0;
+		h->ncur = i;
+		rc = dir_add(c, s, 0xffffffff, 0);	/* (unknown; 0 would hide it) */
+		*e = '\n';
+		if (rc)
+			break;
+	}
+}
+
+static void fb_readdir(fuse_req_t req, fuse_ino_t id, size_t size, off_t off,
+		       struct fuse_file_info *fi)
+{
+	struct handle *h = handle_of(fi);
+	struct r4_dirpos pos = {0};
+	struct fill_ctx c = {req, malloc(size), size, 0, h, &pos};
+	int rc = 0;
+
+	(void)id;
+	if (!c.buf) {
+		fuse_reply_err(req, ENOMEM);
+		return;
+	}
+	if (h->list) {
+		list_fill(&c, off);
+		fuse_reply_buf(req, c.buf, c.used);
+		free(c.buf);
+		return;
+	}
+	/*
+	 * Offsets are stable across changes: offset i resumes at the cursor
+	 * (a key, r4_readdir) that stood before entry i of this open
+	 * directory, so entries added or removed between calls neither
+	 * repeat nor hide the others.
+	 */
+	if (off < 0 || (off && (size_t)off > h->ncur)) {
+		free(c.buf);
+		fuse_reply_err(req, EINVAL);	/* no offset this directory handed out */
+		return;
+	}
+	if (off)
+		pos = h->cur[off];
+	h->ncur = (size_t)off;
+	pthread_mutex_lock(&B.mu);
+	rc = r4_file_readdir(h->file, &pos, dir_fn, &c);
+	if (rc > 0)
+		rc = 0;
+	if (!rc)
+		rc = cur_put(h, &pos);	/* where the next call goes on */
+	rc = fb_err("readdir", h->n, rc);
+	pthread_mutex_unlock(&B.mu);
+	if (rc)
+		fuse_reply_err(req, rc);
+	else
+		fuse_reply_buf(req, c.buf, c.used);
+	free(c.buf);
+}
+
+/* Answer an open(2) or opendir(3) of n (under the mutex, which it lets
+ * go) with h, or h goes: the call failed, or the answer did not reach the
+ * kernel. */
+static void reply_open(fuse_req_t req, const char *op, const struct caller *c, struct node *n,
+		       struct handle *h, int rc, struct fuse_file_info *fi)
+{
+	if (rc && h) {
+		r4_file_close(h->file);
+		handle_free(h);
+	}
+	rc = fb_err(op, n, rc);
+	br_unlock();
+	if (rc) {
+		fuse_reply_err(req, rc);
+		return;
+	}
+	fi->fh = (uint64_t)(uintptr_t)h;
+	if (fuse_reply_open(req, fi)) {
+		br_lock_as(c);
+		handle_close(h);
+		br_unlock();
+	}
+}
+
+/* A directory is held by identity; the meta view's lists its names. */
+static void fb_opendir(fuse_req_t req, fuse_ino_t id, struct fuse_file_info *fi)
+{
+	struct handle *h = NULL;
+	struct caller c;
+	struct node *n;
+	int rc;
+
+	br_caller(req, &c);
+	br_lock_as(&c);
+	n = node_find(id);
+	if (!n)
+		rc = -ESTALE;
+	else if (n->kind != K_OBJ && n->kind != K_META)
+		rc = -ENOTDIR;
+	else if (!(h = handle_new(n)))
+		rc = -ENOMEM;
+	else if (n->kind == K_META)
+		rc = sp_list(&c, n, &h->list, &h->nlist);
+	else
+		rc = r4_file_reopen(n->obj, O_RDONLY, &h->file);
+	reply_open(req, "opendir", &c, n, h, rc, fi);
+}
+
+static void fb_releasedir(fuse_req_t req, fuse_ino_t id, struct fuse_file_info *fi)
+{
+	struct handle *h = handle_of(fi);
+
+	(void)id;
+	pthread_mutex_lock(&B.mu);
+	r4_file_close(h->file);	/* (a directory is never an orphan) */
+	handle_free(h);
+	pthread_mutex_unlock(&B.mu);
+	fuse_reply_err(req, 0);
+}
+
+/* ---- making, linking, removing, renaming ---- */
+
+/*
+ * A new object as name in directory p; the engine gives it its owner,
+ * mode and group (the caller's, its umask, a setgid directory's).  *out
+ * gets a (strong) handle on it when asked.
+ */
+static int make(const struct caller *c, const char *op, struct node *p, const char *name,
+		struct r4_newobj *o, struct fuse_entry_param *e, r4_file **out)
+{
+	struct audit a = {.uid = c->who.uid};
+	struct node *n;
+	struct stat st;
+	r4_file *f = NULL, *g;
+	int rc;
+
+	if (p->kind != K_OBJ)
+		return p->kind == K_META ? -EPERM : -ENOTDIR;
+	if (sp_reserved(p, name))
+		return -EEXIST;	/* the control file, the meta view */
+	if (!(rc = audit_add(&a, r4_file_id(p->obj), "create", p, name, 0)))
+		CHANGE_AUDITED(op, &a, r4_file_make(p->obj, name, strlen(name), o, &f));
+	audit_fini(&a);
+	if (rc) {
+		r4_file_close(f);	/* (made, then undone: its record failed) */
+		return rc;
+	}
+	/* the node names it (a handle found in p); *out has it open, as made */
+	if ((rc = r4_file_dup(f, &g))) {
+		r4_file_close(f);
+		return rc;
+	}
+	if (out)
+		*out = f;
+	else
+		r4_file_close(f);
+	if (!(rc = node_obj(g, p, name, &n)) && (rc = attr_of(c, n, &st)) && !n->refs)
+		node_unref((n->refs = 1, n));
+	if (rc) {
+		if (out)
+			r4_file_close(*out);
+		return rc;
+	}
+	node_looked_up(n);
+	entry_of(n, &st, e);
+	return 0;
+}
+
+static void make_reply(fuse_req_t req, const char *op, fuse_ino_t parent, const char *name,
+		       struct r4_newobj *o)
+{
+	struct fuse_entry_param e;
+	struct caller c;
+	struct node *p = NULL;
+	int rc;
+
+	br_caller(req, &c);
+	br_lock_as(&c);
+	rc = node_find_obj(parent, &p);
+	rc = fb_err(op, p, rc ? rc : make(&c, op, p, name, o, &e, NULL));
+	br_unlock();
+	reply_entry(req, rc, &e);
+}
+
+static void fb_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode)
+{
+	struct r4_newobj o = {.mode = S_IFDIR | (mode & 07777)};
+
+	make_reply(req, "mkdir", parent, name, &o);
+}
+
+static void fb_mknod(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode, dev_t rdev)
+{
+	struct r4_newobj o = {.mode = mode, .rdev = rdev};
+
+	make_reply(req, "mknod", parent, name, &o);
+}
+
+static void fb_symlink(fuse_req_t req, const char *target, fuse_ino_t parent, const char *name)
+{
+	struct r4_newobj o = {.mode = S_IFLNK | 0777, .target = target};
+
+	make_reply(req, "symlink", parent, name, &o);
+}
+
+static void fb_unlink_or_rmdir(fuse_req_t req, fuse_ino_t parent, const char *name, bool dir)
+{
+	struct caller c;
+	struct audit a = {0};
+	struct node *p = NULL;
+	int rc;
+
+	br_caller(req, &c);
+	a.uid = c.who.uid;
+	br_lock_as(&c);
+	if (!(rc = node_find_obj(parent, &p)) && !(rc = sp_reserved(p, name) ? -EACCES : 0) &&
+	    !(rc = audit_add(&a, audit_entry_ino(p, name), "unlink", p, name, strlen(name))) &&
+	    !(rc = audit_add(&a, r4_file_id(p->obj), "unlink", p, name, strlen(name))))
+		CHANGE_AUDITED(dir ? "rmdir" : "unlink", &a,
+			       r4_file_remove(p->obj, name, strlen(name), dir));
+	audit_fini(&a);
+	if (rc == -ENOENT && r4_pseudo_lookup(name, strlen(name)))
+		rc = -EACCES;	/* a pseudo file, no entry of that name */
+	rc = fb_err(dir ? "rmdir" : "unlink", p, rc);
+	br_unlock();
+	fuse_reply_err(req, rc);
+}
+
+static void fb_unlink(fuse_req_t req, fuse_ino_t parent, const char *name)
+{
+	fb_unlink_or_rmdir(req, parent, name, false);
+}
+
+static void fb_rmdir(fuse_req_t req, fuse_ino_t parent, const char *name)
+{
+	fb_unlink_or_rmdir(req, parent, name, true);
+}
+
+static void fb_rename(fuse_req_t req, fuse_ino_t parent, const char *name, fuse_ino_t newparent,
+		      const char *newname, unsigned flags)
+{
+	struct node *p = NULL, *q = NULL, *a, *b;
+	struct audit au = {0};
+	struct caller c;
+	int rc;
+
+	br_caller(req, &c);
+	au.uid = c.who.uid;
+	br_lock_as(&c);
+	if ((rc = node_find_obj(parent, &p)) || (rc = node_find_obj(newparent, &q)))
+		goto out;
+	if (sp_reserved(p, name) || sp_reserved(q, newname)) {
+		rc = -EINVAL;
+		goto out;
+	}
+	if ((flags & ~(unsigned)(RENAME_NOREPLACE | RENAME_EXCHANGE))) {
+		rc = -EINVAL;
+		goto out;
+	}
+	a = node_child(p, name);
+	b = node_child(q, newname);
+	if ((rc = audit_rename(&au, p, name, q, newname, flags)) ||
+	    CHANGE_AUDITED("rename", &au,
+			   r4_file_rename(p->obj, name, strlen(name), q->obj, newname,
+					  strlen(newname),
+					  (flags & RENAME_NOREPLACE ? R4_RENAME_NOREPLACE : 0) |
+					  (flags & RENAME_EXCHANGE ? R4_RENAME_EXCHANGE : 0))))
+		goto out;
+	/* the nodes follow their objects (and their engine handles the way
+	 * they are reached now) */
+	if (a && (rc = node_moved(a, q, newname)))
+		goto out;
+	if (b && (flags & RENAME_EXCHANGE))
+		rc = node_moved(b, p, name);
+out:
+	audit_fini(&au);
+	rc = fb_err("rename", p, rc);
+	br_unlock();
+	fuse_reply_err(req, rc);
+}
+
+static void fb_link(fuse_req_t req, fuse_ino_t id, fuse_ino_t newparent, const char *newname)
+{
+	struct fuse_entry_param e;
+	struct node *n = NULL, *p;
+	struct stat s;
+	struct caller c;
+	struct audit a = {0};
+	int rc;
+
+	br_caller(req, &c);
+	a.uid = c.who.uid;
+	br_lock_as(&c);
+	if (!(rc = node_find_obj(id, &n)) && !(rc = node_find_obj(newparent, &p)) &&
+	    !(rc = sp_reserved(p, newname) ? -EEXIST : 0) &&
+	    !(rc = audit_add(&a, r4_file_id(n->obj), "link", p, newname, 0)) &&
+	    !(rc = audit_add(&a, r4_file_id(p->obj), "link", p, newname, 0)) &&
+	    !CHANGE_AUDITED("link", &a, r4_file_link(n->obj, p->obj, newname, strlen(newname))) &&
+	    !(rc = node_place(n, p, newname)) && !(rc = attr_of(&c, n, &s))) {
+		node_looked_up(n);
+		entry_of(n, &s, &e);
+	}
+	audit_fini(&a);
+	rc = fb_err("link", n, rc);
+	br_unlock();
+	reply_entry(req, rc, &e);
+}
+
+static void fb_readlink(fuse_req_t req, fuse_ino_t id)
+{
+	char buf[4096];
+	struct caller c;
+	struct node *n = NULL;
+	size_t len = 0;
+	int rc;
+
+	br_caller(req, &c);
+	br_lock_as(&c);
+	if (!(rc = node_find_obj(id, &n)))
+		rc = r4_file_readlink(n->obj, buf, sizeof(buf) - 1, &len);
+	rc = fb_err("readlink", n, rc);
+	br_unlock();
+	if (rc) {
+		fuse_reply_err(req, rc);
+		return;
+	}
+	buf[len < sizeof(buf) - 1 ? len : sizeof(buf) - 1] = 0;
+	fuse_reply_readlink(req, buf);
+}
+
+/* ---- attributes set, access ---- */
+
+/* The change of fb_setattr, and its record: a size set is a truncate (the
+ * times truncate(2) sets with it are part of it), else a setattr. */
+static int setattr_audited(const struct caller *c, struct node *n, struct handle *h,
+			   const struct r4_setattr *sa)
+{
+	bool size = sa->mask & R4_SET_SIZE;
+	struct audit a = {.uid = c->who.uid};
+	int rc;
+
+	if (!(rc = audit_add(&a, r4_file_id(n->obj), size ? "truncate" : "setattr", n, NULL,
+			     size ? sa->size : 0)))
+		CHANGE_AUDITED("setattr", &a, r4_file_setattr(h && h->file ? h->file : n->obj, sa));
+	audit_fini(&a);
+	return rc;
+}
+
+/* What of attr to_set asks for, as the engine's r4_setattr. */
+static void setattr_of(const struct stat *attr, int to_set, struct r4_setattr *sa)
+{
+	if (to_set & FUSE_SET_ATTR_MODE) {
+		sa->mask |= R4_SET_MODE;
+		sa->mode = attr->st_mode;
+	}
+	if (to_set & FUSE_SET_ATTR_UID) {
+		sa->mask |= R4_SET_UID;
+		sa->uid = attr->st_uid;
+	}
+	if (to_set & FUSE_SET_ATTR_GID) {
+		sa->mask |= R4_SET_GID;
+		sa->gid = attr->st_gid;
+	}
+	if (to_set & FUSE_SET_ATTR_SIZE) {
+		sa->mask |= R4_SET_SIZE;
+		sa->size = (uint64_t)attr->st_size;
+	}
+	if (to_set & FUSE_SET_ATTR_ATIME_NOW) {
+		sa->mask |= R4_SET_ATIME_NOW;
+	} else if (to_set & FUSE_SET_ATTR_ATIME) {
+		sa->mask |= R4_SET_ATIME;
+		sa->atime = attr->st_atim;
+	}
+	if (to_set & FUSE_SET_ATTR_MTIME_NOW) {
+		sa->mask |= R4_SET_MTIME_NOW;
+	} else if (to_set & FUSE_SET_ATTR_MTIME) {
+		sa->mask |= R4_SET_MTIME;
+		sa->mtime = attr->st_mtim;
+	}
+}
+
+/* chmod, chown, truncate, utimens: on the open file, or the object. */
+static void fb_setattr(fuse_req_t req, fuse_ino_t id, struct stat *attr, int to_set,
+		       struct fuse_file_info *fi)
+{
+	struct handle *h = handle_of(fi);
+	struct r4_setattr sa = {0};
+	struct stat out;
+	struct caller c;
+	struct node *n;
+	int rc;
+
+	setattr_of(attr, to_set, &sa);
+	br_caller(req, &c);
+	br_lock_as(&c);
+	n = node_find(id);
+	if (!n)
+		rc = -ESTALE;
+	else if (n->kind != K_OBJ)	/* O_TRUNC before a pseudo file's write is no change */
+		rc = sa.mask == R4_SET_SIZE ? attr_of(&c, n, &out) : -EPERM;
+	else if (!sa.mask || !(rc = setattr_audited(&c, n, h, &sa)))
+		rc = attr_of(&c, n, &out);
+	rc = fb_err("setattr", n, rc);
+	br_unlock();
+	if (rc)
+		fuse_reply_err(req, rc);
+	else
+		fuse_reply_attr(req, &out, timeout_of(n, B.attr_timeout));
+}
+
+static void fb_access(fuse_req_t req, fuse_ino_t id, int mask)
+{
+	struct stat s;
+	struct caller c;
+	struct node *n;
+	int rc;
+
+	br_caller(req, &c);
+	br_lock_as(&c);
+	n = node_find(id);
+	if (!n)
+		rc = -ESTALE;
+	else if (n->kind != K_OBJ)
+		rc = attr_of(&c, n, &s);	/* the view and pseudo files: what may be read */
+	else if (!(rc = r4_file_access(n->obj, (unsigned)mask & 7)) && (mask & W_OK) && B.ro)
+		rc = -EROFS;
+	rc = fb_err("access", n, rc);
+	br_unlock();
+	fuse_reply_err(req, rc);
+}
+
+/* ---- open, create, read, write, close ---- */
+
+/* Regular file n opened as h with flags (access mode, O_TRUNC): held by
+ * identity; O_TRUNC with the open, as libfuse asks for it (atomically). */
+static int open_obj(const struct caller *c, struct node *n, int flags, struct handle *h)
+{
+	struct audit a = {.uid = c->who.uid};
+	struct r4_stat st;
+	int rc;
+
+	if (B.ro && ((flags & O_ACCMODE) != O_RDONLY || (flags & O_TRUNC)))
+		return -EROFS;
+	if ((rc = r4_file_stat(n->obj, &st)))
+		return rc;
+	if (S_ISDIR(st.mode))
+		return -EISDIR;
+	if (!(flags & O_TRUNC) || !st.size)
+		return r4_file_reopen(n->obj, flags, &h->file);
+	if (!(rc = audit_add(&a, st.ino, "truncate", n, NULL, 0)))
+		CHANGE_AUDITED("open (O_TRUNC)", &a, r4_file_reopen(n->obj, flags, &h->file));
+	audit_fini(&a);
+	return rc;
+}
+
+/* h has a regular file open, as fi asked. */
+static void file_opened(struct handle *h, struct fuse_file_info *fi)
+{
+	h->append = (fi->flags & O_APPEND) != 0;
+	fi->keep_cache = 1;	/* only the bridge changes it (or says so) */
+	/* a close(2) reports lost changes (fb_flush); reading ones have none
+	 * to report: no FLUSH round trip */
+	fi->noflush = (fi->flags & O_ACCMODE) == O_RDONLY;
+}
+
+static void fb_open(fuse_req_t req, fuse_ino_t id, struct fuse_file_info *fi)
+{
+	struct handle *h = NULL;
+	struct caller c;
+	struct node *n;
+	int rc;
+
+	br_caller(req, &c);
+	br_lock_as(&c);
+	n = node_find(id);
+	if (!n)
+		rc = -ESTALE;
+	else if (n->kind == K_META)
+		rc = -EISDIR;
+	else if (!(h = handle_new(n)))
+		rc = -ENOMEM;
+	else if (n->kind != K_OBJ)
+		rc = sp_open(n, fi, &h->sp);
+	else
+		rc = open_obj(&c, n, fi->flags & (O_ACCMODE | O_TRUNC), h);
+	if (!rc && !h->sp)
+		file_opened(h, fi);
+	reply_open(req, "open", &c, n, h, rc, fi);
+}
+
+static void fb_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode,
+		      struct fuse_file_info *fi)
+{
+	struct r4_newobj o = {.mode = S_IFREG | (mode & 07777)};
+	struct fuse_entry_param e;
+	struct handle *h = NULL;
+	struct caller c;
+	struct node *p = NULL;
+	r4_file *f = NULL;
+	int rc;
+
+	br_caller(req, &c);
+	br_lock_as(&c);
+	if (!(rc = node_find_obj(parent, &p)) && !(rc = make(&c, "create", p, name, &o, &e, &f))) {
+		if (!(h = handle_new(node_find(e.ino)))) {
+			r4_file_close(f);
+			node_forget(e.ino, 1);
+			rc = -ENOMEM;
+		} else {
+			h->file = f;
+			fi->fh = (uint64_t)(uintptr_t)h;
+			file_opened(h, fi);
+		}
+	}
+	rc = fb_err("create", p, rc);
+	br_unlock();
+	if (rc) {
+		fuse_reply_err(req, rc);
+	} else if (fuse_reply_create(req, &e, fi)) {
+		br_lock_as(&c);
+		handle_close(h);
+		node_forget(e.ino, 1);
+		br_unlock();
+	}
+}
+
+static void fb_read(fuse_req_t req, fuse_ino_t id, size_t size, off_t off,
+		    struct fuse_file_info *fi)
+{
+	struct handle *h = handle_of(fi);
+	char *buf = malloc(size ? size : 1);
+	bool changed = false;
+	struct caller c;
+	size_t got = 0;
+	int rc;
+
+	(void)id;
+	if (!buf) {
+		fuse_reply_err(req, ENOMEM);
+		return;
+	}
+	sp_caller(req, h->sp, false, &c);
+	br_lock_as(&c);
+	if (h->sp)
+		rc = sp_read(&c, h->sp, buf, size, off, &got, &changed);
+	else
+		rc = r4_file_read(h->file, (uint64_t)off, buf, size, &got);
+	rc = fb_err("read", h->n, rc);
+	br_unlock();
+	if (changed)
+		node_invalidate_all();
+	if (rc)
+		fuse_reply_err(req, rc);
+	else
+		fuse_reply_buf(req, buf, got);
+	free(buf);
+}
+
+/* A write through h; O_APPEND: at the end as it is now. */
+static int write_at(struct handle *h, const char *buf, size_t n, off_t off)
+{
+	struct r4_stat st;
+	int rc;
+
+	if (h->append && (rc = r4_file_stat(h->file, &st)))
+		return rc;
+	return r4_file_write(h->file, h->append ? st.size : (uint64_t)off, buf, n);
+}
+
+static void fb_write(fuse_req_t req, fuse_ino_t id, const char *buf, size_t n, off_t off,
+		     struct fuse_file_info *fi)
+{
+	struct handle *h = handle_of(fi);
+	bool changed = false;
+	struct caller c;
+	struct audit a = {0};
+	int rc;
+
+	(void)id;
+	sp_caller(req, h->sp, true, &c);
+	a.uid = c.who.uid;
+	br_lock_as(&c);
+	if (h->sp)
+		rc = sp_write(&c, h->sp, buf, n, off, &changed);
+	else if (!(rc = audit_add(&a, r4_file_id(h->file), h->append ? "append" : "write", h->n,
+				  NULL, n)))
+		CHANGE_AUDITED("write", &a, write_at(h, buf, n, off));
+	audit_fini(&a);
+	rc = fb_err("write", h->n, rc);
+	br_unlock();
+	if (changed)
+		node_invalidate_all();
+	if (rc)
+		fuse_reply_err(req, rc);
+	else
+		fuse_reply_write(req, n);
+}
+
+/* close(2): a command written and closed unread still runs; a descriptor
+ * whose changes were lost says so. */
+static void fb_flush(fuse_req_t req, fuse_ino_t id, struct fuse_file_info *fi)
+{
+	struct handle *h = handle_of(fi);
+	bool changed = false;
+	struct caller c;
+	int rc = 0;
+
+	(void)id;
+	sp_caller(req, h->sp, false, &c);
+	br_lock_as(&c);
+	if (h->sp)
+		rc = fb_err("flush", h->n, sp_flush(&c, h->sp, &changed));
+	else if (h->file)
+		rc = fb_err("close", h->n, r4_file_error(h->file, true));
+	br_unlock();
+	if (changed)
+		node_invalidate_all();
+	fuse_reply_err(req, rc);
+}
+
+static void fb_release(fuse_req_t req, fuse_ino_t id, struct fuse_file_info *fi)
+{
+	struct handle *h = handle_of(fi);
+	bool changed = false;
+	struct caller c;
+	int rc;
+
+	(void)id;
+	sp_caller(req, h->sp, false, &c);
+	br_lock_as(&c);
+	if (h->sp)
+		sp_flush(&c, h->sp, &changed);
+	rc = handle_close(h);
+	rc = rc ? fb_err("release", NULL, rc) : 0;
+	br_unlock();
+	if (changed)
+		node_invalidate_all();
+	fuse_reply_err(req, rc);
+}
+
+/* fsync(2), fdatasync(2): the group committed and durable; and 0 only if
+ * no change made through the file's handles was lost since this
+ * descriptor last heard of it (r4_file_error). */
+static void fb_fsync(fuse_req_t req, fuse_ino_t id, int datasync, struct fuse_file_info *fi)
+{
+	struct handle *h = handle_of(fi);
+	int rc, lost;
+
+	(void)id;
+	(void)datasync;
+	pthread_mutex_lock(&B.mu);
+	rc = r4_in_txn(B.db) ? br_commit() : 0;
+	if (!rc)
+		rc = r4_sync(B.db);
+	lost = h && h->file ? r4_file_error(h->file, true) : 0;
+	rc = fb_err("fsync", NULL, rc ? rc : lost);
+	pthread_mutex_unlock(&B.mu);
+	fuse_reply_err(req, rc);
+}
+
+static void fb_statfs(fuse_req_t req, fuse_ino_t id)
+{
+	struct statvfs sv = {0};
+	struct r4_statfs s;
+	int rc;
+
+	(void)id;
+	pthread_mutex_lock(&B.mu);
+	rc = fb_err("statfs", NULL, r4_statfs(B.db, &s));
+	pthread_mutex_unlock(&B.mu);
+	if (rc) {
+		fuse_reply_err(req, rc);
+		return;
+	}
+	sv.f_bsize = sv.f_frsize = s.bsize;
+	sv.f_blocks = s.blocks;
+	sv.f_bfree = s.bfree;
+	sv.f_bavail = s.bavail;		/* less the reserve for removals: df's Avail */
+	sv.f_flag = B.ro ? ST_RDONLY : 0;
+	sv.f_files = s.files;
+	sv.f_ffree = sv.f_favail = s.ffree;
+	sv.f_namemax = s.namemax;
+	fuse_reply_statfs(req, &sv);
+}
+
+/*
+ * fallocate: the modes done fully.  r4 keeps no preallocated extents, so
+ * space is allocated the way writing does: mode 0 (and KEEP_SIZE inside
+ * the file) rewrites the range with what it holds, so holes get blocks
+ * and the size grows to the end; ZERO_RANGE writes zeros.  The space is
+ * checked first, so that a full volume refuses the call before it
+ * changes anything.  Punching holes, collapsing and inserting ranges
+ * answer EOPNOTSUPP.
+ */
+static int fallocate_range(r4_file *f, int mode, off_t off, off_t len, char *buf,
+			   struct audit *a)
+{
+	bool zero = mode & FALLOC_FL_ZERO_RANGE;
+	struct r4_statfs sf;
+	struct r4_stat st;
+	int rc;
+
+	if ((rc = r4_file_stat(f, &st)) || (rc = r4_statfs(B.db, &sf)))
+		return rc;
+	if ((mode & FALLOC_FL_KEEP_SIZE) && (uint64_t)(off + len) > st.size)
+		return -EOPNOTSUPP;	/* blocks past the end: none in r4 */
+	if ((uint64_t)len / sf.bsize + 1 > sf.bavail)
+		return -ENOSPC;
+	if ((rc = audit_begin(a)) || (rc = br_change_begin()))
+		return rc;
+	for (off_t at = off; !rc && at < off + len;) {
+		size_t n = (size_t)(off + len - at < (1 << 20) ? off + len - at : 1 << 20), got = 0;
+
+		if (zero || (uint64_t)at >= st.size)
+			memset(buf, 0, n);
+		else if ((rc = r4_file_read(f, (uint64_t)at, buf, n, &got)))
+			break;
+		else if (got < n)
+			memset(buf + got, 0, n - got);
+		if (!(rc = r4_file_write(f, (uint64_t)at, buf, n)))
+			at += (off_t)n;
+	}
+	return audit_end(a, "fallocate", rc);
+}
+
+static void fb_fallocate(fuse_req_t req, fuse_ino_t id, int mode, off_t off, off_t len,
+			 struct fuse_file_info *fi)
+{
+	struct handle *h = handle_of(fi);
+	struct caller c;
+	struct audit a = {0};
+	char *buf;
+	int rc;
+
+	(void)id;
+	if (mode & ~(FALLOC_FL_KEEP_SIZE | FALLOC_FL_ZERO_RANGE)) {
+		fuse_reply_err(req, EOPNOTSUPP);
+		return;
+	}
+	if (off < 0 || len <= 0 || off > INT64_MAX - len) {
+		fuse_reply_err(req, EINVAL);
+		return;
+	}
+	if (!h->file) {
+		fuse_reply_err(req, EBADF);
+		return;
+	}
+	if (!(buf = malloc(1 << 20))) {
+		fuse_reply_err(req, ENOMEM);
+		return;
+	}
+	br_caller(req, &c);
+	a.uid = c.who.uid;
+	br_lock_as(&c);
+	/* (its record: a write of the range, which it rewrites) */
+	if (!(rc = audit_add(&a, r4_file_id(h->file), "write", h->n, NULL, (uint64_t)len)))
+		rc = fallocate_range(h->file, mode, off, len, buf, &a);
+	audit_fini(&a);
+	rc = fb_err("fallocate", h->n, rc);
+	br_unlock();
+	free(buf);
+	fuse_reply_err(req, rc);
+}
+
+const struct fuse_lowlevel_ops fb_ops = {
+	.init = br_init,
+	.destroy = br_destroy,
+	.lookup = fb_lookup,
+	.forget = fb_forget,
+	.forget_multi = fb_forget_multi,
+	.getattr = fb_getattr,
+	.setattr = fb_setattr,
+	.readlink = fb_readlink,
+	.mknod = fb_mknod,
+	.mkdir = fb_mkdir,
+	.unlink = fb_unlink,
+	.rmdir = fb_rmdir,
+	.symlink = fb_symlink,
+	.rename = fb_rename,
+	.link = fb_link,
+	.open = fb_open,
+	.create = fb_create,
+	.read = fb_read,
+	.write = fb_write,
+	.flush = fb_flush,
+	.release = fb_release,
+	.fsync = fb_fsync,
+	.opendir = fb_opendir,
+	.readdir = fb_readdir,
+	.releasedir = fb_releasedir,
+	.fsyncdir = fb_fsync,
+	.statfs = fb_statfs,
+	.setxattr = sp_setxattr,
+	.getxattr = sp_getxattr,
+	.listxattr = sp_listxattr,
+	.removexattr = sp_removexattr,
+	.access = fb_access,
+	.fallocate = fb_fallocate,
+};

@@ -1,0 +1,665 @@
+/*
+ * special.c - Reiser4 semantics through POSIX: what r4fuse serves that is
+ * no object of the tree.
+ *  - the pseudo files of every directory by name (cat dir/..owner, echo
+ *    0700 > dir/..mode), never in readdir, read and written through
+ *    r4_run as the calling process's uid and gids;
+ *  - /..meta: every object as a directory of its pseudo files and
+ *    children, so that files reach theirs (..meta/etc/hosts/..mode);
+ *  - the control file /..reiser4: write an R4L command, read back its
+ *    values (or its diagnostics): one unit per command; written
+ *    write-only, each complete command runs at its write(2), which
+ *    fails with its error;
+ *  - user.r4.NAME extended attributes for the pseudo file ..NAME, asked
+ *    for by name (listed with -o list_pseudo_xattrs).
+ * This is the one file of the bridge that uses the language (r4_lang.h):
+ * each of them is R4L text run by r4_run, a unit of its own.  Changes
+ * those make behind the kernel's back invalidate its caches
+ * (node_invalidate_all): attributes at once, names and pages by the
+ * invalidation thread.  ops.c hands an operation on such a node here.
+ */
+#include "bridge.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "r4_lang.h"
+
+#define XATTR "user.r4."	/* user.r4.mode is ..mode */
+
+/* A handle on a pseudo file or the control file: what was written, what
+ * there is to read. */
+struct special {
+	bool control;
+	bool whole;			/* an aggregate's (invert's) text: applied whole at close */
+	bool wronly;			/* opened write-only: no answer can be read */
+	int err;			/* a text refused at write(2): nothing runs */
+	char *path;			/* the pseudo file's path */
+	char *in;			/* written, not yet run */
+	size_t nin;
+	size_t base;			/* the file offset in[0] was written at */
+	char *out;			/* the text read returns */
+	size_t nout, rpos;		/* (the control file reads from rpos, not the file
+					   offset its writes moved) */
+	bool have_out, written;
+	uint32_t umask;			/* the writer's, as its last write(2) found it */
+};
+
+/* ---- names ---- */
+
+static bool is_pseudo(const char *name)
+{
+	return r4_ns_pseudo_spelling(name, strlen(name));
+}
+
+/* The control file or the meta view: names of the mount root the bridge
+ * keeps for itself, before any entry of that name (docs/semantics.md). */
+bool sp_reserved(const struct node *p, const char *name)
+{
+	return p == B.root && (!strcmp(name, CONTROL) || !strcmp(name, META));
+}
+
+/* May the caller reach path (with default_permissions the kernel checks)?
+ * st, if asked for, gets its attributes. */
+static int reach(const struct caller *c, const char *path, struct r4_stat *st)
+{
+	return r4_access(B.db, path, B.kernel_perms ? NULL : &c->who, 0, st);
+}
+
+int sp_lookup(const struct caller *c, struct node *p, const char *name, struct node **out)
+{
+	enum kind k;
+	char *path = NULL, *pp = NULL;
+	int rc;
+
+	if (p->kind != K_OBJ && p->kind != K_META)
+		return -ENOTDIR;
+	k = !is_pseudo(name) ? K_META : p != B.root ? K_PSEUDO
+	    : !strcmp(name, CONTROL) ? K_CONTROL : !strcmp(name, META) ? K_META : K_PSEUDO;
+	if (k == K_META && p->kind == K_META) {
+		/* a child in the view: it must exist */
+		if (!(rc = node_path(p, &pp)))
+			rc = asprintf(&path, "%s/%s", strcmp(pp, "/") ? pp : "", name) < 0
+			     ? -ENOMEM : reach(c, path, NULL);
+		free(pp);
+		free(path);
+	} else {
+		rc = p->kind == K_OBJ ? r4_file_access(p->obj, 1) : 0;
+	}
+	return rc ? rc : node_synth(k, p, name, out);
+}
+
+/* ---- running R4L ---- */
+
+/*
+ * How a client asks the control file to run its command: leading lines
+ * "# r4 WORD [ARGS]" (R4L comments, removed before the run):
+ *   framed          answer in the framed form of parser/wire.c (r4sh does)
+ *   per-statement   one unit per statement, as a script runs
+ *   cwd PATH        relative paths start at PATH
+ *   as UID:GID[,G...] UMASK   run as that identity (a root caller only)
+ */
+struct ctl {
+	bool framed, per_statement;
+	char *cwd;
+	struct caller as;
+	bool have_as;
+};
+
+/* Read the pragmas at the start of *src; *src and *len move past them. */
+static void ctl_parse(const struct caller *c, const char **src, size_t *len, struct ctl *cl)
+{
+	static const char tag[] = "# r4 ";
+
+	while (*len > sizeof(tag) - 1 && !memcmp(*src, tag, sizeof(tag) - 1)) {
+		const char *nl = memchr(*src, '\n', *len);
+		size_t n = nl ? (size_t)(nl - *src) : *len;
+		char *line = strndup(*src + sizeof(tag) - 1, n - (sizeof(tag) - 1)), *e;
+
+		if (!line)
+			break;
+		if (!strcmp(line, "framed")) {
+			cl->framed = true;
+		} else if (!strcmp(line, "per-statement")) {
+			cl->per_statement = true;
+		} else if (!strncmp(line, "cwd /", 5)) {
+			free(cl->cwd);
+			cl->cwd = strdup(line + 4);
+		} else if (!strncmp(line, "as ", 3) && c->who.uid == 0) {
+			struct r4_ident *w = &cl->as.who;
+			unsigned long v = strtoul(line + 3, &e, 10);
+
+			w->uid = (uint32_t)v;
+			w->gid = *e == ':' ? (uint32_t)strtoul(e + 1, &e, 10) : w->uid;
+			w->ngroups = 0;
+			w->groups = cl->as.g;
+			while (*e == ',' && w->ngroups < 64)
+				cl->as.g[w->ngroups++] = (uint32_t)strtoul(e + 1, &e, 10);
+			w->umask = *e == ' ' ? (uint32_t)strtoul(e + 1, NULL, 8) & 0777 : 022;
+			cl->have_as = true;
+		}	/* (anything else, and "as" from a non-root caller: ignored) */
+		free(line);
+		*src += nl ? n + 1 : n;
+		*len -= nl ? n + 1 : n;
+	}
+}
+
+/*
+ * Run R4L src as the caller (or cl's identity); its values, or its
+ * diagnostics, as text.  The grouped POSIX changes commit first: a
+ * command is a unit of its own.  *changed says whether it changed the
+ * volume (the kernel's caches are then stale).
+ */
+static int run_r4l(const struct caller *c, const char *src, size_t len, char **out, size_t *nout,
+		   bool values_only, const struct ctl *cl, bool *changed)
+{
+	struct r4_run_opts ro = {.name = "<control>", .exec = {.read_objects = true}};
+	struct r4_run *r = NULL;
+	struct r4_info before, after;
+	FILE *f;
+	int rc;
+
+	ro.exec.who = cl && cl->have_as ? cl->as.who : c->who;
+	if (cl) {
+		ro.exec.cwd = cl->cwd;
+		ro.per_statement = cl->per_statement;
+	}
+	if ((rc = br_commit()))
+		return rc;
+	r4_info(B.db, &before);
+	rc = r4_run(B.db, src, len, &ro, &r);
+	r4_info(B.db, &after);
+	if (changed)
+		*changed = after.commits != before.commits;
+	if (!r)
+		return rc;
+	f = open_memstream(out, nout);
+	if (cl && cl->framed) {
+		r4_run_write(r, f);
+		fclose(f);
+		r4_run_free(r);
+		return rc;
+	}
+	for (size_t i = 0; i < r->nvalues; i++) {
+		const struct r4_run_value *v = &r->values[i];
+
+		if (v->err) {
+			/* a value the caller may not read says so (a directory: nothing) */
+			if (!values_only && v->err != -EISDIR)
+				fprintf(f, "cannot read '%s': %s\n", v->path, r4_strerror(v->err));
+			continue;
+		}
+		fwrite(v->bytes, 1, v->size, f);
+		if (!values_only && v->size && v->bytes[v->size - 1] != '\n')
+			fputc('\n', f);
+	}
+	if (rc && !values_only)
+		r4_diag_print(r->diags, f);
+	fclose(f);
+	r4_run_free(r);
+	return rc;
+}
+
+/* The text of the pseudo file at path (a value of its own, as R4L reads it). */
+static int pseudo_text(const struct caller *c, const char *path, char **out, size_t *n)
+{
+	char *q = r4_path_quote(path);
+	int rc = q ? run_r4l(c, q, strlen(q), out, n, true, NULL, NULL) : -ENOMEM;
+
+	free(q);
+	return rc;
+}
+
+/* path <- the bytes v[0..n). */
+static int pseudo_write(const struct caller *c, const char *path, const char *v, size_t n,
+			bool *changed)
+{
+	char *q = r4_path_quote(path), *cmd = q ? malloc(strlen(q) + n + 40) : NULL, *out = NULL;
+	size_t len, nout = 0;
+	int rc;
+
+	if (!cmd) {
+		free(q);
+		return -ENOMEM;
+	}
+	len = (size_t)sprintf(cmd, "%s <- #s%zu:", q, n);
+	memcpy(cmd + len, v, n);
+	rc = run_r4l(c, cmd, len + n, &out, &nout, true, NULL, changed);
+	free(out);
+	free(cmd);
+	free(q);
+	return rc;
+}
+
+/* ---- attributes and the meta view's names ---- */
+
+/*
+ * A meta view object is a directory; a pseudo file is a regular file
+ * owned as its object, the size of its text (one that cannot be read,
+ * ..unlink, still exists).
+ */
+int sp_stat(const struct caller *c, struct node *n, struct r4_stat *st)
+{
+	char *path = NULL, *owner = NULL, *text = NULL;
+	size_t len = 0;
+	int rc;
+
+	if ((rc = node_path(n, &path)))
+		return rc;
+	if (n->kind == K_META) {
+		if (!(rc = reach(c, path, st))) {
+			st->mode = S_IFDIR | (st->mode & 0777) | ((st->mode & 0444) >> 2);
+			st->nlink = 2;
+			st->size = 0;
+		}
+	} else if (!(rc = node_path(n->parent, &owner)) && !(rc = reach(c, owner, st))) {
+		if (n->kind == K_PSEUDO) {
+			int trc = pseudo_text(c, path, &text, &len);
+
+			if (trc == -ENOENT || trc == -EINVAL)
+				rc = trc;
+		}
+		if (!rc) {
+			st->mode = S_IFREG | (n->kind == K_CONTROL ? 0666 : 0644);
+			st->nlink = 1;
+			st->size = len;
+			st->blocks = 0;
+		}
+	}
+	if (!rc)
+		st->ino = n->id;
+	free(text);
+	free(owner);
+	free(path);
+	return rc;
+}
+
+/* ".", "..", then the names R4L's cmd (..list) lists. */
+static int meta_list(const struct caller *c, const char *cmd, char **names, size_t *len)
+{
+	char *list = NULL;
+	size_t n = 0;
+	FILE *f;
+	int rc = run_r4l(c, cmd, strlen(cmd), &list, &n, true, NULL, NULL);
+
+	if (!rc && !(f = open_memstream(names, len)))
+		rc = -ENOMEM;
+	if (!rc) {
+		fputs(".\n..\n", f);
+		for (char *s = list, *e; s < list + n; s = e + 1) {
+			if (!(e = memchr(s, '\n', (size_t)(list + n - s))))
+				break;
+			if ((e - s != 1 || *s != '.') && (e - s != 2 || memcmp(s, "..", 2)))
+				fwrite(s, 1, (size_t)(e - s + 1), f);
+		}
+		fclose(f);
+	}
+	free(list);
+	return rc;
+}
+
+/* An object's entries, then its pseudo names (..list). */
+int sp_list(const struct caller *c, struct node *n, char **names, size_t *len)
+{
+	char *path = NULL, *cmd = NULL, *q = NULL;
+	int rc;
+
+	if (!(rc = node_path(n, &path)) && !(rc = reach(c, path, NULL))) {
+		q = r4_path_quote(path);
+		if (!q || asprintf(&cmd, "%s/..list", q) < 0)
+			rc = -ENOMEM;
+		else
+			rc = meta_list(c, cmd, names, len);
+	}
+	free(cmd);
+	free(q);
+	free(path);
+	return rc;
+}
+
+/* ---- pseudo files and the control file, open ---- */
+
+/*
+ * The umask of the calling process, for what it makes through the
+ * control file and pseudo files: FUSE passes one only with the calls that
+ * create (mkdir, mknod, create), so it is read from /proc (its Umask:
+ * line, Linux 4.7) at each write(2), and kept with the text for the read,
+ * flush or release that runs it (when the writer may be gone).  Unknown: 022.
+ */
+static void caller_umask(fuse_req_t req, struct caller *c)
+{
+	const struct fuse_ctx *fc = fuse_req_ctx(req);
+	char path[64], line[128];
+	unsigned um = 022;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)fc->pid);
+	if (fc->pid > 0 && (f = fopen(path, "re"))) {
+		while (fgets(line, sizeof(line), f))
+			if (sscanf(line, "Umask: %o", &um) == 1)
+				break;
+		fclose(f);
+	}
+	c->who.umask = um & 0777;
+}
+
+void sp_caller(fuse_req_t req, const struct special *s, bool writes, struct caller *c)
+{
+	br_caller(req, c);
+	if (s && writes)
+		caller_umask(req, c);
+	else if (s)
+		c->who.umask = s->umask;	/* (a command run at its read, flush or release) */
+}
+
+/* The text of pseudo file or control file n, opened as fi says. */
+int sp_open(struct node *n, struct fuse_file_info *fi, struct special **out)
+{
+	struct special *s = calloc(1, sizeof(*s));
+	int rc;
+
+	if (!s)
+		return -ENOMEM;
+	if ((rc = node_path(n, &s->path))) {
+		free(s);
+		return rc;
+	}
+	s->control = n->kind == K_CONTROL;
+	s->whole = n->kind == K_PSEUDO && !is_pseudo(n->name);
+	s->wronly = (fi->flags & O_ACCMODE) == O_WRONLY;
+	fi->direct_io = 1;	/* sizes are not known ahead */
+	*out = s;
+	return 0;
+}
+
+void sp_free(struct special *s)
+{
+	if (!s)
+		return;
+	free(s->in);
+	free(s->out);
+	free(s->path);
+	free(s);
+}
+
+/* ---- read, write, close ---- */
+
+/* Run what was written to s: the control file's command, or the pseudo
+ * file's new contents; the command's error, or the write's. */
+int sp_flush(const struct caller *c, struct special *s, bool *changed)
+{
+	int rc = 0;
+
+	if (s->err || !s->written)
+		return s->err;
+	s->written = false;
+	free(s->out);
+	s->out = NULL;
+	s->nout = 0;
+	if (s->control) {
+		struct ctl cl = {0};
+		const char *src = s->in ? s->in : "";
+		size_t n = s->nin;
+
+		ctl_parse(c, &src, &n, &cl);
+		rc = run_r4l(c, src, n, &s->out, &s->nout, false, &cl, changed);
+		free(cl.cwd);
+		s->have_out = true;
+		s->rpos = 0;	/* the answer is the diagnostics, read back */
+	} else {
+		rc = pseudo_write(c, s->path, s->in ? s->in : "", s->nin, changed);
+	}
+	free(s->in);
+	s->in = NULL;
+	s->nin = 0;
+	return rc;
+}
+
+/* A command written runs first (its answer is what is read); a pseudo
+ * file's text is read when first asked for, and again after a write. */
+int sp_read(const struct caller *c, struct special *s, char *buf, size_t size, off_t off,
+	    size_t *got, bool *changed)
+{
+	size_t at;
+	int rc = 0;
+
+	if (s->written)
+		sp_flush(c, s, changed);
+	if (!s->have_out && !s->control) {
+		rc = pseudo_text(c, s->path, &s->out, &s->nout);
+		s->have_out = !rc;
+	}
+	at = s->control ? s->rpos : (size_t)off;
+	if (!rc && at < s->nout) {
+		*got = s->nout - at < size ? s->nout - at : size;
+		memcpy(buf, s->out + at, *got);
+		if (s->control)
+			s->rpos += *got;
+	}
+	return rc;
+}
+
+/* Is the command written to s whole: a complete entry (LANGUAGE.md 2.5,
+ * as r4sh decides) that a newline ends? */
+static bool ctl_whole(const struct special *s)
+{
+	struct r4_lex_state ls;
+
+	if (!s->nin || s->in[s->nin - 1] != '\n')
+		return false;
+	r4_lex_state(s->in, s->nin, &ls);
+	return !ls.depth && !ls.open_quote && ls.can_end == 1;
+}
+
+/*
+ * What write(2) says, so that `echo TEXT > FILE` (whose shell ignores
+ * close(2)) sees a failure:
+ *  - a pseudo file takes its value at once (echo 0999 > d/..mode fails);
+ *  - an aggregate's text is applied whole at close, but a malformed line
+ *    fails the write that brought it, and then nothing is applied;
+ *  - the control file opened write-only runs its command once the text
+ *    is a complete entry ending in a newline, and fails the write with
+ *    its error; opened for reading too, when it is read, or closed unread.
+ */
+int sp_write(const struct caller *c, struct special *s, const char *buf, size_t n, off_t off,
+	     bool *changed)
+{
+	size_t at = (size_t)off, end;
+	int rc;
+
+	if (s->err)
+		return s->err;
+	if (at < s->base)
+		return -EINVAL;	/* into a command that ran already */
+	off -= (off_t)s->base;
+	end = (size_t)off + n;
+	if (end > s->nin) {
+		char *in = realloc(s->in, end + 1);
+
+		if (!in)
+			return -ENOMEM;
+		s->in = in;
+		memset(s->in + s->nin, 0, end - s->nin);
+		s->nin = end;
+	}
+	memcpy(s->in + off, buf, n);
+	s->written = true;
+	s->umask = c->who.umask;
+	s->have_out = false;
+	if (s->whole) {
+		s->err = r4_aggr_check(B.db, s->path, s->in, s->nin);
+		return s->err;
+	}
+	if (!s->control)
+		return sp_flush(c, s, changed);
+	if (!s->wronly || !ctl_whole(s))
+		return 0;
+	rc = sp_flush(c, s, changed);
+	s->base = rc ? at : at + n;	/* a failed write(2) leaves the file offset */
+	return rc;
+}
+
+/*
+ * ---- extended attributes: user.r4.NAME is the pseudo file ..NAME ----
+ *
+ * Generic tools copy every attribute listxattr names (cp -a, rsync -aX,
+ * tar --xattrs) and put back what they copied.  The pseudo attributes are
+ * not a file's data: copied out they put r4's oid, key and plugin on host
+ * files; put back, user.r4.name renamed rsync's temporary file (and rsync
+ * failed), and the read-only ones failed the copy.  So:
+ *  - listxattr names none (r4 stores no attributes of its own, so it lists
+ *    nothing), unless -o list_pseudo_xattrs asks for them (getfattr -d);
+ *  - getxattr reads any pseudo file on request (getfattr -n user.r4.mode);
+ *  - setxattr sets only what chmod, chown and touch set: mode, uid (owner),
+ *    gid, atime and mtime, with the same rules.  The name, the body and
+ *    the rest are EPERM: an attribute a tool replays must not rename,
+ *    rewrite or remove anything (the pseudo files by name, the meta view
+ *    and the control file still reach them);
+ *  - no attribute can be removed: EPERM for a pseudo one, ENODATA else.
+ */
+
+static const char *const xattr_names[] = {
+	"uid", "gid", "mode", "type", "size", "nlink", "atime", "mtime", "ctime", "oid", "key",
+	"plugin", "name", NULL,
+};
+
+/* The pseudo file of the attribute name (user.r4.mode: ..mode), or NULL. */
+static const struct r4_pseudo_info *xattr_pseudo(const char *name)
+{
+	size_t k = strlen(XATTR);
+	char dots[32];
+
+	if (strncmp(name, XATTR, k) || strlen(name + k) + 3 > sizeof(dots))
+		return NULL;
+	sprintf(dots, "..%s", name + k);
+	return r4_pseudo_lookup(dots, strlen(dots));
+}
+
+/* 0 when setxattr may set name, else the positive errno it answers. */
+static int xattr_settable(const char *name)
+{
+	const struct r4_pseudo_info *ps = xattr_pseudo(name);
+
+	if (!ps)
+		return ENOTSUP;	/* r4 stores no attributes of its own */
+	switch (ps->id) {
+	case R4_PSEUDO_UID:
+	case R4_PSEUDO_GID:
+	case R4_PSEUDO_MODE:
+	case R4_PSEUDO_ATIME:
+	case R4_PSEUDO_MTIME:
+		return 0;
+	default:
+		return EPERM;
+	}
+}
+
+/* The pseudo file an attribute name of n stands for ("/a/..mode"). */
+static int xattr_path(fuse_ino_t id, const char *name, char **out)
+{
+	struct node *n = node_find(id);
+	size_t k = strlen(XATTR);
+	char *path;
+	int rc;
+
+	if (strncmp(name, XATTR, k) || !name[k] || strchr(name + k, '/'))
+		return -ENODATA;
+	if (!n)
+		return -ESTALE;
+	if (n->kind == K_PSEUDO || n->kind == K_CONTROL)
+		return -ENODATA;	/* (a pseudo file has no pseudo files) */
+	if ((rc = node_path(n, &path)))
+		return rc;
+	rc = asprintf(out, "%s/..%s", strcmp(path, "/") ? path : "", name + k) < 0 ? -ENOMEM : 0;
+	free(path);
+	return rc;
+}
+
+void sp_getxattr(fuse_req_t req, fuse_ino_t id, const char *name, size_t size)
+{
+	char *p = NULL, *text = NULL;
+	struct caller c;
+	size_t n = 0;
+	int rc;
+
+	if (!xattr_pseudo(name)) {
+		/* (security.capability before every first write: no lock) */
+		fuse_reply_err(req, ENODATA);
+		return;
+	}
+	br_caller(req, &c);
+	br_lock_as(&c);
+	if (!(rc = xattr_path(id, name, &p)))
+		rc = pseudo_text(&c, p, &text, &n);
+	/* (a pseudo file of a pseudo file, or one the object lacks, is none) */
+	rc = rc == -ENOENT || rc == -ENODATA ? ENODATA : fb_err("getxattr", NULL, rc);
+	br_unlock();
+	if (rc)
+		fuse_reply_err(req, rc);
+	else if (!size)
+		fuse_reply_xattr(req, n);
+	else if (n > size)
+		fuse_reply_err(req, ERANGE);
+	else
+		fuse_reply_buf(req, text, n);
+	free(text);
+	free(p);
+}
+
+void sp_setxattr(fuse_req_t req, fuse_ino_t id, const char *name, const char *value, size_t size,
+		 int flags)
+{
+	bool changed = false;
+	struct caller c;
+	char *p = NULL;
+	int rc;
+
+	(void)flags;
+	if ((rc = xattr_settable(name))) {
+		fuse_reply_err(req, rc);
+		return;
+	}
+	br_caller(req, &c);
+	br_lock_as(&c);
+	if (!(rc = xattr_path(id, name, &p)))
+		rc = pseudo_write(&c, p, value, size, &changed);
+	rc = rc == -ENODATA ? ENOTSUP : fb_err("setxattr", NULL, rc);	/* (of a pseudo file) */
+	br_unlock();
+	if (changed)
+		node_invalidate_all();	/* the kernel's cached mode, owner, times */
+	free(p);
+	fuse_reply_err(req, rc);
+}
+
+/* Nothing, or with -o list_pseudo_xattrs the metadata names of an object
+ * (..body and ..list are left out: they can be large). */
+void sp_listxattr(fuse_req_t req, fuse_ino_t id, size_t size)
+{
+	char list[512], *at = list;
+	struct node *n;
+	size_t need;
+
+	pthread_mutex_lock(&B.mu);
+	n = B.list_xattrs ? node_find(id) : NULL;
+	if (n && n->kind != K_PSEUDO && n->kind != K_CONTROL)
+		for (int i = 0; xattr_names[i]; i++)
+			at += sprintf(at, "%s%s", XATTR, xattr_names[i]) + 1;
+	pthread_mutex_unlock(&B.mu);
+	need = (size_t)(at - list);
+	if (!size)
+		fuse_reply_xattr(req, need);
+	else if (size < need)
+		fuse_reply_err(req, ERANGE);
+	else
+		fuse_reply_buf(req, list, need);
+}
+
+void sp_removexattr(fuse_req_t req, fuse_ino_t id, const char *name)
+{
+	(void)id;
+	fuse_reply_err(req, xattr_pseudo(name) ? EPERM : ENODATA);	/* a pseudo file cannot go */
+}
