@@ -2,11 +2,12 @@
  * exec.c - the plan executor: runs what the command language compiled
  * (LANGUAGE.md sections 5 and 6, docs/plan.md) against an open image.
  *
- * Handles are resolved absolute paths: the executor walks every path
- * itself, one component at a time, so it can check search permission for
- * the acting identity, follow symlinks (the fs API never does), and stop
- * at pseudo names and result children.  Changes go through the fs API of
- * r4.h inside the unit's transaction.
+ * Handles are resolved absolute paths: ns.c's walker walks each path for
+ * the acting identity (search permission), following symlinks (the fs API's
+ * calls by path never do) and ending at pseudo names; the executor's own
+ * names, result children, and its touches of entries reach the walker as
+ * hooks.  Changes go through the fs API of r4.h inside the unit's
+ * transaction.
  *
  * Undo for named results: the engine has no partial rollback, so when a
  * step fails inside a TRY the executor aborts the unit's transaction,
@@ -28,7 +29,6 @@
 #include "obj.h"
 #include "perm.h"
 
-#define MAX_EXPANSIONS 40	/* symlinks followed per path (then ELOOP) */
 #define REPLAY 1		/* run_steps: a TRY caught a failure, run the unit again */
 #define MAX_INVERT_DEPTH 8	/* inverts read inside inverts (then ELOOP) */
 
@@ -476,324 +476,161 @@ static int result_text(const struct result *r, int which, struct r4_buf *b)
 
 /* ================================ lookup ================================ */
 
-struct walk {
-	const char *text;	/* the path being walked, as the step spells it */
-	char *cur;		/* the object reached: absolute path */
-	struct r4_inode ino;	/* ... loaded */
-	bool loaded;
-	struct r4_stat st;
-	uint64_t dir_ino;	/* the directory it was found in (0: not known) */
-	char *rest;		/* what is left to walk (owned: symlinks splice into it) */
-	size_t pos;		/* where in rest */
-	size_t linkpart;	/* bytes of rest from pos that came from symlinks */
-	int comp;		/* the component of the step's own path being walked */
-	unsigned expansions;
-};
-
-/* Splice a symlink's text in front of what is left. */
-static int expand(struct walk *w, const char *text, size_t n)
+/* ns.c's walker asks: is name, under the object reached, a bound result
+ * child of it (then the walk ends there, and a symlink is itself)? */
+static bool claims(void *ctx, const struct r4_ns_walk *w, const char *name, size_t len)
 {
-	size_t left = strlen(w->rest + w->pos);
-	char *s = r4_malloc(n + left + 2);
+	int which;
 
-	if (!s)
-		return -ENOMEM;
-	memcpy(s, text, n);
-	s[n] = '/';
-	memcpy(s + n + 1, w->rest + w->pos, left + 1);
-	r4_free(w->rest);
-	w->rest = s;
-	w->pos = 0;
-	w->linkpart += n + 1;
-	return 0;
+	return is_result_child(name, len, &which) && result_of(ctx, w->st.ino, R4_PSEUDO_NONE);
 }
 
-/* Is the next component (of what is left) a pseudo name or a bound result
- * child of the object path?  Then a symlink there is not followed. */
-static bool next_applies_to_link(struct x *x, struct walk *w, const struct r4_stat *st)
+/* ... and before it looks name up in the directory reached: its touch. */
+static int enter(void *ctx, const struct r4_ns_walk *w, const char *name, size_t len)
 {
-	const char *r = w->rest + w->pos, *name;
+	struct x *x = ctx;
+	char *next;
+	int rc;
+
+	if (!x->ngroups)
+		return 0;
+	if (!(next = r4_path_join(w->path, name, len)))
+		return -ENOMEM;
+	rc = touch_entry(x, w->st.ino, base_name(next), false, next);
+	r4_free(next);
+	return rc;
+}
+
+/* A name that cannot be resolved: the step's path up to and including
+ * component comp. */
+static int lookup_fail(struct x *x, const char *text, int comp, int rc, bool create)
+{
+	const char *r = text, *name = r;
+	size_t len = 0;
+
+	for (int k = 0; k <= comp && r4_ns_next(&r, &name, &len); k++)
+		;
+	x->e->comp = comp;
+	return fail(x, rc, "cannot %s '%.*s'", create ? "write" : "read",
+		    (int)(name + len - text), text);
+}
+
+/* What follows a pseudo name: ..plugin/<type>, or a result child of the
+ * pseudo file. */
+static int pseudo_tail(struct x *x, struct r4_ns_walk *w, const char *text, bool create,
+		       struct handle *h)
+{
+	const char *r = w->rest, *name;
 	size_t len;
 	int which;
 
-	if (!r4_path_next(&r, &name, &len))
-		return false;
-	if (r4_ns_pseudo_spelling(name, len))
-		return true;
-	return is_result_child(name, len, &which) && result_of(x, st->ino, R4_PSEUDO_NONE);
-}
+	h->kind = H_PSEUDO;
+	h->ps = w->ps->id;
+	if (!r4_ns_next(&r, &name, &len))
+		return 0;
+	if (is_result_child(name, len, &which)) {
+		struct result *res = result_of(x, w->st.ino, w->ps->id);
 
-static int lookup_fail(struct x *x, struct walk *w, int rc, bool create)
-{
-	const char *r = w->text, *name = r;
-	size_t len = 0;
-	int k = 0;
-
-	/* the step's path up to and including the failing component */
-	for (; k <= w->comp && r4_path_next(&r, &name, &len); k++)
-		;
-	x->e->comp = w->comp;
-	return fail(x, rc, "cannot %s '%.*s'", create ? "write" : "read",
-		    (int)(name + len - w->text), w->text);
-}
-
-/* The walk moves to the object k names (its entry's directory: dir). */
-static int walk_to(struct x *x, struct walk *w, const r4_key *k, char *path, uint64_t dir)
-{
-	struct r4_inode ino;
-	int rc;
-
-	if ((rc = r4_obj_load(x->db, k, &ino)))
-		return rc == -ENOENT ? -EUCLEAN : rc;	/* an entry pointing nowhere */
-	if (w->loaded)
-		r4_obj_fini(&w->ino);
-	w->ino = ino;
-	w->loaded = true;
-	r4_fs_stat_of(x->db, &w->ino, &w->st);
-	if (path) {
-		r4_free(w->cur);
-		w->cur = path;
+		if (!res)
+			return lookup_fail(x, text, w->comp + 1, -ENOENT, create);
+		h->kind = H_BYTES;
+		return result_text(res, which, &h->bytes);
 	}
-	w->dir_ino = dir;
-	return 0;
+	if (w->ps->id != R4_PSEUDO_PLUGIN)
+		return lookup_fail(x, text, w->comp + 1, -ENOTDIR, create);
+	return (h->sub = r4_memdup(name, len)) ? 0 : -ENOMEM;
 }
 
-/* Restart the walk at an absolute path (the start, a symlink's target). */
-static int walk_from(struct x *x, struct walk *w, const char *path)
+/* Where the walk ended, as a handle. */
+static int ended(struct x *x, struct r4_ns_walk *w, const char *text, bool create,
+		 struct handle *h)
 {
-	struct r4_inode ino;
-	char *p;
-	int rc;
+	const char *r = w->rest, *name;
+	size_t len;
+	int rc = 0, which;
 
-	if (!(p = r4_memdup(path, strlen(path))))
-		return -ENOMEM;
-	if ((rc = r4_fs_resolve(x->db, path, &ino))) {
-		r4_free(p);
-		return rc;
+	switch (w->end) {
+	case R4_NS_AT_MISSING:
+		h->kind = H_MISSING;
+		if (!(h->path = r4_path_join(w->path, w->name, w->len)))
+			return -ENOMEM;
+		h->dir_ino = w->st.ino;
+		h->dst = w->st;	/* the directory, for make() */
+		h->gen = x->db->gen;
+		h->fresh = true;
+		return 0;
+	case R4_NS_AT_PSEUDO:
+		rc = pseudo_tail(x, w, text, create, h);
+		break;
+	case R4_NS_AT_CLAIMED:
+		h->kind = H_BYTES;
+		is_result_child(w->name, w->len, &which);
+		if ((rc = result_text(result_of(x, w->st.ino, R4_PSEUDO_NONE), which, &h->bytes)))
+			return rc;
+		if (r4_ns_next(&r, &name, &len))
+			return lookup_fail(x, text, w->comp, -ENOTDIR, create);
+		break;
+	default:
+		h->kind = H_OBJ;
 	}
-	if (w->loaded)
-		r4_obj_fini(&w->ino);
-	w->ino = ino;
-	w->loaded = true;
-	r4_fs_stat_of(x->db, &w->ino, &w->st);
-	r4_free(w->cur);
-	w->cur = p;
-	w->dir_ino = 0;
-	return 0;
+	h->path = w->path;
+	w->path = NULL;
+	h->st = w->st;
+	h->dir_ino = w->dir_ino;
+	h->gen = x->db->gen;
+	h->fresh = true;
+	return rc;
 }
 
 /*
  * Walk path text `text` from the object `from` (absolute path; NULL: the
- * current directory) with flags R4_LOOK_*; the handle goes to *h.  One
- * object is loaded per component, from the directory before it.
+ * current directory) with flags R4_LOOK_* and ns.c's R4_NS_CHECKED or 0,
+ * through ns.c's walker; the handle goes to *h.
  */
-static int walk(struct x *x, const char *from, const char *text, unsigned flags,
-		struct handle *h)
+static int walk_ns(struct x *x, const char *from, const char *text, unsigned flags,
+		   unsigned checked, struct handle *h)
 {
-	struct r4_db *db = x->db;
-	struct walk w = {0};
+	struct r4_ns_walk w = {
+		.db = x->db,
+		.who = &x->o->who,
+		.flags = checked | R4_NS_PATH | R4_NS_PSEUDO | R4_NS_FOLLOW |
+			 (flags & R4_LOOK_NOFOLLOW ? 0 : R4_NS_FOLLOW_LAST) |
+			 (flags & (R4_LOOK_CREATE | R4_LOOK_MISSING) ? R4_NS_MISSING : 0),
+		.enter = enter,
+		.claims = claims,
+		.ctx = x,
+	};
 	bool create = flags & (R4_LOOK_CREATE | R4_LOOK_MISSING);
-	const char *name;
-	size_t len;
-	r4_key k;
-	int rc = 0, which;
+	int rc;
 
 	handle_clear(h);
 	if (text[0] == '/')
 		from = "/";
 	else if (!from)
 		from = x->cwd[x->ncwd - 1];
-	w.text = text;
-	w.comp = -1;
-	if (!(w.rest = r4_memdup(text, strlen(text)))) {
-		rc = -ENOMEM;
-		goto out;
-	}
-	if ((rc = walk_from(x, &w, from))) {
-		rc = fail(x, r4_db_seen(db, rc), "cannot read '%s'", from);
-		goto out;
-	}
-	for (;;) {
-		const char *r = w.rest + w.pos;
-		bool from_link = w.linkpart > 0, last;
-		size_t before = w.pos;
-
-		if (!r4_path_next(&r, &name, &len))
-			break;
-		w.pos = (size_t)(r - w.rest);
-		w.linkpart = w.linkpart > w.pos - before ? w.linkpart - (w.pos - before) : 0;
-		if (!from_link)
-			w.comp++;
-		{
-			const char *peek = r, *pn;
-			size_t pl;
-
-			last = !r4_path_next(&peek, &pn, &pl);
-		}
-		if (len == 1 && name[0] == '.') {
-			if (!S_ISDIR(w.st.mode)) {
-				rc = -ENOTDIR;
-				goto missing;
-			}
-			continue;
-		}
-		if (r4_ns_pseudo_spelling(name, len)) {
-			const struct r4_pseudo_info *pi = r4_pseudo_lookup(name, len);
-
-			if (!pi) {
-				rc = lookup_fail(x, &w, -ENOENT, create);
-				goto out;
-			}
-			h->kind = H_PSEUDO;
-			h->ps = pi->id;
-			/* ..plugin/<type>, or a result child of the pseudo file */
-			if (r4_path_next(&r, &name, &len)) {
-				w.pos = (size_t)(r - w.rest);
-				w.comp++;
-				if (is_result_child(name, len, &which)) {
-					struct result *res = result_of(x, w.st.ino, pi->id);
-
-					if (!res) {
-						rc = lookup_fail(x, &w, -ENOENT, create);
-						goto out;
-					}
-					h->kind = H_BYTES;
-					if ((rc = result_text(res, which, &h->bytes)))
-						goto out;
-				} else if (pi->id == R4_PSEUDO_PLUGIN) {
-					if (!(h->sub = r4_memdup(name, len))) {
-						rc = -ENOMEM;
-						goto out;
-					}
-				} else {
-					rc = lookup_fail(x, &w, -ENOTDIR, create);
-					goto out;
-				}
-			}
-			break;
-		}
-		if (is_result_child(name, len, &which)) {
-			struct result *res = result_of(x, w.st.ino, R4_PSEUDO_NONE);
-
-			if (res) {
-				h->kind = H_BYTES;
-				if ((rc = result_text(res, which, &h->bytes)))
-					goto out;
-				if (!last) {
-					rc = lookup_fail(x, &w, -ENOTDIR, create);
-					goto out;
-				}
-				break;
-			}
-		}
-		if (!S_ISDIR(w.st.mode)) {
-			rc = -ENOTDIR;
-			goto missing;
-		}
-		if (!may(x, &w.st, 1)) {
-			rc = lookup_fail(x, &w, -EACCES, create);
-			goto out;
-		}
-		if (len == 2 && name[0] == '.' && name[1] == '.') {
-			if (!strcmp(w.cur, "/"))
-				continue;	/* the root's parent is the root */
-			if ((rc = r4_dir_lookup(db, &w.ino, "..", 2, &k)) ||
-			    (rc = walk_to(x, &w, &k, NULL, 0)))
-				goto broken;
-			to_parent(w.cur);
-			continue;
-		}
-		char *next = r4_path_join(w.cur, name, len);
-
-		if (!next) {
-			rc = -ENOMEM;
-			goto out;
-		}
-		if ((rc = touch_entry(x, w.st.ino, base_name(next), false, next))) {
-			r4_free(next);
-			goto out;
-		}
-		rc = r4_dir_lookup(db, &w.ino, name, len, &k);
-		if (rc == -ENOENT && last && create) {
-			h->kind = H_MISSING;
-			h->path = next;
-			h->dir_ino = w.st.ino;
-			h->dst = w.st;	/* the directory, for make() */
-			h->gen = db->gen;
-			h->fresh = true;
-			rc = 0;
-			goto out;
-		}
-		if (rc) {
-			r4_free(next);
-			if (rc == -ENOENT)
-				goto missing;
-			goto broken;
-		}
-		uint64_t dir = w.st.ino;
-
-		if ((rc = walk_to(x, &w, &k, next, dir))) {
-			r4_free(next);
-			goto broken;
-		}
-		if (S_ISLNK(w.st.mode) && !(last && (flags & R4_LOOK_NOFOLLOW)) &&
-		    !next_applies_to_link(x, &w, &w.st)) {
-			size_t n = w.ino.sd.sd_symlink_len;
-
-			if (++w.expansions > MAX_EXPANSIONS) {
-				rc = lookup_fail(x, &w, -ELOOP, create);
-				goto out;
-			}
-			if (!n || !w.ino.symlink) {
-				rc = lookup_fail(x, &w, -ENOENT, create);
-				goto out;
-			}
-			char *tgt = r4_memdup(w.ino.symlink, n);
-
-			if (!tgt) {
-				rc = -ENOMEM;
-				goto out;
-			}
-			rc = expand(&w, tgt, n);
-			if (!rc) {
-				/* a relative target is read in the link's directory */
-				if (tgt[0] != '/')
-					to_parent(w.cur);
-				rc = walk_from(x, &w, tgt[0] == '/' ? "/" : w.cur);
-			}
-			r4_free(tgt);
-			if (rc)
-				goto broken;
-		}
-		continue;
-missing:
-		if ((rc == -ENOENT || rc == -ENOTDIR) && (flags & R4_LOOK_EXIST)) {
-			handle_clear(h);
-			rc = 0;
-			goto out;
-		}
-		rc = lookup_fail(x, &w, rc, create);
-		goto out;
-broken:
-		rc = fail(x, r4_db_seen(db, rc), "cannot read '%s'", w.cur);
-		goto out;
-	}
-	if (h->kind == H_NONE)
-		h->kind = H_OBJ;
-	h->path = w.cur;
-	h->st = w.st;
-	h->dir_ino = w.dir_ino;
-	h->gen = db->gen;
-	h->fresh = true;
-	w.cur = NULL;
-out:
-	if (w.loaded)
-		r4_obj_fini(&w.ino);
-	r4_free(w.cur);
-	r4_free(w.rest);
+	rc = r4_ns_walk(&w, from, text);
+	if (!rc)
+		rc = ended(x, &w, text, create, h);
+	else if ((rc == -ENOENT || rc == -ENOTDIR) && (flags & R4_LOOK_EXIST))
+		rc = 0;		/* an empty handle: P does not exist */
+	else if (w.comp < 0)
+		rc = fail(x, r4_db_seen(x->db, rc), "cannot read '%s'", from);
+	else if (rc == -ENOENT || rc == -ENOTDIR || rc == -EACCES || rc == -ELOOP)
+		rc = lookup_fail(x, text, w.comp, rc, create);
+	else
+		rc = fail(x, r4_db_seen(x->db, rc), "cannot read '%s'", w.path);
+	r4_ns_fini(&w);
 	if (rc)
 		handle_clear(h);
 	return rc;
+}
+
+/* A path of bytes made at run time: a real "..x" comes before the pseudo
+ * name (docs/semantics.md, "Names"). */
+static int walk(struct x *x, const char *from, const char *text, unsigned flags,
+		struct handle *h)
+{
+	return walk_ns(x, from, text, flags, 0, h);
 }
 
 /* ============================ reading values ============================ */
@@ -2531,7 +2368,8 @@ static int step(struct x *x, const struct r4_step *s, size_t *next)
 
 		if (from && !base)
 			return -ENOMEM;
-		rc = walk(x, base, s->str, s->flags, &x->h[s->a]);
+		/* names the compiler checked: its pseudo names are pseudo files */
+		rc = walk_ns(x, base, s->str, s->flags, R4_NS_CHECKED, &x->h[s->a]);
 		r4_free(base);
 		return rc;
 	}

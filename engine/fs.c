@@ -25,22 +25,6 @@
 
 /* ---- paths ---- */
 
-bool r4_path_next(const char **p, const char **name, size_t *len)
-{
-	const char *s = *p;
-
-	while (*s == '/')
-		s++;
-	if (!*s)
-		return false;
-	*name = s;
-	while (*s && *s != '/')
-		s++;
-	*len = (size_t)(s - *name);
-	*p = s;
-	return true;
-}
-
 static int check_path(const char *path)
 {
 	const char *p = path, *name;
@@ -48,87 +32,63 @@ static int check_path(const char *path)
 
 	if (!path || path[0] != '/')
 		return -EINVAL;
-	while (r4_path_next(&p, &name, &len))
+	while (r4_ns_next(&p, &name, &len))
 		if (len > R4_NAME_MAX)
 			return -ENAMETOOLONG;
 	return 0;
 }
 
-/* Walk to path's object (or, with parent, to the directory holding its
- * last component).  With who, each directory passed needs search
- * permission for who (-EACCES). */
-static int walk_to(struct r4_db *db, const char *path, bool parent, struct r4_inode *out,
-		   const char **last, size_t *lastlen, const struct r4_ident *who)
+/*
+ * Walk an absolute path with ns.c's walker as the calls by path do: real
+ * entries only (a "..x" is an entry or nothing), no symlink followed; with
+ * who, each directory passed needs search permission for who (-EACCES).
+ */
+static int walk_path(struct r4_db *db, const char *path, unsigned flags,
+		     const struct r4_ident *who, struct r4_ns_walk *w)
 {
-	const char *p = path, *name, *nname = NULL;
-	size_t len, nlen = 0;
-	r4_key root, k;
-	bool more;
 	int rc;
 
+	*w = (struct r4_ns_walk){.db = db, .who = who, .flags = flags};
 	if ((rc = check_path(path)))
 		return rc;
-	r4_obj_root_key(&root);
-	if ((rc = r4_obj_load(db, &root, out)))
-		return rc == -ENOENT ? R4_CORRUPT(&db->lg, db->root, "no root directory") : rc;
-	more = r4_path_next(&p, &name, &len);
-	if (parent && !more) {
-		r4_obj_fini(out);
-		return -EBUSY;		/* "/" has no parent entry */
-	}
-	while (more) {
-		const char *save = p;
+	return r4_ns_walk(w, NULL, path);
+}
 
-		more = r4_path_next(&p, &nname, &nlen);
-		if (parent && !more) {
-			*last = name;
-			*lastlen = len;
-			p = save;
-			return 0;
-		}
-		if (!S_ISDIR(out->sd.sd_mode)) {
-			r4_obj_fini(out);
-			return -ENOTDIR;
-		}
-		if (who) {
-			struct r4_stat st;
+static int resolve_as(struct r4_db *db, const char *path, const struct r4_ident *who,
+		      struct r4_inode *out)
+{
+	struct r4_ns_walk w;
+	int rc = walk_path(db, path, 0, who, &w);
 
-			r4_fs_stat_of(db, out, &st);
-			if (!r4_allows(db, who, &st, 1)) {
-				r4_obj_fini(out);
-				return -EACCES;
-			}
-		}
-		rc = r4_dir_lookup(db, out, name, len, &k);
-		r4_obj_fini(out);
-		if (rc)
-			return rc;
-		if ((rc = r4_obj_load(db, &k, out)))
-			return rc == -ENOENT ? R4_CORRUPT(&db->lg, 0, "entry '%.*s' points nowhere",
-							  (int)len, name)
-					     : rc;
-		name = nname;
-		len = nlen;
-	}
-	return 0;
+	if (!rc)
+		r4_ns_take(&w, out);
+	r4_ns_fini(&w);
+	return rc;
 }
 
 static int resolve(struct r4_db *db, const char *path, struct r4_inode *out)
 {
-	return walk_to(db, path, false, out, NULL, NULL, NULL);
+	return resolve_as(db, path, NULL, out);
 }
 
-/* The directory holding the last component (which must not be . or ..
- * when `plain`). */
+/* The directory holding the last component (. and .. too: callers refuse
+ * them), and that component; "/" has none (-EBUSY). */
 static int resolve_parent(struct r4_db *db, const char *path, struct r4_inode *dir,
 			  const char **name, size_t *len)
 {
-	int rc = walk_to(db, path, true, dir, name, len, NULL);
+	struct r4_ns_walk w;
+	int rc = walk_path(db, path, R4_NS_PARENT, NULL, &w);
 
-	if (!rc && !S_ISDIR(dir->sd.sd_mode)) {
-		r4_obj_fini(dir);
-		return -ENOTDIR;
+	if (!rc && !S_ISDIR(w.st.mode))
+		rc = -ENOTDIR;
+	if (!rc) {
+		const char *p = path;
+
+		r4_ns_take(&w, dir);
+		while (r4_ns_next(&p, name, len))
+			;	/* w.name is in w's copy of path: the same name in path */
 	}
+	r4_ns_fini(&w);
 	return rc;
 }
 
@@ -271,7 +231,7 @@ int r4_access(r4_db *db, const char *path, const struct r4_ident *who, unsigned 
 	struct r4_stat s;
 	int rc;
 
-	if ((rc = walk_to(db, path, false, &ino, NULL, NULL, who)))
+	if ((rc = resolve_as(db, path, who, &ino)))
 		return r4_db_seen(db, rc);
 	r4_fs_stat_of(db, &ino, &s);
 	r4_obj_fini(&ino);

@@ -81,9 +81,6 @@ int r4_fs_resolve(struct r4_db *db, const char *path, struct r4_inode *out);
  * the new object's stat (fs.c, for exec.c). */
 int r4_fs_make(struct r4_db *db, const char *path, uint32_t mode, uint32_t uid, uint32_t gid,
 	       const uint8_t *target, size_t tlen, struct r4_stat *st);
-/* The next component of *p (runs of '/' skipped), moving *p past it;
- * false at the end (fs.c). */
-bool r4_path_next(const char **p, const char **name, size_t *len);
 /* Finish what safe-links record (fs.c): orphans a crash left are
  * removed, interrupted truncates done, in one transaction.  r4_open runs
  * it for a read-write handle. */
