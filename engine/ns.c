@@ -3,7 +3,7 @@
  *
  * Real entries come first: every name but "." and ".." can be an entry,
  * one that starts with ".." too, and is listed, looked up, made, renamed
- * and removed like any other.  A pseudo name ("..mode", plan.c's table)
+ * and removed like any other.  A pseudo name ("..mode", pseudo.c's table)
  * names a pseudo file only where no entry has that name (r4_ns_resolve).
  * The one name kept from callers is the root's "..r4", where r4 keeps
  * what the format has no place for (meta.c).
