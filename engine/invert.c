@@ -8,7 +8,7 @@
  * Empty text (white space only) is no parts.  A path is '/' and the bytes
  * up to white space, '+', '(', ')', '"' or "<-"; a STRING is section 2.4's
  * quoted form.  What the parts mean (files to read, files to write first)
- * is the executor's (exec.c).
+ * is pseudo.c's.
  */
 #include <stdio.h>
 

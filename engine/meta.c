@@ -481,3 +481,24 @@ int r4_audit_append(r4_db *db, const char *log, uint64_t ino, uint32_t uid, cons
 	r4_free(line);
 	return rc;
 }
+
+int r4_audit_change(struct r4_db *db, uint32_t uid, uint64_t ino, uint64_t dir, const char *op,
+		    const char *path, uint64_t len, struct r4_why *why)
+{
+	char *log = NULL;
+	int rc = 0;
+
+	for (int i = 0; i < 2 && !rc; i++) {
+		uint64_t of = i ? dir : ino;
+
+		if (!of || (i && dir == ino))
+			continue;
+		if ((rc = r4_audit_log(db, of, &log)))
+			return r4_why_set(why, rc, "cannot read the audit setting of '%s'", path);
+		if (log && (rc = r4_audit_append(db, log, of, uid, op, path, len)))
+			rc = r4_why_set(why, rc, "cannot audit '%s' into '%s'", path, log);
+		r4_free(log);
+		log = NULL;
+	}
+	return rc;
+}

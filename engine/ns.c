@@ -4,7 +4,7 @@
  *
  * Real entries come first: every name but "." and ".." can be an entry,
  * one that starts with ".." too, and is listed, looked up, made, renamed
- * and removed like any other.  A pseudo name ("..mode", plan.c's table)
+ * and removed like any other.  A pseudo name ("..mode", pseudo.c's table)
  * names a pseudo file only where no entry has that name: name_rule says
  * so once, for r4_ns_resolve (the bridge, one name on a handle) and for
  * the walker (a path on inodes).  The one name kept from callers is the

@@ -124,6 +124,13 @@ int r4_meta_add_part(struct r4_meta *m, const char *path, const uint8_t *text, s
 unsigned r4_meta_kind(struct r4_db *db, uint64_t oid, unsigned *format);
 bool r4_meta_present(struct r4_db *db);	/* is there any record? */
 
+/* Section 6.4's record of a change by uid of the object ino and of the
+ * directory dir of its entry (0: none) in their logs, in the open
+ * transaction (meta.c); nothing for what is not audited or is the log.
+ * why: which setting or log failed. */
+int r4_audit_change(struct r4_db *db, uint32_t uid, uint64_t ino, uint64_t dir, const char *op,
+		    const char *path, uint64_t len, struct r4_why *why);
+
 /* Aggregates (aggr.c, LANGUAGE.md section 7). */
 enum { R4_ROLE_NONE, R4_ROLE_AGGREGATE, R4_ROLE_RECORD, R4_ROLE_FIELD };
 /* What the object st at path is to an aggregate (and the format). */

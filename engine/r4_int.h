@@ -190,6 +190,10 @@ int r4_buf_add(struct r4_buf *b, const void *p, size_t n);
 int r4_buf_printf(struct r4_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int r4_buf_vprintf(struct r4_buf *b, const char *fmt, va_list ap)
 	__attribute__((format(printf, 2, 0)));
+/* Put the words of a failure into why (when not NULL and still empty: the
+ * first reason stands); returns rc, for `return r4_why_set(why, rc, ...)`. */
+int r4_why_set(struct r4_why *why, int rc, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 #define R4_MIN(a, b) ((a) < (b) ? (a) : (b))
 #define R4_MAX(a, b) ((a) > (b) ? (a) : (b))
 

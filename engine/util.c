@@ -133,6 +133,18 @@ int r4_buf_printf(struct r4_buf *b, const char *fmt, ...)
 	return rc;
 }
 
+int r4_why_set(struct r4_why *why, int rc, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!why || why->msg[0])
+		return rc;
+	va_start(ap, fmt);
+	vsnprintf(why->msg, sizeof(why->msg), fmt, ap);
+	va_end(ap);
+	return rc;
+}
+
 char *r4_path_join(const char *dir, const char *name, size_t len)
 {
 	size_t d = strlen(dir);

@@ -475,6 +475,40 @@ const struct r4_pseudo_info *r4_pseudo_lookup(const char *name, size_t len);
 const char *r4_pseudo_name(enum r4_pseudo id);	/* "..uid", or "?" */
 
 /*
+ * Reading and writing pseudo files (engine/pseudo.c): what R4L's
+ * PATH/..mode means, for a host that reaches them without the language
+ * (the FUSE bridge's f/..mode, its xattrs).  path names the object, by the
+ * rules of the path calls (no symlink followed); id is its pseudo file,
+ * sub the member of ..plugin/<sub> (else NULL).  Both act for the identity
+ * r4_act_as set, as R4L acts for its run's: search on the way (-EACCES),
+ * read or write on the object where the pseudo file asks it, the owner's
+ * or root's for chmod, chown, ..acl and ..audit (-EPERM).  Values are
+ * LANGUAGE.md 6.1's text (-EINVAL when malformed); reading a write-only
+ * pseudo file or writing a read-only one is -EACCES, a ..plugin member the
+ * object lacks -ENOENT; ..new, ..link and ..range exist only in R4L
+ * (-EINVAL).  why, when not NULL, gets the words R4L's diagnostic would
+ * give before the error's name ("cannot read '/f/..unlink': it is
+ * write-only"), or "" when there are none.
+ *
+ * r4_pseudo_read: the text into *out (NUL-terminated, the caller's to
+ * r4_free) and *len.  A computed object's ..body (an aggregate's or
+ * invert's text) reads each of an invert's file parts by path too.
+ *
+ * r4_pseudo_write: p[0, n) written as R4L's "path/..mode <- TEXT" is, in
+ * the open transaction or, without one, in its own (committed, or undone
+ * on failure).  *changed (may be NULL): whether it changed the image, for
+ * a host that caches what it shows (the bridge: invalidate the kernel's
+ * caches when true); the change is audited as R4L audits it.
+ */
+struct r4_why {
+	char msg[600];
+};
+int r4_pseudo_read(r4_db *db, const char *path, enum r4_pseudo id, const char *sub, char **out,
+		   size_t *len, struct r4_why *why);
+int r4_pseudo_write(r4_db *db, const char *path, enum r4_pseudo id, const char *sub,
+		    const void *p, size_t n, bool *changed, struct r4_why *why);
+
+/*
  * Names (docs/semantics.md, "Names"; engine/ns.c).  Real entries come
  * first: any name but "." and ".." may be an entry, "..x" too.  A name
  * spelled "..x" names a pseudo file only where no entry has that name.

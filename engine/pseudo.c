@@ -1,0 +1,1594 @@
+/*
+ * pseudo.c - what a pseudo file is (LANGUAGE.md section 6): the table of
+ * their names, what reading each gives and what writing each does, for
+ * the executor (exec.c, through pseudo.h) and for hosts that reach them
+ * without the language (r4_pseudo_read and r4_pseudo_write in r4.h: the
+ * FUSE bridge).  One place, so R4L's f/..mode and the mount's f/..mode
+ * cannot disagree.
+ *
+ * Above: exec.c, which resolves paths, keeps handles, records what the
+ * members of a ',' group touch and formats diagnostics from the words this
+ * file puts in c->why.  Below: the fs API (r4_stat, r4_write, r4_setattr,
+ * ...), perm.c for every permission rule, meta.c (rules, audit, invert
+ * parts), aggr.c (an aggregate's text), invert.c (an invert's syntax).
+ *
+ * An invert's file parts are paths that must be resolved as the caller
+ * would (symlinks, pseudo names): the caller hands in how (c->part); the
+ * public calls resolve them by path, as the path calls do.
+ *
+ * Audit records (section 6.4) of the changes made here are written here,
+ * with meta.c's r4_audit_change, in the same transaction as the change.
+ */
+#include <limits.h>
+#include <stdio.h>
+#include <sys/stat.h>
+
+#include "db.h"
+#include "ns.h"
+#include "obj.h"
+#include "perm.h"
+#include "pseudo.h"
+
+#define MAX_INVERT_DEPTH 8	/* inverts read inside inverts (then ELOOP) */
+/* The words of a refusal, into c->why (the first reason stands). */
+#define SAY(c, ...) r4_why_set((c)->why, __VA_ARGS__)
+
+/* ================================ the table ============================= */
+
+#define RW (R4_PSF_READ | R4_PSF_WRITE)
+static const struct r4_pseudo_info pseudo[] = {	/* LANGUAGE.md 6.1 and 6.2 */
+	{"..uid", R4_PSEUDO_UID, RW},
+	{"..owner", R4_PSEUDO_UID, RW},
+	{"..gid", R4_PSEUDO_GID, RW},
+	{"..mode", R4_PSEUDO_MODE, RW | R4_PSF_OCTAL},
+	{"..type", R4_PSEUDO_TYPE, R4_PSF_READ},
+	{"..size", R4_PSEUDO_SIZE, RW},
+	{"..nlink", R4_PSEUDO_NLINK, R4_PSF_READ},
+	{"..atime", R4_PSEUDO_ATIME, RW},
+	{"..mtime", R4_PSEUDO_MTIME, RW},
+	{"..ctime", R4_PSEUDO_CTIME, R4_PSF_READ},
+	{"..oid", R4_PSEUDO_OID, R4_PSF_READ},
+	{"..key", R4_PSEUDO_KEY, R4_PSF_READ},
+	{"..plugin", R4_PSEUDO_PLUGIN, R4_PSF_READ | R4_PSF_SUBTYPE},
+	{"..list", R4_PSEUDO_LIST, R4_PSF_READ},
+	{"..body", R4_PSEUDO_BODY, RW},
+	{"..name", R4_PSEUDO_NAME, RW},
+	{"..unlink", R4_PSEUDO_UNLINK, R4_PSF_WRITE},
+	{"..acl", R4_PSEUDO_ACL, RW | R4_PSF_BLOCK | R4_PSF_LEAF_BLOCK},
+	{"..audit", R4_PSEUDO_AUDIT, RW | R4_PSF_BLOCK | R4_PSF_LEAF_BLOCK},
+	{"..invert", R4_PSEUDO_INVERT, RW},
+	{"..new", R4_PSEUDO_NEW, R4_PSF_BLOCK | R4_PSF_ONLY_BLOCK},
+	{"..link", R4_PSEUDO_LINK, R4_PSF_BLOCK | R4_PSF_ONLY_BLOCK},
+	{"..range", R4_PSEUDO_RANGE, R4_PSF_BLOCK | R4_PSF_ONLY_BLOCK},
+};
+#undef RW
+
+const struct r4_pseudo_info *r4_pseudo_lookup(const char *name, size_t len)
+{
+	for (size_t i = 0; i < R4_ARRAY_SIZE(pseudo); i++)
+		if (strlen(pseudo[i].name) == len && !memcmp(pseudo[i].name, name, len))
+			return &pseudo[i];
+	return NULL;
+}
+
+const char *r4_pseudo_name(enum r4_pseudo id)
+{
+	for (size_t i = 0; i < R4_ARRAY_SIZE(pseudo); i++)
+		if (pseudo[i].id == id)
+			return pseudo[i].name;
+	return "?";
+}
+
+/* ================================ values ================================ */
+
+void r4_pseudo_chop(const uint8_t *p, size_t *n)
+{
+	if (*n && p[*n - 1] == '\n')
+		(*n)--;
+}
+
+int r4_pseudo_int(const uint8_t *p, size_t n, bool neg_ok, int64_t *out)
+{
+	bool neg = false;
+	uint64_t v = 0;
+
+	r4_pseudo_chop(p, &n);
+	if (n && p[0] == '-' && neg_ok) {
+		neg = true;
+		p++;
+		n--;
+	}
+	if (!n || n > 19)
+		return -EINVAL;
+	for (size_t i = 0; i < n; i++) {
+		if (p[i] < '0' || p[i] > '9')
+			return -EINVAL;
+		v = v * 10 + (p[i] - '0');
+	}
+	if (v > INT64_MAX)
+		return -EINVAL;
+	*out = neg ? -(int64_t)v : (int64_t)v;
+	return 0;
+}
+
+int r4_pseudo_octal(const uint8_t *p, size_t n, uint32_t *out)
+{
+	uint32_t m = 0;
+
+	r4_pseudo_chop(p, &n);
+	if (!n || n > 4)
+		return -EINVAL;
+	for (size_t i = 0; i < n; i++) {
+		if (p[i] < '0' || p[i] > '7')
+			return -EINVAL;
+		m = m << 3 | (uint32_t)(p[i] - '0');
+	}
+	*out = m;
+	return 0;
+}
+
+/* Not "..x": R4L spells that a pseudo name, so could not reach the entry. */
+int r4_pseudo_newname(const uint8_t *p, size_t n)
+{
+	if (!n || memchr(p, '/', n) || memchr(p, 0, n))
+		return -EINVAL;
+	if (n > 255)
+		return -ENAMETOOLONG;
+	if (p[0] == '.' && (n == 1 || p[1] == '.'))
+		return -EINVAL;	/* ".", "..", and pseudo names */
+	return 0;
+}
+
+/* ================================ helpers =============================== */
+
+/* want (4 read, 2 write) on st for c->who (perm.c; access rules too). */
+static bool may(struct r4_db *db, const struct r4_pseudo_ctx *c, const struct r4_stat *st,
+		unsigned want)
+{
+	return r4_perm_may(db, c->who, st, want);
+}
+
+/* The last component of an absolute path ("/" for the root). */
+static const char *base_name(const char *path)
+{
+	const char *s = strrchr(path, '/');
+
+	return s && s[1] ? s + 1 : path;
+}
+
+/* The parent of an absolute path; r4_free it. */
+static char *dir_of(const char *path)
+{
+	char *d = r4_memdup(path, strlen(path)), *s;
+
+	if (d && (s = strrchr(d, '/')))
+		s[s == d] = 0;
+	return d;
+}
+
+static int read_all(struct r4_db *db, const char *path, uint64_t off, uint64_t len, struct r4_buf *b)
+{
+	size_t got;
+	int rc;
+
+	if (len > SIZE_MAX / 2)
+		return -EFBIG;
+	if ((rc = r4_buf_reserve(b, (size_t)len + 1)))
+		return rc;
+	if ((rc = r4_read(db, path, off, b->p, (size_t)len, &got)))
+		return rc;
+	b->len = got;
+	b->p[got] = 0;
+	return 0;
+}
+
+/* Section 6.4's record of a change of ino (and of dir, its entry's
+ * directory, when not 0), as the actor. */
+static int audit(struct r4_db *db, struct r4_pseudo_ctx *c, uint64_t ino, uint64_t dir,
+		 const char *op, const char *path, uint64_t len)
+{
+	return r4_audit_change(db, c->actor ? c->actor->uid : 0, ino, dir, op, path, len, c->why);
+}
+
+/* ============================ reading values ============================ */
+
+static const char *type_name(uint32_t mode)
+{
+	switch (mode & S_IFMT) {
+	case S_IFREG: return "regular";
+	case S_IFDIR: return "directory";
+	case S_IFLNK: return "symlink";
+	case S_IFIFO: return "fifo";
+	case S_IFSOCK: return "socket";
+	case S_IFCHR: return "chardev";
+	case S_IFBLK: return "blockdev";
+	default: return "unknown";
+	}
+}
+
+/* Is the object an invert (section 6.5): a regular file r4 composes? */
+static bool is_invert(struct r4_db *db, const struct r4_stat *st)
+{
+	return S_ISREG(st->mode) && r4_meta_present(db) &&
+	       r4_meta_kind(db, st->ino, NULL) == R4_META_INVERT;
+}
+
+/* What the object is to an aggregate (R4_ROLE_*), and the format. */
+static unsigned role_of(struct r4_db *db, const char *path, const struct r4_stat *st,
+			unsigned *format)
+{
+	return r4_aggr_role(db, path, st, format);
+}
+
+/* Are the object's contents computed text (an aggregate, a record, an invert)? */
+static bool is_computed(struct r4_db *db, const char *path, const struct r4_stat *st)
+{
+	return S_ISDIR(st->mode) ? role_of(db, path, st, NULL) != R4_ROLE_NONE : is_invert(db, st);
+}
+
+/* ..type: the file type, or what it is to an aggregate, or invert. */
+static const char *object_type(struct r4_db *db, const char *path, const struct r4_stat *st)
+{
+	unsigned f;
+
+	if (is_invert(db, st))
+		return "invert";
+	switch (S_ISDIR(st->mode) ? role_of(db, path, st, &f) : R4_ROLE_NONE) {
+	case R4_ROLE_AGGREGATE: return "aggregate";
+	case R4_ROLE_RECORD: return "record";
+	default: return type_name(st->mode);
+	}
+}
+
+/* ..acl's text: one rule per line. */
+static int acl_text(struct r4_db *db, struct r4_pseudo_ctx *c, const char *path,
+		    const struct r4_stat *st, struct r4_buf *b)
+{
+	struct r4_meta m;
+	int rc;
+
+	if ((rc = r4_meta_get(db, st->ino, &m)))
+		return SAY(c, rc, "cannot read '%s/..acl'", path);
+	for (unsigned i = 0; i < m.nrules && !rc; i++)
+		rc = r4_buf_printf(b, "%s %u %s\n", m.rules[i].gid ? "gid" : "uid", m.rules[i].id,
+				   r4_accesses[m.rules[i].access]);
+	r4_meta_fini(&m);
+	return rc;
+}
+
+static int audit_text(struct r4_db *db, struct r4_pseudo_ctx *c, const char *path,
+		      const struct r4_stat *st, struct r4_buf *b)
+{
+	struct r4_meta m;
+	int rc;
+
+	if ((rc = r4_meta_get(db, st->ino, &m)))
+		return SAY(c, rc, "cannot read '%s/..audit'", path);
+	rc = m.audit ? r4_buf_printf(b, "%s", m.audit) : 0;
+	r4_meta_fini(&m);
+	return rc;
+}
+
+static int key_text(struct r4_db *db, const char *path, struct r4_buf *b)
+{
+	struct r4_inode ino;
+	int rc;
+
+	if ((rc = r4_fs_resolve(db, path, &ino)))
+		return rc;
+	const r4_key *k = &ino.sdkey;
+
+	if (db->flags & 1)
+		rc = r4_buf_printf(b, "%llx:%x:%llx:%llx:%llx", (unsigned long long)r4_key_locality(k),
+				   r4_key_type(k), (unsigned long long)r4_key_ordering(k),
+				   (unsigned long long)r4_key_objectid(k),
+				   (unsigned long long)r4_key_offset(k));
+	else
+		rc = r4_buf_printf(b, "%llx:%x:%llx:%llx", (unsigned long long)r4_key_locality(k),
+				   r4_key_type(k), (unsigned long long)r4_key_objectid(k),
+				   (unsigned long long)r4_key_offset(k));
+	r4_obj_fini(&ino);
+	return rc;
+}
+
+/*
+ * ..plugin: one line "member label" per plugin-set member that governs the
+ * object (docs/plan.md), or the label of one (sub); an aggregate or invert
+ * names r4's plugin instead of reg40/dir40, and an aggregate adds its format.
+ */
+static int plugin_text(struct r4_db *db, struct r4_pseudo_ctx *c, const char *path,
+		       const struct r4_stat *st, const char *sub, struct r4_buf *b)
+{
+	static const unsigned reg[] = {R4_PSET_FILE, R4_PSET_FORMATTING, ~0u},
+		ccreg[] = {R4_PSET_FILE, R4_PSET_COMPRESSION, R4_PSET_CMODE, R4_PSET_CLUSTER, ~0u},
+		dir[] = {R4_PSET_FILE, R4_PSET_HASH, R4_PSET_FIBRATION, ~0u},
+		other[] = {R4_PSET_FILE, ~0u};
+	struct member {
+		const char *name, *label;
+	} m[6];
+	struct r4_inode ino;
+	const unsigned *set;
+	size_t n = 0;
+	unsigned format = 0, type;
+	int rc;
+
+	if ((rc = r4_fs_resolve(db, path, &ino)))
+		return rc;
+	bool agg = S_ISDIR(st->mode) && role_of(db, path, st, &format) == R4_ROLE_AGGREGATE;
+
+	set = S_ISDIR(st->mode) ? dir : !S_ISREG(st->mode) ? other
+	      : r4_obj_plugin(db, &ino, R4_PSET_FILE) == 4 ? ccreg : reg;
+	for (; *set != ~0u; set++) {
+		const char *name = r4_pset_member_name(*set);
+		unsigned id = r4_obj_plugin(db, &ino, *set);
+
+		r4_pset_member(name, strlen(name), &type);
+		m[n++] = (struct member){name, r4_plugin_label(type, id)};
+		if (*set == R4_PSET_FILE && agg) {
+			m[0].label = "aggregate";
+			m[n++] = (struct member){"format", r4_formats[format == R4_FORMAT_COLON]};
+		} else if (*set == R4_PSET_FILE && is_invert(db, st)) {
+			m[0].label = "invert";
+		}
+	}
+	r4_obj_fini(&ino);
+	for (size_t i = 0; i < n; i++) {
+		const char *label = m[i].label ? m[i].label : "?";
+
+		if (sub && !strcmp(sub, m[i].name))
+			return r4_buf_printf(b, "%s", label);
+		if (!sub && (rc = r4_buf_printf(b, "%s %s\n", m[i].name, label)))
+			return rc;
+	}
+	return sub ? SAY(c, -ENOENT, "'%s/..plugin' has no member '%s'", path, sub) : 0;
+}
+
+struct list_ctx {
+	struct r4_buf *b;
+	int rc;
+};
+
+static int list_fn(void *ctx, const char *name, size_t len, uint64_t ino, uint32_t type)
+{
+	struct list_ctx *l = ctx;
+
+	(void)ino;
+	(void)type;
+	if ((l->rc = r4_buf_add(l->b, name, len)) || (l->rc = r4_buf_add(l->b, "\n", 1)))
+		return 1;
+	return 0;
+}
+
+/* Section 6.1's ..list: the entries, then the pseudo names that apply. */
+static int list_text(struct r4_db *db, struct r4_pseudo_ctx *c, const char *path,
+		     const struct r4_stat *st, struct r4_buf *b)
+{
+	static const enum r4_pseudo common[] = {
+		R4_PSEUDO_UID, R4_PSEUDO_GID, R4_PSEUDO_MODE, R4_PSEUDO_TYPE, R4_PSEUDO_SIZE,
+		R4_PSEUDO_NLINK, R4_PSEUDO_ATIME, R4_PSEUDO_MTIME, R4_PSEUDO_CTIME, R4_PSEUDO_OID,
+		R4_PSEUDO_KEY, R4_PSEUDO_PLUGIN, R4_PSEUDO_LIST, R4_PSEUDO_BODY, R4_PSEUDO_NAME,
+		R4_PSEUDO_ACL, R4_PSEUDO_AUDIT,
+	};
+	static const enum r4_pseudo dir_only[] = {R4_PSEUDO_UNLINK, R4_PSEUDO_NEW, R4_PSEUDO_LINK};
+	int rc;
+
+	if (S_ISDIR(st->mode)) {
+		struct r4_dirpos pos = {0};
+		struct list_ctx l = {b, 0};
+
+		if (!may(db, c, st, 4))
+			return SAY(c, -EACCES, "cannot read '%s/..list'", path);
+		if ((rc = r4_readdir(db, path, &pos, list_fn, &l)) || (rc = l.rc))
+			return rc;
+	}
+	for (size_t i = 0; i < R4_ARRAY_SIZE(common); i++) {
+		if (common[i] == R4_PSEUDO_BODY && S_ISDIR(st->mode) &&
+		    role_of(db, path, st, NULL) == R4_ROLE_NONE)
+			continue;
+		if ((rc = r4_buf_printf(b, "%s\n", r4_pseudo_name(common[i]))))
+			return rc;
+	}
+	if ((S_ISREG(st->mode) || role_of(db, path, st, NULL) == R4_ROLE_AGGREGATE) &&
+	    (rc = r4_buf_printf(b, "%s\n", r4_pseudo_name(R4_PSEUDO_RANGE))))
+		return rc;
+	if (is_invert(db, st) && (rc = r4_buf_printf(b, "%s\n", r4_pseudo_name(R4_PSEUDO_INVERT))))
+		return rc;
+	for (size_t i = 0; S_ISDIR(st->mode) && i < R4_ARRAY_SIZE(dir_only); i++)
+		if ((rc = r4_buf_printf(b, "%s\n", r4_pseudo_name(dir_only[i]))))
+			return rc;
+	return 0;
+}
+
+/* b += p[0, n) as a section 2.4 string, quotes included. */
+static int buf_quote(struct r4_buf *b, const uint8_t *p, size_t n)
+{
+	size_t k = r4_quote(NULL, p, n);
+	int rc;
+
+	if ((rc = r4_buf_reserve(b, b->len + k + 1)))
+		return rc;
+	r4_quote((char *)b->p + b->len, p, n);
+	b->len += k;
+	return 0;
+}
+
+static int part_by_path(struct r4_db *db, struct r4_pseudo_ctx *c, const char *path,
+			const uint8_t *p, size_t n, bool quiet, struct r4_buf *out);
+
+/* An invert's file part, read (p NULL) or written, as c says parts are reached. */
+static int part(struct r4_db *db, struct r4_pseudo_ctx *c, const char *path, const uint8_t *p,
+		size_t n, bool quiet, struct r4_buf *out)
+{
+	struct r4_pseudo_ctx in = {c->who, c->actor, c->why, NULL, NULL, c->depth + 1, 0, NULL};
+
+	if (c->part)
+		return c->part(c->arg, c->depth + 1, path, p, n, quiet, out);
+	return part_by_path(db, &in, path, p, n, quiet, out);
+}
+
+/*
+ * An invert's text (section 6.5): its parts' contents concatenated, or,
+ * canonical, the definition that writes them back: "(P <- \"...\")" per
+ * file part, "..." per literal, joined by " + ", ending in LF.
+ */
+static int invert_text(struct r4_db *db, struct r4_pseudo_ctx *c, const char *path,
+		       const struct r4_stat *st, bool canonical, struct r4_buf *b)
+{
+	struct r4_buf pc = {0};
+	struct r4_meta m;
+	int rc;
+
+	b->len = 0;
+	if (c->depth >= MAX_INVERT_DEPTH)
+		return SAY(c, -ELOOP, "cannot read '%s': inverts nest more than %d deep", path,
+			   MAX_INVERT_DEPTH);
+	if ((rc = r4_meta_get(db, st->ino, &m)))
+		return SAY(c, r4_db_seen(db, rc), "cannot read '%s'", path);
+	for (size_t i = 0; i < m.nparts && !rc; i++) {
+		const struct r4_part *pt = &m.parts[i];
+
+		if (canonical && i && (rc = r4_buf_add(b, " + ", 3)))
+			break;
+		if (!pt->path) {
+			rc = canonical ? buf_quote(b, pt->text, pt->len) : r4_buf_add(b, pt->text, pt->len);
+			continue;
+		}
+		if ((rc = part(db, c, pt->path, NULL, 0, false, &pc)))
+			break;
+		if (!canonical)
+			rc = r4_buf_add(b, pc.p, pc.len);
+		else if (!(rc = r4_buf_printf(b, "(%s <- ", pt->path)) &&
+			 !(rc = buf_quote(b, pc.p, pc.len)))
+			rc = r4_buf_add(b, ")", 1);
+	}
+	if (!rc && canonical && m.nparts)
+		rc = r4_buf_add(b, "\n", 1);
+	r4_buf_free(&pc);
+	r4_meta_fini(&m);
+	return rc;
+}
+
+/* The contents of an object (section 5.1): a file's data, a symlink's
+ * text, an aggregate's, record's or invert's text. */
+static int contents(struct r4_db *db, struct r4_pseudo_ctx *c, const char *path,
+		    const struct r4_stat *st, struct r4_buf *b)
+{
+	int rc;
+
+	b->len = 0;
+	if (S_ISDIR(st->mode)) {
+		unsigned role = role_of(db, path, st, NULL);
+		char *text, *agg = NULL;
+		size_t n;
+
+		if (role != R4_ROLE_AGGREGATE && role != R4_ROLE_RECORD)
+			return SAY(c, -EISDIR, "cannot read '%s'", path);
+		if (!may(db, c, st, 4))
+			return SAY(c, -EACCES, "cannot read '%s'", path);
+		if (role == R4_ROLE_RECORD && !(agg = dir_of(path)))
+			return -ENOMEM;
+		rc = r4_aggr_text(db, c->who, agg ? agg : path, agg ? base_name(path) : NULL, &text,
+				  &n);
+		r4_free(agg);
+		if (rc)
+			return SAY(c, r4_db_seen(db, rc), "cannot read '%s'", path);
+		rc = r4_buf_set(b, text, n);
+		r4_free(text);
+		return rc;
+	}
+	if (!may(db, c, st, 4))
+		return SAY(c, -EACCES, "cannot read '%s'", path);
+	if (is_invert(db, st))
+		return invert_text(db, c, path, st, false, b);
+	if (S_ISLNK(st->mode)) {
+		size_t n;
+
+		if ((rc = r4_buf_reserve(b, (size_t)st->size + 1)))
+			return rc;
+		if ((rc = r4_readlink(db, path, (char *)b->p, (size_t)st->size, &n)))
+			return SAY(c, rc, "cannot read '%s'", path);
+		b->len = R4_MIN(n, (size_t)st->size);
+		b->p[b->len] = 0;
+		return 0;
+	}
+	if (!S_ISREG(st->mode))
+		return SAY(c, -EINVAL, "cannot read '%s': not a file", path);
+	if ((rc = read_all(db, path, 0, st->size, b)))
+		return SAY(c, rc, "cannot read '%s'", path);
+	return 0;
+}
+
+int r4_pseudo_get(struct r4_db *db, struct r4_pseudo_ctx *c, const char *path,
+		  const struct r4_stat *st, enum r4_pseudo id, const char *sub, struct r4_buf *b)
+{
+	b->len = 0;
+	if (r4_buf_reserve(b, 64))
+		return -ENOMEM;
+	b->p[0] = 0;
+	switch (id) {
+	case R4_PSEUDO_NONE:
+	case R4_PSEUDO_BODY: return contents(db, c, path, st, b);
+	case R4_PSEUDO_UID: return r4_buf_printf(b, "%u", st->uid);
+	case R4_PSEUDO_GID: return r4_buf_printf(b, "%u", st->gid);
+	case R4_PSEUDO_MODE: return r4_buf_printf(b, "%04o", st->mode & 07777);
+	case R4_PSEUDO_TYPE: return r4_buf_printf(b, "%s", object_type(db, path, st));
+	case R4_PSEUDO_SIZE:
+		if (is_computed(db, path, st)) {
+			int rc = contents(db, c, path, st, b);
+			size_t len = b->len;
+
+			return rc ? rc : (b->len = 0, r4_buf_printf(b, "%zu", len));
+		}
+		return r4_buf_printf(b, "%llu", (unsigned long long)st->size);
+	case R4_PSEUDO_NLINK: return r4_buf_printf(b, "%u", st->nlink);
+	case R4_PSEUDO_ATIME: return r4_buf_printf(b, "%lld", (long long)st->atime.tv_sec);
+	case R4_PSEUDO_MTIME: return r4_buf_printf(b, "%lld", (long long)st->mtime.tv_sec);
+	case R4_PSEUDO_CTIME: return r4_buf_printf(b, "%lld", (long long)st->ctime.tv_sec);
+	case R4_PSEUDO_OID: return r4_buf_printf(b, "%llu", (unsigned long long)st->ino);
+	case R4_PSEUDO_KEY: return key_text(db, path, b);
+	case R4_PSEUDO_PLUGIN: return plugin_text(db, c, path, st, sub, b);
+	case R4_PSEUDO_LIST: return list_text(db, c, path, st, b);
+	case R4_PSEUDO_NAME: return r4_buf_printf(b, "%s", base_name(path));
+	case R4_PSEUDO_ACL: return acl_text(db, c, path, st, b);
+	case R4_PSEUDO_AUDIT: return audit_text(db, c, path, st, b);
+	case R4_PSEUDO_INVERT:
+		if (!is_invert(db, st))
+			return 0;	/* not an invert: no definition */
+		if (!may(db, c, st, 4))
+			return SAY(c, -EACCES, "cannot read '%s/..invert'", path);
+		return invert_text(db, c, path, st, true, b);
+	default:
+		return SAY(c, -EACCES, "cannot read '%s/%s': it is write-only", path,
+			   r4_pseudo_name(id));
+	}
+}
+
+int r4_pseudo_window_get(struct r4_db *db, struct r4_pseudo_ctx *c, const char *path,
+			 const struct r4_stat *st, const struct r4_window *w, struct r4_buf *b)
+{
+	uint64_t size = st->size, end;
+
+	b->len = 0;
+	if (is_computed(db, path, st)) {
+		int rc = contents(db, c, path, st, b);
+
+		if (rc)
+			return rc;
+		size = b->len;
+		end = w->len_set && w->len < size - R4_MIN(w->off, size) ? w->off + w->len : size;
+		b->len = w->off >= size ? 0 : (size_t)(end - w->off);
+		memmove(b->p, b->p + R4_MIN(w->off, size), b->len);
+		return 0;
+	}
+	if (!may(db, c, st, 4))
+		return SAY(c, -EACCES, "cannot read '%s'", path);
+	if (w->off >= size)
+		return r4_buf_set(b, "", 0);
+	end = w->len_set && w->len < size - w->off ? w->off + w->len : size;
+	return read_all(db, path, w->off, end - w->off, b);
+}
+
+/* =============================== changing =============================== */
+
+/* May c->who add entries to directory d (path dir), and, in a sticky
+ * directory, remove or rename the entry path of st (perm.c)? */
+static int may_change(struct r4_db *db, struct r4_pseudo_ctx *c, const struct r4_stat *d,
+		      const struct r4_stat *st, const char *dir, const char *path)
+{
+	int rc = r4_perm_entry(db, c->who, d, st);
+
+	if (rc == -ENOTDIR)
+		return SAY(c, rc, "cannot change '%s'", dir);
+	if (rc == -EPERM)
+		return SAY(c, rc, "cannot change '%s': the directory is sticky", path);
+	return rc ? SAY(c, rc, "cannot change '%s'", path) : 0;
+}
+
+int r4_pseudo_may_change(struct r4_db *db, struct r4_pseudo_ctx *c, const char *dir,
+			 const struct r4_stat *st, const char *path)
+{
+	struct r4_stat d;
+	int rc;
+
+	if ((rc = r4_stat(db, dir, &d)))
+		return SAY(c, rc, "cannot change '%s'", dir);
+	return may_change(db, c, &d, st, dir, path);
+}
+
+int r4_pseudo_make(struct r4_db *db, struct r4_pseudo_ctx *c, const char *path,
+		   const struct r4_stat *d, unsigned type, unsigned format, uint32_t perm,
+		   const uint8_t *tgt, size_t tlen, struct r4_stat *st)
+{
+	uint32_t ifmt = type == R4_NEW_DIRECTORY || type == R4_NEW_AGGREGATE ? S_IFDIR
+			: type == R4_NEW_SYMLINK ? S_IFLNK : S_IFREG;
+	uint32_t mode = ifmt | (perm & 07777), uid = 0, gid = 0;
+	char *dir = dir_of(path);
+	struct r4_stat ds, made;
+	int rc;
+
+	if (!dir)
+		return -ENOMEM;
+	if (!d && (rc = r4_stat(db, dir, &ds))) {
+		rc = SAY(c, rc, "cannot change '%s'", dir);
+		goto out;
+	}
+	if (!d)
+		d = &ds;
+	if ((rc = may_change(db, c, d, NULL, dir, path)))
+		goto out;
+	r4_perm_new(c->actor, d, &mode, &uid, &gid);
+	if (ifmt == S_IFLNK && (!tlen || memchr(tgt, 0, tlen)))
+		rc = -EINVAL;
+	else if (!(rc = r4_fs_make(db, path, mode, uid, gid, tgt, tlen, &made)) &&
+		 type == R4_NEW_AGGREGATE)
+		rc = r4_aggr_make(db, made.ino, format);
+	else if (!rc && type == R4_NEW_INVERT)
+		rc = r4_meta_put(db, made.ino, &(struct r4_meta){.kind = R4_META_INVERT});
+	if (rc) {
+		rc = SAY(c, rc, "cannot create '%s'", path);
+		goto out;
+	}
+	if (!(rc = audit(db, c, d->ino, 0, "create", path, 0)))
+		*st = made;
+out:
+	r4_free(dir);
+	return rc;
+}
+
+/* A write drops set-id bits as perm.c says. */
+static int clear_suid(struct r4_db *db, struct r4_pseudo_ctx *c, const char *path,
+		      const struct r4_stat *st)
+{
+	struct r4_setattr sa = {.mask = R4_SET_MODE};
+
+	sa.mode = r4_perm_after_write(c->actor, st);
+	return sa.mode == st->mode ? 0 : r4_setattr(db, path, &sa);
+}
+
+/* Write an aggregate's text (section 7). */
+static int aggr_put(struct r4_db *db, struct r4_pseudo_ctx *c, const char *path,
+		    const struct r4_stat *st, const uint8_t *p, size_t n, bool append)
+{
+	char why[200];
+	int rc;
+
+	rc = r4_aggr_write(db, c->who, path, p, n, append, why, sizeof(why));
+	if (rc && why[0])
+		return SAY(c, r4_db_seen(db, rc), "cannot write '%s': %s", path, why);
+	if (rc)
+		return SAY(c, r4_db_seen(db, rc), "cannot write '%s'", path);
+	c->stored = n;
+	return audit(db, c, st->ino, 0, append ? "append" : "write", path, n);
+}
+
+/* A field's value: no ':' or LF (one trailing LF is dropped).  Writing
+ * the name field renames the record: c->moved is the field's new path. */
+static int field_put(struct r4_db *db, struct r4_pseudo_ctx *c, const char *path,
+		     const struct r4_stat *st, unsigned format, const uint8_t *p, size_t *n,
+		     bool append)
+{
+	char *rec = NULL, *agg = NULL, *to = NULL;
+	struct r4_stat rst;
+	int rc = 0;
+
+	r4_pseudo_chop(p, n);
+	if (memchr(p, ':', *n) || memchr(p, '\n', *n) || memchr(p, 0, *n))
+		return SAY(c, -EINVAL, "cannot write '%s': a field holds no ':', line feed or NUL",
+			   path);
+	if (!r4_aggr_is_name_field(format, path))
+		return 0;
+	if (append)
+		return SAY(c, -EINVAL, "cannot append to '%s': it names the record", path);
+	if ((rc = r4_pseudo_newname(p, *n)))
+		return SAY(c, -EINVAL, "cannot write '%s': '%.*s' cannot name a record", path,
+			   (int)*n, (const char *)p);
+	if (!(rec = dir_of(path)) || !(agg = dir_of(rec)) ||
+	    !(to = r4_path_join(agg, (const char *)p, *n))) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	if (!strcmp(to, rec))
+		goto out;
+	if ((rc = r4_stat(db, rec, &rst))) {
+		rc = SAY(c, rc, "cannot rename '%s'", rec);
+		goto out;
+	}
+	if (!may(db, c, st, 2)) {
+		rc = SAY(c, -EACCES, "cannot write '%s'", path);
+		goto out;
+	}
+	if ((rc = r4_pseudo_may_change(db, c, agg, &rst, rec)))
+		goto out;
+	if ((rc = r4_rename(db, rec, to, R4_RENAME_NOREPLACE))) {
+		rc = SAY(c, rc, "cannot rename '%s' to '%s'", rec, to);
+		goto out;
+	}
+	if (!(c->moved = r4_path_join(to, base_name(path), strlen(base_name(path))))) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	rc = audit(db, c, rst.ino, 0, "rename", to, *n);
+out:
+	r4_free(rec);
+	r4_free(agg);
+	r4_free(to);
+	return rc;
+}
+
+/* Replace (append: extend) the contents of the object (section 5.1). */
+static int put_contents(struct r4_db *db, struct r4_pseudo_ctx *c, const char *path,
+			const struct r4_stat *st, const uint8_t *p, size_t n, bool append)
+{
+	unsigned format = 0;
+	int rc;
+
+	if (S_ISDIR(st->mode)) {
+		unsigned role = role_of(db, path, st, NULL);
+
+		if (role == R4_ROLE_AGGREGATE)
+			return aggr_put(db, c, path, st, p, n, append);
+		if (role == R4_ROLE_RECORD)
+			return SAY(c, -EOPNOTSUPP, "cannot write '%s': write its aggregate or one of "
+				   "its fields", path);
+		return SAY(c, -EISDIR, "cannot write '%s'", path);
+	}
+	if (!S_ISREG(st->mode))
+		return SAY(c, -EINVAL, "cannot write '%s': not a file", path);
+	if (is_invert(db, st))
+		return SAY(c, -EOPNOTSUPP, "cannot write '%s': an invert is its parts (write them, "
+			   "or its ..invert)", path);
+	if (!may(db, c, st, 2))
+		return SAY(c, -EACCES, "cannot write '%s'", path);
+	if (role_of(db, path, st, &format) == R4_ROLE_FIELD &&
+	    (rc = field_put(db, c, path, st, format, p, &n, append)))
+		return rc;
+	if (c->moved)
+		path = c->moved;	/* the name field, renamed with its record */
+	if (append)
+		rc = r4_write(db, path, st->size, p, n);
+	else if (!(rc = n ? r4_write(db, path, 0, p, n) : 0) && st->size > n)
+		rc = r4_truncate(db, path, n);
+	if (!rc)
+		rc = clear_suid(db, c, path, st);
+	if (rc)
+		return SAY(c, rc, "cannot write '%s'", path);
+	c->stored = n;
+	return audit(db, c, st->ino, 0, append ? "append" : "write", path, n);
+}
+
+/* A symlink's text, replaced in place (..body of a symlink). */
+static int set_link_text(struct r4_db *db, struct r4_pseudo_ctx *c, const char *path,
+			 const struct r4_stat *st, const uint8_t *p, size_t n)
+{
+	int rc;
+
+	if (!n || memchr(p, 0, n))
+		return SAY(c, -EINVAL, "cannot write '%s/..body'", path);
+	if (!may(db, c, st, 2))
+		return SAY(c, -EACCES, "cannot write '%s/..body'", path);
+	if ((rc = r4_fs_set_symlink(db, path, p, n)))
+		return SAY(c, rc, "cannot write '%s/..body'", path);
+	c->stored = n;
+	return 0;
+}
+
+/* ..name <- a new name in the same directory. */
+static int do_rename(struct r4_db *db, struct r4_pseudo_ctx *c, const char *path,
+		     const struct r4_stat *st, uint64_t dir_ino, const uint8_t *p, size_t n)
+{
+	char *to = NULL, *dir = NULL;
+	int rc;
+
+	r4_pseudo_chop(p, &n);
+	if (!strcmp(path, "/"))
+		return SAY(c, -EBUSY, "cannot rename '/'");
+	if ((rc = r4_pseudo_newname(p, n)))
+		return SAY(c, rc, "cannot rename '%s' to '%.*s'", path, (int)n, (const char *)p);
+	if (!(dir = dir_of(path)) || !(to = r4_path_join(dir, (const char *)p, n))) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	if (!strcmp(to, path))
+		goto out;	/* its own name */
+	if ((rc = r4_pseudo_may_change(db, c, dir, st, path)))
+		goto out;
+	unsigned format = 0;
+	bool record = S_ISDIR(st->mode) && role_of(db, path, st, &format) == R4_ROLE_RECORD;
+
+	if ((rc = r4_rename(db, path, to, R4_RENAME_NOREPLACE))) {
+		rc = SAY(c, rc, "cannot rename '%s' to '%.*s'", path, (int)n, (const char *)p);
+		goto out;
+	}
+	if ((record && (rc = r4_aggr_renamed(db, to, format))) ||
+	    (rc = audit(db, c, st->ino, dir_ino, "rename", to, n))) {
+		rc = SAY(c, rc, "cannot rename '%s'", path);
+		goto out;
+	}
+	c->moved = to;
+	to = NULL;
+	c->stored = n;
+out:
+	r4_free(to);
+	r4_free(dir);
+	return rc;
+}
+
+/* A name to remove from the directory at path: any entry but "." and
+ * "..", a "..x" too (docs/semantics.md, "Names"), but not r4's own records. */
+static int removable(const char *path, const uint8_t *p, size_t n)
+{
+	const char *s = (const char *)p;
+
+	if (!n || memchr(p, '/', n) || memchr(p, 0, n) || r4_ns_dot(s, n) ||
+	    r4_ns_private(!strcmp(path, "/"), s, n))
+		return -EINVAL;
+	return n > 255 ? -ENAMETOOLONG : 0;
+}
+
+/* ..unlink <- the name of an entry to remove (a whole record of an aggregate). */
+static int do_unlink(struct r4_db *db, struct r4_pseudo_ctx *c, const char *dpath,
+		     const struct r4_stat *d, const uint8_t *p, size_t n)
+{
+	struct r4_stat st;
+	char *path;
+	int rc;
+
+	r4_pseudo_chop(p, &n);
+	if (!S_ISDIR(d->mode))
+		return SAY(c, -ENOTDIR, "cannot remove entries of '%s'", dpath);
+	if ((rc = removable(dpath, p, n)))
+		return SAY(c, rc, "cannot remove '%.*s' from '%s'", (int)n, (const char *)p, dpath);
+	if (!(path = r4_path_join(dpath, (const char *)p, n)))
+		return -ENOMEM;
+	if ((rc = r4_stat(db, path, &st))) {
+		rc = SAY(c, rc, "cannot remove '%s'", path);
+	} else if (!(rc = r4_pseudo_may_change(db, c, dpath, &st, path))) {
+		bool record = S_ISDIR(st.mode) && role_of(db, path, &st, NULL) == R4_ROLE_RECORD;
+
+		/* recorded first: the object's last name takes its audit setting
+		 * with it (a failure below undoes the record with the unit) */
+		if ((rc = audit(db, c, st.ino, d->ino, "unlink", path, n)))
+			goto out;
+		rc = record ? r4_aggr_rmtree(db, path) : S_ISDIR(st.mode) ? r4_rmdir(db, path)
+		     : r4_unlink(db, path);
+		if (rc)
+			rc = SAY(c, rc, "cannot remove '%s'", path);
+		else
+			c->stored = n;
+	}
+out:
+	r4_free(path);
+	return rc;
+}
+
+/* Do two part lists say the same? */
+static bool same_parts(const struct r4_part *a, size_t na, const struct r4_part *b, size_t nb)
+{
+	if (na != nb)
+		return false;
+	for (size_t i = 0; i < na; i++) {
+		if (!a[i].path != !b[i].path)
+			return false;
+		if (a[i].path ? strcmp(a[i].path, b[i].path)
+		    : a[i].len != b[i].len || memcmp(a[i].text, b[i].text, a[i].len))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * X/..invert <- text (section 6.5): each (P <- S) part first writes S to P
+ * (created as a missing name is), unless P already holds S; then the part
+ * list becomes X's, unless it already is.  So the canonical text written
+ * back changes nothing, and an edited one changes exactly what was edited.
+ */
+static int invert_define(struct r4_db *db, struct r4_pseudo_ctx *c, const char *path,
+			 const struct r4_stat *st, const uint8_t *p, size_t n)
+{
+	struct r4_part *parts = NULL;
+	struct r4_buf cur = {0};
+	struct r4_meta m = {0};
+	size_t np = 0;
+	char why[200];
+	bool changed = false;
+	int rc;
+
+	if (!is_invert(db, st))
+		return SAY(c, -EOPNOTSUPP, "cannot write '%s/..invert': not an invert (make one "
+			   "with ..new/(..., type <- invert))", path);
+	if (!may(db, c, st, 2))
+		return SAY(c, -EACCES, "cannot write '%s/..invert'", path);
+	if ((rc = r4_invert_parse(p, n, &parts, &np, why, sizeof(why))))
+		return rc == -EINVAL ? SAY(c, rc, "cannot write '%s/..invert': %s", path, why) : rc;
+	for (size_t i = 0; i < np && !rc; i++) {
+		if (!parts[i].path || !parts[i].text)
+			continue;
+		if (part(db, c, parts[i].path, NULL, 0, true, &cur) || cur.len != parts[i].len ||
+		    memcmp(cur.p, parts[i].text, cur.len)) {
+			rc = part(db, c, parts[i].path, parts[i].text, parts[i].len, false, NULL);
+			changed = true;
+		}
+	}
+	if (!rc && (rc = r4_meta_get(db, st->ino, &m)))
+		rc = SAY(c, r4_db_seen(db, rc), "cannot write '%s/..invert'", path);
+	if (!rc && !same_parts(m.parts, m.nparts, parts, np)) {
+		r4_invert_free(m.parts, m.nparts);
+		m.parts = NULL;
+		m.nparts = 0;
+		for (size_t i = 0; i < np && !rc; i++)
+			rc = r4_meta_add_part(&m, parts[i].path, parts[i].text, parts[i].len);
+		if (rc || (rc = r4_meta_put(db, st->ino, &m)))
+			rc = SAY(c, rc, "cannot write '%s/..invert'", path);
+		changed = true;
+	}
+	r4_meta_fini(&m);
+	r4_invert_free(parts, np);
+	r4_buf_free(&cur);
+	if (rc)
+		return rc;
+	c->stored = n;
+	return changed ? audit(db, c, st->ino, 0, "write", path, n) : 0;
+}
+
+typedef int meta_fn(struct r4_db *db, struct r4_pseudo_ctx *c, struct r4_meta *m, void *arg);
+
+/* Change the object's meta record with fn (owner or root only, section 6.4). */
+static int meta_change(struct r4_db *db, struct r4_pseudo_ctx *c, const char *path,
+		       const struct r4_stat *st, const char *what, meta_fn *fn, void *arg)
+{
+	struct r4_meta m;
+	int rc;
+
+	if (!r4_perm_owns(c->who, st))
+		return SAY(c, -EPERM, "cannot change '%s/%s': only its owner may", path, what);
+	if ((rc = r4_meta_get(db, st->ino, &m)))
+		return SAY(c, rc, "cannot change '%s/%s'", path, what);
+	if (!(rc = fn(db, c, &m, arg)) && (rc = r4_meta_put(db, st->ino, &m)))
+		rc = SAY(c, rc, "cannot change '%s/%s'", path, what);
+	r4_meta_fini(&m);
+	return rc ? rc : audit(db, c, st->ino, 0, "setattr", path, 0);
+}
+
+static int set_rule(struct r4_db *db, struct r4_pseudo_ctx *c, struct r4_meta *m, void *arg)
+{
+	const struct r4_rule *r = arg;
+
+	(void)db;
+	for (unsigned i = 0; i < m->nrules; i++)
+		if (m->rules[i].gid == r->gid && m->rules[i].id == r->id) {
+			m->rules[i] = *r;
+			return 0;
+		}
+	if (m->nrules == R4_MAX_RULES)
+		return SAY(c, -ENOSPC, "an object holds at most %d access rules", R4_MAX_RULES);
+	m->rules[m->nrules++] = *r;
+	return 0;
+}
+
+struct text {
+	const uint8_t *p;
+	size_t n;
+};
+
+/* ..acl <- text: "uid N ACCESS" / "gid N ACCESS" lines replace the rules. */
+static int set_rules(struct r4_db *db, struct r4_pseudo_ctx *c, struct r4_meta *m, void *arg)
+{
+	const struct text *t = arg;
+	const uint8_t *p = t->p;
+	size_t n = t->n;
+	int rc = 0;
+
+	m->nrules = 0;
+	while (n && !rc) {
+		const uint8_t *lf = memchr(p, '\n', n);
+		size_t k = lf ? (size_t)(lf - p) : n;
+		char line[80], kind[8], acc[16];
+		unsigned long id;
+		int used = 0;
+		struct r4_rule r = {0};
+
+		if (k >= sizeof(line))
+			return SAY(c, -EINVAL, "an access rule is 'uid N ACCESS' or 'gid N ACCESS'");
+		memcpy(line, p, k);
+		line[k] = 0;
+		if (k) {
+			if (sscanf(line, "%7s %lu %15s%n", kind, &id, acc, &used) != 3 ||
+			    (size_t)used != k || id > UINT32_MAX - 1 ||
+			    (strcmp(kind, "uid") && strcmp(kind, "gid")))
+				return SAY(c, -EINVAL, "'%s' is not an access rule ('uid N ACCESS' or "
+					   "'gid N ACCESS')", line);
+			r.id = (uint32_t)id;
+			r.gid = kind[0] == 'g';
+			r.access = 0xff;
+			for (unsigned a = 0; r4_accesses[a]; a++)
+				if (!strcmp(acc, r4_accesses[a]))
+					r.access = (uint8_t)a;
+			if (r.access == 0xff)
+				return SAY(c, -EINVAL, "'%s': access is denied, read or write", line);
+			rc = set_rule(db, c, m, &r);
+		}
+		p += k + (lf != NULL);
+		n -= k + (lf != NULL);
+	}
+	return rc;
+}
+
+/* ..audit <- the log's absolute path (an existing regular file), or empty. */
+static int set_audit(struct r4_db *db, struct r4_pseudo_ctx *c, struct r4_meta *m, void *arg)
+{
+	const char *log = arg;
+	struct r4_stat st;
+	int rc;
+
+	r4_free(m->audit);
+	m->audit = NULL;
+	if (!log)
+		return 0;
+	if (log[0] != '/')
+		return SAY(c, -EINVAL, "the audit log is named by an absolute path");
+	if ((rc = r4_stat(db, log, &st)))
+		return SAY(c, rc, "cannot audit into '%s'", log);
+	if (!S_ISREG(st.mode))
+		return SAY(c, -EINVAL, "cannot audit into '%s': not a file", log);
+	return (m->audit = r4_memdup(log, strlen(log))) ? 0 : -ENOMEM;
+}
+
+int r4_pseudo_rule(struct r4_db *db, struct r4_pseudo_ctx *c, const char *path,
+		   const struct r4_stat *st, uint32_t id, bool gid, unsigned access)
+{
+	struct r4_rule r = {id, gid, (uint8_t)access};
+
+	return meta_change(db, c, path, st, "..acl", set_rule, &r);
+}
+
+int r4_pseudo_audit_into(struct r4_db *db, struct r4_pseudo_ctx *c, const char *path,
+			 const struct r4_stat *st, const char *log)
+{
+	return meta_change(db, c, path, st, "..audit", set_audit, (void *)log);
+}
+
+/* ..plugin/file <- "reg40" on an invert: it keeps its text as plain data. */
+static int invert_freeze(struct r4_db *db, struct r4_pseudo_ctx *c, const char *path,
+			 const struct r4_stat *st)
+{
+	struct r4_buf text = {0};
+	struct r4_meta m;
+	int rc;
+
+	if (!may(db, c, st, 2))
+		return SAY(c, -EACCES, "cannot write '%s'", path);
+	if ((rc = contents(db, c, path, st, &text)))
+		goto out;
+	if ((rc = r4_meta_get(db, st->ino, &m)))
+		goto failed;
+	r4_invert_free(m.parts, m.nparts);
+	m.parts = NULL;
+	m.nparts = 0;
+	m.kind = R4_META_NONE;
+	rc = r4_meta_put(db, st->ino, &m);
+	r4_meta_fini(&m);
+	if (!rc && text.len)
+		rc = r4_write(db, path, 0, text.p, text.len);
+failed:
+	if (rc)
+		rc = SAY(c, r4_db_seen(db, rc), "cannot convert '%s'", path);
+	else
+		rc = audit(db, c, st->ino, 0, "write", path, text.len);
+out:
+	r4_buf_free(&text);
+	return rc;
+}
+
+/* ..plugin/file <- "aggregate" (or "aggregate colon") turns a text file
+ * into an aggregate; "reg40" turns an aggregate back into a text file.
+ * The object is replaced by a new one of the same name, owner and mode. */
+static int convert(struct r4_db *db, struct r4_pseudo_ctx *c, const char *path,
+		   const struct r4_stat *st, uint64_t dir_ino, const uint8_t *p, size_t n)
+{
+	struct r4_buf text = {0};
+	unsigned format = R4_FORMAT_PASSWD, role;
+	bool to_agg;
+	char *dir;
+	int rc;
+
+	r4_pseudo_chop(p, &n);
+	role = S_ISDIR(st->mode) ? role_of(db, path, st, &format) : R4_ROLE_NONE;
+	if (n == 9 && !memcmp(p, "aggregate", 9))
+		to_agg = true;
+	else if (n == 16 && !memcmp(p, "aggregate passwd", 16))
+		to_agg = true;
+	else if (n == 15 && !memcmp(p, "aggregate colon", 15))
+		to_agg = true, format = R4_FORMAT_COLON;
+	else if (n == 5 && !memcmp(p, "reg40", 5))
+		to_agg = false;
+	else
+		return SAY(c, -EOPNOTSUPP, "cannot switch '%s/..plugin/file' to '%.*s': r4 converts "
+			   "between reg40 and aggregate", path, (int)n, (const char *)p);
+	if (!to_agg && is_invert(db, st))
+		return invert_freeze(db, c, path, st);
+	if (to_agg ? role == R4_ROLE_AGGREGATE : S_ISREG(st->mode))
+		return 0;	/* already */
+	if (to_agg ? !S_ISREG(st->mode) : role != R4_ROLE_AGGREGATE)
+		return SAY(c, -EOPNOTSUPP, "cannot switch '%s/..plugin/file' to '%.*s': it is not "
+			   "a %s", path, (int)n, (const char *)p,
+			   to_agg ? "regular file" : "aggregate");
+	if (!(dir = dir_of(path)))
+		return -ENOMEM;
+	rc = r4_pseudo_may_change(db, c, dir, st, path);
+	r4_free(dir);
+	if (rc || (rc = contents(db, c, path, st, &text)))
+		goto out;
+	uint32_t perm = st->mode & 07777;
+	struct r4_stat ns;
+	char why[200] = "";
+
+	if (to_agg) {
+		/* a directory may be searched where the file could be read */
+		perm |= (perm & 0444) >> 2;
+		if (!(rc = r4_unlink(db, path)) &&
+		    !(rc = r4_mkdir(db, path, perm, st->uid, st->gid)) &&
+		    !(rc = r4_stat(db, path, &ns)) && !(rc = r4_aggr_make(db, ns.ino, format)))
+			rc = r4_aggr_write(db, NULL, path, text.p, text.len, false, why, sizeof(why));
+	} else {
+		perm &= 07666;
+		if (!(rc = r4_aggr_rmtree(db, path)) &&
+		    !(rc = r4_create(db, path, perm, st->uid, st->gid)) && text.len)
+			rc = r4_write(db, path, 0, text.p, text.len);
+	}
+	if (rc)
+		rc = SAY(c, r4_db_seen(db, rc), why[0] ? "cannot convert '%s': %s"
+			 : "cannot convert '%s'%s", path, why);
+	else
+		rc = audit(db, c, dir_ino, 0, "create", path, text.len);
+out:
+	r4_buf_free(&text);
+	return rc;
+}
+
+/* ..plugin/formatting of a regular file (its body is laid out again) and
+ * ..plugin/hash of an empty directory: the owner's to switch. */
+static int switch_plugin(struct r4_db *db, struct r4_pseudo_ctx *c, const char *path,
+			 const struct r4_stat *st, const char *sub, const uint8_t *p, size_t n)
+{
+	unsigned type;
+	int member = r4_pset_member(sub, strlen(sub), &type), id, rc;
+
+	r4_pseudo_chop(p, &n);
+	if (member != R4_PSET_FORMATTING && member != R4_PSET_HASH)
+		return SAY(c, -EOPNOTSUPP, "cannot switch '%s/..plugin/%s': r4 switches file, "
+			   "formatting and hash", path, sub);
+	if ((id = r4_plugin_id(type, (const char *)p, n)) < 0)
+		return SAY(c, -EINVAL, "cannot switch '%s/..plugin/%s': '%.*s' is no %s plugin",
+			   path, sub, (int)n, (const char *)p, sub);
+	if (!r4_perm_owns(c->who, st))
+		return SAY(c, -EPERM, "cannot switch '%s/..plugin/%s': only its owner may", path, sub);
+	if (is_computed(db, path, st))
+		return SAY(c, -EOPNOTSUPP, "cannot switch '%s/..plugin/%s' of %s", path, sub,
+			   S_ISDIR(st->mode) ? "an aggregate" : "an invert");
+	rc = r4_fs_set_plugin(db, path, (unsigned)member, (unsigned)id);
+	if (rc == -ENOTEMPTY)
+		return SAY(c, rc, "cannot switch '%s/..plugin/hash': a directory changes its hash "
+			   "only while it is empty", path);
+	if (rc == -EOPNOTSUPP)
+		return SAY(c, rc, "cannot switch '%s/..plugin/%s': %s", path, sub,
+			   member == R4_PSET_FORMATTING ? "only a regular file that is not "
+			   "compressed has a formatting" : "only a directory has a hash");
+	if (rc)
+		return SAY(c, rc, "cannot switch '%s/..plugin/%s'", path, sub);
+	return audit(db, c, st->ino, 0, "setattr", path, n);
+}
+
+/* May c->who make change sa of st (perm.c; sa narrowed, set-id bits
+ * dropped as the change does)? */
+static int setattr_perm(struct r4_db *db, struct r4_pseudo_ctx *c, const char *path,
+			const struct r4_stat *st, const char *pn, struct r4_setattr *sa)
+{
+	int rc = r4_perm_setattr(db, c->who, st, sa, false);
+
+	if (rc == -EPERM)
+		return SAY(c, rc, "cannot change '%s/%s'", path, pn);
+	if (rc)
+		return SAY(c, rc, "cannot write '%s/%s'", path, pn);
+	r4_perm_setattr_effects(c->actor, st, sa);
+	return 0;
+}
+
+/* ..uid, ..gid, ..mode, ..size, ..atime, ..mtime <- text: what setattr it asks. */
+static int setattr_of(struct r4_db *db, struct r4_pseudo_ctx *c, const char *path,
+		      const struct r4_stat *st, enum r4_pseudo ps, const uint8_t *p, size_t n,
+		      struct r4_setattr *sa)
+{
+	const char *pn = r4_pseudo_name(ps);
+	int64_t num = 0;
+
+	switch (ps) {
+	case R4_PSEUDO_MODE:
+		if (r4_pseudo_octal(p, n, &sa->mode))
+			return SAY(c, -EINVAL, "'%s' takes 1 to 4 octal digits", pn);
+		sa->mask = R4_SET_MODE;
+		return 0;
+	case R4_PSEUDO_UID:
+	case R4_PSEUDO_GID:
+		if (r4_pseudo_int(p, n, false, &num) || num > UINT32_MAX - 1)
+			return SAY(c, -EINVAL, "'%s' takes a decimal id", pn);
+		sa->mask = ps == R4_PSEUDO_UID ? R4_SET_UID : R4_SET_GID;
+		sa->uid = sa->gid = (uint32_t)num;
+		return 0;
+	case R4_PSEUDO_SIZE:
+		if (r4_pseudo_int(p, n, false, &num))
+			return SAY(c, -EINVAL, "'%s' takes a decimal size", pn);
+		if (is_computed(db, path, st))
+			return SAY(c, -EOPNOTSUPP, "cannot write '%s/%s': the size of %s is its text's",
+				   path, pn, S_ISDIR(st->mode) ? "an aggregate" : "an invert");
+		if (S_ISDIR(st->mode))
+			return SAY(c, -EISDIR, "cannot write '%s/%s'", path, pn);
+		if (!S_ISREG(st->mode))
+			return SAY(c, -EINVAL, "cannot write '%s/%s': not a file", path, pn);
+		sa->mask = R4_SET_SIZE | R4_SET_MTIME_NOW;
+		sa->size = (uint64_t)num;
+		return 0;
+	case R4_PSEUDO_ATIME:
+	case R4_PSEUDO_MTIME:
+		if (r4_pseudo_int(p, n, true, &num))
+			return SAY(c, -EINVAL, "'%s' takes decimal seconds", pn);
+		if (num < 0 || num > UINT32_MAX)
+			return SAY(c, -EINVAL, "cannot write '%s/%s': the format stores times from 0 "
+				   "to 4294967295", path, pn);
+		sa->mask = ps == R4_PSEUDO_ATIME ? R4_SET_ATIME : R4_SET_MTIME;
+		sa->atime.tv_sec = sa->mtime.tv_sec = (time_t)num;
+		return 0;
+	default:
+		return SAY(c, -EACCES, "cannot write '%s/%s': it is read-only", path, pn);
+	}
+}
+
+int r4_pseudo_put(struct r4_db *db, struct r4_pseudo_ctx *c, const char *path,
+		  const struct r4_stat *st, uint64_t dir, enum r4_pseudo id, const char *sub,
+		  const uint8_t *p, size_t n, bool append)
+{
+	struct r4_setattr sa = {0};
+	const char *pn = r4_pseudo_name(id);
+	size_t raw = n;
+	int rc;
+
+	if (id == R4_PSEUDO_NONE || (append && id == R4_PSEUDO_BODY && !S_ISLNK(st->mode)))
+		return put_contents(db, c, path, st, p, n, append);
+	if (append)
+		return SAY(c, -EINVAL, "cannot append to '%s/%s'", path, pn);
+	switch (id) {
+	case R4_PSEUDO_BODY:
+		if (S_ISLNK(st->mode))
+			return set_link_text(db, c, path, st, p, n);
+		return put_contents(db, c, path, st, p, n, false);
+	case R4_PSEUDO_NAME:
+		return do_rename(db, c, path, st, dir, p, n);
+	case R4_PSEUDO_UNLINK:
+		return do_unlink(db, c, path, st, p, n);
+	case R4_PSEUDO_ACL:
+		rc = meta_change(db, c, path, st, pn, set_rules, &(struct text){p, n});
+		break;
+	case R4_PSEUDO_AUDIT: {
+		char *log;
+
+		r4_pseudo_chop(p, &n);
+		if (memchr(p, 0, n))
+			return SAY(c, -EINVAL, "the audit log is named by a path");
+		if (!(log = r4_memdup(p, n)))
+			return -ENOMEM;
+		rc = meta_change(db, c, path, st, pn, set_audit, n ? log : NULL);
+		r4_free(log);
+		break;
+	}
+	case R4_PSEUDO_INVERT:
+		return invert_define(db, c, path, st, p, n);
+	case R4_PSEUDO_PLUGIN:
+		if (!sub)
+			return SAY(c, -EACCES, "cannot write '%s/%s': it is read-only", path, pn);
+		rc = !strcmp(sub, "file") ? convert(db, c, path, st, dir, p, n)
+		     : switch_plugin(db, c, path, st, sub, p, n);
+		break;
+	default:
+		if ((rc = setattr_of(db, c, path, st, id, p, n, &sa)) ||
+		    (rc = setattr_perm(db, c, path, st, pn, &sa)))
+			return rc;
+		if ((rc = r4_setattr(db, path, &sa)))
+			return SAY(c, rc, "cannot write '%s/%s'", path, pn);
+		rc = audit(db, c, st->ino, 0, id == R4_PSEUDO_SIZE ? "truncate" : "setattr", path,
+			   raw);
+		break;
+	}
+	if (!rc)
+		c->stored = raw;
+	return rc;
+}
+
+/* Section 6.3 on an aggregate: its text, read, changed in memory, written
+ * back whole (the records then follow it). */
+static int window_put_text(struct r4_db *db, struct r4_pseudo_ctx *c, const char *path,
+			   const struct r4_stat *st, const struct r4_window *w, const uint8_t *p,
+			   size_t n)
+{
+	static const uint8_t zeros[64];
+	struct r4_buf t = {0}, o = {0};
+	uint64_t size, len, stored = n, from;
+	int rc;
+
+	if (is_invert(db, st))
+		return SAY(c, -EOPNOTSUPP, "cannot write '%s/..range': an invert is its parts", path);
+	if ((rc = contents(db, c, path, st, &t)))
+		return rc;
+	size = t.len;
+	if (w->off > size) {
+		rc = SAY(c, -EINVAL, "cannot write '%s/..range': a window of an aggregate starts "
+			 "within its text (%llu bytes)", path, (unsigned long long)size);
+		goto out;
+	}
+	len = w->len_set ? w->len : size - w->off;
+	rc = r4_buf_add(&o, t.p, (size_t)w->off);
+	switch (w->mode) {
+	case R4_WIN_ZERO:
+		stored = R4_MIN(n, len);
+		if (!rc)
+			rc = r4_buf_add(&o, p, (size_t)stored);
+		for (uint64_t k = stored; k < len && !rc; k += sizeof(zeros))
+			rc = r4_buf_add(&o, zeros, (size_t)R4_MIN(len - k, sizeof(zeros)));
+		from = w->off + len;
+		break;
+	case R4_WIN_OVERLAY:
+		stored = R4_MIN(n, len);
+		if (!rc)
+			rc = r4_buf_add(&o, p, (size_t)stored);
+		from = w->off + stored;
+		break;
+	default:	/* shift */
+		if (!rc)
+			rc = r4_buf_add(&o, p, n);
+		from = w->off + R4_MIN(len, size - w->off);
+		break;
+	}
+	if (!rc && from < size)
+		rc = r4_buf_add(&o, t.p + from, (size_t)(size - from));
+	if (!rc && !(rc = aggr_put(db, c, path, st, o.p, o.len, false)))
+		c->stored = stored;
+out:
+	r4_buf_free(&t);
+	r4_buf_free(&o);
+	return rc;
+}
+
+int r4_pseudo_window_put(struct r4_db *db, struct r4_pseudo_ctx *c, const char *path,
+			 const struct r4_stat *st, const struct r4_window *w, const uint8_t *p,
+			 size_t n)
+{
+	struct r4_buf tail = {0};
+	uint64_t size, len, end, stored = n;
+	int rc;
+
+	if (is_computed(db, path, st))
+		return window_put_text(db, c, path, st, w, p, n);
+	if (!may(db, c, st, 2))
+		return SAY(c, -EACCES, "cannot write '%s'", path);
+	size = st->size;
+	len = w->len_set ? w->len : (w->off < size ? size - w->off : 0);
+	if (w->off > size && (rc = r4_truncate(db, path, w->off)))
+		goto out;
+	if (w->off > size)
+		size = w->off;
+	switch (w->mode) {
+	case R4_WIN_ZERO:
+		/* exactly length bytes: D, then zero bytes (a hole past the end) */
+		stored = R4_MIN(n, len);
+		if (stored && (rc = r4_write(db, path, w->off, p, (size_t)stored)))
+			goto out;
+		size = R4_MAX(size, w->off + stored);
+		end = w->off + len;
+		for (uint64_t at = w->off + stored; at < R4_MIN(end, size) && !rc;) {
+			static const uint8_t zeros[65536];
+			size_t k = (size_t)R4_MIN(R4_MIN(end, size) - at, sizeof(zeros));
+
+			rc = r4_write(db, path, at, zeros, k);
+			at += k;
+		}
+		if (!rc && end > size)
+			rc = r4_truncate(db, path, end);
+		break;
+	case R4_WIN_OVERLAY:
+		stored = R4_MIN(n, len);
+		if (stored)
+			rc = r4_write(db, path, w->off, p, (size_t)stored);
+		break;
+	default:	/* shift */
+		end = len < size - w->off ? w->off + len : size;
+		if ((rc = read_all(db, path, end, size - end, &tail)))
+			break;
+		if (n && (rc = r4_write(db, path, w->off, p, n)))
+			break;
+		if (tail.len && (rc = r4_write(db, path, w->off + n, tail.p, tail.len)))
+			break;
+		if (size > w->off + n + tail.len)
+			rc = r4_truncate(db, path, w->off + n + tail.len);
+		break;
+	}
+out:
+	r4_buf_free(&tail);
+	if (!rc)
+		rc = clear_suid(db, c, path, st);
+	if (rc)
+		return SAY(c, rc, "cannot write '%s/..range'", path);
+	c->stored = stored;
+	return audit(db, c, st->ino, 0, "write", path, stored);
+}
+
+/* ============================ the public calls ========================== */
+
+/* The directory an object's entry is in (0: the root has none, or unknown). */
+static uint64_t dir_ino(struct r4_db *db, const char *path)
+{
+	struct r4_stat d;
+	char *dir;
+	uint64_t ino = 0;
+
+	if (strcmp(path, "/") && (dir = dir_of(path))) {
+		if (!r4_stat(db, dir, &d))
+			ino = d.ino;
+		r4_free(dir);
+	}
+	return ino;
+}
+
+/* Split path at its first pseudo name: *obj the object's path (r4_free
+ * it), *id and *sub (..plugin/<sub>, pointing into path); R4_PSEUDO_NONE
+ * when it names an object. */
+static int split_pseudo(const char *path, char **obj, enum r4_pseudo *id, const char **sub)
+{
+	const char *r = path, *name, *end = path + strlen(path);
+	size_t len;
+
+	*id = R4_PSEUDO_NONE;
+	*sub = NULL;
+	while (r4_ns_next(&r, &name, &len)) {
+		const struct r4_pseudo_info *pi;
+
+		if (!r4_ns_pseudo_spelling(name, len))
+			continue;
+		if (!(pi = r4_pseudo_lookup(name, len)))
+			return -ENOENT;
+		*id = pi->id;
+		end = name;
+		if (r4_ns_next(&r, &name, &len)) {
+			if (pi->id != R4_PSEUDO_PLUGIN || r4_ns_next(&r, &(const char *){0}, &len))
+				return -ENOTDIR;
+			*sub = name;	/* the last component: NUL-terminated, but for a '/' */
+		}
+		break;
+	}
+	while (end > path + 1 && end[-1] == '/')
+		end--;
+	return (*obj = r4_memdup(path, (size_t)(end - path))) ? 0 : -ENOMEM;
+}
+
+/*
+ * An invert's file part for the public calls: by the path calls' rules
+ * (no symlink followed), the object or, from its first pseudo name on, a
+ * pseudo file; search on the way for c->who.  A missing name written to
+ * becomes a regular file, as in R4L.
+ */
+static int part_by_path(struct r4_db *db, struct r4_pseudo_ctx *c, const char *path,
+			const uint8_t *p, size_t n, bool quiet, struct r4_buf *out)
+{
+	struct r4_why saved = {""};
+	enum r4_pseudo id;
+	const char *sub;
+	char *obj = NULL, *s = NULL;
+	struct r4_stat st;
+	int rc;
+
+	if (quiet && c->why)
+		saved = *c->why;
+	if ((rc = split_pseudo(path, &obj, &id, &sub)) ||
+	    (sub && !(s = r4_memdup(sub, strcspn(sub, "/")))))
+		goto out;
+	rc = r4_access(db, obj, c->who, 0, &st);
+	if (rc == -ENOENT && p && id == R4_PSEUDO_NONE)
+		rc = r4_pseudo_make(db, c, obj, NULL, R4_NEW_REGULAR, 0, 0666, NULL, 0, &st);
+	if (rc)
+		SAY(c, rc, "cannot %s '%s'", p ? "write" : "read", path);
+	else if (p)
+		rc = r4_pseudo_put(db, c, obj, &st, dir_ino(db, obj), id, s, p, n, false);
+	else
+		rc = r4_pseudo_get(db, c, obj, &st, id, s, out);
+out:
+	if (rc == -ENOENT || rc == -ENOTDIR)
+		SAY(c, rc, "cannot %s '%s'", p ? "write" : "read", path);
+	if (rc && quiet && c->why)
+		*c->why = saved;
+	r4_free(c->moved);
+	c->moved = NULL;
+	r4_free(obj);
+	r4_free(s);
+	return rc;
+}
+
+/* An id the public calls take: a pseudo file, not only a parameter block;
+ * sub only for ..plugin. */
+static int public_id(enum r4_pseudo id, const char *sub)
+{
+	const char *name = r4_pseudo_name(id);
+	const struct r4_pseudo_info *pi = r4_pseudo_lookup(name, strlen(name));
+
+	if (!pi || (pi->flags & R4_PSF_ONLY_BLOCK))
+		return -EINVAL;
+	return sub && id != R4_PSEUDO_PLUGIN ? -ENOTDIR : 0;
+}
+
+int r4_pseudo_read(r4_db *db, const char *path, enum r4_pseudo id, const char *sub, char **out,
+		   size_t *len, struct r4_why *why)
+{
+	struct r4_pseudo_ctx c = {.who = r4_perm_checked(db), .actor = r4_perm_actor(db), .why = why};
+	struct r4_buf b = {0};
+	struct r4_stat st;
+	int rc;
+
+	if (why)
+		why->msg[0] = 0;
+	if ((rc = public_id(id, sub)))
+		return rc;
+	if ((rc = r4_access(db, path, c.who, 0, &st)))
+		return SAY(&c, rc, "cannot read '%s'", path);
+	if ((rc = r4_pseudo_get(db, &c, path, &st, id, sub, &b))) {
+		r4_buf_free(&b);
+		return rc;
+	}
+	*out = (char *)b.p;
+	*len = b.len;
+	return 0;
+}
+
+int r4_pseudo_write(r4_db *db, const char *path, enum r4_pseudo id, const char *sub,
+		    const void *p, size_t n, bool *changed, struct r4_why *why)
+{
+	struct r4_pseudo_ctx c = {.who = r4_perm_checked(db), .actor = r4_perm_actor(db), .why = why};
+	bool own = !r4_in_txn(db), moved;
+	struct r4_stat st;
+	uint64_t gen;
+	int rc;
+
+	if (why)
+		why->msg[0] = 0;
+	if ((rc = public_id(id, sub)) || (own && (rc = r4_begin(db))))
+		return rc;
+	gen = db->gen;	/* (every change bumps it; commit sets it back to 0) */
+	if ((rc = r4_access(db, path, c.who, 0, &st)))
+		SAY(&c, rc, "cannot read '%s'", path);	/* (the way to it, as R4L says) */
+	else
+		rc = r4_pseudo_put(db, &c, path, &st, dir_ino(db, path), id, sub, p, n, false);
+	moved = db->gen != gen;
+	r4_free(c.moved);
+	if (own && rc)
+		r4_abort(db);
+	else if (own)
+		rc = r4_commit(db);
+	if (!rc && changed)
+		*changed = moved;
+	return rc;
+}

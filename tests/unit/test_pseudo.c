@@ -1,0 +1,273 @@
+/*
+ * test_pseudo.c - the public pseudo-file calls (r4_pseudo_read,
+ * r4_pseudo_write; engine/pseudo.c) for the identity r4_act_as sets: the
+ * text of ..mode, ..uid, ..list, ..key, ..plugin/<sub>; chmod and chown
+ * by the owner, a stranger and root; write-only and read-only pseudo
+ * files; and each answer against R4L's for the same identity (the
+ * executor reaches the same code, so the two must agree to the byte and
+ * to the message).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "r4_lang.h"
+#include "t.h"
+
+static char img[300];
+
+static const uint32_t no_groups[1];
+static const struct r4_ident ROOT = {0, 0, no_groups, 0, 022};
+static const struct r4_ident OWNER = {1000, 100, no_groups, 0, 022};
+static const struct r4_ident STRANGER = {2000, 200, no_groups, 0, 022};
+
+/* R4L's answer to src as who: its rc (or why its value could not be
+ * read), its value's text or its message. */
+static int r4l(r4_db *db, const struct r4_ident *who, const char *src, char *out, size_t n)
+{
+	struct r4_run_opts o = {.exec = {.who = *who, .read_objects = true}};
+	struct r4_run *r = NULL;
+	int rc = r4_run(db, src, strlen(src), &o, &r);
+
+	out[0] = 0;
+	if (r && r->nvalues && !rc && r->values[0].err)
+		rc = r->values[0].err;
+	else if (r && r->nvalues && !rc)
+		snprintf(out, n, "%.*s", (int)r->values[0].size, r->values[0].bytes);
+	else if (r && rc && r4_diag_get(r->diags, 0))
+		snprintf(out, n, "%s", r4_diag_get(r->diags, 0)->msg);
+	r4_run_free(r);
+	return rc;
+}
+
+/* r4_pseudo_read as who: its rc, and its text or why into out. */
+static int api_read(r4_db *db, const struct r4_ident *who, const char *path, enum r4_pseudo id,
+		    const char *sub, char *out, size_t n)
+{
+	struct r4_why why;
+	char *text = NULL;
+	size_t len = 0;
+	int rc;
+
+	CHECK_RC(r4_act_as(db, who, 0));
+	rc = r4_pseudo_read(db, path, id, sub, &text, &len, &why);
+	if (!rc) {
+		CHECK_EQ(strlen(text), len);
+		snprintf(out, n, "%s", text);
+	} else {
+		snprintf(out, n, "%s: %s", why.msg, r4_strerror(rc));
+	}
+	r4_free(text);
+	CHECK_RC(r4_act_as(db, NULL, 0));
+	return rc;
+}
+
+static int api_write(r4_db *db, const struct r4_ident *who, const char *path, enum r4_pseudo id,
+		     const char *text, char *why_out, size_t n, bool *changed)
+{
+	struct r4_why why;
+	int rc;
+
+	CHECK_RC(r4_act_as(db, who, 0));
+	rc = r4_pseudo_write(db, path, id, NULL, text, strlen(text), changed, &why);
+	snprintf(why_out, n, "%s: %s", why.msg, r4_strerror(rc));
+	CHECK_RC(r4_act_as(db, NULL, 0));
+	return rc;
+}
+
+/* The same read through both: equal rc, and equal text.  (A value R4L
+ * cannot read has no message: the refusals' words are checked alone.) */
+static void same_read(r4_db *db, const struct r4_ident *who, const char *path, enum r4_pseudo id,
+		      const char *sub, int want)
+{
+	char a[700], b[900], src[300];
+
+	snprintf(src, sizeof(src), "%s/%s%s%s", path, r4_pseudo_name(id), sub ? "/" : "",
+		 sub ? sub : "");
+	CHECK_EQ(api_read(db, who, path, id, sub, a, sizeof(a)), want);
+	CHECK_EQ(r4l(db, who, src, b, sizeof(b)), want);
+	if (!want && strcmp(a, b))
+		fprintf(stderr, "api: [%s]\nr4l: [%s]\n", a, b);
+	CHECK(want || !strcmp(a, b));
+}
+
+/* A refused write through both: equal rc and message, nothing changed. */
+static void same_refusal(r4_db *db, const struct r4_ident *who, const char *path,
+			 enum r4_pseudo id, const char *text, int want)
+{
+	char a[700], b[900], src[300];
+	bool changed = true;
+
+	snprintf(src, sizeof(src), "%s/%s <- \"%s\"", path, r4_pseudo_name(id), text);
+	CHECK_EQ(api_write(db, who, path, id, text, a, sizeof(a), &changed), want);
+	CHECK(changed);	/* (not written on failure) */
+	CHECK_EQ(r4l(db, who, src, b, sizeof(b)), want);
+	if (strcmp(a, b))
+		fprintf(stderr, "api: [%s]\nr4l: [%s]\n", a, b);
+	CHECK(!strcmp(a, b));
+}
+
+static void test_reads(r4_db *db)
+{
+	static const char list[] = ".\n..\nf\nsecret\n..uid\n..gid\n..mode\n";
+	char t[700];
+	struct r4_stat st;
+
+	CHECK_EQ(api_read(db, &OWNER, "/d/f", R4_PSEUDO_MODE, NULL, t, sizeof(t)), 0);
+	CHECK(!strcmp(t, "0644"));
+	CHECK_EQ(api_read(db, &STRANGER, "/d/f", R4_PSEUDO_UID, NULL, t, sizeof(t)), 0);
+	CHECK(!strcmp(t, "1000"));
+	CHECK_EQ(api_read(db, &OWNER, "/d", R4_PSEUDO_LIST, NULL, t, sizeof(t)), 0);
+	CHECK(!strncmp(t, list, strlen(list)));
+	CHECK_EQ(api_read(db, NULL, "/d/f", R4_PSEUDO_KEY, NULL, t, sizeof(t)), 0);
+	CHECK_RC(r4_stat(db, "/d/f", &st));
+	char oid[40];
+
+	snprintf(oid, sizeof(oid), ":%llx:0", (unsigned long long)st.ino);
+	CHECK(strlen(t) > strlen(oid) && !strcmp(t + strlen(t) - strlen(oid), oid));
+	CHECK_EQ(api_read(db, &OWNER, "/d/f", R4_PSEUDO_PLUGIN, "file", t, sizeof(t)), 0);
+	CHECK(!strcmp(t, "reg40"));
+	CHECK_EQ(api_read(db, &OWNER, "/d/f", R4_PSEUDO_BODY, NULL, t, sizeof(t)), 0);
+	CHECK(!strcmp(t, "hello"));
+
+	/* each as R4L gives it, for the owner and a stranger */
+	static const enum r4_pseudo ids[] = {
+		R4_PSEUDO_UID, R4_PSEUDO_GID, R4_PSEUDO_MODE, R4_PSEUDO_TYPE, R4_PSEUDO_SIZE,
+		R4_PSEUDO_NLINK, R4_PSEUDO_OID, R4_PSEUDO_KEY, R4_PSEUDO_PLUGIN, R4_PSEUDO_LIST,
+		R4_PSEUDO_NAME, R4_PSEUDO_ACL, R4_PSEUDO_AUDIT, R4_PSEUDO_INVERT,
+	};
+	for (size_t i = 0; i < sizeof(ids) / sizeof(ids[0]); i++) {
+		same_read(db, &OWNER, "/d/f", ids[i], NULL, 0);
+		same_read(db, &OWNER, "/d", ids[i], NULL, 0);
+	}
+	same_read(db, &STRANGER, "/d/f", R4_PSEUDO_BODY, NULL, 0);
+	same_read(db, &STRANGER, "/d/secret", R4_PSEUDO_BODY, NULL, -EACCES);
+	same_read(db, &STRANGER, "/d/secret", R4_PSEUDO_MODE, NULL, 0);
+	same_read(db, &STRANGER, "/x/g", R4_PSEUDO_MODE, NULL, -EACCES);	/* search on the way */
+
+	/* write-only (R4L's checker refuses it before it runs), an unknown
+	 * ..plugin member: refused, in the executor's words */
+	CHECK_EQ(api_read(db, &OWNER, "/d", R4_PSEUDO_UNLINK, NULL, t, sizeof(t)), -EACCES);
+	CHECK(!strcmp(t, "cannot read '/d/..unlink': it is write-only: Permission denied"));
+	same_read(db, &OWNER, "/d/f", R4_PSEUDO_PLUGIN, "colour", -ENOENT);
+	CHECK_EQ(api_read(db, &OWNER, "/d/f", R4_PSEUDO_PLUGIN, "colour", t, sizeof(t)), -ENOENT);
+	CHECK(!strcmp(t, "'/d/f/..plugin' has no member 'colour': No such file or directory"));
+
+	/* what exists only in R4L, children of what has none, missing objects */
+	CHECK_EQ(api_read(db, &OWNER, "/d", R4_PSEUDO_NEW, NULL, t, sizeof(t)), -EINVAL);
+	CHECK_EQ(api_read(db, &OWNER, "/d/f", R4_PSEUDO_RANGE, NULL, t, sizeof(t)), -EINVAL);
+	CHECK_EQ(api_read(db, &OWNER, "/d/f", R4_PSEUDO_MODE, "x", t, sizeof(t)), -ENOTDIR);
+	CHECK_EQ(api_read(db, &OWNER, "/d/nope", R4_PSEUDO_MODE, NULL, t, sizeof(t)), -ENOENT);
+}
+
+static void test_writes(r4_db *db)
+{
+	char t[700];
+	struct r4_stat st;
+	bool changed = false;
+
+	/* chmod: the owner may, a stranger may not (EPERM, as R4L says) */
+	same_refusal(db, &STRANGER, "/d/f", R4_PSEUDO_MODE, "0600", -EPERM);
+	CHECK_EQ(api_write(db, &STRANGER, "/d/f", R4_PSEUDO_MODE, "0600", t, sizeof(t), &changed),
+		 -EPERM);
+	CHECK(!strcmp(t, "cannot change '/d/f/..mode': Operation not permitted"));
+	CHECK_EQ(api_write(db, &OWNER, "/d/f", R4_PSEUDO_MODE, "0600\n", t, sizeof(t), &changed), 0);
+	CHECK(changed);
+	CHECK_RC(r4_stat(db, "/d/f", &st));
+	CHECK_EQ(st.mode, S_IFREG | 0600);
+
+	/* chown: root's alone */
+	same_refusal(db, &OWNER, "/d/f", R4_PSEUDO_UID, "2000", -EPERM);
+	same_refusal(db, &STRANGER, "/d/f", R4_PSEUDO_UID, "2000", -EPERM);
+	CHECK_EQ(api_write(db, &ROOT, "/d/f", R4_PSEUDO_UID, "2000", t, sizeof(t), &changed), 0);
+	CHECK_RC(r4_stat(db, "/d/f", &st));
+	CHECK_EQ(st.uid, 2000);
+	CHECK_EQ(api_write(db, &ROOT, "/d/f", R4_PSEUDO_UID, "1000", t, sizeof(t), &changed), 0);
+
+	/* malformed, read-only, a way the stranger may not search */
+	same_refusal(db, &OWNER, "/d/f", R4_PSEUDO_MODE, "0999", -EINVAL);
+	CHECK_EQ(api_write(db, &OWNER, "/d/f", R4_PSEUDO_NLINK, "3", t, sizeof(t), &changed),
+		 -EACCES);
+	CHECK(!strcmp(t, "cannot write '/d/f/..nlink': it is read-only: Permission denied"));
+	same_refusal(db, &STRANGER, "/x/g", R4_PSEUDO_MODE, "0777", -EACCES);
+	same_refusal(db, &STRANGER, "/d/f", R4_PSEUDO_BODY, "hi", -EACCES);
+	same_refusal(db, &STRANGER, "/d", R4_PSEUDO_ACL, "uid 2000 write", -EPERM);
+
+	/* the contents, and a name: as the owner, audited like R4L's */
+	CHECK_EQ(api_write(db, &OWNER, "/d/f", R4_PSEUDO_BODY, "bye", t, sizeof(t), &changed), 0);
+	CHECK_EQ(api_read(db, &OWNER, "/d/f", R4_PSEUDO_BODY, NULL, t, sizeof(t)), 0);
+	CHECK(!strcmp(t, "bye"));
+	CHECK_EQ(api_write(db, &OWNER, "/d/f", R4_PSEUDO_NAME, "g", t, sizeof(t), &changed), 0);
+	CHECK_EQ(r4_stat(db, "/d/f", &st), -ENOENT);
+	CHECK_RC(r4_stat(db, "/d/g", &st));
+	CHECK_EQ(api_write(db, &OWNER, "/d/g", R4_PSEUDO_NAME, "f", t, sizeof(t), &changed), 0);
+
+	/* in the caller's transaction: part of it, undone with it */
+	CHECK_RC(r4_begin(db));
+	CHECK_EQ(api_write(db, &OWNER, "/d/f", R4_PSEUDO_MTIME, "12345", t, sizeof(t), &changed), 0);
+	CHECK(changed);
+	CHECK(r4_in_txn(db));
+	CHECK_RC(r4_stat(db, "/d/f", &st));
+	CHECK_EQ(st.mtime.tv_sec, 12345);
+	r4_abort(db);
+	CHECK_RC(r4_stat(db, "/d/f", &st));
+	CHECK(st.mtime.tv_sec != 12345);
+}
+
+/* An invert read and defined through the calls: its parts by path. */
+static void test_invert(r4_db *db)
+{
+	char t[700], r[900];
+	bool changed = false;
+
+	CHECK_EQ(r4l(db, &ROOT, "/d/..new/(name <- \"inv\", type <- invert)", t, sizeof(t)), 0);
+	CHECK_EQ(api_write(db, &OWNER, "/d/inv", R4_PSEUDO_INVERT, "(/d/p <- \"x\") + \"y\"", t,
+			   sizeof(t), &changed), -EACCES);	/* root's, 0644 */
+	CHECK_EQ(api_write(db, &ROOT, "/d/inv", R4_PSEUDO_INVERT, "(/d/p <- \"x\") + \"y\"", t,
+			   sizeof(t), &changed), 0);
+	CHECK(changed);
+	CHECK_EQ(api_read(db, &ROOT, "/d/inv", R4_PSEUDO_BODY, NULL, t, sizeof(t)), 0);
+	CHECK(!strcmp(t, "xy"));
+	CHECK_EQ(api_read(db, &ROOT, "/d/inv", R4_PSEUDO_INVERT, NULL, t, sizeof(t)), 0);
+	CHECK_EQ(r4l(db, &ROOT, "/d/inv/..invert", r, sizeof(r)), 0);
+	CHECK(!strcmp(t, r));
+	CHECK(!strcmp(t, "(/d/p <- \"x\") + \"y\"\n"));
+	/* the canonical text written back changes nothing */
+	CHECK_EQ(api_write(db, &ROOT, "/d/inv", R4_PSEUDO_INVERT, r, t, sizeof(t), &changed), 0);
+	CHECK(!changed);
+	same_read(db, &STRANGER, "/d/inv", R4_PSEUDO_SIZE, NULL, 0);
+	same_read(db, &OWNER, "/d/inv", R4_PSEUDO_PLUGIN, NULL, 0);
+}
+
+int main(void)
+{
+	struct r4_open_opts o = {.rw = true};
+	r4_db *db = NULL;
+	char dir[256];
+
+	snprintf(dir, sizeof(dir), "%s/r4pseudoXXXXXX", t_tmp());
+	if (!mkdtemp(dir))
+		return 1;
+	snprintf(img, sizeof(img), "%s/a.img", dir);
+	CHECK_RC(r4_mkfs(img, 16u << 20, NULL));
+	CHECK_RC(r4_open(img, &o, &db));
+	if (!db)
+		return T_DONE();
+	CHECK_RC(r4_mkdir(db, "/d", 0755, 1000, 100));
+	CHECK_RC(r4_create(db, "/d/f", 0644, 1000, 100));
+	CHECK_RC(r4_write(db, "/d/f", 0, "hello", 5));
+	CHECK_RC(r4_create(db, "/d/secret", 0600, 1000, 100));
+	CHECK_RC(r4_mkdir(db, "/x", 0700, 1000, 100));
+	CHECK_RC(r4_create(db, "/x/g", 0644, 1000, 100));
+	test_reads(db);
+	test_writes(db);
+	test_invert(db);
+	r4_close(db);
+	if (t_fail)
+		fprintf(stderr, "image kept in %s\n", dir);
+	else if (t_rmdir(dir))
+		return 1;
+	return T_DONE();
+}
