@@ -1,7 +1,8 @@
 /*
  * plan.c - transaction plans: building them and explain (r4.h;
- * docs/plan.md).  The executor is exec.c; the pseudo files the steps name
- * are pseudo.c's.
+ * docs/plan.md), and the words the language shares with the engine: the
+ * table of pseudo file names (what reading and writing one does is
+ * pseudo.c's) and the names of constants.  The executor is exec.c.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -222,6 +223,53 @@ static void put_v(struct buf *b, const struct r4_plan *p, int32_t x)
 
 static const char *const test_names[] = {"eq", "ne", "lt", "gt", "le", "ge", "not", "true",
 					 "exist"};
+/* The table of pseudo files: what the language and the engine (pseudo.c)
+ * both read. */
+
+#define RW (R4_PSF_READ | R4_PSF_WRITE)
+static const struct r4_pseudo_info pseudo[] = {	/* LANGUAGE.md 6.1 and 6.2 */
+	{"..uid", R4_PSEUDO_UID, RW},
+	{"..owner", R4_PSEUDO_UID, RW},
+	{"..gid", R4_PSEUDO_GID, RW},
+	{"..mode", R4_PSEUDO_MODE, RW | R4_PSF_OCTAL},
+	{"..type", R4_PSEUDO_TYPE, R4_PSF_READ},
+	{"..size", R4_PSEUDO_SIZE, RW},
+	{"..nlink", R4_PSEUDO_NLINK, R4_PSF_READ},
+	{"..atime", R4_PSEUDO_ATIME, RW},
+	{"..mtime", R4_PSEUDO_MTIME, RW},
+	{"..ctime", R4_PSEUDO_CTIME, R4_PSF_READ},
+	{"..oid", R4_PSEUDO_OID, R4_PSF_READ},
+	{"..key", R4_PSEUDO_KEY, R4_PSF_READ},
+	{"..plugin", R4_PSEUDO_PLUGIN, R4_PSF_READ | R4_PSF_SUBTYPE},
+	{"..list", R4_PSEUDO_LIST, R4_PSF_READ},
+	{"..body", R4_PSEUDO_BODY, RW},
+	{"..name", R4_PSEUDO_NAME, RW},
+	{"..unlink", R4_PSEUDO_UNLINK, R4_PSF_WRITE},
+	{"..acl", R4_PSEUDO_ACL, RW | R4_PSF_BLOCK | R4_PSF_LEAF_BLOCK},
+	{"..audit", R4_PSEUDO_AUDIT, RW | R4_PSF_BLOCK | R4_PSF_LEAF_BLOCK},
+	{"..invert", R4_PSEUDO_INVERT, RW},
+	{"..new", R4_PSEUDO_NEW, R4_PSF_BLOCK | R4_PSF_ONLY_BLOCK},
+	{"..link", R4_PSEUDO_LINK, R4_PSF_BLOCK | R4_PSF_ONLY_BLOCK},
+	{"..range", R4_PSEUDO_RANGE, R4_PSF_BLOCK | R4_PSF_ONLY_BLOCK},
+};
+#undef RW
+
+const struct r4_pseudo_info *r4_pseudo_lookup(const char *name, size_t len)
+{
+	for (size_t i = 0; i < R4_ARRAY_SIZE(pseudo); i++)
+		if (strlen(pseudo[i].name) == len && !memcmp(pseudo[i].name, name, len))
+			return &pseudo[i];
+	return NULL;
+}
+
+const char *r4_pseudo_name(enum r4_pseudo id)
+{
+	for (size_t i = 0; i < R4_ARRAY_SIZE(pseudo); i++)
+		if (pseudo[i].id == id)
+			return pseudo[i].name;
+	return "?";
+}
+
 const char *const r4_new_types[] = {"regular", "directory", "symlink", "aggregate", "invert",
 				    NULL};
 const char *const r4_formats[] = {"passwd", "colon", NULL};

@@ -33,52 +33,6 @@
 /* The words of a refusal, into c->why (the first reason stands). */
 #define SAY(c, ...) r4_why_set((c)->why, __VA_ARGS__)
 
-/* ================================ the table ============================= */
-
-#define RW (R4_PSF_READ | R4_PSF_WRITE)
-static const struct r4_pseudo_info pseudo[] = {	/* LANGUAGE.md 6.1 and 6.2 */
-	{"..uid", R4_PSEUDO_UID, RW},
-	{"..owner", R4_PSEUDO_UID, RW},
-	{"..gid", R4_PSEUDO_GID, RW},
-	{"..mode", R4_PSEUDO_MODE, RW | R4_PSF_OCTAL},
-	{"..type", R4_PSEUDO_TYPE, R4_PSF_READ},
-	{"..size", R4_PSEUDO_SIZE, RW},
-	{"..nlink", R4_PSEUDO_NLINK, R4_PSF_READ},
-	{"..atime", R4_PSEUDO_ATIME, RW},
-	{"..mtime", R4_PSEUDO_MTIME, RW},
-	{"..ctime", R4_PSEUDO_CTIME, R4_PSF_READ},
-	{"..oid", R4_PSEUDO_OID, R4_PSF_READ},
-	{"..key", R4_PSEUDO_KEY, R4_PSF_READ},
-	{"..plugin", R4_PSEUDO_PLUGIN, R4_PSF_READ | R4_PSF_SUBTYPE},
-	{"..list", R4_PSEUDO_LIST, R4_PSF_READ},
-	{"..body", R4_PSEUDO_BODY, RW},
-	{"..name", R4_PSEUDO_NAME, RW},
-	{"..unlink", R4_PSEUDO_UNLINK, R4_PSF_WRITE},
-	{"..acl", R4_PSEUDO_ACL, RW | R4_PSF_BLOCK | R4_PSF_LEAF_BLOCK},
-	{"..audit", R4_PSEUDO_AUDIT, RW | R4_PSF_BLOCK | R4_PSF_LEAF_BLOCK},
-	{"..invert", R4_PSEUDO_INVERT, RW},
-	{"..new", R4_PSEUDO_NEW, R4_PSF_BLOCK | R4_PSF_ONLY_BLOCK},
-	{"..link", R4_PSEUDO_LINK, R4_PSF_BLOCK | R4_PSF_ONLY_BLOCK},
-	{"..range", R4_PSEUDO_RANGE, R4_PSF_BLOCK | R4_PSF_ONLY_BLOCK},
-};
-#undef RW
-
-const struct r4_pseudo_info *r4_pseudo_lookup(const char *name, size_t len)
-{
-	for (size_t i = 0; i < R4_ARRAY_SIZE(pseudo); i++)
-		if (strlen(pseudo[i].name) == len && !memcmp(pseudo[i].name, name, len))
-			return &pseudo[i];
-	return NULL;
-}
-
-const char *r4_pseudo_name(enum r4_pseudo id)
-{
-	for (size_t i = 0; i < R4_ARRAY_SIZE(pseudo); i++)
-		if (pseudo[i].id == id)
-			return pseudo[i].name;
-	return "?";
-}
-
 /* ================================ values ================================ */
 
 void r4_pseudo_chop(const uint8_t *p, size_t *n)
