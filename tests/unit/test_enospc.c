@@ -84,6 +84,7 @@ struct mfile {
 	char path[40];
 	uint8_t *data;
 	size_t size;
+	bool shared;	/* data is the committed model's: copied before a change */
 };
 
 struct model {
@@ -94,20 +95,52 @@ struct model {
 static void model_free(struct model *m)
 {
 	for (size_t i = 0; i < m->n; i++)
-		free(m->f[i].data);
+		if (!m->f[i].shared)
+			free(m->f[i].data);
 	free(m->f);
 	memset(m, 0, sizeof(*m));
 }
 
+/* A transaction's model: the committed one's files, their bytes shared
+ * until the transaction changes them (copying every file at every
+ * transaction made this test slow). */
 static void model_copy(struct model *dst, const struct model *src)
 {
 	dst->n = dst->cap = src->n;
 	dst->f = xrealloc(NULL, src->n * sizeof(*dst->f));
 	for (size_t i = 0; i < src->n; i++) {
 		dst->f[i] = src->f[i];
-		dst->f[i].data = xrealloc(NULL, src->f[i].size);
-		if (src->f[i].size)
-			memcpy(dst->f[i].data, src->f[i].data, src->f[i].size);
+		dst->f[i].shared = true;
+	}
+}
+
+/* The transaction's model src committed: it becomes *m, and owns the bytes
+ * it still shared with the old one. */
+static void model_take(struct model *m, struct model *src)
+{
+	for (size_t i = 0; i < src->n; i++) {
+		if (!src->f[i].shared)
+			continue;
+		for (size_t j = 0; j < m->n; j++)
+			if (m->f[j].data == src->f[i].data)
+				m->f[j].shared = true;	/* (not freed with the old model) */
+		src->f[i].shared = false;
+	}
+	model_free(m);
+	*m = *src;
+	memset(src, 0, sizeof(*src));
+}
+
+/* f's bytes, its own before they change. */
+static void model_own(struct mfile *f)
+{
+	if (f->shared) {
+		uint8_t *d = xrealloc(NULL, f->size);
+
+		if (f->size)
+			memcpy(d, f->data, f->size);
+		f->data = d;
+		f->shared = false;
 	}
 }
 
@@ -132,12 +165,14 @@ static size_t model_add(struct model *m, const char *path)
 
 static void model_del(struct model *m, size_t i)
 {
-	free(m->f[i].data);
+	if (!m->f[i].shared)
+		free(m->f[i].data);
 	m->f[i] = m->f[--m->n];
 }
 
 static void model_resize(struct mfile *f, size_t size)
 {
+	model_own(f);
 	f->data = xrealloc(f->data, size);
 	if (size > f->size)
 		memset(f->data + f->size, 0, size - f->size);	/* a hole reads as zeros */
@@ -167,6 +202,7 @@ static int op_write(r4_db *db, struct model *m, size_t i, uint64_t off, size_t l
 		return rc;
 	if (off + len > f->size)
 		model_resize(f, off + len);
+	model_own(f);
 	memcpy(f->data + off, iobuf, len);
 	return 0;
 }
@@ -453,9 +489,7 @@ static int txn_end(r4_db *db, struct txn *t, struct model *m, int op_rc, struct 
 	}
 	if (!op_rc || t->keep) {
 		CHECK_RC(r4_commit(db));	/* never -ENOSPC */
-		model_free(m);
-		*m = t->pend;
-		memset(&t->pend, 0, sizeof(t->pend));
+		model_take(m, &t->pend);
 		s->commits++;
 		return op_rc;
 	}
