@@ -47,7 +47,10 @@ enum {
 	R4_NS_PATH = 1 << 5,		/* keep w->path */
 	/* The text was checked by the compiler: a "..x" of its own (not of a
 	 * symlink's text) is the pseudo name it was checked to be, even where
-	 * an entry has that name (LANGUAGE.md 5.2; the bridge's meta view). */
+	 * an entry has that name (LANGUAGE.md 5.2).  R4L's own: a read of
+	 * d/..mode is one LOOKUP of that whole text (only writes become
+	 * SETATTR steps on d), so the walker must know which "..x" the
+	 * compiler checked; hosts name a pseudo file by its id instead. */
 	R4_NS_CHECKED = 1 << 6,
 };
 

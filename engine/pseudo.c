@@ -13,8 +13,10 @@
  * parts), aggr.c (an aggregate's text), invert.c (an invert's syntax).
  *
  * An invert's file parts are paths that must be resolved as the caller
- * would (symlinks, pseudo names): the caller hands in how (c->part); the
- * public calls resolve them by path, as the path calls do.
+ * would (symlinks, pseudo names): the executor hands in its own walk
+ * (c->part, which also records what a ',' group touches); the public
+ * calls walk them with ns.c's walker as the executor does, so both give
+ * the same text.
  *
  * Audit records (section 6.4) of the changes made here are written here,
  * with meta.c's r4_audit_change, in the same transaction as the change.
@@ -366,8 +368,8 @@ static int buf_quote(struct r4_buf *b, const uint8_t *p, size_t n)
 	return 0;
 }
 
-static int part_by_path(struct r4_db *db, struct r4_pseudo_ctx *c, const char *path,
-			const uint8_t *p, size_t n, bool quiet, struct r4_buf *out);
+static int part_walked(struct r4_db *db, struct r4_pseudo_ctx *c, const char *path,
+		       const uint8_t *p, size_t n, bool quiet, struct r4_buf *out);
 
 /* An invert's file part, read (p NULL) or written, as c says parts are reached. */
 static int part(struct r4_db *db, struct r4_pseudo_ctx *c, const char *path, const uint8_t *p,
@@ -377,7 +379,7 @@ static int part(struct r4_db *db, struct r4_pseudo_ctx *c, const char *path, con
 
 	if (c->part)
 		return c->part(c->arg, c->depth + 1, path, p, n, quiet, out);
-	return part_by_path(db, &in, path, p, n, quiet, out);
+	return part_walked(db, &in, path, p, n, quiet, out);
 }
 
 /*
@@ -1410,76 +1412,79 @@ static uint64_t dir_ino(struct r4_db *db, const char *path)
 	return ino;
 }
 
-/* Split path at its first pseudo name: *obj the object's path (r4_free
- * it), *id and *sub (..plugin/<sub>, pointing into path); R4_PSEUDO_NONE
- * when it names an object. */
-static int split_pseudo(const char *path, char **obj, enum r4_pseudo *id, const char **sub)
+/* What a part's walk reached: the object (*obj its path, r4_free it; *st,
+ * *dir the directory it was found in), and the pseudo file of it (*id,
+ * ..plugin's *sub, r4_free it) where it ended at one.  A missing last
+ * name (R4_NS_MISSING) is made a regular file, as R4L makes one. */
+static int part_end(struct r4_db *db, struct r4_pseudo_ctx *c, struct r4_ns_walk *w,
+		    char **obj, struct r4_stat *st, uint64_t *dir, enum r4_pseudo *id, char **sub)
 {
-	const char *r = path, *name, *end = path + strlen(path);
+	const char *r = w->rest, *name;
 	size_t len;
 
-	*id = R4_PSEUDO_NONE;
-	*sub = NULL;
-	while (r4_ns_next(&r, &name, &len)) {
-		const struct r4_pseudo_info *pi;
+	*st = w->st;
+	*dir = w->dir_ino;
+	if (w->end == R4_NS_AT_MISSING) {
+		struct r4_stat d = w->st;
 
-		if (!r4_ns_pseudo_spelling(name, len))
-			continue;
-		if (!(pi = r4_pseudo_lookup(name, len)))
-			return -ENOENT;
-		*id = pi->id;
-		end = name;
-		if (r4_ns_next(&r, &name, &len)) {
-			if (pi->id != R4_PSEUDO_PLUGIN || r4_ns_next(&r, &(const char *){0}, &len))
-				return -ENOTDIR;
-			*sub = name;	/* the last component: NUL-terminated, but for a '/' */
-		}
-		break;
+		if (!(*obj = r4_path_join(w->path, w->name, w->len)))
+			return -ENOMEM;
+		r4_ns_fini(w);
+		*dir = d.ino;
+		return r4_pseudo_make(db, c, *obj, &d, R4_NEW_REGULAR, 0, 0666, NULL, 0, st);
 	}
-	while (end > path + 1 && end[-1] == '/')
-		end--;
-	return (*obj = r4_memdup(path, (size_t)(end - path))) ? 0 : -ENOMEM;
+	*obj = w->path;
+	w->path = NULL;
+	if (w->end != R4_NS_AT_PSEUDO)
+		return 0;
+	*id = w->ps->id;
+	if (!r4_ns_next(&r, &name, &len))
+		return 0;
+	if (*id != R4_PSEUDO_PLUGIN || r4_ns_next(&r, &(const char *){0}, &(size_t){0}))
+		return -ENOTDIR;	/* (a pseudo file has no children but ..plugin's) */
+	return (*sub = r4_memdup(name, len)) ? 0 : -ENOMEM;
 }
 
 /*
- * An invert's file part for the public calls: by the path calls' rules
- * (no symlink followed), the object or, from its first pseudo name on, a
- * pseudo file; search on the way for c->who.  A missing name written to
- * becomes a regular file, as in R4L.
+ * An invert's file part for the public calls, reached as R4L reaches a
+ * path made at run time (ns.c's walker, as exec.c walks: symlinks
+ * followed, real entries before pseudo names, search on the way for
+ * c->who): the object or, where the walk ends at a pseudo name, that
+ * pseudo file.  So r4_pseudo_read and R4L give an invert the same text.
  */
-static int part_by_path(struct r4_db *db, struct r4_pseudo_ctx *c, const char *path,
-			const uint8_t *p, size_t n, bool quiet, struct r4_buf *out)
+static int part_walked(struct r4_db *db, struct r4_pseudo_ctx *c, const char *path,
+		       const uint8_t *p, size_t n, bool quiet, struct r4_buf *out)
 {
+	struct r4_ns_walk w = {
+		.db = db,
+		.who = c->who,
+		.flags = R4_NS_PATH | R4_NS_PSEUDO | R4_NS_FOLLOW | R4_NS_FOLLOW_LAST |
+			 (p ? R4_NS_MISSING : 0),
+	};
 	struct r4_why saved = {""};
-	enum r4_pseudo id;
-	const char *sub;
-	char *obj = NULL, *s = NULL;
+	enum r4_pseudo id = R4_PSEUDO_NONE;
+	char *obj = NULL, *sub = NULL;
 	struct r4_stat st;
+	uint64_t dir = 0;
 	int rc;
 
 	if (quiet && c->why)
 		saved = *c->why;
-	if ((rc = split_pseudo(path, &obj, &id, &sub)) ||
-	    (sub && !(s = r4_memdup(sub, strcspn(sub, "/")))))
-		goto out;
-	rc = r4_access(db, obj, c->who, 0, &st);
-	if (rc == -ENOENT && p && id == R4_PSEUDO_NONE)
-		rc = r4_pseudo_make(db, c, obj, NULL, R4_NEW_REGULAR, 0, 0666, NULL, 0, &st);
+	if (!(rc = r4_ns_walk(&w, NULL, path)))
+		rc = part_end(db, c, &w, &obj, &st, &dir, &id, &sub);
+	r4_ns_fini(&w);
 	if (rc)
-		SAY(c, rc, "cannot %s '%s'", p ? "write" : "read", path);
+		SAY(c, r4_db_seen(db, rc), "cannot %s '%s'", p ? "write" : "read", path);
 	else if (p)
-		rc = r4_pseudo_put(db, c, obj, &st, dir_ino(db, obj), id, s, p, n, false);
+		rc = r4_pseudo_put(db, c, obj, &st, dir, id, sub, p, n, false);
 	else
-		rc = r4_pseudo_get(db, c, obj, &st, id, s, out);
-out:
-	if (rc == -ENOENT || rc == -ENOTDIR)
-		SAY(c, rc, "cannot %s '%s'", p ? "write" : "read", path);
+		rc = r4_pseudo_get(db, c, obj, &st, id, sub, out);
 	if (rc && quiet && c->why)
 		*c->why = saved;
 	r4_free(c->moved);
 	c->moved = NULL;
 	r4_free(obj);
-	r4_free(s);
+	r4_free(sub);
 	return rc;
 }
 

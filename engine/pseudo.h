@@ -27,7 +27,8 @@ struct r4_pseudo_ctx {
 	 * p NULL reads its contents into *out (quiet: a failure fails
 	 * nothing, it only says the part cannot be compared); else writes
 	 * p[0, n) to it as "path <- p" does.  depth: the inverts being read,
-	 * for the reads the part leads to.  NULL: by path (pseudo.c).
+	 * for the reads the part leads to.  NULL: pseudo.c walks it with
+	 * ns.c's walker as the executor walks a path made at run time.
 	 */
 	int (*part)(void *arg, unsigned depth, const char *path, const uint8_t *p, size_t n,
 		    bool quiet, struct r4_buf *out);

@@ -266,7 +266,7 @@ int node_names(struct node *n, char **out)
 
 /*
  * The path of a node, for what the engine knows only by path (pseudo
- * files through r4_run, messages): the names it was last found under.
+ * files, the meta view, messages): the names it was last found under.
  * An object's path is checked to still lead to it (-ESTALE when a change
  * the kernel did not make moved it).  The meta view's nodes are paths of
  * the view: /..meta/a/b is "/a/b".

@@ -2,8 +2,8 @@
  * special.c - Reiser4 semantics through POSIX: what r4fuse serves that is
  * no object of the tree.
  *  - the pseudo files of every directory by name (cat dir/..owner, echo
- *    0700 > dir/..mode), never in readdir, read and written through
- *    r4_run as the calling process's uid and gids;
+ *    0700 > dir/..mode), never in readdir, read and written with the
+ *    engine's r4_pseudo_read and r4_pseudo_write for the calling process;
  *  - /..meta: every object as a directory of its pseudo files and
  *    children, so that files reach theirs (..meta/etc/hosts/..mode);
  *  - the control file /..reiser4: write an R4L command, read back its
@@ -12,9 +12,12 @@
  *    fails with its error;
  *  - user.r4.NAME extended attributes for the pseudo file ..NAME, asked
  *    for by name (listed with -o list_pseudo_xattrs).
- * This is the one file of the bridge that uses the language (r4_lang.h):
- * each of them is R4L text run by r4_run, a unit of its own.  Changes
- * those make behind the kernel's back invalidate its caches
+ * What a pseudo file is, reads and does is engine/pseudo.c's: here a
+ * node becomes an object's path and a pseudo file of the table, one call.
+ * This is the one file of the bridge that uses the language (r4_lang.h),
+ * and only for the control file: the text a process writes there is R4L,
+ * run by r4_run, a unit of its own.  Changes made behind the kernel's
+ * back (a command, a pseudo file written) invalidate its caches
  * (node_invalidate_all): attributes at once, names and pages by the
  * invalidation thread.  ops.c hands an operation on such a node here.
  */
@@ -38,7 +41,8 @@ struct special {
 	bool whole;			/* an aggregate's (invert's) text: applied whole at close */
 	bool wronly;			/* opened write-only: no answer can be read */
 	int err;			/* a text refused at write(2): nothing runs */
-	char *path;			/* the pseudo file's path */
+	char *obj;			/* a pseudo file's object (whole: the object) ... */
+	enum r4_pseudo id;		/* ... and which of its pseudo files */
 	char *in;			/* written, not yet run */
 	size_t nin;
 	size_t base;			/* the file offset in[0] was written at */
@@ -149,13 +153,13 @@ static void ctl_parse(const struct caller *c, const char **src, size_t *len, str
 }
 
 /*
- * Run R4L src as the caller (or cl's identity); its values, or its
- * diagnostics, as text.  The grouped POSIX changes commit first: a
- * command is a unit of its own.  *changed says whether it changed the
- * volume (the kernel's caches are then stale).
+ * Run the control file's R4L src as the caller (or cl's identity); its
+ * values, or its diagnostics, as text.  The grouped POSIX changes commit
+ * first: a command is a unit of its own.  *changed says whether it
+ * changed the volume (the kernel's caches are then stale).
  */
 static int run_r4l(const struct caller *c, const char *src, size_t len, char **out, size_t *nout,
-		   bool values_only, const struct ctl *cl, bool *changed)
+		   const struct ctl *cl, bool *changed)
 {
 	struct r4_run_opts ro = {.name = "<control>", .exec = {.read_objects = true}};
 	struct r4_run *r = NULL;
@@ -163,22 +167,19 @@ static int run_r4l(const struct caller *c, const char *src, size_t len, char **o
 	FILE *f;
 	int rc;
 
-	ro.exec.who = cl && cl->have_as ? cl->as.who : c->who;
-	if (cl) {
-		ro.exec.cwd = cl->cwd;
-		ro.per_statement = cl->per_statement;
-	}
+	ro.exec.who = cl->have_as ? cl->as.who : c->who;
+	ro.exec.cwd = cl->cwd;
+	ro.per_statement = cl->per_statement;
 	if ((rc = br_commit()))
 		return rc;
 	r4_info(B.db, &before);
 	rc = r4_run(B.db, src, len, &ro, &r);
 	r4_info(B.db, &after);
-	if (changed)
-		*changed = after.commits != before.commits;
+	*changed = after.commits != before.commits;
 	if (!r)
 		return rc;
 	f = open_memstream(out, nout);
-	if (cl && cl->framed) {
+	if (cl->framed) {
 		r4_run_write(r, f);
 		fclose(f);
 		r4_run_free(r);
@@ -189,49 +190,87 @@ static int run_r4l(const struct caller *c, const char *src, size_t len, char **o
 
 		if (v->err) {
 			/* a value the caller may not read says so (a directory: nothing) */
-			if (!values_only && v->err != -EISDIR)
+			if (v->err != -EISDIR)
 				fprintf(f, "cannot read '%s': %s\n", v->path, r4_strerror(v->err));
 			continue;
 		}
 		fwrite(v->bytes, 1, v->size, f);
-		if (!values_only && v->size && v->bytes[v->size - 1] != '\n')
+		if (v->size && v->bytes[v->size - 1] != '\n')
 			fputc('\n', f);
 	}
-	if (rc && !values_only)
+	if (rc)
 		r4_diag_print(r->diags, f);
 	fclose(f);
 	r4_run_free(r);
 	return rc;
 }
 
-/* The text of the pseudo file at path (a value of its own, as R4L reads it). */
-static int pseudo_text(const struct caller *c, const char *path, char **out, size_t *n)
-{
-	char *q = r4_path_quote(path);
-	int rc = q ? run_r4l(c, q, strlen(q), out, n, true, NULL, NULL) : -ENOMEM;
+/* ---- pseudo files: one engine call each ---- */
 
-	free(q);
+/*
+ * The engine acting for c with every check (on), or as the bridge's other
+ * calls do (off: with -o default_permissions the kernel checks).  A pseudo
+ * file is read and written with every check either way: the kernel
+ * checks its own mode bits (sp_stat's), never what writing it does (a
+ * chown, a chmod, access rules), as R4L acts for its caller.
+ */
+static void act_checked(const struct caller *c, bool on)
+{
+	r4_act_as(B.db, &c->who, on || !B.kernel_perms ? 0 : R4_AS_NOCHECK);
+}
+
+/*
+ * Which pseudo file node n is: *obj the path of its object, *id the file.
+ * Under an object the engine's name rule says it (an entry there, an
+ * aggregate or invert served as its text, is its own ..body: *whole);
+ * in the meta view a "..x" is always the pseudo file (-ENOENT: no such).
+ */
+static int pseudo_of(struct node *n, char **obj, enum r4_pseudo *id, bool *whole)
+{
+	const struct r4_pseudo_info *ps = NULL;
+	struct node *p = n->parent;
+	r4_file *f = NULL;
+	int rc = 0;
+
+	if (p->kind == K_OBJ)
+		rc = r4_ns_resolve(p->obj, n->name, strlen(n->name), &f, &ps);
+	else
+		ps = r4_pseudo_lookup(n->name, strlen(n->name));
+	*whole = f != NULL;
+	r4_file_close(f);
+	if (rc || (!*whole && !ps))
+		return rc ? rc : -ENOENT;
+	*id = ps ? ps->id : R4_PSEUDO_BODY;
+	return node_path(ps ? p : n, obj);
+}
+
+/* The text of pseudo file id of the object at obj, as c reads it. */
+static int pseudo_read(const struct caller *c, const char *obj, enum r4_pseudo id, char **out,
+		       size_t *n)
+{
+	int rc;
+
+	act_checked(c, true);
+	rc = r4_pseudo_read(B.db, obj, id, NULL, out, n, NULL);
+	act_checked(c, false);
 	return rc;
 }
 
-/* path <- the bytes v[0..n). */
-static int pseudo_write(const struct caller *c, const char *path, const char *v, size_t n,
-			bool *changed)
+/* Pseudo file id of the object at obj <- v[0, n), as c: a unit of its own,
+ * as R4L's "obj/..x <- v" is (the grouped POSIX changes commit first, and
+ * a refusal undoes only what it did). */
+static int pseudo_write(const struct caller *c, const char *obj, enum r4_pseudo id, const char *v,
+			size_t n, bool *changed)
 {
-	char *q = r4_path_quote(path), *cmd = q ? malloc(strlen(q) + n + 40) : NULL, *out = NULL;
-	size_t len, nout = 0;
 	int rc;
 
-	if (!cmd) {
-		free(q);
-		return -ENOMEM;
-	}
-	len = (size_t)sprintf(cmd, "%s <- #s%zu:", q, n);
-	memcpy(cmd + len, v, n);
-	rc = run_r4l(c, cmd, len + n, &out, &nout, true, NULL, changed);
-	free(out);
-	free(cmd);
-	free(q);
+	if (B.ro)
+		return -EROFS;
+	if ((rc = br_commit()))
+		return rc;
+	act_checked(c, true);
+	rc = r4_pseudo_write(B.db, obj, id, NULL, v, n, changed, NULL);
+	act_checked(c, false);
 	return rc;
 }
 
@@ -244,8 +283,10 @@ static int pseudo_write(const struct caller *c, const char *path, const char *v,
  */
 int sp_stat(const struct caller *c, struct node *n, struct r4_stat *st)
 {
-	char *path = NULL, *owner = NULL, *text = NULL;
+	char *path = NULL, *owner = NULL, *obj = NULL, *text = NULL;
+	enum r4_pseudo id;
 	size_t len = 0;
+	bool whole;
 	int rc;
 
 	if ((rc = node_path(n, &path)))
@@ -257,8 +298,8 @@ int sp_stat(const struct caller *c, struct node *n, struct r4_stat *st)
 			st->size = 0;
 		}
 	} else if (!(rc = node_path(n->parent, &owner)) && !(rc = reach(c, owner, st))) {
-		if (n->kind == K_PSEUDO) {
-			int trc = pseudo_text(c, path, &text, &len);
+		if (n->kind == K_PSEUDO && !(rc = pseudo_of(n, &obj, &id, &whole))) {
+			int trc = pseudo_read(c, obj, id, &text, &len);
 
 			if (trc == -ENOENT || trc == -EINVAL)
 				rc = trc;
@@ -272,51 +313,42 @@ int sp_stat(const struct caller *c, struct node *n, struct r4_stat *st)
 	}
 	if (!rc)
 		st->ino = n->id;
-	free(text);
+	r4_free(text);
+	free(obj);
 	free(owner);
 	free(path);
 	return rc;
 }
 
-/* ".", "..", then the names R4L's cmd (..list) lists. */
-static int meta_list(const struct caller *c, const char *cmd, char **names, size_t *len)
+/* ".", "..", then the names of list[0, n) (..list's text) but those. */
+static int meta_names(const char *list, size_t n, char **names, size_t *len)
 {
-	char *list = NULL;
-	size_t n = 0;
-	FILE *f;
-	int rc = run_r4l(c, cmd, strlen(cmd), &list, &n, true, NULL, NULL);
+	FILE *f = open_memstream(names, len);
 
-	if (!rc && !(f = open_memstream(names, len)))
-		rc = -ENOMEM;
-	if (!rc) {
-		fputs(".\n..\n", f);
-		for (char *s = list, *e; s < list + n; s = e + 1) {
-			if (!(e = memchr(s, '\n', (size_t)(list + n - s))))
-				break;
-			if ((e - s != 1 || *s != '.') && (e - s != 2 || memcmp(s, "..", 2)))
-				fwrite(s, 1, (size_t)(e - s + 1), f);
-		}
-		fclose(f);
+	if (!f)
+		return -ENOMEM;
+	fputs(".\n..\n", f);
+	for (const char *s = list, *e; s < list + n; s = e + 1) {
+		if (!(e = memchr(s, '\n', (size_t)(list + n - s))))
+			break;
+		if ((e - s != 1 || *s != '.') && (e - s != 2 || memcmp(s, "..", 2)))
+			fwrite(s, 1, (size_t)(e - s + 1), f);
 	}
-	free(list);
-	return rc;
+	fclose(f);
+	return 0;
 }
 
 /* An object's entries, then its pseudo names (..list). */
 int sp_list(const struct caller *c, struct node *n, char **names, size_t *len)
 {
-	char *path = NULL, *cmd = NULL, *q = NULL;
+	char *path = NULL, *list = NULL;
+	size_t nlist = 0;
 	int rc;
 
-	if (!(rc = node_path(n, &path)) && !(rc = reach(c, path, NULL))) {
-		q = r4_path_quote(path);
-		if (!q || asprintf(&cmd, "%s/..list", q) < 0)
-			rc = -ENOMEM;
-		else
-			rc = meta_list(c, cmd, names, len);
-	}
-	free(cmd);
-	free(q);
+	if (!(rc = node_path(n, &path)) && !(rc = reach(c, path, NULL)) &&
+	    !(rc = pseudo_read(c, path, R4_PSEUDO_LIST, &list, &nlist)))
+		rc = meta_names(list, nlist, names, len);
+	r4_free(list);
 	free(path);
 	return rc;
 }
@@ -364,12 +396,11 @@ int sp_open(struct node *n, struct fuse_file_info *fi, struct special **out)
 
 	if (!s)
 		return -ENOMEM;
-	if ((rc = node_path(n, &s->path))) {
+	s->control = n->kind == K_CONTROL;
+	if (!s->control && (rc = pseudo_of(n, &s->obj, &s->id, &s->whole))) {
 		free(s);
 		return rc;
 	}
-	s->control = n->kind == K_CONTROL;
-	s->whole = n->kind == K_PSEUDO && !is_pseudo(n->name);
 	s->wronly = (fi->flags & O_ACCMODE) == O_WRONLY;
 	fi->direct_io = 1;	/* sizes are not known ahead */
 	*out = s;
@@ -382,7 +413,7 @@ void sp_free(struct special *s)
 		return;
 	free(s->in);
 	free(s->out);
-	free(s->path);
+	free(s->obj);
 	free(s);
 }
 
@@ -406,12 +437,12 @@ int sp_flush(const struct caller *c, struct special *s, bool *changed)
 		size_t n = s->nin;
 
 		ctl_parse(c, &src, &n, &cl);
-		rc = run_r4l(c, src, n, &s->out, &s->nout, false, &cl, changed);
+		rc = run_r4l(c, src, n, &s->out, &s->nout, &cl, changed);
 		free(cl.cwd);
 		s->have_out = true;
 		s->rpos = 0;	/* the answer is the diagnostics, read back */
 	} else {
-		rc = pseudo_write(c, s->path, s->in ? s->in : "", s->nin, changed);
+		rc = pseudo_write(c, s->obj, s->id, s->in ? s->in : "", s->nin, changed);
 	}
 	free(s->in);
 	s->in = NULL;
@@ -430,7 +461,10 @@ int sp_read(const struct caller *c, struct special *s, char *buf, size_t size, o
 	if (s->written)
 		sp_flush(c, s, changed);
 	if (!s->have_out && !s->control) {
-		rc = pseudo_text(c, s->path, &s->out, &s->nout);
+		free(s->out);
+		s->out = NULL;
+		s->nout = 0;
+		rc = pseudo_read(c, s->obj, s->id, &s->out, &s->nout);
 		s->have_out = !rc;
 	}
 	at = s->control ? s->rpos : (size_t)off;
@@ -491,7 +525,7 @@ int sp_write(const struct caller *c, struct special *s, const char *buf, size_t 
 	s->umask = c->who.umask;
 	s->have_out = false;
 	if (s->whole) {
-		s->err = r4_aggr_check(B.db, s->path, s->in, s->nin);
+		s->err = r4_aggr_check(B.db, s->obj, s->in, s->nin);
 		return s->err;
 	}
 	if (!s->control)
@@ -539,11 +573,10 @@ static const struct r4_pseudo_info *xattr_pseudo(const char *name)
 	return r4_pseudo_lookup(dots, strlen(dots));
 }
 
-/* 0 when setxattr may set name, else the positive errno it answers. */
-static int xattr_settable(const char *name)
+/* 0 when setxattr may set ps (xattr_pseudo's), else the positive errno
+ * it answers. */
+static int xattr_settable(const struct r4_pseudo_info *ps)
 {
-	const struct r4_pseudo_info *ps = xattr_pseudo(name);
-
 	if (!ps)
 		return ENOTSUP;	/* r4 stores no attributes of its own */
 	switch (ps->id) {
@@ -558,43 +591,35 @@ static int xattr_settable(const char *name)
 	}
 }
 
-/* The pseudo file an attribute name of n stands for ("/a/..mode"). */
-static int xattr_path(fuse_ino_t id, const char *name, char **out)
+/* The path of the object whose pseudo files node id's attributes are. */
+static int xattr_object(fuse_ino_t id, char **out)
 {
 	struct node *n = node_find(id);
-	size_t k = strlen(XATTR);
-	char *path;
-	int rc;
 
-	if (strncmp(name, XATTR, k) || !name[k] || strchr(name + k, '/'))
-		return -ENODATA;
 	if (!n)
 		return -ESTALE;
 	if (n->kind == K_PSEUDO || n->kind == K_CONTROL)
 		return -ENODATA;	/* (a pseudo file has no pseudo files) */
-	if ((rc = node_path(n, &path)))
-		return rc;
-	rc = asprintf(out, "%s/..%s", strcmp(path, "/") ? path : "", name + k) < 0 ? -ENOMEM : 0;
-	free(path);
-	return rc;
+	return node_path(n, out);
 }
 
 void sp_getxattr(fuse_req_t req, fuse_ino_t id, const char *name, size_t size)
 {
+	const struct r4_pseudo_info *ps = xattr_pseudo(name);
 	char *p = NULL, *text = NULL;
 	struct caller c;
 	size_t n = 0;
 	int rc;
 
-	if (!xattr_pseudo(name)) {
+	if (!ps) {
 		/* (security.capability before every first write: no lock) */
 		fuse_reply_err(req, ENODATA);
 		return;
 	}
 	br_caller(req, &c);
 	br_lock_as(&c);
-	if (!(rc = xattr_path(id, name, &p)))
-		rc = pseudo_text(&c, p, &text, &n);
+	if (!(rc = xattr_object(id, &p)))
+		rc = pseudo_read(&c, p, ps->id, &text, &n);
 	/* (a pseudo file of a pseudo file, or one the object lacks, is none) */
 	rc = rc == -ENOENT || rc == -ENODATA ? ENODATA : fb_err("getxattr", NULL, rc);
 	br_unlock();
@@ -606,27 +631,28 @@ void sp_getxattr(fuse_req_t req, fuse_ino_t id, const char *name, size_t size)
 		fuse_reply_err(req, ERANGE);
 	else
 		fuse_reply_buf(req, text, n);
-	free(text);
+	r4_free(text);
 	free(p);
 }
 
 void sp_setxattr(fuse_req_t req, fuse_ino_t id, const char *name, const char *value, size_t size,
 		 int flags)
 {
+	const struct r4_pseudo_info *ps = xattr_pseudo(name);
 	bool changed = false;
 	struct caller c;
 	char *p = NULL;
 	int rc;
 
 	(void)flags;
-	if ((rc = xattr_settable(name))) {
+	if ((rc = xattr_settable(ps))) {
 		fuse_reply_err(req, rc);
 		return;
 	}
 	br_caller(req, &c);
 	br_lock_as(&c);
-	if (!(rc = xattr_path(id, name, &p)))
-		rc = pseudo_write(&c, p, value, size, &changed);
+	if (!(rc = xattr_object(id, &p)))
+		rc = pseudo_write(&c, p, ps->id, value, size, &changed);
 	rc = rc == -ENODATA ? ENOTSUP : fb_err("setxattr", NULL, rc);	/* (of a pseudo file) */
 	br_unlock();
 	if (changed)

@@ -492,7 +492,9 @@ const char *r4_pseudo_name(enum r4_pseudo id);	/* "..uid", or "?" */
  *
  * r4_pseudo_read: the text into *out (NUL-terminated, the caller's to
  * r4_free) and *len.  A computed object's ..body (an aggregate's or
- * invert's text) reads each of an invert's file parts by path too.
+ * invert's text) reads each of an invert's file parts as R4L does: a
+ * part's path is walked as one made at run time (symlinks followed, real
+ * entries before pseudo names), so both give the same text.
  *
  * r4_pseudo_write: p[0, n) written as R4L's "path/..mode <- TEXT" is, in
  * the open transaction or, without one, in its own (committed, or undone

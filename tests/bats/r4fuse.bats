@@ -212,6 +212,36 @@ OUT
 	refute_line ..meta
 }
 
+@test "pseudo files answer as the engine's r4_pseudo_read and r4_pseudo_write do" {
+	need_cmd setpriv
+	"$R4SH" -c 'mkdir /d' -c '/d/x <- "1"; /d/s <- "secret"' -c '/d/s/..mode <- "0600"' \
+		-c 'mkdir /p' -c '/p/..mode <- "0700"' "$IMG" >/dev/null
+	MNT=$(mktemp -d /tmp/r4mnt.XXXXXX)
+	MNT_EXTRA=$MNT
+	chmod 755 "$MNT"
+	mount_r4 -o allow_other
+	as1000() { setpriv --reuid=1000 --regid=1000 --clear-groups "$@"; }
+	# a write-only pseudo file exists, and writing it does what it says
+	echo x >"$MNT/d/..unlink"
+	run ls "$MNT/d"
+	assert_output s
+	# a pseudo file the caller may not read, or that is no text, fails the read
+	run as1000 cat "$MNT/..meta/d/s/..body"
+	assert_failure
+	assert_output --partial 'Permission denied'
+	run as1000 ls "$MNT/..meta/p"
+	assert_failure
+	assert_output --partial 'Permission denied'
+	run cat "$MNT/d/..body"
+	assert_failure
+	assert_output --partial 'Is a directory'
+	# in the meta view a "..x" the table lacks does not exist
+	run stat "$MNT/..meta/d/..nosuch"
+	assert_failure
+	assert_output --partial 'No such file'
+	umount_r4
+}
+
 @test "extended attributes: user.r4.NAME is the pseudo file ..NAME, of any object" {
 	need_cmd getfattr "attr not installed"
 	mount_r4 -o list_pseudo_xattrs	# (getfattr -d; r4fuse_xattr.bats: the default)
