@@ -31,6 +31,9 @@ struct r4_held {
 				   given it back: the last close looks) */
 	uint64_t changed;	/* the last transaction a handle changed it in (txn_seq) */
 	uint64_t lost;		/* transactions aborted after such a change (r4_file_error) */
+	r4_key way_dir;		/* the directory and name it was last looked up, made, */
+	char *way_name;		/* linked or renamed as (NULL: none yet), for its audit */
+	size_t way_len;		/* records' PATH (fs.c) */
 	struct r4_held *next;
 };
 

@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <sys/stat.h>
 
+#include "audit.h"
 #include "db.h"
 #include "ns.h"
 #include "obj.h"

@@ -10,12 +10,15 @@
  * fails after a change poisons it (an autocommit one is aborted at once),
  * so no half-done operation can be committed.  A structure error met by
  * any call of a read-write handle marks the volume damaged (r4_db_seen).
+ * A change through a handle writes its audit records (audit.c) in its
+ * operation, read and grabbed for before it changes anything.
  */
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 
 #include "alloc.h"
+#include "audit.h"
 #include "db.h"
 #include "item.h"
 #include "ns.h"
@@ -790,6 +793,23 @@ static int set_up(r4_file *f, const r4_key *dir, const char *name, size_t len)
 	return 0;
 }
 
+/* The held object at sdkey (if any) was last met as name in dir: where
+ * its audit records say it is (audit_obj).  Without memory the old name
+ * stays, which audit_obj checks. */
+static void held_way(struct r4_db *db, const r4_key *sdkey, const r4_key *dir, const char *name,
+		     size_t len)
+{
+	struct r4_held *h = held_find(db, sdkey);
+	char *n;
+
+	if (!h || !(n = r4_memdup(name, len)))
+		return;
+	r4_free(h->way_name);
+	h->way_name = n;
+	h->way_len = len;
+	h->way_dir = *dir;
+}
+
 /* A handle on sdkey found as name in dir. */
 static int hold_at(struct r4_db *db, const r4_key *sdkey, const r4_key *dir, const char *name,
 		   size_t len, r4_file **out)
@@ -799,8 +819,10 @@ static int hold_at(struct r4_db *db, const r4_key *sdkey, const r4_key *dir, con
 
 	if (!rc && (rc = set_up(f, dir, name, len)))
 		r4_file_close(f);
-	if (!rc)
+	if (!rc) {
+		held_way(db, sdkey, dir, name, len);
 		*out = f;
+	}
 	return rc;
 }
 
@@ -831,14 +853,138 @@ static int file_may(r4_file *f, const struct r4_inode *ino, unsigned want)
 	return r4_perm_may(f->db, who, &st, want) ? 0 : -EACCES;
 }
 
+/* ---- audit records of the handle calls (audit.c) ----
+ *
+ * Each change through a handle records, for the acting identity, what
+ * docs/semantics.md says, read and grabbed for before it changes anything.
+ * PATH: an entry's, from its directory (r4_audit_path climbs ".."); an
+ * object's, a directory's own path, else where it was last met (held_way,
+ * or the handle's way) while that name still leads to it, else another
+ * name of it in that directory, else the name it went by.
+ */
+
+static uint32_t actor_uid(const struct r4_db *db)
+{
+	const struct r4_ident *who = r4_perm_actor(db);
+
+	return who ? who->uid : 0;
+}
+
+/* The record of op on object oid, at entry name of directory dir. */
+static int audit_entry(struct r4_db *db, struct r4_audit *a, uint64_t oid, const r4_key *dir,
+		       const char *name, size_t len, const char *op, uint64_t n)
+{
+	char *lp = NULL, *path = NULL;
+	r4_key log;
+	bool on;
+	int rc = r4_audit_of(db, oid, &log, &lp, &on);
+
+	if (!rc && on && !(rc = r4_audit_path(db, dir, name, len, &path)))
+		rc = r4_audit_add(db, a, actor_uid(db), oid, &log, op, path, n);
+	r4_free(path);
+	r4_free(lp);
+	return rc;
+}
+
+struct other_name {
+	uint64_t oid;
+	char *name;
+	size_t len;
+};
+
+static int other_name_fn(void *ctx, const char *name, size_t len, const r4_key *sdkey)
+{
+	struct other_name *o = ctx;
+
+	if (r4_key_objectid(sdkey) != o->oid || r4_ns_dot(name, len))
+		return 0;
+	if (!(o->name = r4_memdup(name, len)))
+		return -ENOMEM;
+	o->len = len;
+	return 1;
+}
+
+/* The path of non-directory ino met as name in dir (see above). */
+static int way_path(struct r4_db *db, const struct r4_inode *ino, const r4_key *dir,
+		    const char *name, size_t len, char **out)
+{
+	struct other_name o = {r4_key_objectid(&ino->sdkey), NULL, 0};
+	struct r4_dirpos pos = {0};
+	struct r4_inode d;
+	r4_key k;
+	int rc = r4_obj_load(db, dir, &d);
+
+	if (rc == -ENOENT) {	/* its directory went too: the name alone */
+		*out = r4_memdup(name, len);
+		return *out ? 0 : -ENOMEM;
+	}
+	if (rc)
+		return rc;
+	rc = r4_dir_lookup(db, &d, name, len, &k);
+	if ((rc == -ENOENT || (!rc && r4_key_cmp(&k, &ino->sdkey))) &&
+	    !(rc = r4_dir_iterate(db, &d, &pos, other_name_fn, &o)) && o.name) {
+		/* the name it went by is gone: another in dir, met from now on */
+		held_way(db, &ino->sdkey, dir, o.name, o.len);
+		name = o.name;
+		len = o.len;
+	}
+	r4_obj_fini(&d);
+	if (!rc)
+		rc = r4_audit_path(db, dir, name, len, out);
+	r4_free(o.name);
+	return rc;
+}
+
+/* The record of op on f's object ino (a write, a truncate, a setattr). */
+static int audit_obj(r4_file *f, struct r4_audit *a, const struct r4_inode *ino, const char *op,
+		     uint64_t n)
+{
+	struct r4_db *db = f->db;
+	struct r4_held *h = held_find(db, &f->key);
+	char *lp = NULL, *path = NULL;
+	r4_key log;
+	bool on;
+	int rc = r4_audit_of(db, r4_key_objectid(&ino->sdkey), &log, &lp, &on);
+
+	if (rc || !on)
+		goto out;
+	if (h && h->way_name)
+		rc = way_path(db, ino, &h->way_dir, h->way_name, h->way_len, &path);
+	else if (f->has_up && !S_ISDIR(ino->sd.sd_mode))
+		rc = way_path(db, ino, &f->up, f->upname, f->uplen, &path);
+	else	/* a directory (or the root: no way) */
+		rc = r4_audit_path(db, &ino->sdkey, NULL, 0, &path);
+	if (!rc)
+		rc = r4_audit_add(db, a, actor_uid(db), r4_key_objectid(&ino->sdkey), &log, op, path,
+				  n);
+out:
+	r4_free(path);
+	r4_free(lp);
+	return rc;
+}
+
+/* Removing ino's name destroys it (no handle keeps it)? */
+static bool destroys(struct r4_db *db, const struct r4_inode *ino)
+{
+	return S_ISDIR(ino->sd.sd_mode) || (ino->sd.sd_nlink <= 1 && !held_find(db, &ino->sdkey));
+}
+
 int r4_file_open(r4_db *db, const char *path, r4_file **out)
 {
 	struct r4_inode ino;
+	struct at a;
 	int rc;
 
 	if ((rc = check_path(path)) || (rc = resolve(db, path, &ino)))
 		return r4_db_seen(db, rc);
-	if (!(rc = hold(db, &ino.sdkey, out)))
+	/* (its way: the directory it is in, for its records' PATH) */
+	if (!strcmp(path, "/") || (rc = resolve_parent(db, path, &a.dir, &a.name, &a.len))) {
+		rc = hold(db, &ino.sdkey, out);
+	} else {
+		rc = hold_at(db, &ino.sdkey, &a.dir.sdkey, a.name, a.len, out);
+		r4_obj_fini(&a.dir);
+	}
+	if (!rc)
 		(*out)->oflags = O_RDWR;	/* (a trusted open) */
 	r4_obj_fini(&ino);
 	return rc;
@@ -883,6 +1029,7 @@ static int unhold(struct r4_db *db, struct r4_held *h)
 			rc = 0;
 		}
 	}
+	r4_free(h->way_name);
 	r4_free(h);
 	return rc;
 }
@@ -1005,8 +1152,10 @@ int r4_file_readdir(r4_file *f, struct r4_dirpos *pos, r4_dirent_fn fn, void *ct
 	return r4_db_seen(f->db, rc);
 }
 
-int r4_file_write(r4_file *f, uint64_t off, const void *buf, size_t len)
+/* r4_file_write, or (append) r4_file_append. */
+static int file_write(r4_file *f, uint64_t off, bool append, const void *buf, size_t len)
 {
+	struct r4_audit au = {0};
 	struct r4_inode ino;
 	struct r4_txn_op op;
 	int rc;
@@ -1017,21 +1166,35 @@ int r4_file_write(r4_file *f, uint64_t off, const void *buf, size_t len)
 	if (!(rc = file_load(f, &ino))) {
 		rc = S_ISDIR(ino.sd.sd_mode) ? -EISDIR : !S_ISREG(ino.sd.sd_mode) ? -EINVAL
 		     : (f->oflags & O_ACCMODE) == O_RDONLY ? -EBADF : file_may(f, &ino, 2);
-		if (!rc) {
+		if (!rc && !(rc = audit_obj(f, &au, &ino, append ? "append" : "write", len)) &&
+		    !(rc = r4_audit_grab(f->db, &au))) {
 			struct r4_stat st;
 
 			/* a write drops set-id bits (saved with the write) */
 			r4_fs_stat_of(f->db, &ino, &st);
 			ino.sd.sd_mode = (uint16_t)r4_perm_after_write(r4_perm_actor(f->db), &st);
-			rc = r4_reg_write(f->db, &ino, off, buf, len);
+			if (!(rc = r4_reg_write(f->db, &ino, append ? st.size : off, buf, len)))
+				rc = r4_audit_write(f->db, &au);
 		}
 		r4_obj_fini(&ino);
 	}
+	r4_audit_fini(&au);
 	return r4_txn_op_end(f->db, &op, rc);
+}
+
+int r4_file_write(r4_file *f, uint64_t off, const void *buf, size_t len)
+{
+	return file_write(f, off, false, buf, len);
+}
+
+int r4_file_append(r4_file *f, const void *buf, size_t len)
+{
+	return file_write(f, 0, true, buf, len);
 }
 
 int r4_file_setattr(r4_file *f, const struct r4_setattr *sa)
 {
+	struct r4_audit au = {0};
 	struct r4_inode ino;
 	struct r4_txn_op op;
 	int rc;
@@ -1045,13 +1208,21 @@ int r4_file_setattr(r4_file *f, const struct r4_setattr *sa)
 		bool writer = f->oflags >= 0 && (f->oflags & O_ACCMODE) != O_RDONLY;
 
 		r4_fs_stat_of(f->db, &ino, &st);
+		bool size = s.mask & R4_SET_SIZE;
+
+		/* a size set is a truncate (with the times it sets), else a setattr */
 		if (!(rc = file_reach(f, &ino)) &&
-		    !(rc = r4_perm_setattr(f->db, r4_perm_checked(f->db), &st, &s, writer))) {
+		    !(rc = r4_perm_setattr(f->db, r4_perm_checked(f->db), &st, &s, writer)) &&
+		    !(rc = audit_obj(f, &au, &ino, size ? "truncate" : "setattr",
+				     size ? s.size : 0)) &&
+		    !(rc = r4_audit_grab(f->db, &au))) {
 			r4_perm_setattr_effects(r4_perm_actor(f->db), &st, &s);
-			rc = apply_setattr(f->db, &ino, &s);
+			if (!(rc = apply_setattr(f->db, &ino, &s)))
+				rc = r4_audit_write(f->db, &au);
 		}
 		r4_obj_fini(&ino);
 	}
+	r4_audit_fini(&au);
 	return r4_txn_op_end(f->db, &op, rc);
 }
 
@@ -1136,7 +1307,26 @@ static int may_entry(struct r4_db *db, struct r4_inode *dir, const struct r4_ino
 	return r4_perm_entry(db, who, &d, ino ? &v : NULL);
 }
 
-static int remove_at(struct r4_db *db, struct at *a, bool want_dir, bool check)
+/* The records of the name a->name of ino removed (the handle call's):
+ * the object's and its directory's, read before the setting goes with the
+ * object's last name.  A log that a record goes to is not destroyed. */
+static int remove_audit(struct r4_db *db, struct at *a, const struct r4_inode *ino,
+			struct r4_audit *au)
+{
+	uint64_t oid = r4_key_objectid(&ino->sdkey);
+	int rc;
+
+	if ((rc = audit_entry(db, au, oid, &a->dir.sdkey, a->name, a->len, "unlink", a->len)) ||
+	    (rc = audit_entry(db, au, r4_key_objectid(&a->dir.sdkey), &a->dir.sdkey, a->name,
+			      a->len, "unlink", a->len)))
+		return rc;
+	if (r4_audit_is_log(au, oid) && destroys(db, ino))
+		return -EBUSY;
+	return r4_audit_grab(db, au);
+}
+
+/* Remove a->name; au: a handle call, for the acting identity, recorded. */
+static int remove_at(struct r4_db *db, struct at *a, bool want_dir, struct r4_audit *au)
 {
 	struct r4_inode ino;
 	r4_key k;
@@ -1147,7 +1337,7 @@ static int remove_at(struct r4_db *db, struct at *a, bool want_dir, bool check)
 	if ((rc = r4_dir_lookup(db, &a->dir, a->name, a->len, &k)) ||
 	    (rc = r4_obj_load(db, &k, &ino)))
 		return rc;
-	if (check && (rc = may_entry(db, &a->dir, &ino))) {
+	if (au && (rc = may_entry(db, &a->dir, &ino))) {
 		/* (refused before anything changed) */
 	} else if (want_dir && !S_ISDIR(ino.sd.sd_mode)) {
 		rc = -ENOTDIR;
@@ -1158,16 +1348,21 @@ static int remove_at(struct r4_db *db, struct at *a, bool want_dir, bool check)
 
 		if (!(rc = r4_dir_is_empty(db, &ino, &empty)) && !empty)
 			rc = -ENOTEMPTY;
+		if (!rc && au)
+			rc = remove_audit(db, a, &ino, au);
 		if (!rc && !(rc = grab_drop(db, &ino, 0)) &&
 		    !(rc = r4_dir_remove(db, &a->dir, a->name, a->len))) {
 			a->dir.sd.sd_nlink--;		/* its ".." */
 			if (!(rc = r4_obj_save(db, &a->dir)))
 				rc = destroy(db, &ino);
 		}
-	} else if (!(rc = grab_drop(db, &ino, 0)) &&
+	} else if ((!au || !(rc = remove_audit(db, a, &ino, au))) &&
+		   !(rc = grab_drop(db, &ino, 0)) &&
 		   !(rc = r4_dir_remove(db, &a->dir, a->name, a->len))) {
 		rc = drop_link(db, &ino);
 	}
+	if (!rc && au)
+		rc = r4_audit_write(db, au);
 	r4_obj_fini(&ino);
 	return rc;
 }
@@ -1181,7 +1376,7 @@ static int remove_name(struct r4_db *db, const char *path, bool want_dir)
 	if ((rc = check_path(path)) || (rc = r4_txn_op_begin(db, &op)))
 		return rc;
 	if (!(rc = at_path(db, path, &a))) {
-		rc = remove_at(db, &a, want_dir, false);
+		rc = remove_at(db, &a, want_dir, NULL);
 		r4_obj_fini(&a.dir);
 	}
 	return r4_txn_op_end(db, &op, rc);
@@ -1215,6 +1410,7 @@ static int link_at(struct r4_db *db, struct r4_inode *ino, struct at *a)
 		return rc;
 	ino->sd.sd_nlink++;
 	r4_obj_touch(db, ino, false, true);
+	held_way(db, &ino->sdkey, &a->dir.sdkey, a->name, a->len);
 	return r4_obj_save(db, ino);
 }
 
@@ -1288,7 +1484,7 @@ struct rename_ctx {
 	const char *fname, *tname;
 	size_t flen, tlen;
 	bool have_dst, same_dir;
-	bool check;		/* for the acting identity (the handle call) */
+	struct r4_audit *au;	/* the handle call: for the acting identity, recorded */
 };
 
 static int rename_exchange(struct r4_db *db, struct rename_ctx *r)
@@ -1343,7 +1539,7 @@ static int rename_move(struct r4_db *db, struct rename_ctx *r)
  * directory that moves to another parent changes its "..". */
 static int rename_perm(struct r4_db *db, struct rename_ctx *r, unsigned flags)
 {
-	const struct r4_ident *who = r->check ? r4_perm_checked(db) : NULL;
+	const struct r4_ident *who = r->au ? r4_perm_checked(db) : NULL;
 	struct r4_stat s, d;
 	int rc;
 
@@ -1388,6 +1584,32 @@ static int rename_checks(struct r4_db *db, struct rename_ctx *r, unsigned flags)
 	return 0;
 }
 
+/* The records of the handle call's rename: the object's, both
+ * directories', at its new path; the one it exchanges with, at its new
+ * path, or the one it replaces (unlink), which must not be a log the
+ * records go to. */
+static int rename_audit(struct r4_db *db, struct rename_ctx *r, unsigned flags)
+{
+	const r4_key *fk = &r->fdir.sdkey, *tk = &r->tdir.sdkey;
+	uint64_t dst = r->have_dst ? r4_key_objectid(&r->dst.sdkey) : 0;
+	int rc;
+
+	if ((rc = audit_entry(db, r->au, r4_key_objectid(&r->src.sdkey), tk, r->tname, r->tlen,
+			      "rename", r->tlen)) ||
+	    (rc = audit_entry(db, r->au, r4_key_objectid(fk), tk, r->tname, r->tlen, "rename",
+			      r->tlen)) ||
+	    (rc = audit_entry(db, r->au, r4_key_objectid(tk), tk, r->tname, r->tlen, "rename",
+			      r->tlen)))
+		return rc;
+	if (dst && (flags & R4_RENAME_EXCHANGE))
+		rc = audit_entry(db, r->au, dst, fk, r->fname, r->flen, "rename", r->flen);
+	else if (dst && !(rc = audit_entry(db, r->au, dst, tk, r->tname, r->tlen, "unlink",
+					   r->tlen)) &&
+		 r4_audit_is_log(r->au, dst) && destroys(db, &r->dst))
+		rc = -EBUSY;
+	return rc ? rc : r4_audit_grab(db, r->au);
+}
+
 /* rename(2) with r's directories loaded and its names set. */
 static int rename_at(struct r4_db *db, struct rename_ctx *r, unsigned flags)
 {
@@ -1412,7 +1634,7 @@ static int rename_at(struct r4_db *db, struct rename_ctx *r, unsigned flags)
 		if (!r4_key_cmp(&r->src.sdkey, &r->dst.sdkey))
 			return 1;	/* same object: rename(2) does nothing */
 	}
-	if ((rc = rename_checks(db, r, flags)))
+	if ((rc = rename_checks(db, r, flags)) || (r->au && (rc = rename_audit(db, r, flags))))
 		return rc;
 	/* two entries, four stat data, a "..", and what the name replaced held */
 	if ((rc = r->have_dst && !(flags & R4_RENAME_EXCHANGE) ? grab_drop(db, &r->dst, 4 * E(db))
@@ -1422,6 +1644,9 @@ static int rename_at(struct r4_db *db, struct rename_ctx *r, unsigned flags)
 	if (rc)
 		return rc;
 	r4_obj_touch(db, &r->src, false, true);
+	held_way(db, &r->src.sdkey, &r->tdir.sdkey, r->tname, r->tlen);
+	if (r->have_dst && (flags & R4_RENAME_EXCHANGE))
+		held_way(db, &r->dst.sdkey, &r->fdir.sdkey, r->fname, r->flen);
 	if ((rc = r4_obj_save(db, &r->src)))
 		return rc;
 	if (r->have_dst && (flags & R4_RENAME_EXCHANGE) && (rc = r4_obj_save(db, &r->dst)))
@@ -1492,6 +1717,7 @@ int r4_file_make(r4_file *dir, const char *name, size_t len, const struct r4_new
 		 r4_file **out)
 {
 	struct r4_db *db = dir->db;
+	struct r4_audit au = {0};
 	struct r4_sd t;
 	struct at a;
 	struct r4_txn_op op;
@@ -1507,10 +1733,13 @@ int r4_file_make(r4_file *dir, const char *name, size_t len, const struct r4_new
 		/* owned by the acting identity, its umask, a setgid directory's group */
 		r4_fs_stat_of(db, &a.dir, &d);
 		r4_perm_new(r4_perm_actor(db), &d, &o.mode, &o.uid, &o.gid);
-		if (!(rc = may_entry(db, &a.dir, NULL)) && !(rc = newobj_tmpl(&o, &t)))
-			rc = make_at(db, &a, &t, NULL, &k);
+		if (!(rc = may_entry(db, &a.dir, NULL)) && !(rc = newobj_tmpl(&o, &t)) &&
+		    !(rc = audit_entry(db, &au, d.ino, &a.dir.sdkey, name, len, "create", 0)) &&
+		    !(rc = r4_audit_grab(db, &au)) && !(rc = make_at(db, &a, &t, NULL, &k)))
+			rc = r4_audit_write(db, &au);
 		r4_obj_fini(&a.dir);
 	}
+	r4_audit_fini(&au);
 	if ((rc = r4_txn_op_end(db, &op, rc)))
 		return rc;
 	if (!out || (rc = hold_at(db, &k, &dir->key, name, len, out)))
@@ -1522,6 +1751,7 @@ int r4_file_make(r4_file *dir, const char *name, size_t len, const struct r4_new
 int r4_file_link(r4_file *f, r4_file *dir, const char *name, size_t len)
 {
 	struct r4_db *db = f->db;
+	struct r4_audit au = {0};
 	struct r4_inode ino;
 	struct at a;
 	struct r4_txn_op op;
@@ -1532,18 +1762,25 @@ int r4_file_link(r4_file *f, r4_file *dir, const char *name, size_t len)
 	if (!(rc = file_load(f, &ino))) {
 		/* the way to the object, as to the new name's directory */
 		if (!(rc = file_reach(f, &ino)) && !(rc = at_file(dir, name, len, true, &a))) {
-			if (!(rc = may_entry(db, &a.dir, NULL)))
-				rc = link_at(db, &ino, &a);
+			if (!(rc = may_entry(db, &a.dir, NULL)) &&
+			    !(rc = audit_entry(db, &au, r4_key_objectid(&ino.sdkey), &a.dir.sdkey,
+					       name, len, "link", 0)) &&
+			    !(rc = audit_entry(db, &au, r4_key_objectid(&a.dir.sdkey), &a.dir.sdkey,
+					       name, len, "link", 0)) &&
+			    !(rc = r4_audit_grab(db, &au)) && !(rc = link_at(db, &ino, &a)))
+				rc = r4_audit_write(db, &au);
 			r4_obj_fini(&a.dir);
 		}
 		r4_obj_fini(&ino);
 	}
+	r4_audit_fini(&au);
 	return r4_txn_op_end(db, &op, rc);
 }
 
 int r4_file_remove(r4_file *dir, const char *name, size_t len, bool want_dir)
 {
 	struct r4_db *db = dir->db;
+	struct r4_audit au = {0};
 	struct at a;
 	struct r4_txn_op op;
 	int rc;
@@ -1551,9 +1788,10 @@ int r4_file_remove(r4_file *dir, const char *name, size_t len, bool want_dir)
 	if ((rc = r4_txn_op_begin(db, &op)))
 		return rc;
 	if (!(rc = at_file(dir, name, len, false, &a))) {
-		rc = remove_at(db, &a, want_dir, true);
+		rc = remove_at(db, &a, want_dir, &au);
 		r4_obj_fini(&a.dir);
 	}
+	r4_audit_fini(&au);
 	return r4_txn_op_end(db, &op, rc);
 }
 
@@ -1561,6 +1799,7 @@ int r4_file_rename(r4_file *fdir, const char *fname, size_t flen, r4_file *tdir,
 		   const char *tname, size_t tlen, unsigned flags)
 {
 	struct r4_db *db = fdir->db;
+	struct r4_audit au = {0};
 	struct rename_ctx r;
 	struct at a, b;
 	struct r4_txn_op op;
@@ -1571,7 +1810,7 @@ int r4_file_rename(r4_file *fdir, const char *fname, size_t flen, r4_file *tdir,
 	if ((rc = r4_txn_op_begin(db, &op)))
 		return rc;
 	memset(&r, 0, sizeof(r));
-	r.check = true;
+	r.au = &au;
 	if (!(rc = at_file(fdir, fname, flen, false, &a))) {
 		r.fdir = a.dir;
 		if (!(rc = at_file(tdir, tname, tlen, true, &b))) {
@@ -1580,10 +1819,13 @@ int r4_file_rename(r4_file *fdir, const char *fname, size_t flen, r4_file *tdir,
 			r.flen = flen;
 			r.tname = tname;
 			r.tlen = tlen;
-			if ((rc = rename_at(db, &r, flags)) == 1)
-				rc = 0;
+			if (!(rc = rename_at(db, &r, flags)))
+				rc = r4_audit_write(db, &au);
+			else if (rc == 1)
+				rc = 0;	/* (the same object: nothing done, nothing recorded) */
 		}
 	}
+	r4_audit_fini(&au);
 	r4_obj_fini(&r.fdir);
 	r4_obj_fini(&r.tdir);
 	r4_obj_fini(&r.src);

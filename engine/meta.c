@@ -20,14 +20,12 @@
  * written the directory does not exist, and an image without it pays one
  * cached lookup per open.
  *
- * The audit records themselves (r4_audit_append) are written here too, so
- * that the executor and the FUSE bridge write the same line.
+ * The audit records themselves are audit.c's.
  */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
-#include <time.h>
 
 #include "db.h"
 #include "ns.h"
@@ -415,90 +413,4 @@ unsigned r4_meta_kind(struct r4_db *db, uint64_t oid, unsigned *format)
 bool r4_is_computed(r4_db *db, uint64_t ino)
 {
 	return r4_meta_kind(db, ino, NULL) != R4_META_NONE;
-}
-
-/* ---- audit records (LANGUAGE.md section 6.4) ---- */
-
-int r4_audit_log(r4_db *db, uint64_t ino, char **log)
-{
-	struct r4_meta m;
-	int rc;
-
-	/* first, so that an image without records pays nothing per change */
-	if (!r4_meta_present(db)) {
-		*log = NULL;
-		return 0;
-	}
-	if ((rc = r4_meta_get(db, ino, &m)))
-		return rc;
-	*log = m.audit;
-	m.audit = NULL;
-	r4_meta_fini(&m);
-	return 0;
-}
-
-bool r4_audit_maybe(r4_db *db)
-{
-	return r4_meta_present(db);
-}
-
-/* The time a change made now is stamped with (obj.c's clock): the tests'
- * fixed clock, the executor's unit, else now. */
-static long long audit_clock(const struct r4_db *db)
-{
-	struct timespec ts;
-
-	if (db->clock_override >= 0)
-		return (long long)db->clock_override;
-	if (db->clock_pinned)
-		return (long long)db->clock_pin.tv_sec;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (long long)ts.tv_sec;
-}
-
-int r4_audit_append(r4_db *db, const char *log, uint64_t ino, uint32_t uid, const char *op,
-		    const char *path, uint64_t len)
-{
-	struct r4_stat ls;
-	size_t pn, n;
-	char *line;
-	int rc;
-
-	if ((rc = r4_stat(db, log, &ls)))
-		return rc;
-	if (ls.ino == ino || !S_ISREG(ls.mode))
-		return 0;	/* changes to the log itself are not audited */
-	if (!op)
-		return 1;	/* (only asked whether it would write) */
-	pn = r4_escape_path(NULL, path, strlen(path));
-	/* (two 20-digit numbers, a 10-digit one, spaces, LF, NUL) */
-	if (!(line = r4_malloc(pn + strlen(op) + 64)))
-		return -ENOMEM;
-	n = (size_t)sprintf(line, "%lld %u %s ", audit_clock(db), uid, op);
-	n += r4_escape_path(line + n, path, strlen(path));
-	n += (size_t)sprintf(line + n, " %llu\n", (unsigned long long)len);
-	rc = r4_write(db, log, ls.size, line, n);
-	r4_free(line);
-	return rc;
-}
-
-int r4_audit_change(struct r4_db *db, uint32_t uid, uint64_t ino, uint64_t dir, const char *op,
-		    const char *path, uint64_t len, struct r4_why *why)
-{
-	char *log = NULL;
-	int rc = 0;
-
-	for (int i = 0; i < 2 && !rc; i++) {
-		uint64_t of = i ? dir : ino;
-
-		if (!of || (i && dir == ino))
-			continue;
-		if ((rc = r4_audit_log(db, of, &log)))
-			return r4_why_set(why, rc, "cannot read the audit setting of '%s'", path);
-		if (log && (rc = r4_audit_append(db, log, of, uid, op, path, len)))
-			rc = r4_why_set(why, rc, "cannot audit '%s' into '%s'", path, log);
-		r4_free(log);
-		log = NULL;
-	}
-	return rc;
 }

@@ -931,6 +931,7 @@ static void hook_close(struct r4_db *db)
 		struct r4_held *h = db->held;
 
 		db->held = h->next;
+		r4_free(h->way_name);
 		r4_free(h);
 	}
 }

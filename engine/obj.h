@@ -124,13 +124,6 @@ int r4_meta_add_part(struct r4_meta *m, const char *path, const uint8_t *text, s
 unsigned r4_meta_kind(struct r4_db *db, uint64_t oid, unsigned *format);
 bool r4_meta_present(struct r4_db *db);	/* is there any record? */
 
-/* Section 6.4's record of a change by uid of the object ino and of the
- * directory dir of its entry (0: none) in their logs, in the open
- * transaction (meta.c); nothing for what is not audited or is the log.
- * why: which setting or log failed. */
-int r4_audit_change(struct r4_db *db, uint32_t uid, uint64_t ino, uint64_t dir, const char *op,
-		    const char *path, uint64_t len, struct r4_why *why);
-
 /* Aggregates (aggr.c, LANGUAGE.md section 7). */
 enum { R4_ROLE_NONE, R4_ROLE_AGGREGATE, R4_ROLE_RECORD, R4_ROLE_FIELD };
 /* What the object st at path is to an aggregate (and the format). */
@@ -180,6 +173,9 @@ int r4_reg_read(struct r4_db *db, const struct r4_inode *ino, uint64_t off, void
 int r4_reg_write(struct r4_db *db, struct r4_inode *ino, uint64_t off, const void *buf,
 		 size_t len);
 int r4_reg_truncate(struct r4_db *db, struct r4_inode *ino, uint64_t size);
+/* The most r4_reg_write of len bytes at ino's end can grab (it reads the
+ * body's items). */
+int r4_reg_append_cost(struct r4_db *db, const struct r4_inode *ino, uint64_t len, uint64_t *cost);
 /* Switch the formatting policy (0 extents, 1 tails, 2 smart) and lay the
  * body out again as it says; -EOPNOTSUPP for a compressed file. */
 int r4_reg_reformat(struct r4_db *db, struct r4_inode *ino, unsigned formatting);

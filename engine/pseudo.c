@@ -19,12 +19,13 @@
  * the same text.
  *
  * Audit records (section 6.4) of the changes made here are written here,
- * with meta.c's r4_audit_change, in the same transaction as the change.
+ * with audit.c's r4_audit_change, in the same transaction as the change.
  */
 #include <limits.h>
 #include <stdio.h>
 #include <sys/stat.h>
 
+#include "audit.h"
 #include "db.h"
 #include "ns.h"
 #include "obj.h"

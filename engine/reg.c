@@ -1462,6 +1462,38 @@ int r4_reg_write(struct r4_db *db, struct r4_inode *ino, uint64_t off, const voi
 	return r4_obj_save(db, ino);
 }
 
+/*
+ * The most r4_reg_write of len bytes at the end of ino can grab, for a
+ * caller that grabs before a change what a write after it will need (an
+ * audit record: audit.c), the largest of its ways: a compressed file's
+ * clusters (and its conversion), a tail body written again whole or
+ * turned into extents, an extent map that grows or is stored again.
+ */
+int r4_reg_append_cost(struct r4_db *db, const struct r4_inode *ino, uint64_t len, uint64_t *cost)
+{
+	uint64_t size = ino->sd.sd_size, body = 0;
+	enum body_kind kind;
+	struct map m = {0};
+	int rc;
+
+	if ((rc = body_kind(db, ino, &kind)) ||
+	    (kind != BODY_NONE && (rc = r4_reg_remove_cost(db, ino, &body))))
+		return rc;
+	if (r4_ccreg_is(ino) || kind == BODY_CTAILS)
+		*cost = r4_ccreg_cost(db, ino, size, len) + data_cost(db, size + len) +
+			map_cost(db, 0, 4);
+	else if (kind != BODY_EXTENTS && want_tails(db, ino, size + len))
+		*cost = tails_cost(db, size + len);
+	else if (kind != BODY_EXTENTS)
+		*cost = data_cost(db, size) + data_cost(db, len) + map_cost(db, 0, 6);
+	else if (!(rc = map_load(db, ino, &m)))	/* (a fast append, or the map again) */
+		*cost = 1 + data_cost(db, len) + E(db) + map_cost(db, m.items, 3 * m.n + 3);
+	r4_free(m.e);
+	if (!rc)
+		*cost += body + E(db);
+	return rc;
+}
+
 static int reg40_truncate(struct r4_db *db, struct r4_inode *ino, unsigned kind, uint64_t size)
 {
 	uint64_t old = ino->sd.sd_size;

@@ -11,7 +11,6 @@
  *   ops.c      fb_     the POSIX operations (fb_<op>), fb_err, the ops table
  *   special.c  sp_     the special files: pseudo files, the control file,
  *                      the meta view, the user.r4.* xattrs
- *   audit.c    audit_  the audit records of POSIX changes
  * Everything below runs under B.mu unless it says otherwise.
  */
 #ifndef R4_FUSE_BRIDGE_H
@@ -129,7 +128,6 @@ void node_looked_up(struct node *n);
 void node_forget(fuse_ino_t id, uint64_t k);
 int node_names(struct node *n, char **out);
 int node_path(struct node *n, char **out);
-int node_refind(struct node *n);
 int node_moved(struct node *n, struct node *p, const char *name);
 struct node *node_child(struct node *p, const char *name);
 /* Every node lets go of its engine handle (the image closes). */
@@ -174,38 +172,10 @@ void sp_setxattr(fuse_req_t req, fuse_ino_t id, const char *name, const char *va
 void sp_listxattr(fuse_req_t req, fuse_ino_t id, size_t size);
 void sp_removexattr(fuse_req_t req, fuse_ino_t id, const char *name);
 
-/* ---- audit.c: audit records of POSIX changes ---- */
-
-#define MAX_AUDITED 4	/* a rename: its object, the one replaced, two directories */
-
-/* The records one call will write, read before it changes anything. */
-struct audit {
-	uint32_t uid;			/* the calling process's */
-	unsigned n;
-	struct audited {
-		uint64_t ino;
-		char *log;		/* the setting, read before the change */
-		const char *op;		/* "write", ... */
-		char *path;
-		uint64_t len;
-	} v[MAX_AUDITED];
-};
-
-int audit_add(struct audit *a, uint64_t ino, const char *op, struct node *n, const char *name,
-	      uint64_t len);
-void audit_fini(struct audit *a);
-int audit_begin(struct audit *a);
-int audit_end(struct audit *a, const char *op, int rc);
-uint64_t audit_entry_ino(struct node *p, const char *name);
-int audit_rename(struct audit *a, struct node *p, const char *name, struct node *q,
-		 const char *newname, unsigned flags);
-
-/* A change that may change the audited objects of a (sets int rc): the
- * group opened, the call, its records in its transaction, change_end; and
+/* A change (sets int rc): the group opened, the call, change_end; and
  * once more after a commit when refused for want of space. */
-#define CHANGE_AUDITED(op, a, call) \
-	(!(rc = audit_begin(a)) && !(rc = br_change_begin()) && \
-	 br_regroup(rc = audit_end(a, op, (call))) && !(rc = br_change_begin()) \
-	 ? (rc = audit_end(a, op, (call))) : rc)
+#define CHANGE(op, call) \
+	(!(rc = br_change_begin()) && br_regroup(rc = br_change_end(op, (call))) && \
+	 !(rc = br_change_begin()) ? (rc = br_change_end(op, (call))) : rc)
 
 #endif

@@ -301,41 +301,6 @@ int node_path(struct node *n, char **out)
 	return 0;
 }
 
-struct other_name {
-	uint64_t ino;
-	char *name;
-};
-
-static int other_name_fn(void *ctx, const char *name, size_t len, uint64_t ino, uint32_t type)
-{
-	struct other_name *o = ctx;
-
-	(void)type;
-	if (ino != o->ino || (name[0] == '.' && (len == 1 || (len == 2 && name[1] == '.'))))
-		return 0;
-	o->name = strndup(name, len);
-	return 1;
-}
-
-/* The name n was last found under went (a hard link removed, the file
- * still open or linked): another name of its object in that directory, if
- * it has one, becomes n's name.  -ESTALE when there is none. */
-int node_refind(struct node *n)
-{
-	struct other_name o = {r4_file_id(n->obj), NULL};
-	struct r4_dirpos pos = {0};
-	int rc;
-
-	if (!n->parent || n->parent->kind != K_OBJ)
-		return -ESTALE;
-	rc = r4_file_readdir(n->parent->obj, &pos, other_name_fn, &o);
-	if (!o.name)
-		return rc < 0 ? rc : -ESTALE;
-	rc = node_place(n, n->parent, o.name);
-	free(o.name);
-	return rc;
-}
-
 /* n was moved to name in p: its node is placed there, with a handle
  * found there (the engine checks the way to an object it was found by). */
 int node_moved(struct node *n, struct node *p, const char *name)

@@ -5,8 +5,8 @@
  * caller (br_lock_as: the engine checks the POSIX rules, engine/perm.c),
  * makes one engine call on its nodes' handles (r4_file_*), and replies
  * with fb_err(rc), the one place engine codes become FUSE results.  A
- * change joins the group of calls (br_change_begin, br_change_end), and
- * one of an audited object is recorded with it (CHANGE_AUDITED, audit.c).
+ * change joins the group of calls (CHANGE: br_change_begin, br_change_end);
+ * the engine writes its audit records (engine/audit.c).
  * A node that is no object (a pseudo file, the control file, the meta
  * view) has special.c make that one call instead (sp_*); the session and
  * the group are r4fuse.c's, the nodes node.c's.
@@ -460,7 +460,6 @@ static void fb_releasedir(fuse_req_t req, fuse_ino_t id, struct fuse_file_info *
 static int make(const struct caller *c, const char *op, struct node *p, const char *name,
 		struct r4_newobj *o, struct fuse_entry_param *e, r4_file **out)
 {
-	struct audit a = {.uid = c->who.uid};
 	struct node *n;
 	struct stat st;
 	r4_file *f = NULL, *g;
@@ -470,13 +469,8 @@ static int make(const struct caller *c, const char *op, struct node *p, const ch
 		return p->kind == K_META ? -EPERM : -ENOTDIR;
 	if (sp_reserved(p, name))
 		return -EEXIST;	/* the control file, the meta view */
-	if (!(rc = audit_add(&a, r4_file_id(p->obj), "create", p, name, 0)))
-		CHANGE_AUDITED(op, &a, r4_file_make(p->obj, name, strlen(name), o, &f));
-	audit_fini(&a);
-	if (rc) {
-		r4_file_close(f);	/* (made, then undone: its record failed) */
+	if (CHANGE(op, r4_file_make(p->obj, name, strlen(name), o, &f)))
 		return rc;
-	}
 	/* the node names it (a handle found in p); *out has it open, as made */
 	if ((rc = r4_file_dup(f, &g))) {
 		r4_file_close(f);
@@ -538,19 +532,13 @@ static void fb_symlink(fuse_req_t req, const char *target, fuse_ino_t parent, co
 static void fb_unlink_or_rmdir(fuse_req_t req, fuse_ino_t parent, const char *name, bool dir)
 {
 	struct caller c;
-	struct audit a = {0};
 	struct node *p = NULL;
 	int rc;
 
 	br_caller(req, &c);
-	a.uid = c.who.uid;
 	br_lock_as(&c);
-	if (!(rc = node_find_obj(parent, &p)) && !(rc = sp_reserved(p, name) ? -EACCES : 0) &&
-	    !(rc = audit_add(&a, audit_entry_ino(p, name), "unlink", p, name, strlen(name))) &&
-	    !(rc = audit_add(&a, r4_file_id(p->obj), "unlink", p, name, strlen(name))))
-		CHANGE_AUDITED(dir ? "rmdir" : "unlink", &a,
-			       r4_file_remove(p->obj, name, strlen(name), dir));
-	audit_fini(&a);
+	if (!(rc = node_find_obj(parent, &p)) && !(rc = sp_reserved(p, name) ? -EACCES : 0))
+		CHANGE(dir ? "rmdir" : "unlink", r4_file_remove(p->obj, name, strlen(name), dir));
 	if (rc == -ENOENT && r4_pseudo_lookup(name, strlen(name)))
 		rc = -EACCES;	/* a pseudo file, no entry of that name */
 	rc = fb_err(dir ? "rmdir" : "unlink", p, rc);
@@ -572,12 +560,10 @@ static void fb_rename(fuse_req_t req, fuse_ino_t parent, const char *name, fuse_
 		      const char *newname, unsigned flags)
 {
 	struct node *p = NULL, *q = NULL, *a, *b;
-	struct audit au = {0};
 	struct caller c;
 	int rc;
 
 	br_caller(req, &c);
-	au.uid = c.who.uid;
 	br_lock_as(&c);
 	if ((rc = node_find_obj(parent, &p)) || (rc = node_find_obj(newparent, &q)))
 		goto out;
@@ -591,12 +577,10 @@ static void fb_rename(fuse_req_t req, fuse_ino_t parent, const char *name, fuse_
 	}
 	a = node_child(p, name);
 	b = node_child(q, newname);
-	if ((rc = audit_rename(&au, p, name, q, newname, flags)) ||
-	    CHANGE_AUDITED("rename", &au,
-			   r4_file_rename(p->obj, name, strlen(name), q->obj, newname,
-					  strlen(newname),
-					  (flags & RENAME_NOREPLACE ? R4_RENAME_NOREPLACE : 0) |
-					  (flags & RENAME_EXCHANGE ? R4_RENAME_EXCHANGE : 0))))
+	if (CHANGE("rename", r4_file_rename(p->obj, name, strlen(name), q->obj, newname,
+					     strlen(newname),
+					     (flags & RENAME_NOREPLACE ? R4_RENAME_NOREPLACE : 0) |
+					     (flags & RENAME_EXCHANGE ? R4_RENAME_EXCHANGE : 0))))
 		goto out;
 	/* the nodes follow their objects (and their engine handles the way
 	 * they are reached now) */
@@ -605,7 +589,6 @@ static void fb_rename(fuse_req_t req, fuse_ino_t parent, const char *name, fuse_
 	if (b && (flags & RENAME_EXCHANGE))
 		rc = node_moved(b, p, name);
 out:
-	audit_fini(&au);
 	rc = fb_err("rename", p, rc);
 	br_unlock();
 	fuse_reply_err(req, rc);
@@ -617,22 +600,17 @@ static void fb_link(fuse_req_t req, fuse_ino_t id, fuse_ino_t newparent, const c
 	struct node *n = NULL, *p;
 	struct stat s;
 	struct caller c;
-	struct audit a = {0};
 	int rc;
 
 	br_caller(req, &c);
-	a.uid = c.who.uid;
 	br_lock_as(&c);
 	if (!(rc = node_find_obj(id, &n)) && !(rc = node_find_obj(newparent, &p)) &&
 	    !(rc = sp_reserved(p, newname) ? -EEXIST : 0) &&
-	    !(rc = audit_add(&a, r4_file_id(n->obj), "link", p, newname, 0)) &&
-	    !(rc = audit_add(&a, r4_file_id(p->obj), "link", p, newname, 0)) &&
-	    !CHANGE_AUDITED("link", &a, r4_file_link(n->obj, p->obj, newname, strlen(newname))) &&
+	    !CHANGE("link", r4_file_link(n->obj, p->obj, newname, strlen(newname))) &&
 	    !(rc = node_place(n, p, newname)) && !(rc = attr_of(&c, n, &s))) {
 		node_looked_up(n);
 		entry_of(n, &s, &e);
 	}
-	audit_fini(&a);
 	rc = fb_err("link", n, rc);
 	br_unlock();
 	reply_entry(req, rc, &e);
@@ -661,22 +639,6 @@ static void fb_readlink(fuse_req_t req, fuse_ino_t id)
 }
 
 /* ---- attributes set, access ---- */
-
-/* The change of fb_setattr, and its record: a size set is a truncate (the
- * times truncate(2) sets with it are part of it), else a setattr. */
-static int setattr_audited(const struct caller *c, struct node *n, struct handle *h,
-			   const struct r4_setattr *sa)
-{
-	bool size = sa->mask & R4_SET_SIZE;
-	struct audit a = {.uid = c->who.uid};
-	int rc;
-
-	if (!(rc = audit_add(&a, r4_file_id(n->obj), size ? "truncate" : "setattr", n, NULL,
-			     size ? sa->size : 0)))
-		CHANGE_AUDITED("setattr", &a, r4_file_setattr(h && h->file ? h->file : n->obj, sa));
-	audit_fini(&a);
-	return rc;
-}
 
 /* What of attr to_set asks for, as the engine's r4_setattr. */
 static void setattr_of(const struct stat *attr, int to_set, struct r4_setattr *sa)
@@ -730,7 +692,8 @@ static void fb_setattr(fuse_req_t req, fuse_ino_t id, struct stat *attr, int to_
 		rc = -ESTALE;
 	else if (n->kind != K_OBJ)	/* O_TRUNC before a pseudo file's write is no change */
 		rc = sa.mask == R4_SET_SIZE ? attr_of(&c, n, &out) : -EPERM;
-	else if (!sa.mask || !(rc = setattr_audited(&c, n, h, &sa)))
+	else if (!sa.mask ||
+		 !CHANGE("setattr", r4_file_setattr(h && h->file ? h->file : n->obj, &sa)))
 		rc = attr_of(&c, n, &out);
 	rc = fb_err("setattr", n, rc);
 	br_unlock();
@@ -765,9 +728,8 @@ static void fb_access(fuse_req_t req, fuse_ino_t id, int mask)
 
 /* Regular file n opened as h with flags (access mode, O_TRUNC): held by
  * identity; O_TRUNC with the open, as libfuse asks for it (atomically). */
-static int open_obj(const struct caller *c, struct node *n, int flags, struct handle *h)
+static int open_obj(struct node *n, int flags, struct handle *h)
 {
-	struct audit a = {.uid = c->who.uid};
 	struct r4_stat st;
 	int rc;
 
@@ -779,10 +741,7 @@ static int open_obj(const struct caller *c, struct node *n, int flags, struct ha
 		return -EISDIR;
 	if (!(flags & O_TRUNC) || !st.size)
 		return r4_file_reopen(n->obj, flags, &h->file);
-	if (!(rc = audit_add(&a, st.ino, "truncate", n, NULL, 0)))
-		CHANGE_AUDITED("open (O_TRUNC)", &a, r4_file_reopen(n->obj, flags, &h->file));
-	audit_fini(&a);
-	return rc;
+	return CHANGE("open (O_TRUNC)", r4_file_reopen(n->obj, flags, &h->file));
 }
 
 /* h has a regular file open, as fi asked. */
@@ -814,7 +773,7 @@ static void fb_open(fuse_req_t req, fuse_ino_t id, struct fuse_file_info *fi)
 	else if (n->kind != K_OBJ)
 		rc = sp_open(n, fi, &h->sp);
 	else
-		rc = open_obj(&c, n, fi->flags & (O_ACCMODE | O_TRUNC), h);
+		rc = open_obj(n, fi->flags & (O_ACCMODE | O_TRUNC), h);
 	if (!rc && !h->sp)
 		file_opened(h, fi);
 	reply_open(req, "open", &c, n, h, rc, fi);
@@ -888,36 +847,23 @@ static void fb_read(fuse_req_t req, fuse_ino_t id, size_t size, off_t off,
 	free(buf);
 }
 
-/* A write through h; O_APPEND: at the end as it is now. */
-static int write_at(struct handle *h, const char *buf, size_t n, off_t off)
-{
-	struct r4_stat st;
-	int rc;
-
-	if (h->append && (rc = r4_file_stat(h->file, &st)))
-		return rc;
-	return r4_file_write(h->file, h->append ? st.size : (uint64_t)off, buf, n);
-}
-
 static void fb_write(fuse_req_t req, fuse_ino_t id, const char *buf, size_t n, off_t off,
 		     struct fuse_file_info *fi)
 {
 	struct handle *h = handle_of(fi);
 	bool changed = false;
 	struct caller c;
-	struct audit a = {0};
 	int rc;
 
 	(void)id;
 	sp_caller(req, h->sp, true, &c);
-	a.uid = c.who.uid;
 	br_lock_as(&c);
 	if (h->sp)
 		rc = sp_write(&c, h->sp, buf, n, off, &changed);
-	else if (!(rc = audit_add(&a, r4_file_id(h->file), h->append ? "append" : "write", h->n,
-				  NULL, n)))
-		CHANGE_AUDITED("write", &a, write_at(h, buf, n, off));
-	audit_fini(&a);
+	else if (h->append)	/* at the end as it is now */
+		CHANGE("write", r4_file_append(h->file, buf, n));
+	else
+		CHANGE("write", r4_file_write(h->file, (uint64_t)off, buf, n));
 	rc = fb_err("write", h->n, rc);
 	br_unlock();
 	if (changed)
@@ -1024,8 +970,7 @@ static void fb_statfs(fuse_req_t req, fuse_ino_t id)
  * changes anything.  Punching holes, collapsing and inserting ranges
  * answer EOPNOTSUPP.
  */
-static int fallocate_range(r4_file *f, int mode, off_t off, off_t len, char *buf,
-			   struct audit *a)
+static int fallocate_range(r4_file *f, int mode, off_t off, off_t len, char *buf)
 {
 	bool zero = mode & FALLOC_FL_ZERO_RANGE;
 	struct r4_statfs sf;
@@ -1038,7 +983,7 @@ static int fallocate_range(r4_file *f, int mode, off_t off, off_t len, char *buf
 		return -EOPNOTSUPP;	/* blocks past the end: none in r4 */
 	if ((uint64_t)len / sf.bsize + 1 > sf.bavail)
 		return -ENOSPC;
-	if ((rc = audit_begin(a)) || (rc = br_change_begin()))
+	if ((rc = br_change_begin()))
 		return rc;
 	for (off_t at = off; !rc && at < off + len;) {
 		size_t n = (size_t)(off + len - at < (1 << 20) ? off + len - at : 1 << 20), got = 0;
@@ -1052,7 +997,7 @@ static int fallocate_range(r4_file *f, int mode, off_t off, off_t len, char *buf
 		if (!(rc = r4_file_write(f, (uint64_t)at, buf, n)))
 			at += (off_t)n;
 	}
-	return audit_end(a, "fallocate", rc);
+	return br_change_end("fallocate", rc);
 }
 
 static void fb_fallocate(fuse_req_t req, fuse_ino_t id, int mode, off_t off, off_t len,
@@ -1060,7 +1005,6 @@ static void fb_fallocate(fuse_req_t req, fuse_ino_t id, int mode, off_t off, off
 {
 	struct handle *h = handle_of(fi);
 	struct caller c;
-	struct audit a = {0};
 	char *buf;
 	int rc;
 
@@ -1082,12 +1026,9 @@ static void fb_fallocate(fuse_req_t req, fuse_ino_t id, int mode, off_t off, off
 		return;
 	}
 	br_caller(req, &c);
-	a.uid = c.who.uid;
 	br_lock_as(&c);
-	/* (its record: a write of the range, which it rewrites) */
-	if (!(rc = audit_add(&a, r4_file_id(h->file), "write", h->n, NULL, (uint64_t)len)))
-		rc = fallocate_range(h->file, mode, off, len, buf, &a);
-	audit_fini(&a);
+	/* (audited as the writes of the range it rewrites: engine/audit.c) */
+	rc = fallocate_range(h->file, mode, off, len, buf);
 	rc = fb_err("fallocate", h->n, rc);
 	br_unlock();
 	free(buf);

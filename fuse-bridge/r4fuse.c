@@ -8,8 +8,6 @@
  *              kernel's caches after changes it did not make
  *   ops.c      the POSIX operations: translate, one engine call, reply
  *   special.c  pseudo files, the control file, the meta view, xattrs
- *   audit.c    audit records (..audit) of the POSIX changes of audited
- *              objects
  *
  * Transactions: POSIX calls are grouped into one engine transaction,
  * committed every commit= seconds (default 5), by fsync and unmount, and
@@ -151,7 +149,7 @@ int br_change_end(const char *op, int rc)
 /* A call refused for want of space changed nothing (the group is open and
  * usable); once the group is committed, what it freed and the last
  * commit's log blocks come back (docs/engine.md, "Space"): worth one more
- * try.  (A call an audit record undid left no group: it stays refused.) */
+ * try. */
 bool br_regroup(int rc)
 {
 	return rc == -ENOSPC && r4_in_txn(B.db) && !r4_txn_error(B.db) && !br_commit();

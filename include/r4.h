@@ -188,29 +188,6 @@ bool r4_is_computed(r4_db *db, uint64_t ino);
  */
 int r4_aggr_check(r4_db *db, const char *path, const void *p, size_t n);
 
-/*
- * Audit (LANGUAGE.md 6.4; engine/meta.c).  r4_audit_log: the log the
- * changes of object ino are recorded in, its ..audit: 0 and *log (an
- * absolute path, the caller's to r4_free) or NULL when ino is not
- * audited.  An image with no r4 record at all answers without a lookup.
- * -EIO, -EUCLEAN, -ENOMEM when the setting cannot be read.
- */
-int r4_audit_log(r4_db *db, uint64_t ino, char **log);
-/* false when nothing in the image can be audited (it has no r4 records at
- * all), so a host need not look up what a change would record. */
-bool r4_audit_maybe(r4_db *db);
-/*
- * Append the record "SECONDS UID OP PATH LENGTH\n" of a change of ino
- * (reached as path, escaped as \xHH) to log, in the open transaction or
- * one of its own; SECONDS is the engine's clock for the change.  Nothing
- * is written when log is ino itself (changes to a log are not audited) or
- * no regular file.  -ENOENT (-ENOTDIR) when the log is gone, before any
- * change; else r4_write's errors (-ENOSPC).  With op NULL it only checks,
- * for a host that checks before it changes (the FUSE bridge): 1 when a
- * record would be written, 0 when not, or -ENOENT.
- */
-int r4_audit_append(r4_db *db, const char *log, uint64_t ino, uint32_t uid, const char *op,
-		    const char *path, uint64_t len);
 /* Is gid who's group or one of its supplementary groups? */
 bool r4_in_group(const struct r4_ident *who, uint32_t gid);
 /* r4_stat as who sees it: every directory on the way needs search
@@ -292,7 +269,12 @@ int r4_statfs(r4_db *db, struct r4_statfs *out);
  * r4_file_close removes it.  On disk a safe-link records such an orphan
  * (committed with the unlink), and after a crash the next read-write
  * r4_open removes it.  Changes through a handle follow the transaction
- * rules of the path calls.  Close every handle before r4_close.
+ * rules of the path calls, and write the audit records of an audited
+ * object or directory (LANGUAGE.md 6.4; docs/semantics.md, "Audit") as
+ * the identity r4_act_as set, in the same operation: a log that is gone
+ * refuses the change with -ENOENT, a log the change would destroy with
+ * -EBUSY, and room for the records with -ENOSPC, each before it changes
+ * anything.  Close every handle before r4_close.
  */
 typedef struct r4_file r4_file;
 int r4_file_open(r4_db *db, const char *path, r4_file **out);
@@ -313,6 +295,8 @@ int r4_file_read(r4_file *f, uint64_t off, void *buf, size_t len, size_t *got);
 /* r4_readdir on a held directory (one removed meanwhile lists nothing). */
 int r4_file_readdir(r4_file *f, struct r4_dirpos *pos, r4_dirent_fn fn, void *ctx);
 int r4_file_write(r4_file *f, uint64_t off, const void *buf, size_t len);
+/* A write at the end as it is now (O_APPEND), audited as an append. */
+int r4_file_append(r4_file *f, const void *buf, size_t len);
 int r4_file_setattr(r4_file *f, const struct r4_setattr *sa);
 int r4_file_readlink(r4_file *f, char *buf, size_t n, size_t *len);
 /*
