@@ -32,10 +32,8 @@ check() {
 		return
 	fi
 	local h
-	for h in $(printf '%s\n' "$deps" | tr ' \\' '\n\n' | grep -E '\.h$' | sort -u); do
-		h=$(realpath "$h")
-		[[ $h == "$PWD"/* ]] || continue	# a system header
-		h=${h#"$PWD"/}
+	for h in $(printf '%s\n' "$deps" | tr ' \\' '\n\n' | grep -E '\.h$' | sort -u |
+		   xargs -r realpath --relative-base=. | grep -v '^/'); do	# (not system headers)
 		if ! [[ $h =~ $allowed ]]; then
 			echo "layering: $layer/ includes $h"
 			bad=1
@@ -53,8 +51,7 @@ LOWER=(alloc cache db jnl tree txn)
 UPPER_H='^engine/(obj|ccreg|ns|perm)\.h$'
 for f in "${LOWER[@]}"; do
 	for h in $("$CC" -std=c11 -D_GNU_SOURCE -Iinclude -Iengine -MM "engine/$f.c" 2>/dev/null |
-		   tr ' \\' '\n\n' | grep -E '\.h$' | sort -u); do
-		h=$(realpath --relative-to=. "$h")
+		   tr ' \\' '\n\n' | grep -E '\.h$' | sort -u | xargs -r realpath --relative-to=.); do
 		if [[ $h =~ $UPPER_H ]]; then
 			echo "layering: engine/$f.c (lower half) includes $h"
 			bad=1
