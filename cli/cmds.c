@@ -17,7 +17,16 @@
 
 #define CMD(n) static int cmd_##n(struct sh *sh, int argc, char **argv)
 CMD(ls); CMD(cat); CMD(cd); CMD(pwd); CMD(mkdir); CMD(rm); CMD(mv); CMD(cp); CMD(ln);
-CMD(stat); CMD(tree); CMD(write); CMD(begin); CMD(commit); CMD(rollback); CMD(explain);
+CMD(stat); CMD(tree); CMD(write); /* What may not run inside begin ... commit: -EBUSY, saying so. */
+static int no_session(struct sh *sh, const char *verb)
+{
+	if (!sh->session)
+		return 0;
+	fprintf(stderr, "r4sh: %s: a transaction is open: commit or rollback first\n", verb);
+	return -EBUSY;
+}
+
+CMD(begin); CMD(commit); CMD(rollback); CMD(explain);
 CMD(help); CMD(as); CMD(info); CMD(fsck); CMD(timer); CMD(echo); CMD(mode); CMD(read);
 CMD(open); CMD(quit); CMD(dtree);
 
@@ -731,10 +740,8 @@ CMD(begin)
 
 	(void)argc;
 	(void)argv;
-	if (sh->session) {
-		fprintf(stderr, "r4sh: begin: a transaction is already open (commit or rollback)\n");
-		return -EBUSY;
-	}
+	if ((rc = no_session(sh, "begin")))
+		return rc;
 	if ((rc = r4_session_begin(sh->db, &sh->session)))
 		fprintf(stderr, "r4sh: begin: %s\n", r4_strerror(rc));
 	return rc;
@@ -889,10 +896,8 @@ CMD(fsck)
 
 	(void)argc;
 	(void)argv;
-	if (sh->session) {
-		fprintf(stderr, "r4sh: .fsck: commit or rollback first\n");
-		return -EBUSY;
-	}
+	if ((rc = no_session(sh, ".fsck")))
+		return rc;
 	rc = r4_check(sh->db, &o, &res);
 	if (rc)
 		fprintf(stderr, "r4sh: .fsck: %s\n", r4_strerror(rc));
@@ -1000,10 +1005,8 @@ CMD(open)
 	int rc;
 
 	(void)argc;
-	if (sh->session) {
-		fprintf(stderr, "r4sh: .open: commit or rollback first\n");
-		return -EBUSY;
-	}
+	if ((rc = no_session(sh, ".open")))
+		return rc;
 	sh_close(sh);
 	if ((rc = sh_open(sh, argv[1], true)))
 		return rc;

@@ -802,6 +802,19 @@ static int need_obj(struct x *x, struct handle *h, const char *what)
 	return fail(x, -EINVAL, "cannot %s this: not an object", what);
 }
 
+/* A step that made nh (rc 0) puts it in its out register; else nh goes. */
+static int made(struct x *x, struct handle *out, struct handle *nh, int rc)
+{
+	if (rc) {
+		handle_clear(nh);
+		return rc;
+	}
+	handle_clear(out);
+	*out = *nh;
+	x->last_len = 0;
+	return 0;
+}
+
 static int step_create(struct x *x, const struct r4_step *s)
 {
 	struct handle *d = &x->h[s->b], *out = &x->h[s->a];
@@ -837,14 +850,7 @@ static int step_create(struct x *x, const struct r4_step *s)
 		rc = make(x, &nh, type, s->flags >> 8, mode, tgt, tlen);
 	else
 		rc = fail(x, rc, "cannot create '%s'", nh.path);
-	if (rc) {
-		handle_clear(&nh);
-		return rc;
-	}
-	handle_clear(out);
-	*out = nh;
-	x->last_len = 0;
-	return 0;
+	return made(x, out, &nh, rc);
 }
 
 static int step_link(struct x *x, const struct r4_step *s)
@@ -879,14 +885,7 @@ static int step_link(struct x *x, const struct r4_step *s)
 							"link", nh.path, 0, &why), &why)))
 			nh.kind = H_OBJ, nh.dir_ino = d->st.ino;
 	}
-	if (rc) {
-		handle_clear(&nh);
-		return rc;
-	}
-	handle_clear(out);
-	*out = nh;
-	x->last_len = 0;
-	return 0;
+	return made(x, out, &nh, rc);
 }
 
 static int step_window(struct x *x, const struct r4_step *s)

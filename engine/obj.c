@@ -597,18 +597,30 @@ int r4_dir_add(struct r4_db *db, struct r4_inode *dir, const char *name, size_t 
 	return dir_insert(db, dir, name, len, target);
 }
 
-int r4_dir_remove(struct r4_db *db, struct r4_inode *dir, const char *name, size_t len)
+/* The cde item holding name's entry in dir, decoded into *c (its unit:
+ * *unit), at *p: cde_free and release both after. */
+static int entry_load(struct r4_db *db, const struct r4_inode *dir, const char *name, size_t len,
+		      struct r4_path *p, struct cde *c, unsigned *unit)
 {
 	struct find_ctx f;
+	int rc;
+
+	if ((rc = find_entry(db, dir, name, len, &f, p, unit)) < 0)
+		return rc;
+	if ((rc = cde_load(db, p, c, 0)))
+		r4_path_release(db, p);
+	return rc;
+}
+
+int r4_dir_remove(struct r4_db *db, struct r4_inode *dir, const char *name, size_t len)
+{
 	struct r4_path p;
 	struct cde c;
 	unsigned unit;
 	int rc;
 
-	if ((rc = find_entry(db, dir, name, len, &f, &p, &unit)) < 0)
+	if ((rc = entry_load(db, dir, name, len, &p, &c, &unit)))
 		return rc;
-	if ((rc = cde_load(db, &p, &c, 0)))
-		return r4_path_release(db, &p), rc;
 	dir_account(dir, &c.e[unit], -1);
 	if (c.n == 1) {
 		rc = r4_tree_remove(db, &p);
@@ -627,16 +639,13 @@ int r4_dir_remove(struct r4_db *db, struct r4_inode *dir, const char *name, size
 int r4_dir_retarget(struct r4_db *db, const struct r4_inode *dir, const char *name, size_t len,
 		    const r4_key *target)
 {
-	struct find_ctx f;
 	struct r4_path p;
 	struct cde c;
 	unsigned unit;
 	int rc;
 
-	if ((rc = find_entry(db, dir, name, len, &f, &p, &unit)) < 0)
+	if ((rc = entry_load(db, dir, name, len, &p, &c, &unit)))
 		return rc;
-	if ((rc = cde_load(db, &p, &c, 0)))
-		return r4_path_release(db, &p), rc;
 	c.e[unit].de_sdkey = *target;
 	c.e[unit].de_sdkey.el[3] = 0;
 	rc = cde_store(db, &p, c.len, c.e, c.n);

@@ -657,31 +657,38 @@ int r4_reg_map(struct r4_db *db, const struct r4_inode *ino, struct r4_extent **
 	return 0;
 }
 
-static int map_store(struct r4_db *db, const struct r4_inode *ino, struct map *m)
+/* m's units as extent items of ino's body from off on, as many items as
+ * the node size needs (p: the path the inserts use). */
+static int insert_units(struct r4_db *db, const struct r4_inode *ino, uint64_t off,
+			const struct map *m, struct r4_path *p)
 {
-	size_t per = r4_tree_max_item(db) / R4_EXTENT_UNIT, n = m->n;
-	uint64_t off = 0;
-	struct r4_path p;
+	size_t per = r4_tree_max_item(db) / R4_EXTENT_UNIT;
 	uint8_t *buf;
 	r4_key k;
-	int rc;
+	int rc = 0;
 
-	if ((rc = remove_body(db, ino, false)))
-		return rc;
-	if (!(buf = r4_malloc(R4_MIN(n, per) * R4_EXTENT_UNIT + 1)))
+	if (!(buf = r4_malloc(R4_MIN(m->n, per) * R4_EXTENT_UNIT + 1)))
 		return -ENOMEM;
-	for (size_t i = 0; i < n && !rc; i += per) {
-		size_t cnt = R4_MIN(per, n - i);
+	for (size_t i = 0; i < m->n && !rc; i += per) {
+		size_t cnt = R4_MIN(per, m->n - i);
 
 		r4_item_extent_encode(m->e + i, cnt, buf);
 		body_key(ino, off, &k);
-		if (!(rc = r4_tree_lookup(db, &k, R4_LEVEL_TWIG, &p)))
-			rc = r4_tree_insert(db, &p, &k, R4_ITEM_EXTENT40, buf,
+		if (!(rc = r4_tree_lookup(db, &k, R4_LEVEL_TWIG, p)))
+			rc = r4_tree_insert(db, p, &k, R4_ITEM_EXTENT40, buf,
 					    (unsigned)(cnt * R4_EXTENT_UNIT));
 		off += r4_item_extent_width(m->e + i, cnt) * db->bs;
 	}
 	r4_free(buf);
 	return rc;
+}
+
+static int map_store(struct r4_db *db, const struct r4_inode *ino, struct map *m)
+{
+	struct r4_path p;
+	int rc = remove_body(db, ino, false);
+
+	return rc ? rc : insert_units(db, ino, 0, m, &p);
 }
 
 static uint64_t map_allocated(const struct map *m)
@@ -954,7 +961,7 @@ static int item_replace(struct r4_db *db, const struct r4_inode *ino, struct r4_
 {
 	size_t per = r4_tree_max_item(db) / R4_EXTENT_UNIT;
 	unsigned want = (unsigned)(out->n * R4_EXTENT_UNIT);
-	uint8_t *body, *buf;
+	uint8_t *body;
 	unsigned pid, ilen;
 	r4_key k;
 	int rc;
@@ -968,20 +975,7 @@ static int item_replace(struct r4_db *db, const struct r4_inode *ino, struct r4_
 	/* too big for its node: as several items */
 	if ((rc = r4_tree_remove(db, p)))
 		return rc;
-	if (!(buf = r4_malloc(R4_MIN(out->n, per) * R4_EXTENT_UNIT)))
-		return -ENOMEM;
-	for (size_t i = 0; i < out->n && !rc; i += per) {
-		size_t cnt = R4_MIN(per, out->n - i);
-
-		r4_item_extent_encode(out->e + i, cnt, buf);
-		body_key(ino, ioff, &k);
-		if (!(rc = r4_tree_lookup(db, &k, R4_LEVEL_TWIG, p)))
-			rc = r4_tree_insert(db, p, &k, R4_ITEM_EXTENT40, buf,
-					    (unsigned)(cnt * R4_EXTENT_UNIT));
-		ioff += r4_item_extent_width(out->e + i, cnt) * db->bs;
-	}
-	r4_free(buf);
-	return rc;
+	return insert_units(db, ino, ioff, out, p);
 }
 
 static int place_file(struct placing *pl, const r4_key *sdkey)
