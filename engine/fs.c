@@ -490,6 +490,12 @@ int r4_symlink(r4_db *db, const char *target, const char *path, uint32_t uid, ui
 
 /* ---- changing ---- */
 
+/* Only a regular file has a body to write or truncate. */
+static int has_body(const struct r4_inode *ino)
+{
+	return S_ISDIR(ino->sd.sd_mode) ? -EISDIR : S_ISREG(ino->sd.sd_mode) ? 0 : -EINVAL;
+}
+
 int r4_write(r4_db *db, const char *path, uint64_t off, const void *buf, size_t len)
 {
 	struct r4_inode ino;
@@ -499,11 +505,7 @@ int r4_write(r4_db *db, const char *path, uint64_t off, const void *buf, size_t 
 	if ((rc = check_path(path)) || (rc = r4_txn_op_begin(db, &op)))
 		return rc;
 	if (!(rc = resolve(db, path, &ino))) {
-		if (S_ISDIR(ino.sd.sd_mode))
-			rc = -EISDIR;
-		else if (!S_ISREG(ino.sd.sd_mode))
-			rc = -EINVAL;
-		else
+		if (!(rc = has_body(&ino)))
 			rc = r4_reg_write(db, &ino, off, buf, len);
 		r4_obj_fini(&ino);
 	}
@@ -512,11 +514,9 @@ int r4_write(r4_db *db, const char *path, uint64_t off, const void *buf, size_t 
 
 static int do_truncate(struct r4_db *db, struct r4_inode *ino, uint64_t size)
 {
-	if (S_ISDIR(ino->sd.sd_mode))
-		return -EISDIR;
-	if (!S_ISREG(ino->sd.sd_mode))
-		return -EINVAL;
-	return r4_reg_truncate(db, ino, size);
+	int rc = has_body(ino);
+
+	return rc ? rc : r4_reg_truncate(db, ino, size);
 }
 
 int r4_truncate(r4_db *db, const char *path, uint64_t size)
@@ -1164,8 +1164,8 @@ static int file_write(r4_file *f, uint64_t off, bool append, const void *buf, si
 		return rc;
 	op.held = f->held;
 	if (!(rc = file_load(f, &ino))) {
-		rc = S_ISDIR(ino.sd.sd_mode) ? -EISDIR : !S_ISREG(ino.sd.sd_mode) ? -EINVAL
-		     : (f->oflags & O_ACCMODE) == O_RDONLY ? -EBADF : file_may(f, &ino, 2);
+		if (!(rc = has_body(&ino)))
+			rc = (f->oflags & O_ACCMODE) == O_RDONLY ? -EBADF : file_may(f, &ino, 2);
 		if (!rc && !(rc = audit_obj(f, &au, &ino, append ? "append" : "write", len)) &&
 		    !(rc = r4_audit_grab(f->db, &au))) {
 			struct r4_stat st;
