@@ -108,7 +108,7 @@ static void mstate_copy(struct mstate *to, const struct mstate *from)
 	to->exists = from->exists;
 	memcpy(to->path, from->path, sizeof(to->path));
 	to->size = from->size;
-	memcpy(to->data, from->data, MAXSZ);
+	memcpy(to->data, from->data, from->size);	/* (no write leaves a hole: past size is never read) */
 }
 
 /* ---- the group, as r4fuse keeps it (under the mutex) ---- */
