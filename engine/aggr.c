@@ -72,18 +72,8 @@ static int old_fn(void *ctx, const char *name, size_t len, uint64_t ino, uint32_
 
 	if (type != S_IFDIR || (name[0] == '.' && (len == 1 || (len == 2 && name[1] == '.'))))
 		return 0;	/* only directories are records */
-	if (o->n == o->cap) {
-		size_t cap = o->cap ? o->cap * 2 : 16;
-		struct old *v = r4_realloc(o->v, cap * sizeof(*v));
-
-		if (!v) {
-			o->rc = -ENOMEM;
-			return 1;
-		}
-		o->v = v;
-		o->cap = cap;
-	}
-	if (!(o->v[o->n].name = r4_memdup(name, len))) {
+	if (r4_grow(&o->v, &o->cap, o->n + 1, sizeof(*o->v), 16) ||
+	    !(o->v[o->n].name = r4_memdup(name, len))) {
 		o->rc = -ENOMEM;
 		return 1;
 	}
@@ -424,18 +414,8 @@ static int names_fn(void *ctx, const char *name, size_t len, uint64_t ino, uint3
 	(void)type;
 	if (name[0] == '.' && (len == 1 || (len == 2 && name[1] == '.')))
 		return 0;
-	if (s->n == s->cap) {
-		size_t cap = s->cap ? s->cap * 2 : 16;
-		char **v = r4_realloc(s->v, cap * sizeof(*v));
-
-		if (!v) {
-			s->rc = -ENOMEM;
-			return 1;
-		}
-		s->v = v;
-		s->cap = cap;
-	}
-	if (!(s->v[s->n] = r4_memdup(name, len))) {
+	if (r4_grow(&s->v, &s->cap, s->n + 1, sizeof(*s->v), 16) ||
+	    !(s->v[s->n] = r4_memdup(name, len))) {
 		s->rc = -ENOMEM;
 		return 1;
 	}

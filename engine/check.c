@@ -1041,15 +1041,8 @@ static int walk(struct chk *c, uint64_t blk, unsigned level, const r4_key *ldk,
 
 static int add_range(struct chk *c, uint64_t start, uint64_t count, bool leak)
 {
-	if (c->nranges == c->capranges) {
-		size_t ncap = c->capranges ? c->capranges * 2 : 64;
-		struct range *nr = r4_realloc(c->ranges, ncap * sizeof(*nr));
-
-		if (!nr)
-			return -ENOMEM;
-		c->ranges = nr;
-		c->capranges = ncap;
-	}
+	if (r4_grow(&c->ranges, &c->capranges, c->nranges + 1, sizeof(*c->ranges), 64))
+		return -ENOMEM;
 	c->ranges[c->nranges++] = (struct range){start, count, leak};
 	if (leak)
 		problem(c, R4_CK_BMP_LEAK, (struct where){.blk = start, .nblk = count}, true,
@@ -1697,15 +1690,8 @@ static int unname_fn(void *ctx, const char *name, size_t len, const r4_key *sdke
 	if (!t || !(t->flags & F_FIX_UNNAME) || (len == 1 && name[0] == '.') ||
 	    (len == 2 && !memcmp(name, "..", 2)))
 		return 0;
-	if (u->n == u->cap) {
-		size_t ncap = u->cap ? u->cap * 2 : 8;
-		void *p = r4_realloc(u->names, ncap * sizeof(*u->names));
-
-		if (!p)
-			return u->rc = -ENOMEM;
-		u->names = p;
-		u->cap = ncap;
-	}
+	if (r4_grow(&u->names, &u->cap, u->n + 1, sizeof(*u->names), 8))
+		return u->rc = -ENOMEM;
 	snprintf(u->names[u->n++], R4_NAME_MAX + 1, "%.*s", (int)len, name);
 	return 0;
 }

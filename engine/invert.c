@@ -199,31 +199,3 @@ int r4_invert_parse(const uint8_t *p, size_t n, struct r4_part **parts, size_t *
 	return 0;
 }
 
-size_t r4_quote(char *out, const uint8_t *p, size_t n)
-{
-	size_t k = 0;
-
-#define PUT(c) (out ? (void)(out[k] = (c)) : (void)0, k++)
-	PUT('"');
-	for (size_t i = 0; i < n; i++) {
-		uint8_t c = p[i];
-		const char *e = c == '\\' ? "\\\\" : c == '"' ? "\\\"" : c == '\n' ? "\\n"
-				: c == '\t' ? "\\t" : c == '\r' ? "\\r" : NULL;
-
-		if (e) {
-			PUT(e[0]);
-			PUT(e[1]);
-		} else if (c < 0x20 || c == 0x7f) {
-			if (out)
-				sprintf(out + k, "\\x%02x", c);
-			k += 4;
-		} else {
-			PUT((char)c);
-		}
-	}
-	PUT('"');
-#undef PUT
-	if (out)
-		out[k] = 0;
-	return k;
-}
