@@ -316,7 +316,7 @@ static int parse_text(unsigned format, const uint8_t *p, size_t n, struct rec **
 		      char *why, size_t wn)
 {
 	struct rec *v = NULL;
-	size_t nv = 0, line = 0;
+	size_t nv = 0, cap = 0, line = 0;
 	int rc = 0;
 
 	while (n && !rc) {
@@ -339,15 +339,11 @@ static int parse_text(unsigned format, const uint8_t *p, size_t n, struct rec **
 			rc = -EINVAL;
 			break;
 		}
-		struct rec *nv2 = r4_realloc(v, (nv + 1) * sizeof(*v));
-
-		if (!nv2 || !(r.f = r4_calloc(nf, sizeof(*r.f)))) {
-			if (nv2)
-				v = nv2;
+		if (r4_grow(&v, &cap, nv + 1, sizeof(*v), 16) ||
+		    !(r.f = r4_calloc(nf, sizeof(*r.f)))) {
 			rc = -ENOMEM;
 			break;
 		}
-		v = nv2;
 		r.nf = nf;
 		size_t at = 0, fi = 0;
 

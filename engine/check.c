@@ -142,7 +142,7 @@ struct chk {
 		uint64_t oid;
 		bool bad;		/* unreadable: its object keeps its owner's bits only */
 	} *stale;
-	size_t nstale;
+	size_t nstale, capstale;
 	enum { LF_UNKNOWN, LF_HAVE, LF_MAKE, LF_NONE } lf;	/* /lost+found for orphans */
 	uint64_t lf_oid;
 
@@ -1419,26 +1419,23 @@ static int check_objects(struct chk *c)
 
 struct names {
 	char **v;
-	size_t n;
+	size_t n, cap;
 	int rc;
 };
 
 static int meta_name_fn(void *ctx, const char *name, size_t len, uint64_t ino, uint32_t type)
 {
 	struct names *ns = ctx;
-	char **v;
 
 	(void)ino;
 	(void)type;
 	if (len <= 2 && name[0] == '.')
 		return 0;
-	if (!(v = r4_realloc(ns->v, (ns->n + 1) * sizeof(*v))) || !(v[ns->n] = r4_memdup(name, len))) {
-		if (v)
-			ns->v = v;
+	if (r4_grow(&ns->v, &ns->cap, ns->n + 1, sizeof(*ns->v), 16) ||
+	    !(ns->v[ns->n] = r4_memdup(name, len))) {
 		ns->rc = -ENOMEM;
 		return 1;
 	}
-	ns->v = v;
 	ns->n++;
 	return 0;
 }
@@ -1454,11 +1451,8 @@ static int meta_name_fn(void *ctx, const char *name, size_t len, uint64_t ino, u
  */
 static int stale_add(struct chk *c, uint64_t oid, bool bad)
 {
-	struct stale *v = r4_realloc(c->stale, (c->nstale + 1) * sizeof(*v));
-
-	if (!v)
+	if (r4_grow(&c->stale, &c->capstale, c->nstale + 1, sizeof(*c->stale), 16))
 		return -ENOMEM;
-	c->stale = v;
 	c->stale[c->nstale++] = (struct stale){oid, bad};
 	return 0;
 }

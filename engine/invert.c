@@ -158,23 +158,18 @@ int r4_invert_parse(const uint8_t *p, size_t n, struct r4_part **parts, size_t *
 {
 	struct scan s = {p, p, p + n, why, wn};
 	struct r4_part *v = NULL;
-	size_t k = 0;
+	size_t k = 0, cap = 0;
 	int rc = 0;
 
 	why[0] = 0;
 	skip_ws(&s);
 	while (s.p < s.end) {
-		struct r4_part *g;
-
 		if (k == MAX_PARTS) {
 			rc = bad(&s, "more than 256 parts");
 			break;
 		}
-		if (!(g = r4_realloc(v, (k + 1) * sizeof(*v)))) {
-			rc = -ENOMEM;
+		if ((rc = r4_grow(&v, &cap, k + 1, sizeof(*v), 4)))
 			break;
-		}
-		v = g;
 		memset(&v[k], 0, sizeof(v[k]));
 		if ((rc = scan_part(&s, &v[k++])))
 			break;
