@@ -353,19 +353,9 @@ static int ls_collect(void *ctx, const char *name, size_t len, uint64_t ino, uin
 
 	(void)ino;
 	(void)type;
-	if (l->n == l->cap) {
-		size_t nc = l->cap ? l->cap * 2 : 64;
-		struct ls_ent *ne = realloc(l->e, nc * sizeof(*ne));
-
-		if (!ne)
-			return -ENOMEM;
-		l->e = ne;
-		l->cap = nc;
-	}
-	if (!(l->e[l->n].name = malloc(len + 1)))
+	if (r4_grow(&l->e, &l->cap, l->n + 1, sizeof(*l->e), 64) ||
+	    !(l->e[l->n].name = r4_memdup(name, len)))
 		return -ENOMEM;
-	memcpy(l->e[l->n].name, name, len);
-	l->e[l->n].name[len] = 0;
 	l->e[l->n++].len = len;
 	return 0;
 }

@@ -358,9 +358,12 @@ int sh_run(struct sh *sh, struct sh_reader *r)
 			free(line);
 			continue;
 		}
-		if (len + n + 2 > cap) {
-			cap = (len + n + 2) * 2;
-			buf = realloc(buf, cap);
+		if (r4_grow(&buf, &cap, len + n + 2, 1, 256)) {
+			fprintf(stderr, "r4sh: %s\n", r4_strerror(-ENOMEM));
+			free(line);
+			sh->status = 1;
+			len = 0;
+			break;
 		}
 		if (len)
 			buf[len++] = '\n';

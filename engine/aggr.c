@@ -72,18 +72,8 @@ static int old_fn(void *ctx, const char *name, size_t len, uint64_t ino, uint32_
 
 	if (type != S_IFDIR || (name[0] == '.' && (len == 1 || (len == 2 && name[1] == '.'))))
 		return 0;	/* only directories are records */
-	if (o->n == o->cap) {
-		size_t cap = o->cap ? o->cap * 2 : 16;
-		struct old *v = r4_realloc(o->v, cap * sizeof(*v));
-
-		if (!v) {
-			o->rc = -ENOMEM;
-			return 1;
-		}
-		o->v = v;
-		o->cap = cap;
-	}
-	if (!(o->v[o->n].name = r4_memdup(name, len))) {
+	if (r4_grow(&o->v, &o->cap, o->n + 1, sizeof(*o->v), 16) ||
+	    !(o->v[o->n].name = r4_memdup(name, len))) {
 		o->rc = -ENOMEM;
 		return 1;
 	}
@@ -326,7 +316,7 @@ static int parse_text(unsigned format, const uint8_t *p, size_t n, struct rec **
 		      char *why, size_t wn)
 {
 	struct rec *v = NULL;
-	size_t nv = 0, line = 0;
+	size_t nv = 0, cap = 0, line = 0;
 	int rc = 0;
 
 	while (n && !rc) {
@@ -349,15 +339,11 @@ static int parse_text(unsigned format, const uint8_t *p, size_t n, struct rec **
 			rc = -EINVAL;
 			break;
 		}
-		struct rec *nv2 = r4_realloc(v, (nv + 1) * sizeof(*v));
-
-		if (!nv2 || !(r.f = r4_calloc(nf, sizeof(*r.f)))) {
-			if (nv2)
-				v = nv2;
+		if (r4_grow(&v, &cap, nv + 1, sizeof(*v), 16) ||
+		    !(r.f = r4_calloc(nf, sizeof(*r.f)))) {
 			rc = -ENOMEM;
 			break;
 		}
-		v = nv2;
 		r.nf = nf;
 		size_t at = 0, fi = 0;
 
@@ -424,18 +410,8 @@ static int names_fn(void *ctx, const char *name, size_t len, uint64_t ino, uint3
 	(void)type;
 	if (name[0] == '.' && (len == 1 || (len == 2 && name[1] == '.')))
 		return 0;
-	if (s->n == s->cap) {
-		size_t cap = s->cap ? s->cap * 2 : 16;
-		char **v = r4_realloc(s->v, cap * sizeof(*v));
-
-		if (!v) {
-			s->rc = -ENOMEM;
-			return 1;
-		}
-		s->v = v;
-		s->cap = cap;
-	}
-	if (!(s->v[s->n] = r4_memdup(name, len))) {
+	if (r4_grow(&s->v, &s->cap, s->n + 1, sizeof(*s->v), 16) ||
+	    !(s->v[s->n] = r4_memdup(name, len))) {
 		s->rc = -ENOMEM;
 		return 1;
 	}

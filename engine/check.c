@@ -142,7 +142,7 @@ struct chk {
 		uint64_t oid;
 		bool bad;		/* unreadable: its object keeps its owner's bits only */
 	} *stale;
-	size_t nstale;
+	size_t nstale, capstale;
 	enum { LF_UNKNOWN, LF_HAVE, LF_MAKE, LF_NONE } lf;	/* /lost+found for orphans */
 	uint64_t lf_oid;
 
@@ -1041,15 +1041,8 @@ static int walk(struct chk *c, uint64_t blk, unsigned level, const r4_key *ldk,
 
 static int add_range(struct chk *c, uint64_t start, uint64_t count, bool leak)
 {
-	if (c->nranges == c->capranges) {
-		size_t ncap = c->capranges ? c->capranges * 2 : 64;
-		struct range *nr = r4_realloc(c->ranges, ncap * sizeof(*nr));
-
-		if (!nr)
-			return -ENOMEM;
-		c->ranges = nr;
-		c->capranges = ncap;
-	}
+	if (r4_grow(&c->ranges, &c->capranges, c->nranges + 1, sizeof(*c->ranges), 64))
+		return -ENOMEM;
 	c->ranges[c->nranges++] = (struct range){start, count, leak};
 	if (leak)
 		problem(c, R4_CK_BMP_LEAK, (struct where){.blk = start, .nblk = count}, true,
@@ -1426,26 +1419,23 @@ static int check_objects(struct chk *c)
 
 struct names {
 	char **v;
-	size_t n;
+	size_t n, cap;
 	int rc;
 };
 
 static int meta_name_fn(void *ctx, const char *name, size_t len, uint64_t ino, uint32_t type)
 {
 	struct names *ns = ctx;
-	char **v;
 
 	(void)ino;
 	(void)type;
 	if (len <= 2 && name[0] == '.')
 		return 0;
-	if (!(v = r4_realloc(ns->v, (ns->n + 1) * sizeof(*v))) || !(v[ns->n] = r4_memdup(name, len))) {
-		if (v)
-			ns->v = v;
+	if (r4_grow(&ns->v, &ns->cap, ns->n + 1, sizeof(*ns->v), 16) ||
+	    !(ns->v[ns->n] = r4_memdup(name, len))) {
 		ns->rc = -ENOMEM;
 		return 1;
 	}
-	ns->v = v;
 	ns->n++;
 	return 0;
 }
@@ -1461,11 +1451,8 @@ static int meta_name_fn(void *ctx, const char *name, size_t len, uint64_t ino, u
  */
 static int stale_add(struct chk *c, uint64_t oid, bool bad)
 {
-	struct stale *v = r4_realloc(c->stale, (c->nstale + 1) * sizeof(*v));
-
-	if (!v)
+	if (r4_grow(&c->stale, &c->capstale, c->nstale + 1, sizeof(*c->stale), 16))
 		return -ENOMEM;
-	c->stale = v;
 	c->stale[c->nstale++] = (struct stale){oid, bad};
 	return 0;
 }
@@ -1697,15 +1684,8 @@ static int unname_fn(void *ctx, const char *name, size_t len, const r4_key *sdke
 	if (!t || !(t->flags & F_FIX_UNNAME) || (len == 1 && name[0] == '.') ||
 	    (len == 2 && !memcmp(name, "..", 2)))
 		return 0;
-	if (u->n == u->cap) {
-		size_t ncap = u->cap ? u->cap * 2 : 8;
-		void *p = r4_realloc(u->names, ncap * sizeof(*u->names));
-
-		if (!p)
-			return u->rc = -ENOMEM;
-		u->names = p;
-		u->cap = ncap;
-	}
+	if (r4_grow(&u->names, &u->cap, u->n + 1, sizeof(*u->names), 8))
+		return u->rc = -ENOMEM;
 	snprintf(u->names[u->n++], R4_NAME_MAX + 1, "%.*s", (int)len, name);
 	return 0;
 }

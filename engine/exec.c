@@ -262,15 +262,8 @@ static int touch(struct x *x, uint64_t ino, int what, const char *name, bool wri
 			return fail(x, -EBUSY, "conflict: '%s' is %s by two members of a ',' group",
 				    path, write ? "changed" : "used");
 		}
-		if (gr->n == gr->cap) {
-			size_t cap = gr->cap ? gr->cap * 2 : 16;
-			struct touch *t = r4_realloc(gr->t, cap * sizeof(*t));
-
-			if (!t)
-				return -ENOMEM;
-			gr->t = t;
-			gr->cap = cap;
-		}
+		if (r4_grow(&gr->t, &gr->cap, gr->n + 1, sizeof(*gr->t), 16))
+			return -ENOMEM;
 		struct touch *t = &gr->t[gr->n];
 
 		*t = (struct touch){ino, what, NULL, write, gr->member, x->step};
@@ -1014,15 +1007,8 @@ static int step_yield(struct x *x, const struct r4_step *s)
 	struct handle *h;
 	int rc = 0;
 
-	if (x->nys == x->yscap) {
-		size_t cap = x->yscap ? x->yscap * 2 : 8;
-		struct yielded *n = r4_realloc(x->ys, cap * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		x->ys = n;
-		x->yscap = cap;
-	}
+	if ((rc = r4_grow(&x->ys, &x->yscap, x->nys + 1, sizeof(*x->ys), 8)))
+		return rc;
 	if (!(s->flags & R4_YIELD_H)) {
 		const uint8_t *p;
 		size_t n;
@@ -1071,31 +1057,16 @@ static int step_yield(struct x *x, const struct r4_step *s)
 
 static int push_group(struct x *x)
 {
-	if (x->ngroups == x->groupcap) {
-		size_t cap = x->groupcap ? x->groupcap * 2 : 4;
-		struct group *g = r4_realloc(x->groups, cap * sizeof(*g));
-
-		if (!g)
-			return -ENOMEM;
-		x->groups = g;
-		x->groupcap = cap;
-	}
+	if (r4_grow(&x->groups, &x->groupcap, x->ngroups + 1, sizeof(*x->groups), 4))
+		return -ENOMEM;
 	x->groups[x->ngroups++] = (struct group){0};
 	return 0;
 }
 
 static int push_cwd(struct x *x, const char *path)
 {
-	if (x->ncwd == x->cwdcap) {
-		size_t cap = x->cwdcap ? x->cwdcap * 2 : 8;
-		char **c = r4_realloc(x->cwd, cap * sizeof(*c));
-
-		if (!c)
-			return -ENOMEM;
-		x->cwd = c;
-		x->cwdcap = cap;
-	}
-	if (!(x->cwd[x->ncwd] = r4_memdup(path, strlen(path))))
+	if (r4_grow(&x->cwd, &x->cwdcap, x->ncwd + 1, sizeof(*x->cwd), 8) ||
+	    !(x->cwd[x->ncwd] = r4_memdup(path, strlen(path))))
 		return -ENOMEM;
 	x->ncwd++;
 	return 0;
@@ -1466,16 +1437,9 @@ static int record_new(struct r4_session *ss, const struct r4_plan *p,
 		memcpy(r->groups, o->who.groups, ng * sizeof(*r->groups));
 	r->o.who.groups = r->groups;
 	r->o.cwd = r->cwd;
-	if (ss->n == ss->cap) {
-		size_t cap = ss->cap ? ss->cap * 2 : 8;
-		struct record **v = r4_realloc(ss->v, cap * sizeof(*v));
-
-		if (!v) {
-			record_free(r);
-			return -ENOMEM;
-		}
-		ss->v = v;
-		ss->cap = cap;
+	if (r4_grow(&ss->v, &ss->cap, ss->n + 1, sizeof(*ss->v), 8)) {
+		record_free(r);
+		return -ENOMEM;
 	}
 	ss->v[ss->n++] = r;
 	*out = r;

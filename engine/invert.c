@@ -158,23 +158,18 @@ int r4_invert_parse(const uint8_t *p, size_t n, struct r4_part **parts, size_t *
 {
 	struct scan s = {p, p, p + n, why, wn};
 	struct r4_part *v = NULL;
-	size_t k = 0;
+	size_t k = 0, cap = 0;
 	int rc = 0;
 
 	why[0] = 0;
 	skip_ws(&s);
 	while (s.p < s.end) {
-		struct r4_part *g;
-
 		if (k == MAX_PARTS) {
 			rc = bad(&s, "more than 256 parts");
 			break;
 		}
-		if (!(g = r4_realloc(v, (k + 1) * sizeof(*v)))) {
-			rc = -ENOMEM;
+		if ((rc = r4_grow(&v, &cap, k + 1, sizeof(*v), 4)))
 			break;
-		}
-		v = g;
 		memset(&v[k], 0, sizeof(v[k]));
 		if ((rc = scan_part(&s, &v[k++])))
 			break;
@@ -199,31 +194,3 @@ int r4_invert_parse(const uint8_t *p, size_t n, struct r4_part **parts, size_t *
 	return 0;
 }
 
-size_t r4_quote(char *out, const uint8_t *p, size_t n)
-{
-	size_t k = 0;
-
-#define PUT(c) (out ? (void)(out[k] = (c)) : (void)0, k++)
-	PUT('"');
-	for (size_t i = 0; i < n; i++) {
-		uint8_t c = p[i];
-		const char *e = c == '\\' ? "\\\\" : c == '"' ? "\\\"" : c == '\n' ? "\\n"
-				: c == '\t' ? "\\t" : c == '\r' ? "\\r" : NULL;
-
-		if (e) {
-			PUT(e[0]);
-			PUT(e[1]);
-		} else if (c < 0x20 || c == 0x7f) {
-			if (out)
-				sprintf(out + k, "\\x%02x", c);
-			k += 4;
-		} else {
-			PUT((char)c);
-		}
-	}
-	PUT('"');
-#undef PUT
-	if (out)
-		out[k] = 0;
-	return k;
-}

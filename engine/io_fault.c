@@ -208,14 +208,8 @@ static int fl_write(struct r4_io *io, uint64_t off, const void *buf, size_t len)
 		return r4_io_write(f->inner, off, buf, len);
 	if (len > UINT64_MAX - off)
 		return -EINVAL;
-	if (f->npend == f->cap) {
-		size_t cap = f->cap ? 2 * f->cap : 64;
-
-		if (!(p = r4_realloc(f->pend, cap * sizeof(*p))))
-			return -ENOMEM;
-		f->pend = p;
-		f->cap = cap;
-	}
+	if ((rc = r4_grow(&f->pend, &f->cap, f->npend + 1, sizeof(*f->pend), 64)))
+		return rc;
 	p = &f->pend[f->npend];
 	if (!(p->data = r4_malloc(len)))
 		return -ENOMEM;

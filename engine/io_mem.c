@@ -16,7 +16,8 @@
 struct mem_io {
 	struct r4_io io;	/* first: the vtable head */
 	uint8_t *data;
-	uint64_t size, cap;
+	uint64_t size;
+	size_t cap;
 };
 
 static const struct r4_io_ops r4_io_mem_ops;
@@ -29,20 +30,11 @@ static struct mem_io *mem_of(struct r4_io *io)
 /* Make room for `need` bytes; bytes past size are kept zero. */
 static int mem_reserve(struct mem_io *m, uint64_t need)
 {
-	uint64_t cap = m->cap ? m->cap : 4096;
-	uint8_t *nd;
+	size_t old = m->cap;
 
-	if (need <= m->cap)
-		return 0;
-	if (need > SIZE_MAX / 2)
+	if (need > SIZE_MAX || r4_grow(&m->data, &m->cap, (size_t)need, 1, 4096))
 		return -ENOMEM;
-	while (cap < need)
-		cap *= 2;
-	if (!(nd = r4_realloc(m->data, (size_t)cap)))
-		return -ENOMEM;
-	memset(nd + m->cap, 0, (size_t)(cap - m->cap));
-	m->data = nd;
-	m->cap = cap;
+	memset(m->data + old, 0, m->cap - old);
 	return 0;
 }
 
@@ -127,7 +119,7 @@ int r4_io_mem_new(uint64_t size, struct r4_io **out)
 		return -ENOMEM;
 	}
 	m->size = size;
-	m->cap = size;
+	m->cap = (size_t)size;
 	*out = &m->io;
 	return 0;
 }

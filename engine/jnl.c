@@ -31,15 +31,8 @@ int r4_wset_add(struct r4_wset *s, uint64_t blk, const uint8_t *data, bool copy)
 {
 	struct r4_wblk *b;
 
-	if (s->n == s->cap) {
-		size_t nc = s->cap ? s->cap * 2 : 64;
-		struct r4_wblk *nv = r4_realloc(s->v, nc * sizeof(*nv));
-
-		if (!nv)
-			return -ENOMEM;
-		s->v = nv;
-		s->cap = nc;
-	}
+	if (r4_grow(&s->v, &s->cap, s->n + 1, sizeof(*s->v), 64))
+		return -ENOMEM;
 	b = &s->v[s->n];
 	b->blk = blk;
 	b->wand = 0;
@@ -526,15 +519,8 @@ static int replay_tx(struct replay *r, uint64_t tx, const struct r4_th *th)
 					return rc;
 				continue;
 			}
-			if (r->n == r->cap) {
-				size_t nc = r->cap ? r->cap * 2 : 256;
-				struct jmap *nm = r4_realloc(r->map, nc * sizeof(*nm));
-
-				if (!nm)
-					return -ENOMEM;
-				r->map = nm;
-				r->cap = nc;
-			}
+			if (r4_grow(&r->map, &r->cap, r->n + 1, sizeof(*r->map), 256))
+				return -ENOMEM;
 			r->map[r->n] = (struct jmap){orig, wand, r->n};
 			r->n++;
 		}
@@ -610,17 +596,8 @@ int r4_jnl_recover(struct r4_db *db, unsigned *replayed)
 					(unsigned long long)jf.jf_last_flushed);
 			goto out;
 		}
-		if (n == cap) {
-			size_t nc = cap ? cap * 2 : 8;
-			uint64_t *nv = r4_realloc(chain, nc * sizeof(*nv));
-
-			if (!nv) {
-				rc = -ENOMEM;
-				goto out;
-			}
-			chain = nv;
-			cap = nc;
-		}
+		if ((rc = r4_grow(&chain, &cap, n + 1, sizeof(*chain), 8)))
+			goto out;
 		if (n >= db->block_count) {
 			rc = R4_CORRUPT(&db->lg, tx, "journal: the chain of tx heads loops");
 			goto out;

@@ -93,11 +93,8 @@ static int path_root(struct r4_ns_walk *w)
 {
 	if (!(w->flags & R4_NS_PATH))
 		return 0;
-	if (!w->pcap) {
-		if (!(w->path = r4_malloc(64)))
-			return -ENOMEM;
-		w->pcap = 64;
-	}
+	if (r4_grow(&w->path, &w->pcap, 2, 1, 64))
+		return -ENOMEM;
 	memcpy(w->path, "/", 2);
 	w->plen = 1;
 	return 0;
@@ -110,14 +107,8 @@ static int path_down(struct r4_ns_walk *w, const char *name, size_t len)
 
 	if (!(w->flags & R4_NS_PATH))
 		return 0;
-	if (need > w->pcap) {
-		char *p = r4_realloc(w->path, need * 2);
-
-		if (!p)
-			return -ENOMEM;
-		w->path = p;
-		w->pcap = need * 2;
-	}
+	if (r4_grow(&w->path, &w->pcap, need, 1, 64))
+		return -ENOMEM;
 	if (w->plen > 1)
 		w->path[w->plen++] = '/';
 	memcpy(w->path + w->plen, name, len);

@@ -154,9 +154,6 @@ size_t r4_escape_path(char *out, const char *p, size_t n);
 int r4_invert_parse(const uint8_t *p, size_t n, struct r4_part **parts, size_t *np, char *why,
 		    size_t wn);
 void r4_invert_free(struct r4_part *v, size_t n);
-/* p[0, n) as a section 2.4 string, quotes included, NUL-terminated into
- * out (NULL: only count); returns the length. */
-size_t r4_quote(char *out, const uint8_t *p, size_t n);
 
 /* Give the object its own plugin in a plugin-set member, or drop its slot
  * when id is the root's (fsck.reiser4 wants only differing slots). */

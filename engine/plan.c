@@ -82,15 +82,8 @@ int r4_plan_add(struct r4_plan *p, const struct r4_step *s)
 {
 	struct r4_step *st;
 
-	if (p->nsteps == p->cap) {
-		size_t ncap = p->cap ? p->cap * 2 : 32;
-		void *n = r4_realloc(p->steps, ncap * sizeof(*p->steps));
-
-		if (!n)
-			return -ENOMEM;
-		p->steps = n;
-		p->cap = ncap;
-	}
+	if (r4_grow(&p->steps, &p->cap, p->nsteps + 1, sizeof(*p->steps), 32))
+		return -ENOMEM;
 	st = &p->steps[p->nsteps];
 	*st = *s;
 	if (s->str && !(st->str = r4_memdup(s->str, strlen(s->str))))
@@ -146,16 +139,8 @@ int r4_plan_const(struct r4_plan *p, const void *bytes, size_t len, int32_t *ope
 			return 0;
 		}
 	}
-	if (p->nconsts == p->ccap) {
-		size_t ncap = p->ccap ? p->ccap * 2 : 16;
-		void *n = r4_realloc(p->consts, ncap * sizeof(*p->consts));
-
-		if (!n)
-			return -ENOMEM;
-		p->consts = n;
-		p->ccap = ncap;
-	}
-	if (!(c = r4_memdup(bytes, len)))
+	if (r4_grow(&p->consts, &p->ccap, p->nconsts + 1, sizeof(*p->consts), 16) ||
+	    !(c = r4_memdup(bytes, len)))
 		return -ENOMEM;
 	p->consts[p->nconsts].p = c;
 	p->consts[p->nconsts].len = len;
@@ -187,26 +172,17 @@ static void put(struct buf *b, const char *fmt, ...)
 		b->n = R4_MIN(b->n + (size_t)n, sizeof(b->s) - 1);
 }
 
-/* A constant as a string literal, escaped as in the AST dump; long ones cut. */
+/* A constant as a string literal (r4_quote_byte); long ones cut. */
 static void put_const(struct buf *b, const struct r4_plan *p, int32_t x)
 {
 	size_t k = R4_PLAN_CONST_INDEX(x), len = p->consts[k].len;
 	const unsigned char *s = (const unsigned char *)p->consts[k].p;
+	char e[5];
 
 	put(b, "\"");
 	for (size_t i = 0; i < len && i < 40; i++) {
-		if (s[i] == '"' || s[i] == '\\')
-			put(b, "\\%c", s[i]);
-		else if (s[i] == '\n')
-			put(b, "\\n");
-		else if (s[i] == '\t')
-			put(b, "\\t");
-		else if (s[i] == '\r')
-			put(b, "\\r");
-		else if (s[i] < 0x20 || s[i] >= 0x7f)
-			put(b, "\\x%02x", s[i]);
-		else
-			put(b, "%c", s[i]);
+		r4_quote_byte(e, s[i]);
+		put(b, "%s", e);
 	}
 	put(b, len > 40 ? "\"..." : "\"");
 }

@@ -359,14 +359,12 @@ static int list_text(struct r4_db *db, struct r4_pseudo_ctx *c, const char *path
 /* b += p[0, n) as a section 2.4 string, quotes included. */
 static int buf_quote(struct r4_buf *b, const uint8_t *p, size_t n)
 {
-	size_t k = r4_quote(NULL, p, n);
-	int rc;
+	char e[5];
+	int rc = r4_buf_add(b, "\"", 1);
 
-	if ((rc = r4_buf_reserve(b, b->len + k + 1)))
-		return rc;
-	r4_quote((char *)b->p + b->len, p, n);
-	b->len += k;
-	return 0;
+	for (size_t i = 0; !rc && i < n; i++)
+		rc = r4_buf_add(b, e, r4_quote_byte(e, p[i]));
+	return rc ? rc : r4_buf_add(b, "\"", 1);
 }
 
 static int part_walked(struct r4_db *db, struct r4_pseudo_ctx *c, const char *path,

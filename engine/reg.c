@@ -589,15 +589,8 @@ static int map_push(struct map *m, uint64_t start, uint64_t width)
 		m->e[m->n - 1].ex_width += width;
 		return 0;
 	}
-	if (m->n == m->cap) {
-		size_t nc = m->cap ? m->cap * 2 : 16;
-		struct r4_extent *ne = r4_realloc(m->e, nc * sizeof(*ne));
-
-		if (!ne)
-			return -ENOMEM;
-		m->e = ne;
-		m->cap = nc;
-	}
+	if (r4_grow(&m->e, &m->cap, m->n + 1, sizeof(*m->e), 16))
+		return -ENOMEM;
 	m->e[m->n].ex_start = start;
 	m->e[m->n].ex_width = width;
 	m->n++;
@@ -730,15 +723,9 @@ static int fill_blocks(struct r4_db *db, const struct r4_inode *ino, uint64_t st
 static int note_file(struct r4_db *db, const struct r4_inode *ino)
 {
 	if (!db->nfake_files || r4_key_cmp(&db->fake_files[db->nfake_files - 1], &ino->sdkey)) {
-		if (db->nfake_files == db->fake_files_cap) {
-			size_t nc = db->fake_files_cap ? db->fake_files_cap * 2 : 16;
-			r4_key *nv = r4_realloc(db->fake_files, nc * sizeof(*nv));
-
-			if (!nv)
-				return -ENOMEM;
-			db->fake_files = nv;
-			db->fake_files_cap = nc;
-		}
+		if (r4_grow(&db->fake_files, &db->fake_files_cap, db->nfake_files + 1,
+			    sizeof(*db->fake_files), 16))
+			return -ENOMEM;
 		db->fake_files[db->nfake_files++] = ino->sdkey;
 	}
 	return 0;

@@ -939,15 +939,8 @@ static int find_up(struct r4_db *db, r4_node *n, struct moving *m)
 /* Add dirty node n (with its parent) to v, growing it. */
 static int join(struct r4_db *db, struct moving **v, size_t *n, size_t *cap, r4_node *x)
 {
-	if (*n == *cap) {
-		size_t nc = *cap ? *cap * 2 : 64;
-		struct moving *nv = r4_realloc(*v, nc * sizeof(*nv));
-
-		if (!nv)
-			return -ENOMEM;
-		*v = nv;
-		*cap = nc;
-	}
+	if (r4_grow(v, cap, *n + 1, sizeof(**v), 64))
+		return -ENOMEM;
 	return find_up(db, x, &(*v)[(*n)++]);
 }
 

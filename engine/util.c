@@ -56,6 +56,42 @@ char *r4_memdup(const void *p, size_t n)
 	return q;
 }
 
+int r4_grow(void *pv, size_t *cap, size_t need, size_t size, size_t first)
+{
+	size_t n = *cap ? *cap : R4_MAX(first, 1);
+	void *p;
+
+	if (need <= *cap)
+		return 0;
+	while (n < need) {
+		if (n > SIZE_MAX / 2)
+			return -ENOMEM;
+		n *= 2;
+	}
+	if (size && n > SIZE_MAX / size)
+		return -ENOMEM;
+	memcpy(&p, pv, sizeof(p));	/* (a T * read as a void *: same representation) */
+	if (!(p = r4_realloc(p, n * size)))
+		return -ENOMEM;
+	memcpy(pv, &p, sizeof(p));
+	*cap = n;
+	return 0;
+}
+
+size_t r4_quote_byte(char out[static 5], unsigned char c)
+{
+	const char *e = c == '\\' ? "\\\\" : c == '"' ? "\\\"" : c == '\n' ? "\\n"
+			: c == '\t' ? "\\t" : c == '\r' ? "\\r" : NULL;
+
+	if (e)
+		return (size_t)sprintf(out, "%s", e);
+	if (c < 0x20 || c == 0x7f)
+		return (size_t)sprintf(out, "\\x%02x", c);
+	out[0] = (char)c;
+	out[1] = 0;
+	return 1;
+}
+
 void r4_buf_free(struct r4_buf *b)
 {
 	r4_free(b->p);
@@ -64,19 +100,7 @@ void r4_buf_free(struct r4_buf *b)
 
 int r4_buf_reserve(struct r4_buf *b, size_t n)
 {
-	uint8_t *q;
-	size_t cap;
-
-	if (n <= b->cap)
-		return 0;
-	cap = b->cap ? b->cap : 64;
-	while (cap < n)
-		cap *= 2;
-	if (!(q = r4_realloc(b->p, cap)))
-		return -ENOMEM;
-	b->p = q;
-	b->cap = cap;
-	return 0;
+	return r4_grow(&b->p, &b->cap, n, 1, 64);
 }
 
 int r4_buf_set(struct r4_buf *b, const void *p, size_t n)

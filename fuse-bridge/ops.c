@@ -266,15 +266,8 @@ static int handle_close(struct handle *h)
 /* cur[ncur] = the cursor before entry ncur (after the one before it). */
 static int cur_put(struct handle *h, const struct r4_dirpos *pos)
 {
-	if (h->ncur == h->capcur) {
-		size_t cap = h->capcur ? 2 * h->capcur : 64;
-		struct r4_dirpos *cur = realloc(h->cur, cap * sizeof(*cur));
-
-		if (!cur)
-			return -ENOMEM;
-		h->cur = cur;
-		h->capcur = cap;
-	}
+	if (r4_grow(&h->cur, &h->capcur, h->ncur + 1, sizeof(*h->cur), 64))
+		return -ENOMEM;
 	h->cur[h->ncur] = *pos;
 	return 0;
 }

@@ -45,6 +45,23 @@ void *r4_calloc(size_t n, size_t size);
 void *r4_realloc(void *p, size_t n);
 void r4_free(void *p);
 char *r4_memdup(const void *p, size_t n);
+/*
+ * Room for need elements of size bytes in a growing array: pv points at the
+ * array's pointer (a T **, NULL when empty) and cap holds its capacity in
+ * elements.  When need > *cap the capacity doubles (from first, when the
+ * array is empty) until need fits, and *pv and *cap change; else nothing
+ * does.  -ENOMEM when the bytes overflow a size_t or the heap refuses; the
+ * array and *cap are then as they were.
+ */
+int r4_grow(void *pv, size_t *cap, size_t need, size_t size, size_t first);
+/*
+ * Byte c as an R4L string literal writes it (LANGUAGE.md 2.4): \\ \" \n \t
+ * \r, \xHH for the other bytes below 0x20 and 0x7f, itself otherwise (bytes
+ * from 0x80 up too: UTF-8 stays readable).  Into out, NUL-terminated;
+ * returns its length (1 to 4).  The one quoter of the dumps, explain and
+ * the invert text.
+ */
+size_t r4_quote_byte(char out[static 5], unsigned char c);
 /* A size: decimal with an optional K, M, G or T suffix (powers of 1024); 0 or -1. */
 int r4_parse_size(const char *s, uint64_t *out);
 /* Test hook: make the Nth allocation from now fail (0 = never). */

@@ -119,26 +119,14 @@ size_t r4_ast_statements(const r4_ast *ast)
 static const char *const cmp_names[] = {"eq", "ne", "lt", "gt", "le", "ge"};
 static const char *const op_names[] = {"<-", "<<-", "->"};
 
-/* Bytes that print as themselves in a dump; the rest are escaped. */
+/* A string as R4L writes it (r4_quote_byte). */
 static void put_string(FILE *f, const char *p, size_t len)
 {
-	fputc('"', f);
-	for (size_t i = 0; i < len; i++) {
-		unsigned char c = (unsigned char)p[i];
+	char e[5];
 
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c == '\n')
-			fputs("\\n", f);
-		else if (c == '\t')
-			fputs("\\t", f);
-		else if (c == '\r')
-			fputs("\\r", f);
-		else if (c < 0x20 || c >= 0x7f)
-			fprintf(f, "\\x%02x", c);
-		else
-			fputc(c, f);
-	}
+	fputc('"', f);
+	for (size_t i = 0; i < len; i++)
+		fwrite(e, 1, r4_quote_byte(e, (unsigned char)p[i]), f);
 	fputc('"', f);
 }
 

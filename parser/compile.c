@@ -207,16 +207,9 @@ static void record(struct cc *c, const struct r4_ast *path, bool write, r4_loc l
 
 	if (!c->group)
 		return;
-	if (c->ntouch == c->captouch) {
-		size_t ncap = c->captouch ? c->captouch * 2 : 16;
-		void *n = r4_realloc(c->touch, ncap * sizeof(*c->touch));
-
-		if (!n) {
-			c->nomem = 1;
-			return;
-		}
-		c->touch = n;
-		c->captouch = ncap;
+	if (r4_grow(&c->touch, &c->captouch, c->ntouch + 1, sizeof(*c->touch), 16)) {
+		c->nomem = 1;
+		return;
 	}
 	t = &c->touch[c->ntouch];
 	if (!(t->text = join(c, path->kids, NULL, path->absolute)))
@@ -256,16 +249,9 @@ static const struct binding *bound(struct cc *c, const struct r4_ast *path)
 
 static void bind(struct cc *c, const struct r4_ast *name, int id)
 {
-	if (c->nbind == c->capbind) {
-		size_t ncap = c->capbind ? c->capbind * 2 : 8;
-		void *n = r4_realloc(c->bind, ncap * sizeof(*c->bind));
-
-		if (!n) {
-			c->nomem = 1;
-			return;
-		}
-		c->bind = n;
-		c->capbind = ncap;
+	if (r4_grow(&c->bind, &c->capbind, c->nbind + 1, sizeof(*c->bind), 8)) {
+		c->nomem = 1;
+		return;
 	}
 	c->bind[c->nbind++] = (struct binding){name, id, c->group, c->member};
 }

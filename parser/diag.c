@@ -71,15 +71,8 @@ int r4_diag_addv(r4_diags *d, enum r4_diag_sev sev, r4_loc loc, const char *fmt,
 	char buf[512];
 	int n;
 
-	if (d->n == d->cap) {
-		size_t ncap = d->cap ? d->cap * 2 : 8;
-		struct r4_diag *v = r4_realloc(d->v, ncap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		d->v = v;
-		d->cap = ncap;
-	}
+	if (r4_grow(&d->v, &d->cap, d->n + 1, sizeof(*d->v), 8))
+		return -ENOMEM;
 	n = vsnprintf(buf, sizeof(buf), fmt, ap);
 	if (n < 0)
 		n = 0;

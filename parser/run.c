@@ -21,15 +21,8 @@ static int collect(void *ctx, const struct r4_value *v)
 	struct r4_run *r = c->r;
 	struct r4_run_value *o;
 
-	if (r->nvalues == c->cap) {
-		size_t cap = c->cap ? c->cap * 2 : 16;
-		struct r4_run_value *n = r4_realloc(r->values, cap * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		r->values = n;
-		c->cap = cap;
-	}
+	if (r4_grow(&r->values, &c->cap, r->nvalues + 1, sizeof(*r->values), 16))
+		return -ENOMEM;
 	o = &r->values[r->nvalues];
 	*o = (struct r4_run_value){v->off, v->len, NULL, NULL, v->size, v->err};
 	if (!(o->bytes = r4_memdup(v->bytes, v->size)) ||

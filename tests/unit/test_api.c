@@ -3,7 +3,8 @@
  * renameat2 flags, nlink bookkeeping, st_blocks, nanosecond times, the
  * readdir cursor across changes, transactions (abort restores, a failure
  * after a change poisons), and images byte-for-byte untouched by a
- * refused or aborted change.
+ * refused or aborted change; the helpers r4.h offers programs too
+ * (r4_grow, r4_quote_byte).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -531,6 +532,50 @@ static void test_transactions(void)
 	r4_close(db);
 }
 
+/* r4_grow doubles from first and keeps the array as it was when the heap
+ * refuses or the bytes would overflow; r4_quote_byte writes R4L's escapes. */
+static void test_helpers(void)
+{
+	int *v = NULL, *was;
+	size_t cap = 0;
+	char e[5];
+
+	CHECK_RC(r4_grow(&v, &cap, 1, sizeof(*v), 4));
+	CHECK(v && cap == 4);
+	if (!v)
+		return;
+	v[3] = 7;
+	CHECK_RC(r4_grow(&v, &cap, 4, sizeof(*v), 4));	/* room already */
+	CHECK_EQ(cap, 4);
+	CHECK_RC(r4_grow(&v, &cap, 9, sizeof(*v), 4));
+	CHECK(cap == 16 && v[3] == 7);
+	was = v;
+	r4_heap_fail_at(1);
+	CHECK_EQ(r4_grow(&v, &cap, 17, sizeof(*v), 4), -ENOMEM);
+	r4_heap_fail_at(0);
+	CHECK(v == was && cap == 16 && v[3] == 7);
+	CHECK_EQ(r4_grow(&v, &cap, SIZE_MAX / 2 + 2, 1, 4), -ENOMEM);	/* the count overflows */
+	CHECK_EQ(r4_grow(&v, &cap, SIZE_MAX / 4 + 1, sizeof(*v), 4), -ENOMEM);	/* the bytes do */
+	CHECK(v == was && cap == 16 && v[3] == 7);
+	r4_free(v);
+	v = NULL;
+	cap = 0;
+	CHECK_RC(r4_grow(&v, &cap, 100, 1, 0));	/* first 0 counts as 1 */
+	CHECK_EQ(cap, 128);
+	r4_free(v);
+
+	CHECK(r4_quote_byte(e, '\\') == 2 && !strcmp(e, "\\\\"));
+	CHECK(r4_quote_byte(e, '"') == 2 && !strcmp(e, "\\\""));
+	CHECK(r4_quote_byte(e, '\n') == 2 && !strcmp(e, "\\n"));
+	CHECK(r4_quote_byte(e, '\t') == 2 && !strcmp(e, "\\t"));
+	CHECK(r4_quote_byte(e, '\r') == 2 && !strcmp(e, "\\r"));
+	CHECK(r4_quote_byte(e, 0) == 4 && !strcmp(e, "\\x00"));
+	CHECK(r4_quote_byte(e, 0x1b) == 4 && !strcmp(e, "\\x1b"));
+	CHECK(r4_quote_byte(e, 0x7f) == 4 && !strcmp(e, "\\x7f"));
+	CHECK(r4_quote_byte(e, 'a') == 1 && !strcmp(e, "a"));
+	CHECK(r4_quote_byte(e, 0xc3) == 1 && (unsigned char)e[0] == 0xc3 && !e[1]);	/* UTF-8 raw */
+}
+
 int main(void)
 {
 	char dir[] = "/tmp/r4apiXXXXXX";
@@ -554,6 +599,7 @@ int main(void)
 	test_symlink_limits();
 	test_collisions();
 	test_transactions();
+	test_helpers();
 	int fsck = t_fsck(img);
 
 	if (fsck < 0)
