@@ -396,41 +396,18 @@ static int put_file(struct r4_db *db, const char *path, const char *p, size_t n,
 	return rc;
 }
 
-struct names {
-	char **v;
-	size_t n, cap;
-	int rc;
-};
-
-static int names_fn(void *ctx, const char *name, size_t len, uint64_t ino, uint32_t type)
-{
-	struct names *s = ctx;
-
-	(void)ino;
-	(void)type;
-	if (name[0] == '.' && (len == 1 || (len == 2 && name[1] == '.')))
-		return 0;
-	if (r4_grow(&s->v, &s->cap, s->n + 1, sizeof(*s->v), 16) ||
-	    !(s->v[s->n] = r4_memdup(name, len))) {
-		s->rc = -ENOMEM;
-		return 1;
-	}
-	s->n++;
-	return 0;
-}
-
 /* Remove a directory and what it holds (records hold files only; a
  * directory inside one is removed with its contents too). */
 int r4_aggr_rmtree(struct r4_db *db, const char *path)
 {
-	struct r4_dirpos pos = {0};
-	struct names s = {0};
+	char **v;
+	size_t n;
 	int rc;
 
-	if ((rc = r4_readdir(db, path, &pos, names_fn, &s)) || (rc = s.rc))
-		goto out;
-	for (size_t i = 0; i < s.n && !rc; i++) {
-		char *p = r4_path_join(path, s.v[i], strlen(s.v[i]));
+	if ((rc = r4_fs_names(db, path, &v, &n)))
+		return rc;
+	for (size_t i = 0; i < n && !rc; i++) {
+		char *p = r4_path_join(path, v[i], strlen(v[i]));
 		struct r4_stat st;
 
 		if (!p) {
@@ -443,10 +420,7 @@ int r4_aggr_rmtree(struct r4_db *db, const char *path)
 	}
 	if (!rc)
 		rc = r4_rmdir(db, path);
-out:
-	for (size_t i = 0; i < s.n; i++)
-		r4_free(s.v[i]);
-	r4_free(s.v);
+	r4_fs_names_free(v, n);
 	return rc;
 }
 

@@ -1417,29 +1417,6 @@ static int check_objects(struct chk *c)
 
 /* ============================ r4's records ============================= */
 
-struct names {
-	char **v;
-	size_t n, cap;
-	int rc;
-};
-
-static int meta_name_fn(void *ctx, const char *name, size_t len, uint64_t ino, uint32_t type)
-{
-	struct names *ns = ctx;
-
-	(void)ino;
-	(void)type;
-	if (len <= 2 && name[0] == '.')
-		return 0;
-	if (r4_grow(&ns->v, &ns->cap, ns->n + 1, sizeof(*ns->v), 16) ||
-	    !(ns->v[ns->n] = r4_memdup(name, len))) {
-		ns->rc = -ENOMEM;
-		return 1;
-	}
-	ns->n++;
-	return 0;
-}
-
 /*
  * What r4 keeps beyond the format (meta.c): "/..r4" holds one file per
  * object, named by its oid.  Each must name an object the tree holds (a
@@ -1459,25 +1436,25 @@ static int stale_add(struct chk *c, uint64_t oid, bool bad)
 
 static int check_meta(struct chk *c)
 {
-	struct r4_dirpos pos = {0};
-	struct names ns = {0};
 	struct r4_stat st;
+	char **v;
+	size_t n;
 	int rc;
 
 	if (r4_stat(c->db, "/..r4", &st) || !S_ISDIR(st.mode))
 		return 0;
-	if ((rc = r4_readdir(c->db, "/..r4", &pos, meta_name_fn, &ns)) >= 0 && ns.rc)
-		rc = ns.rc;
-	for (size_t i = 0; i < ns.n && rc >= 0; i++) {
+	if ((rc = r4_fs_names(c->db, "/..r4", &v, &n)))
+		return rc;
+	for (size_t i = 0; i < n && rc >= 0; i++) {
 		char *end, path[300];
-		unsigned long long oid = strtoull(ns.v[i], &end, 10);
-		const struct cobj *r = *end || end == ns.v[i] ? NULL : obj_find(c, oid);
+		unsigned long long oid = strtoull(v[i], &end, 10);
+		const struct cobj *r = *end || end == v[i] ? NULL : obj_find(c, oid);
 		struct r4_meta m;
 
-		snprintf(path, sizeof(path), "/..r4/%s", ns.v[i]);
+		snprintf(path, sizeof(path), "/..r4/%s", v[i]);
 		if (!r || !(r->flags & F_SD)) {
 			problem(c, R4_CK_META_ORPHAN, (struct where){.path = path}, true,
-				"an r4 record of object %s, which the tree does not hold", ns.v[i]);
+				"an r4 record of object %s, which the tree does not hold", v[i]);
 			rc = stale_add(c, oid, false);
 		} else if ((rc = r4_meta_get(c->db, oid, &m)) == -EUCLEAN) {
 			problem(c, R4_CK_META_BAD, (struct where){.oid = oid, .path = path}, true,
@@ -1488,9 +1465,7 @@ static int check_meta(struct chk *c)
 			r4_meta_fini(&m);
 		}
 	}
-	for (size_t i = 0; i < ns.n; i++)
-		r4_free(ns.v[i]);
-	r4_free(ns.v);
+	r4_fs_names_free(v, n);
 	return rc < 0 ? rc : 0;
 }
 

@@ -315,6 +315,53 @@ int r4_readdir(r4_db *db, const char *path, struct r4_dirpos *pos, r4_dirent_fn 
 	return r4_db_seen(db, rc);
 }
 
+struct names {
+	char **v;
+	size_t n, cap;
+	int rc;
+};
+
+static int names_fn(void *ctx, const char *name, size_t len, uint64_t ino, uint32_t type)
+{
+	struct names *s = ctx;
+
+	(void)ino;
+	(void)type;
+	if (r4_ns_dot(name, len))
+		return 0;
+	if (r4_grow(&s->v, &s->cap, s->n + 1, sizeof(*s->v), 16) ||
+	    !(s->v[s->n] = r4_memdup(name, len))) {
+		s->rc = -ENOMEM;
+		return 1;
+	}
+	s->n++;
+	return 0;
+}
+
+int r4_fs_names(struct r4_db *db, const char *path, char ***v, size_t *n)
+{
+	struct r4_dirpos pos = {0};
+	struct names s = {0};
+	int rc = r4_readdir(db, path, &pos, names_fn, &s);
+
+	if (rc >= 0)
+		rc = s.rc;	/* (names_fn stops the listing only for it) */
+	if (rc) {
+		r4_fs_names_free(s.v, s.n);
+		return rc;
+	}
+	*v = s.v;
+	*n = s.n;
+	return 0;
+}
+
+void r4_fs_names_free(char **v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		r4_free(v[i]);
+	r4_free(v);
+}
+
 int r4_statfs(r4_db *db, struct r4_statfs *out)
 {
 	memset(out, 0, sizeof(*out));

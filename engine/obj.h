@@ -87,6 +87,10 @@ int r4_fs_make(struct r4_db *db, const char *path, uint32_t mode, uint32_t uid, 
 int r4_fs_finish_orphans(struct r4_db *db);
 /* What r4_stat says of a loaded object. */
 void r4_fs_stat_of(const struct r4_db *db, const struct r4_inode *ino, struct r4_stat *st);
+/* The names in directory path but "." and "..", in directory order:
+ * *v[0, *n), the caller's to r4_fs_names_free. */
+int r4_fs_names(struct r4_db *db, const char *path, char ***v, size_t *n);
+void r4_fs_names_free(char **v, size_t n);
 
 /* What r4 knows beyond the stat data (meta.c, docs/semantics.md). */
 enum { R4_META_NONE, R4_META_AGGREGATE, R4_META_INVERT };
