@@ -81,34 +81,17 @@ void r4_obj_touch(struct r4_db *db, struct r4_inode *ino, bool m, bool c)
 	}
 }
 
-/* Effective plugins: the object's own pset slot, else the root's. */
+/* Effective plugins: the object's own pset slot, else the root's
+ * (r4_obj_plugin). */
 static void effective_plugins(const struct r4_db *db, struct r4_inode *ino)
 {
-	uint16_t id;
-
-	ino->hash = db->pset.hash;
-	ino->fibre = db->pset.fibration;
-	ino->formatting = db->pset.formatting;
-	ino->create = db->pset.create;
-	ino->compress = db->pset.compress;
-	ino->cmode = db->pset.compress_mode;
-	ino->cluster = db->pset.cluster;
-	if (!r4_sd_has(&ino->sd, R4_SDEXT_PSET))
-		return;
-	if (r4_item_pset_get(&ino->sd.sd_pset, R4_PSET_HASH, &id))
-		ino->hash = id;
-	if (r4_item_pset_get(&ino->sd.sd_pset, R4_PSET_FIBRATION, &id))
-		ino->fibre = id;
-	if (r4_item_pset_get(&ino->sd.sd_pset, R4_PSET_FORMATTING, &id))
-		ino->formatting = id;
-	if (r4_item_pset_get(&ino->sd.sd_pset, R4_PSET_CREATE, &id))
-		ino->create = id;
-	if (r4_item_pset_get(&ino->sd.sd_pset, R4_PSET_COMPRESSION, &id))
-		ino->compress = id;
-	if (r4_item_pset_get(&ino->sd.sd_pset, R4_PSET_CMODE, &id))
-		ino->cmode = id;
-	if (r4_item_pset_get(&ino->sd.sd_pset, R4_PSET_CLUSTER, &id))
-		ino->cluster = id;
+	ino->hash = r4_obj_plugin(db, ino, R4_PSET_HASH);
+	ino->fibre = r4_obj_plugin(db, ino, R4_PSET_FIBRATION);
+	ino->formatting = r4_obj_plugin(db, ino, R4_PSET_FORMATTING);
+	ino->create = r4_obj_plugin(db, ino, R4_PSET_CREATE);
+	ino->compress = r4_obj_plugin(db, ino, R4_PSET_COMPRESSION);
+	ino->cmode = r4_obj_plugin(db, ino, R4_PSET_CMODE);
+	ino->cluster = r4_obj_plugin(db, ino, R4_PSET_CLUSTER);
 }
 
 /* The plugin-set members db->pset keeps, the root's or the defaults. */
