@@ -27,7 +27,6 @@
 #include <sys/stat.h>
 
 #include "audit.h"
-#include "db.h"
 #include "ns.h"
 #include "obj.h"
 #include "pseudo.h"
@@ -47,7 +46,7 @@ struct handle {
 	enum hkind kind;
 	char *path;		/* absolute, no symlink before the last component */
 	struct r4_stat st;	/* the object (H_OBJ, H_PSEUDO, H_WINDOW) ... */
-	uint64_t gen;		/* ... as it was at this db->gen (every change bumps it) */
+	uint64_t gen;		/* ... as it was at this r4_generation */
 	bool fresh;		/* st (and dst) hold a stat taken at gen */
 	struct r4_stat dst;	/* H_MISSING: the directory */
 	uint64_t dir_ino;	/* the directory holding the name (0 for the root) */
@@ -178,12 +177,12 @@ static int h_stat(struct x *x, struct handle *h)
 {
 	int rc;
 
-	if (h->fresh && h->gen == x->db->gen)
+	if (h->fresh && h->gen == r4_generation(x->db))
 		return 0;
 	if ((rc = r4_stat(x->db, h->path, &h->st)))
 		return rc;
 	h->fresh = h->kind != H_MISSING;	/* dst is not taken again */
-	h->gen = x->db->gen;
+	h->gen = r4_generation(x->db);
 	return 0;
 }
 
@@ -459,7 +458,7 @@ static int ended(struct x *x, struct r4_ns_walk *w, const char *text, bool creat
 			return -ENOMEM;
 		h->dir_ino = w->st.ino;
 		h->dst = w->st;	/* the directory, for make() */
-		h->gen = x->db->gen;
+		h->gen = r4_generation(x->db);
 		h->fresh = true;
 		return 0;
 	case R4_NS_AT_PSEUDO:
@@ -482,7 +481,7 @@ static int ended(struct x *x, struct r4_ns_walk *w, const char *text, bool creat
 	w->path = NULL;
 	h->st = w->st;
 	h->dir_ino = w->dir_ino;
-	h->gen = x->db->gen;
+	h->gen = r4_generation(x->db);
 	h->fresh = true;
 	return rc;
 }
@@ -519,11 +518,11 @@ static int walk_ns(struct x *x, const char *from, const char *text, unsigned fla
 	else if ((rc == -ENOENT || rc == -ENOTDIR) && (flags & R4_LOOK_EXIST))
 		rc = 0;		/* an empty handle: P does not exist */
 	else if (w.comp < 0)
-		rc = fail(x, r4_db_seen(x->db, rc), "cannot read '%s'", from);
+		rc = fail(x, rc, "cannot read '%s'", from);
 	else if (rc == -ENOENT || rc == -ENOTDIR || rc == -EACCES || rc == -ELOOP)
 		rc = lookup_fail(x, text, w.comp, rc, create);
 	else
-		rc = fail(x, r4_db_seen(x->db, rc), "cannot read '%s'", w.path);
+		rc = fail(x, rc, "cannot read '%s'", w.path);
 	r4_ns_fini(&w);
 	if (rc)
 		handle_clear(h);
@@ -702,7 +701,7 @@ static int make(struct x *x, struct handle *h, unsigned type, unsigned format, u
 {
 	struct r4_why why;
 	struct r4_pseudo_ctx c = pctx(x, &why);
-	bool known = h->fresh && h->gen == x->db->gen;
+	bool known = h->fresh && h->gen == r4_generation(x->db);
 	int rc;
 
 	if ((rc = touch_entry(x, h->dir_ino, base_name(h->path), true, h->path)))
@@ -711,7 +710,7 @@ static int make(struct x *x, struct handle *h, unsigned type, unsigned format, u
 				 tgt, tlen, &h->st)))
 		return said(x, rc, &why);
 	h->kind = H_OBJ;
-	h->gen = x->db->gen;
+	h->gen = r4_generation(x->db);
 	h->fresh = true;
 	return 0;
 }
@@ -1375,15 +1374,12 @@ static int run_unit(struct x *x, size_t begin, size_t end)
 {
 	struct r4_db *db = x->db;
 	/* in a session (or redoing one's run) the transaction is the session's */
-	bool pin = !db->clock_pinned, in_session = x->session || x->replaying;
+	bool in_session = x->session || x->replaying, pin;
 	int rc;
 
 	if (!x->replaying)
 		memset(x->forced + begin, 0, (end - begin) * sizeof(*x->forced));
-	if (pin) {
-		clock_gettime(CLOCK_REALTIME, &db->clock_pin);
-		db->clock_pinned = true;
-	}
+	pin = r4_clock_pin(db);
 	for (;;) {
 		bool txn = in_session;
 
@@ -1426,7 +1422,7 @@ static int run_unit(struct x *x, size_t begin, size_t end)
 			break;
 	}
 	if (pin)
-		db->clock_pinned = false;
+		r4_clock_unpin(db);
 	reset_unit(x, begin, end);
 	return rc;
 }
@@ -1622,15 +1618,14 @@ int r4_session_begin(r4_db *db, r4_session **out)
 		return rc;
 	}
 	s->db = db;
-	clock_gettime(CLOCK_REALTIME, &db->clock_pin);
-	db->clock_pinned = true;
+	r4_clock_pin(db);
 	*out = s;
 	return 0;
 }
 
 static void session_end(r4_session *s)
 {
-	s->db->clock_pinned = false;
+	r4_clock_unpin(s->db);
 	for (size_t i = 0; i < s->n; i++)
 		record_free(s->v[i]);
 	r4_free(s->v);

@@ -351,7 +351,9 @@ int r4_ns_walk(struct r4_ns_walk *w, const char *from, const char *text)
 	if (!rc && from && text[0] != '/')
 		rc = run(w, from);
 	w->plain = false;
-	return rc ? rc : run(w, text);
+	if (!rc)
+		rc = run(w, text);
+	return rc ? r4_db_seen(w->db, rc) : 0;
 }
 
 void r4_ns_take(struct r4_ns_walk *w, struct r4_inode *out)

@@ -104,6 +104,19 @@ void r4_abort(r4_db *db);
 bool r4_in_txn(const r4_db *db);
 /* The error that poisoned the open transaction, or 0 (it can still commit). */
 int r4_txn_error(const r4_db *db);
+/* A number that moves whenever the image changes through db, and only
+ * then: a host that keeps what it read (a stat) knows it is still true
+ * while the number has not moved. */
+uint64_t r4_generation(const r4_db *db);
+/*
+ * Pin the clock: until r4_clock_unpin, every time the engine stamps (a
+ * change's mtime and ctime, an audit record) is the moment of this call,
+ * as one R4L unit happens at one moment.  false, changing nothing, when
+ * the clock is pinned already (whoever pinned it unpins it).  The tests'
+ * fixed clock (R4_CLOCK at open) still wins over a pinned one.
+ */
+bool r4_clock_pin(r4_db *db);
+void r4_clock_unpin(r4_db *db);
 
 /* ---- objects ---- */
 
