@@ -26,7 +26,6 @@
 #include <stdlib.h>
 #include <sys/stat.h>
 
-#include "audit.h"
 #include "ns.h"
 #include "obj.h"
 #include "pseudo.h"
@@ -856,7 +855,8 @@ static int step_link(struct x *x, const struct r4_step *s)
 {
 	struct handle *d = &x->h[s->b], *t = &x->h[s->d], *out = &x->h[s->a];
 	struct handle nh = {0};
-	struct r4_why why = {""};
+	struct r4_why why;
+	struct r4_pseudo_ctx c = pctx(x, &why);
 	const uint8_t *name;
 	size_t nlen;
 	int rc;
@@ -874,16 +874,11 @@ static int step_link(struct x *x, const struct r4_step *s)
 			    d->path);
 	if (!(nh.path = r4_path_join(d->path, (const char *)name, nlen)))
 		return -ENOMEM;
-	if (!(rc = may_change_dir(x, d->path, NULL, nh.path)) &&
-	    !(rc = touch_entry(x, d->st.ino, base_name(nh.path), true, nh.path)) &&
-	    !(rc = touch_obj(x, t->st.ino, R4_PSEUDO_NLINK, true, t->path))) {
-		if ((rc = r4_link(x->db, t->path, nh.path)))
-			rc = fail(x, rc, "cannot link '%s' to '%s'", nh.path, t->path);
-		else if (!(rc = r4_stat(x->db, nh.path, &nh.st)) &&
-			 !(rc = said(x, r4_audit_change(x->db, x->o->who.uid, t->st.ino, d->st.ino,
-							"link", nh.path, 0, &why), &why)))
-			nh.kind = H_OBJ, nh.dir_ino = d->st.ino;
-	}
+	if (!(rc = touch_entry(x, d->st.ino, base_name(nh.path), true, nh.path)) &&
+	    !(rc = touch_obj(x, t->st.ino, R4_PSEUDO_NLINK, true, t->path)) &&
+	    !(rc = said(x, r4_pseudo_link(x->db, &c, t->path, &t->st, d->path, nh.path,
+					   &nh.st), &why)))
+		nh.kind = H_OBJ, nh.dir_ino = d->st.ino;
 	return made(x, out, &nh, rc);
 }
 

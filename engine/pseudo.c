@@ -612,6 +612,23 @@ out:
 	return rc;
 }
 
+int r4_pseudo_link(struct r4_db *db, struct r4_pseudo_ctx *c, const char *target,
+		   const struct r4_stat *st, const char *dir, const char *path, struct r4_stat *out)
+{
+	struct r4_stat d;
+	int rc;
+
+	if ((rc = r4_stat(db, dir, &d)))
+		return SAY(c, rc, "cannot change '%s'", dir);
+	if ((rc = may_change(db, c, &d, NULL, dir, path)))
+		return rc;
+	if ((rc = r4_link(db, target, path)))
+		return SAY(c, rc, "cannot link '%s' to '%s'", path, target);
+	if ((rc = r4_stat(db, path, out)))
+		return rc;
+	return audit(db, c, st->ino, d.ino, "link", path, 0);
+}
+
 /* A write drops set-id bits as perm.c says. */
 static int clear_suid(struct r4_db *db, struct r4_pseudo_ctx *c, const char *path,
 		      const struct r4_stat *st)

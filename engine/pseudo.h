@@ -77,6 +77,12 @@ int r4_pseudo_audit_into(struct r4_db *db, struct r4_pseudo_ctx *c, const char *
 int r4_pseudo_make(struct r4_db *db, struct r4_pseudo_ctx *c, const char *path,
 		   const struct r4_stat *d, unsigned type, unsigned format, uint32_t perm,
 		   const uint8_t *tgt, size_t tlen, struct r4_stat *st);
+/* LINK (section 5.3): the entry path, in the directory at dir, for the
+ * object st at target, if c->who may add it there; recorded as a "link"
+ * (section 6.4).  *out: its stat. */
+int r4_pseudo_link(struct r4_db *db, struct r4_pseudo_ctx *c, const char *target,
+		   const struct r4_stat *st, const char *dir, const char *path,
+		   struct r4_stat *out);
 /* May c->who add an entry to the directory at dir, or (st) remove or
  * replace the entry path of st there (perm.c: write, search, sticky)? */
 int r4_pseudo_may_change(struct r4_db *db, struct r4_pseudo_ctx *c, const char *dir,
