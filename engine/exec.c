@@ -26,8 +26,6 @@
 #include <stdlib.h>
 #include <sys/stat.h>
 
-#include "ns.h"
-#include "obj.h"
 #include "pseudo.h"
 
 #define REPLAY 1		/* run_steps: a TRY caught a failure, run the unit again */
