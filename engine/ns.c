@@ -310,32 +310,34 @@ static int step(struct r4_ns_walk *w, bool last)
 /* Walk text from where w is (the start, when w->state->plain). */
 static int run(struct r4_ns_walk *w, const char *text)
 {
-	w->state->text = text;
-	w->state->pos = w->state->linkpart = 0;
+	struct r4_ns_state *s = w->state;
+
+	s->text = text;
+	s->pos = s->linkpart = 0;
 	for (;;) {
-		const char *r = w->state->text + w->state->pos, *peek, *next;
-		size_t before = w->state->pos, n;
+		const char *r = s->text + s->pos, *peek, *next;
+		size_t before = s->pos, n;
 		int rc;
 
 		if (!r4_ns_next(&r, &w->name, &w->len))
 			break;
-		w->state->own = !w->state->linkpart;
+		s->own = !s->linkpart;
 		w->rest = r;
-		w->state->pos = (size_t)(r - w->state->text);
-		w->state->linkpart = w->state->linkpart > w->state->pos - before ? w->state->linkpart - (w->state->pos - before) : 0;
-		if (w->state->own && !w->state->plain)
+		s->pos = (size_t)(r - s->text);
+		s->linkpart = s->linkpart > s->pos - before ? s->linkpart - (s->pos - before) : 0;
+		if (s->own && !s->plain)
 			w->comp++;
 		peek = r;
 		bool last = !r4_ns_next(&peek, &next, &n);
 
-		if (last && !w->state->plain && (w->flags & R4_NS_PARENT)) {
+		if (last && !s->plain && (w->flags & R4_NS_PARENT)) {
 			w->end = R4_NS_AT_LAST;
 			return 0;
 		}
 		if ((rc = step(w, last)))
 			return rc < 0 ? rc : 0;
 	}
-	if (!w->state->plain && (w->flags & R4_NS_PARENT))
+	if (!s->plain && (w->flags & R4_NS_PARENT))
 		return -EBUSY;	/* "/" has no parent entry */
 	w->end = R4_NS_AT_OBJ;
 	return 0;

@@ -1,7 +1,7 @@
 /*
  * pseudo.c - what a pseudo file is (LANGUAGE.md section 6): the table of
  * their names, what reading each gives and what writing each does, for
- * the executor (exec.c, through pseudo.h) and for hosts that reach them
+ * the executor (exec/exec.c, through r4_pseudo_ctx) and for hosts that reach them
  * without the language (r4_pseudo_read and r4_pseudo_write in r4.h: the
  * FUSE bridge).  One place, so R4L's f/..mode and the mount's f/..mode
  * cannot disagree.
@@ -30,7 +30,6 @@
 #include "ns.h"
 #include "obj.h"
 #include "perm.h"
-#include "pseudo.h"
 
 #define MAX_INVERT_DEPTH 8	/* inverts read inside inverts (then ELOOP) */
 /* The words of a refusal, into c->why (the first reason stands). */

@@ -1,15 +1,17 @@
 /*
  * exec.c - the plan executor: runs what the command language compiled
- * (LANGUAGE.md sections 5 and 6, docs/plan.md) against an open image.
+ * (LANGUAGE.md sections 5 and 6, docs/plan.md) against an open image.  It
+ * sits above the engine (DESIGN.md section 3) and sees r4.h alone (the
+ * Makefile builds it with -Iinclude; make layering checks it).
  *
- * Handles are resolved absolute paths: ns.c's walker walks each path for
+ * Handles are resolved absolute paths: r4_ns_walk walks each path for
  * the acting identity (search permission), following symlinks (the fs API's
  * calls by path never do) and ending at pseudo names; the executor's own
  * names, result children, and its touches of entries reach the walker as
  * hooks.  What reading or writing an object, a pseudo file or a window
- * does is pseudo.c's (pseudo.h): the executor records first what a step
- * uses and changes (the ',' groups) and turns the words pseudo.c gives
- * back into diagnostics.  Everything runs inside the unit's transaction.
+ * does is pseudo.c's (r4_pseudo_get, r4_pseudo_put ...): the executor
+ * records first what a step uses and changes (the ',' groups) and turns
+ * the words pseudo.c gives back into diagnostics.  Everything runs inside the unit's transaction.
  *
  * Undo for named results: the engine has no partial rollback, so when a
  * step fails inside a TRY the executor aborts the unit's transaction,
@@ -20,13 +22,16 @@
  * second run redoes exactly what preceded the TRY.  Each failure forces
  * one more TRY, so a unit runs at most 1 + (its TRY steps) times.
  */
+#include <assert.h>
+#include <errno.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 
-#include "pseudo.h"
+#include "r4.h"
 
 #define REPLAY 1		/* run_steps: a TRY caught a failure, run the unit again */
 
@@ -374,7 +379,7 @@ static int result_text(const struct result *r, int which, struct r4_buf *b)
 
 /* ================================ lookup ================================ */
 
-/* ns.c's walker asks: is name, under the object reached, a bound result
+/* The walker asks: is name, under the object reached, a bound result
  * child of it (then the walk ends there, and a symlink is itself)? */
 static bool claims(void *ctx, const struct r4_ns_walk *w, const char *name, size_t len)
 {
@@ -485,8 +490,8 @@ static int ended(struct x *x, struct r4_ns_walk *w, const char *text, bool creat
 
 /*
  * Walk path text `text` from the object `from` (absolute path; NULL: the
- * current directory) with flags R4_LOOK_* and ns.c's R4_NS_CHECKED or 0,
- * through ns.c's walker; the handle goes to *h.
+ * current directory) with flags R4_LOOK_* and R4_NS_CHECKED or 0,
+ * through r4_ns_walk; the handle goes to *h.
  */
 static int walk_ns(struct x *x, const char *from, const char *text, unsigned flags,
 		   unsigned checked, struct handle *h)
@@ -547,7 +552,7 @@ static int read_handle(struct x *x, struct handle *h, struct r4_buf *b);
 static int write_handle(struct x *x, struct handle *h, const uint8_t *p, size_t n, bool append);
 
 /* An invert's file part, as this run reaches it: walked as the caller,
- * read or written as a statement would (pseudo.h, r4_pseudo_ctx.part). */
+ * read or written as a statement would (r4.h, r4_pseudo_ctx.part). */
 static int exec_part(void *arg, unsigned depth, const char *path, const uint8_t *p, size_t n,
 		     bool quiet, struct r4_buf *out)
 {
@@ -954,7 +959,7 @@ static int step_test(struct x *x, const struct r4_step *s)
 	} else {
 		val(x, s->b, &a, &na);
 		val(x, s->c, &b, &nb);
-		c = memcmp(a, b, R4_MIN(na, nb));
+		c = memcmp(a, b, na < nb ? na : nb);
 		if (!c)
 			c = na < nb ? -1 : na > nb;
 		switch (s->flags) {
