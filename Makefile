@@ -20,6 +20,8 @@ CFLAGS_ALL = $(CFLAGS_WARN) $(OPT) $(SANFLAGS) -MMD -MP $(CFLAGS)
 # the compiler keeps programs and the parser off the engine's internals.
 # Unit tests see everything they test.
 ENGINE_INC = -Iinclude -Iengine
+# the executor (exec/) runs plans on the public fs/ns API alone (DESIGN.md 3)
+EXEC_INC   = -Iinclude
 PARSE_INC  = -Iinclude -Iparser -Igrammar -I$(B)/grammar
 CLI_INC    = -Iinclude -Icli
 UNIT_INC   = -Iinclude -Iengine -Iparser -Itests/unit
@@ -29,7 +31,7 @@ UUID_LIBS = $(shell pkg-config --libs uuid 2>/dev/null || echo -luuid)
 ZIP_LIBS = $(shell pkg-config --libs lzo2 zlib libzstd 2>/dev/null || echo -llzo2 -lz -lzstd)
 ENGINE_LIBS = $(UUID_LIBS) $(ZIP_LIBS)
 
-ENGINE_SRC = $(sort $(wildcard engine/*.c))
+ENGINE_SRC = $(sort $(wildcard engine/*.c exec/*.c))
 ENGINE_OBJ = $(ENGINE_SRC:%.c=$(B)/%.o)
 PARSE_SRC  = $(sort $(wildcard parser/*.c))
 PARSE_OBJ  = $(PARSE_SRC:%.c=$(B)/%.o) $(B)/grammar/parser.o $(B)/grammar/lexer.o
@@ -61,6 +63,9 @@ $(B)/libr4engine.a: $(ENGINE_OBJ)
 $(B)/engine/%.o: engine/%.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_ALL) $(ENGINE_INC) -c -o $@ $<
+$(B)/exec/%.o: exec/%.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_ALL) $(EXEC_INC) -c -o $@ $<
 $(B)/cli/%.o: cli/%.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_ALL) $(CLI_INC) -c -o $@ $<

@@ -1,7 +1,7 @@
 /*
  * audit.c - the audit records of LANGUAGE.md 6.4, written by the engine:
  * by the fs API's handle calls (fs.c) for the identity r4_act_as set, and
- * for R4L's changes (exec.c, pseudo.c: r4_audit_change).  One place, so
+ * for R4L's changes (pseudo.c: r4_audit_change).  One place, so
  * that every host writes the same line.
  *
  * A record is "SECONDS UID OP PATH LENGTH\n" appended to the log an

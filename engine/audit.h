@@ -61,7 +61,7 @@ int r4_audit_path(struct r4_db *db, const r4_key *dir, const char *name, size_t 
 
 /* Section 6.4's record of a change by uid of the object ino and of the
  * directory dir of its entry (0: none), at path, in their logs, in the
- * open transaction: R4L's changes (exec.c, pseudo.c), whose units roll
+ * open transaction: R4L's changes (pseudo.c), whose units roll
  * back whole.  why: which setting or log failed. */
 int r4_audit_change(struct r4_db *db, uint32_t uid, uint64_t ino, uint64_t dir, const char *op,
 		    const char *path, uint64_t len, struct r4_why *why);

@@ -245,6 +245,25 @@ int r4_open(const char *path, const struct r4_open_opts *o, r4_db **out)
 	return r4_open_io(io, o, out);
 }
 
+uint64_t r4_generation(const r4_db *db)
+{
+	return db->gen;
+}
+
+bool r4_clock_pin(r4_db *db)
+{
+	if (db->clock_pinned)
+		return false;
+	clock_gettime(CLOCK_REALTIME, &db->clock_pin);
+	db->clock_pinned = true;
+	return true;
+}
+
+void r4_clock_unpin(r4_db *db)
+{
+	db->clock_pinned = false;
+}
+
 void r4_close(r4_db *db)
 {
 	int rc;

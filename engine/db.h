@@ -100,7 +100,7 @@ struct r4_db {
 						   has seen is not given to another object) */
 	unsigned saved_height;
 	int64_t clock_override;	/* tests: fixed time when >= 0 */
-	bool clock_pinned;	/* the executor: one time for a whole unit (exec.c) */
+	bool clock_pinned;	/* one time for a whole R4L unit (r4_clock_pin) */
 	struct timespec clock_pin;
 
 	/* space (txn.c, r4_txn_*): what the running operation grabbed */

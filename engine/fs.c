@@ -47,11 +47,12 @@ static int check_path(const char *path)
  * who, each directory passed needs search permission for who (-EACCES).
  */
 static int walk_path(struct r4_db *db, const char *path, unsigned flags,
-		     const struct r4_ident *who, struct r4_ns_walk *w)
+		     const struct r4_ident *who, struct r4_ns_walk *w, struct r4_ns_state *s)
 {
 	int rc;
 
-	*w = (struct r4_ns_walk){.db = db, .who = who, .flags = flags};
+	*s = (struct r4_ns_state){0};
+	*w = (struct r4_ns_walk){.db = db, .who = who, .flags = flags, .state = s};
 	if ((rc = check_path(path)))
 		return rc;
 	return r4_ns_walk(w, NULL, path);
@@ -61,7 +62,8 @@ static int resolve_as(struct r4_db *db, const char *path, const struct r4_ident 
 		      struct r4_inode *out)
 {
 	struct r4_ns_walk w;
-	int rc = walk_path(db, path, 0, who, &w);
+	struct r4_ns_state ws;
+	int rc = walk_path(db, path, 0, who, &w, &ws);
 
 	if (!rc)
 		r4_ns_take(&w, out);
@@ -80,7 +82,8 @@ static int resolve_parent(struct r4_db *db, const char *path, struct r4_inode *d
 			  const char **name, size_t *len)
 {
 	struct r4_ns_walk w;
-	int rc = walk_path(db, path, R4_NS_PARENT, NULL, &w);
+	struct r4_ns_state ws;
+	int rc = walk_path(db, path, R4_NS_PARENT, NULL, &w, &ws);
 
 	if (!rc && !S_ISDIR(w.st.mode))
 		rc = -ENOTDIR;

@@ -11,10 +11,12 @@
  * root's "..r4", where r4 keeps what the format has no place for (meta.c).
  *
  * The walker knows no plan: the executor's result children and its
- * touches of entries reach it as hooks (struct r4_ns_walk).  It can keep
- * the absolute path of what it reached, without symlinks, so ".." is the
- * parent's entry and the path's parent alike.  A walk that follows no
- * symlink and keeps no path (the fs API's) allocates nothing.
+ * touches of entries reach it as hooks (struct r4_ns_walk, public in
+ * r4.h: the executor is above the fs/ns API).  It can keep the absolute
+ * path of what it reached, without symlinks, so ".." is the parent's
+ * entry and the path's parent alike.  A walk inside the engine that
+ * brings its own state (struct r4_ns_state), follows no symlink and keeps
+ * no path (the fs API's) allocates nothing.
  */
 #include <errno.h>
 #include <string.h>
@@ -93,27 +95,27 @@ static int path_root(struct r4_ns_walk *w)
 {
 	if (!(w->flags & R4_NS_PATH))
 		return 0;
-	if (r4_grow(&w->path, &w->pcap, 2, 1, 64))
+	if (r4_grow(&w->path, &w->state->pcap, 2, 1, 64))
 		return -ENOMEM;
 	memcpy(w->path, "/", 2);
-	w->plen = 1;
+	w->state->plen = 1;
 	return 0;
 }
 
 /* ... one name down ... */
 static int path_down(struct r4_ns_walk *w, const char *name, size_t len)
 {
-	size_t need = w->plen + 1 + len + 1;
+	size_t need = w->state->plen + 1 + len + 1;
 
 	if (!(w->flags & R4_NS_PATH))
 		return 0;
-	if (r4_grow(&w->path, &w->pcap, need, 1, 64))
+	if (r4_grow(&w->path, &w->state->pcap, need, 1, 64))
 		return -ENOMEM;
-	if (w->plen > 1)
-		w->path[w->plen++] = '/';
-	memcpy(w->path + w->plen, name, len);
-	w->plen += len;
-	w->path[w->plen] = 0;
+	if (w->state->plen > 1)
+		w->path[w->state->plen++] = '/';
+	memcpy(w->path + w->state->plen, name, len);
+	w->state->plen += len;
+	w->path[w->state->plen] = 0;
 	return 0;
 }
 
@@ -126,8 +128,8 @@ static void path_up(struct r4_ns_walk *w)
 		return;
 	s = strrchr(w->path, '/');
 
-	w->plen = s == w->path ? 1 : (size_t)(s - w->path);
-	w->path[w->plen] = 0;
+	w->state->plen = s == w->path ? 1 : (size_t)(s - w->path);
+	w->path[w->state->plen] = 0;
 }
 
 /* The walk moves to the object k names (name: its entry, for the report
@@ -142,11 +144,11 @@ static int load(struct r4_ns_walk *w, const r4_key *k, const char *name, size_t 
 			  : R4_CORRUPT(&w->db->lg, w->db->root, "no root directory");
 	if (rc)
 		return rc;
-	if (w->loaded)
-		r4_obj_fini(&w->ino);
-	w->ino = ino;
-	w->loaded = true;
-	r4_fs_stat_of(w->db, &w->ino, &w->st);
+	if (w->state->loaded)
+		r4_obj_fini(&w->state->ino);
+	w->state->ino = ino;
+	w->state->loaded = true;
+	r4_fs_stat_of(w->db, &w->state->ino, &w->st);
 	return 0;
 }
 
@@ -168,9 +170,9 @@ static int up(struct r4_ns_walk *w)
 	r4_key k;
 	int rc;
 
-	if (r4_key_objectid(&w->ino.sdkey) == R4_ROOT_OID)
+	if (r4_key_objectid(&w->state->ino.sdkey) == R4_ROOT_OID)
 		return 0;	/* the root's parent is the root */
-	if ((rc = r4_dir_lookup(w->db, &w->ino, "..", 2, &k)) || (rc = load(w, &k, "..", 2)))
+	if ((rc = r4_dir_lookup(w->db, &w->state->ino, "..", 2, &k)) || (rc = load(w, &k, "..", 2)))
 		return rc;
 	path_up(w);
 	w->dir_ino = 0;
@@ -181,13 +183,13 @@ static int up(struct r4_ns_walk *w)
 static int down(struct r4_ns_walk *w, const r4_key *k, const char *name, size_t len)
 {
 	uint64_t dir = w->st.ino;
-	r4_key upkey = w->ino.sdkey;
+	r4_key upkey = w->state->ino.sdkey;
 	int rc;
 
 	if ((rc = load(w, k, name, len)) || (rc = path_down(w, name, len)))
 		return rc;
 	w->dir_ino = dir;
-	w->up = upkey;
+	w->state->up = upkey;
 	return 0;
 }
 
@@ -210,28 +212,28 @@ static bool applies_to_link(struct r4_ns_walk *w, const char *rest)
  * directory (relative text) or the root. */
 static int follow(struct r4_ns_walk *w)
 {
-	size_t n = w->ino.sd.sd_symlink_len, left = strlen(w->text + w->pos);
+	size_t n = w->state->ino.sd.sd_symlink_len, left = strlen(w->state->text + w->state->pos);
 	bool absolute;
 	char *s;
 
-	if (++w->links > R4_NS_MAX_LINKS)
+	if (++w->state->links > R4_NS_MAX_LINKS)
 		return -ELOOP;
-	if (!n || !w->ino.symlink)
+	if (!n || !w->state->ino.symlink)
 		return -ENOENT;
 	if (!(s = r4_malloc(n + left + 2)))
 		return -ENOMEM;
-	memcpy(s, w->ino.symlink, n);
+	memcpy(s, w->state->ino.symlink, n);
 	s[n] = '/';
-	memcpy(s + n + 1, w->text + w->pos, left + 1);
+	memcpy(s + n + 1, w->state->text + w->state->pos, left + 1);
 	absolute = s[0] == '/';
-	r4_free(w->buf);
-	w->text = w->buf = s;
-	w->pos = 0;
-	w->linkpart += n + 1;
+	r4_free(w->state->buf);
+	w->state->text = w->state->buf = s;
+	w->state->pos = 0;
+	w->state->linkpart += n + 1;
 	w->name = w->rest = NULL;
 	if (absolute)
 		return at_root(w);
-	int rc = load(w, &w->up, "..", 2);
+	int rc = load(w, &w->state->up, "..", 2);
 
 	if (!rc) {
 		path_up(w);
@@ -252,16 +254,16 @@ static int step(struct r4_ns_walk *w, bool last)
 {
 	const char *name = w->name;
 	size_t len = w->len;
-	unsigned flags = w->plain ? 0 : w->flags;
-	bool dir = S_ISDIR(w->st.mode), hooks = !w->plain;
+	unsigned flags = w->state->plain ? 0 : w->flags;
+	bool dir = S_ISDIR(w->st.mode), hooks = !w->state->plain;
 	r4_key k;
 	int rc;
 
 	if (hooks && w->claims && w->claims(w->ctx, w, name, len))
 		return stop(w, R4_NS_AT_CLAIMED);
-	if ((flags & R4_NS_CHECKED) && w->own && !name_rule(false, -ENOENT, name, len, &w->ps))
+	if ((flags & R4_NS_CHECKED) && w->state->own && !name_rule(false, -ENOENT, name, len, &w->ps))
 		return stop(w, R4_NS_AT_PSEUDO);
-	if (dir && !w->plain && !r4_perm_may(w->db, w->who, &w->st, 1)) {
+	if (dir && !w->state->plain && !r4_perm_may(w->db, w->who, &w->st, 1)) {
 		/* the entries are hidden from who: a pseudo name is the object's */
 		if ((flags & R4_NS_PSEUDO) && !name_rule(true, -ENOENT, name, len, &w->ps))
 			return stop(w, R4_NS_AT_PSEUDO);
@@ -275,7 +277,7 @@ static int step(struct r4_ns_walk *w, bool last)
 	if (dir) {
 		if (hooks && w->enter && (rc = w->enter(w->ctx, w, name, len)))
 			return rc;
-		rc = r4_dir_lookup(w->db, &w->ino, name, len, &k);
+		rc = r4_dir_lookup(w->db, &w->state->ino, name, len, &k);
 	}
 	if (flags & R4_NS_PSEUDO)
 		rc = name_rule(dir, rc, name, len, &w->ps);
@@ -296,35 +298,37 @@ static int step(struct r4_ns_walk *w, bool last)
 	return 0;
 }
 
-/* Walk text from where w is (the start, when w->plain). */
+/* Walk text from where w is (the start, when w->state->plain). */
 static int run(struct r4_ns_walk *w, const char *text)
 {
-	w->text = text;
-	w->pos = w->linkpart = 0;
+	struct r4_ns_state *s = w->state;
+
+	s->text = text;
+	s->pos = s->linkpart = 0;
 	for (;;) {
-		const char *r = w->text + w->pos, *peek, *next;
-		size_t before = w->pos, n;
+		const char *r = s->text + s->pos, *peek, *next;
+		size_t before = s->pos, n;
 		int rc;
 
 		if (!r4_ns_next(&r, &w->name, &w->len))
 			break;
-		w->own = !w->linkpart;
+		s->own = !s->linkpart;
 		w->rest = r;
-		w->pos = (size_t)(r - w->text);
-		w->linkpart = w->linkpart > w->pos - before ? w->linkpart - (w->pos - before) : 0;
-		if (w->own && !w->plain)
+		s->pos = (size_t)(r - s->text);
+		s->linkpart = s->linkpart > s->pos - before ? s->linkpart - (s->pos - before) : 0;
+		if (s->own && !s->plain)
 			w->comp++;
 		peek = r;
 		bool last = !r4_ns_next(&peek, &next, &n);
 
-		if (last && !w->plain && (w->flags & R4_NS_PARENT)) {
+		if (last && !s->plain && (w->flags & R4_NS_PARENT)) {
 			w->end = R4_NS_AT_LAST;
 			return 0;
 		}
 		if ((rc = step(w, last)))
 			return rc < 0 ? rc : 0;
 	}
-	if (!w->plain && (w->flags & R4_NS_PARENT))
+	if (!s->plain && (w->flags & R4_NS_PARENT))
 		return -EBUSY;	/* "/" has no parent entry */
 	w->end = R4_NS_AT_OBJ;
 	return 0;
@@ -336,28 +340,44 @@ int r4_ns_walk(struct r4_ns_walk *w, const char *from, const char *text)
 
 	w->comp = -1;
 	w->ps = NULL;
-	w->links = 0;
-	w->plain = true;
+	if (!w->state) {
+		if (!(w->state = r4_calloc(1, sizeof(*w->state))))
+			return -ENOMEM;
+		w->state->heap = true;
+	}
+	w->state->links = 0;
+	w->state->plain = true;
 	rc = at_root(w);
 	if (!rc && from && text[0] != '/')
 		rc = run(w, from);
-	w->plain = false;
-	return rc ? rc : run(w, text);
+	w->state->plain = false;
+	if (!rc)
+		rc = run(w, text);
+	return rc ? r4_db_seen(w->db, rc) : 0;
 }
 
 void r4_ns_take(struct r4_ns_walk *w, struct r4_inode *out)
 {
-	*out = w->ino;
-	w->loaded = false;
+	*out = w->state->ino;
+	w->state->loaded = false;
 }
 
 void r4_ns_fini(struct r4_ns_walk *w)
 {
-	if (w->loaded)
-		r4_obj_fini(&w->ino);
-	w->loaded = false;
+	struct r4_ns_state *s = w->state;
+
 	r4_free(w->path);
-	r4_free(w->buf);
-	w->path = w->buf = NULL;
-	w->pcap = 0;
+	w->path = NULL;
+	if (!s)
+		return;
+	if (s->loaded)
+		r4_obj_fini(&s->ino);
+	s->loaded = false;
+	r4_free(s->buf);
+	s->buf = NULL;
+	s->pcap = 0;
+	if (s->heap) {
+		r4_free(s);
+		w->state = NULL;
+	}
 }

@@ -1,7 +1,7 @@
 /*
  * pseudo.c - what a pseudo file is (LANGUAGE.md section 6): the table of
  * their names, what reading each gives and what writing each does, for
- * the executor (exec.c, through pseudo.h) and for hosts that reach them
+ * the executor (exec/exec.c, through r4_pseudo_ctx) and for hosts that reach them
  * without the language (r4_pseudo_read and r4_pseudo_write in r4.h: the
  * FUSE bridge).  One place, so R4L's f/..mode and the mount's f/..mode
  * cannot disagree.
@@ -30,7 +30,6 @@
 #include "ns.h"
 #include "obj.h"
 #include "perm.h"
-#include "pseudo.h"
 
 #define MAX_INVERT_DEPTH 8	/* inverts read inside inverts (then ELOOP) */
 /* The words of a refusal, into c->why (the first reason stands). */
@@ -608,6 +607,23 @@ int r4_pseudo_make(struct r4_db *db, struct r4_pseudo_ctx *c, const char *path,
 out:
 	r4_free(dir);
 	return rc;
+}
+
+int r4_pseudo_link(struct r4_db *db, struct r4_pseudo_ctx *c, const char *target,
+		   const struct r4_stat *st, const char *dir, const char *path, struct r4_stat *out)
+{
+	struct r4_stat d;
+	int rc;
+
+	if ((rc = r4_stat(db, dir, &d)))
+		return SAY(c, rc, "cannot change '%s'", dir);
+	if ((rc = may_change(db, c, &d, NULL, dir, path)))
+		return rc;
+	if ((rc = r4_link(db, target, path)))
+		return SAY(c, rc, "cannot link '%s' to '%s'", path, target);
+	if ((rc = r4_stat(db, path, out)))
+		return rc;
+	return audit(db, c, st->ino, d.ino, "link", path, 0);
 }
 
 /* A write drops set-id bits as perm.c says. */

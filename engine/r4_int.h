@@ -174,22 +174,6 @@ uint32_t r4_adler32(const void *buf, size_t len);
 
 #define R4_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
-/* dir + "/" + name[0, len) (no second slash after the root); r4_free it. */
-char *r4_path_join(const char *dir, const char *name, size_t len);
-
-/* A growable byte buffer, always NUL-terminated after len bytes once it
- * holds any (util.c).  Functions return 0 or -ENOMEM. */
-struct r4_buf {
-	uint8_t *p;
-	size_t len, cap;
-};
-void r4_buf_free(struct r4_buf *b);
-int r4_buf_reserve(struct r4_buf *b, size_t n);		/* room for n bytes in all */
-int r4_buf_set(struct r4_buf *b, const void *p, size_t n);	/* p may point into b */
-int r4_buf_add(struct r4_buf *b, const void *p, size_t n);
-int r4_buf_printf(struct r4_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-int r4_buf_vprintf(struct r4_buf *b, const char *fmt, va_list ap)
-	__attribute__((format(printf, 2, 0)));
 /* Put the words of a failure into why (when not NULL and still empty: the
  * first reason stands); returns rc, for `return r4_why_set(why, rc, ...)`. */
 int r4_why_set(struct r4_why *why, int rc, const char *fmt, ...)

@@ -22,6 +22,7 @@
 #ifndef R4_H
 #define R4_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -66,6 +67,25 @@ size_t r4_quote_byte(char out[static 5], unsigned char c);
 int r4_parse_size(const char *s, uint64_t *out);
 /* Test hook: make the Nth allocation from now fail (0 = never). */
 void r4_heap_fail_at(unsigned long n);
+
+/* dir + "/" + name[0, len) (no second slash after the root); r4_free it,
+ * NULL when out of memory. */
+char *r4_path_join(const char *dir, const char *name, size_t len);
+
+/* A growable byte buffer, always NUL-terminated after len bytes once it
+ * holds any (engine/util.c); zeroed, it is empty.  The functions return 0
+ * or -ENOMEM (then b is as it was). */
+struct r4_buf {
+	uint8_t *p;
+	size_t len, cap;
+};
+void r4_buf_free(struct r4_buf *b);
+int r4_buf_reserve(struct r4_buf *b, size_t n);		/* room for n bytes in all */
+int r4_buf_set(struct r4_buf *b, const void *p, size_t n);	/* p may point into b */
+int r4_buf_add(struct r4_buf *b, const void *p, size_t n);
+int r4_buf_printf(struct r4_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int r4_buf_vprintf(struct r4_buf *b, const char *fmt, va_list ap)
+	__attribute__((format(printf, 2, 0)));
 
 typedef struct r4_db r4_db;
 struct r4_io;
@@ -121,6 +141,19 @@ void r4_abort(r4_db *db);
 bool r4_in_txn(const r4_db *db);
 /* The error that poisoned the open transaction, or 0 (it can still commit). */
 int r4_txn_error(const r4_db *db);
+/* A number that moves whenever the image changes through db, and only
+ * then: a host that keeps what it read (a stat) knows it is still true
+ * while the number has not moved. */
+uint64_t r4_generation(const r4_db *db);
+/*
+ * Pin the clock: until r4_clock_unpin, every time the engine stamps (a
+ * change's mtime and ctime, an audit record) is the moment of this call,
+ * as one R4L unit happens at one moment.  false, changing nothing, when
+ * the clock is pinned already (whoever pinned it unpins it).  The tests'
+ * fixed clock (R4_CLOCK at open) still wins over a pinned one.
+ */
+bool r4_clock_pin(r4_db *db);
+void r4_clock_unpin(r4_db *db);
 
 /* ---- objects ---- */
 
@@ -512,6 +545,100 @@ int r4_pseudo_write(r4_db *db, const char *path, enum r4_pseudo id, const char *
 		    const void *p, size_t n, bool *changed, struct r4_why *why);
 
 /*
+ * The same pseudo files as R4L's executor reaches them: for its run's
+ * identity, with the object it already holds (path and stat), and with
+ * its own way to reach an invert's file parts.  r4_pseudo_read and
+ * r4_pseudo_write above are these calls for the identity r4_act_as set.
+ *
+ * "The object's contents" (section 5.1: a file's data, a symlink's text,
+ * an aggregate's or invert's text) is pseudo file R4_PSEUDO_NONE: what a
+ * READ or WRITE of the object itself does.  Every call fills c->why
+ * (when it is not NULL and still empty) with the words of a refusal it
+ * makes itself ("cannot read '/a/..invert'"); the caller adds the
+ * error's name.  They act in the open transaction.
+ */
+struct r4_pseudo_ctx {
+	const struct r4_ident *who;	/* whose permissions are checked; NULL: none */
+	const struct r4_ident *actor;	/* owns new objects, loses set-id bits, is the
+					   audit records' uid (NULL: root) */
+	struct r4_why *why;		/* the words of a failure, or NULL */
+	/*
+	 * An invert's file part at path, as who reaches it (section 6.5):
+	 * p NULL reads its contents into *out (quiet: a failure fails
+	 * nothing, it only says the part cannot be compared); else writes
+	 * p[0, n) to it as "path <- p" does.  depth: the inverts being read,
+	 * for the reads the part leads to.  NULL: the engine walks it with
+	 * r4_ns_walk as the executor walks a path made at run time.
+	 */
+	int (*part)(void *arg, unsigned depth, const char *path, const uint8_t *p, size_t n,
+		    bool quiet, struct r4_buf *out);
+	void *arg;
+	unsigned depth;			/* inverts being read, one inside another */
+	uint64_t stored;		/* out: bytes a write stored (assign_length) */
+	char *moved;			/* out: the object's path after a write renamed it
+					   (..name, a record's name field); the caller's */
+};
+
+/* Pseudo file id (sub: ..plugin/<sub>) of the object st at path: its text
+ * into b (replaced). */
+int r4_pseudo_get(r4_db *db, struct r4_pseudo_ctx *c, const char *path,
+		  const struct r4_stat *st, enum r4_pseudo id, const char *sub, struct r4_buf *b);
+/* Write p[0, n) to it (append: '<<-', only the contents); dir: the
+ * directory the object was found in (0: not known). */
+int r4_pseudo_put(r4_db *db, struct r4_pseudo_ctx *c, const char *path,
+		  const struct r4_stat *st, uint64_t dir, enum r4_pseudo id, const char *sub,
+		  const uint8_t *p, size_t n, bool append);
+
+/* A ..range window (section 6.3) of a regular file or an aggregate. */
+struct r4_window {
+	uint64_t off, len;
+	bool len_set;			/* else: to the end */
+	unsigned mode;			/* R4_WIN_* */
+};
+int r4_pseudo_window_get(r4_db *db, struct r4_pseudo_ctx *c, const char *path,
+			 const struct r4_stat *st, const struct r4_window *w, struct r4_buf *b);
+int r4_pseudo_window_put(r4_db *db, struct r4_pseudo_ctx *c, const char *path,
+			 const struct r4_stat *st, const struct r4_window *w, const uint8_t *p,
+			 size_t n);
+
+/* F/..acl/(uid|gid <- id, access <- R4_ACCESS_*): add or replace that rule. */
+int r4_pseudo_rule(r4_db *db, struct r4_pseudo_ctx *c, const char *path,
+		   const struct r4_stat *st, uint32_t id, bool gid, unsigned access);
+/* F/..audit/(log <- L): audit F into the log at path log. */
+int r4_pseudo_audit_into(r4_db *db, struct r4_pseudo_ctx *c, const char *path,
+			 const struct r4_stat *st, const char *log);
+
+/*
+ * D/..new (section 6.2) and a missing name written to (5.2): make path, a
+ * new R4_NEW_* object (format: an aggregate's R4_FORMAT_*) with permission
+ * bits perm less the umask, owned as perm.c says, in the directory d
+ * (NULL: stat it); a symlink's target tgt[0, tlen).  *st: the new object.
+ */
+int r4_pseudo_make(r4_db *db, struct r4_pseudo_ctx *c, const char *path,
+		   const struct r4_stat *d, unsigned type, unsigned format, uint32_t perm,
+		   const uint8_t *tgt, size_t tlen, struct r4_stat *st);
+/* LINK (section 5.3): the entry path, in the directory at dir, for the
+ * object st at target, if c->who may add it there; recorded as a "link"
+ * (section 6.4).  *out: its stat. */
+int r4_pseudo_link(r4_db *db, struct r4_pseudo_ctx *c, const char *target,
+		   const struct r4_stat *st, const char *dir, const char *path,
+		   struct r4_stat *out);
+/* May c->who add an entry to the directory at dir, or (st) remove or
+ * replace the entry path of st there (perm.c: write, search, sticky)? */
+int r4_pseudo_may_change(r4_db *db, struct r4_pseudo_ctx *c, const char *dir,
+			 const struct r4_stat *st, const char *path);
+
+/* The values pseudo files and parameter blocks take (section 6.1): one
+ * trailing LF ignored; decimal (neg_ok: a leading '-'), 1 to 4 octal
+ * digits, a name for a new entry (not ".", ".." or a "..x" R4L would
+ * take for a pseudo name).  -EINVAL (-ENAMETOOLONG) when malformed. */
+void r4_pseudo_chop(const uint8_t *p, size_t *n);
+int r4_pseudo_int(const uint8_t *p, size_t n, bool neg_ok, int64_t *out);
+int r4_pseudo_octal(const uint8_t *p, size_t n, uint32_t *out);
+int r4_pseudo_newname(const uint8_t *p, size_t n);
+
+
+/*
  * Names (docs/semantics.md, "Names"; engine/ns.c).  Real entries come
  * first: any name but "." and ".." may be an entry, "..x" too.  A name
  * spelled "..x" names a pseudo file only where no entry has that name.
@@ -523,6 +650,93 @@ bool r4_ns_pseudo_spelling(const char *name, size_t len);
  * pseudo name; -EINVAL: "." or "..". */
 int r4_ns_resolve(r4_file *f, const char *name, size_t len, r4_file **out,
 		  const struct r4_pseudo_info **ps);
+
+/* The next component of *p (runs of '/' skipped), moving *p past it;
+ * false at the end. */
+bool r4_ns_next(const char **p, const char **name, size_t *len);
+
+/* ---- the path walker (engine/ns.c), which the fs API's calls by path,
+ * pseudo files and the executor use ----
+ *
+ * Component by component from the root, or from an absolute path given
+ * as the start: "." is the object itself, ".." its parent (the root's is
+ * the root).  In a directory the identity needs search permission, then a
+ * name is its entry; with R4_NS_PSEUDO a "..x" no entry has is the pseudo
+ * file of the object (where the identity may not search, the entries are
+ * not asked and a pseudo name is the pseudo file).  Symlinks are followed
+ * as the flags say, a relative target read in the link's directory, except
+ * before a name that applies to the link itself (a pseudo name, a claimed
+ * name); at most R4_NS_MAX_LINKS of them, then -ELOOP.
+ */
+#define R4_NS_MAX_LINKS 40
+enum {
+	R4_NS_FOLLOW = 1 << 0,		/* follow symlinks before the last component */
+	R4_NS_FOLLOW_LAST = 1 << 1,	/* ... and as the last one */
+	R4_NS_PSEUDO = 1 << 2,		/* "..x" that is no entry: a pseudo name */
+	R4_NS_MISSING = 1 << 3,		/* a missing last name (no "..x" then) ends the walk */
+	R4_NS_PARENT = 1 << 4,		/* end before the last component ("/": -EBUSY) */
+	R4_NS_PATH = 1 << 5,		/* keep w->path */
+	/* The text was checked by the compiler: a "..x" of its own (not of a
+	 * symlink's text) is the pseudo name it was checked to be, even where
+	 * an entry has that name (LANGUAGE.md 5.2).  R4L's own: a read of
+	 * d/..mode is one LOOKUP of that whole text (only writes become
+	 * SETATTR steps on d), so the walker must know which "..x" the
+	 * compiler checked; hosts name a pseudo file by its id instead. */
+	R4_NS_CHECKED = 1 << 6,
+};
+
+enum r4_ns_end {
+	R4_NS_AT_OBJ,		/* the object the path names */
+	R4_NS_AT_PSEUDO,	/* name is pseudo file ps of the object; rest follows it */
+	R4_NS_AT_CLAIMED,	/* the caller claimed name under the object; rest follows */
+	R4_NS_AT_MISSING,	/* the directory reached has no entry name (R4_NS_MISSING) */
+	R4_NS_AT_LAST,		/* name is the last component, in the object (R4_NS_PARENT) */
+};
+
+struct r4_ns_state;		/* the engine's: where a walk is */
+struct r4_ns_walk {
+	/* set by the caller (the rest zeroed) */
+	r4_db *db;
+	const struct r4_ident *who;	/* who needs search permission (NULL: nobody) */
+	unsigned flags;			/* R4_NS_* */
+	/* Called before name is looked up in the directory reached (the
+	 * executor's touch of the entry); an error ends the walk with it. */
+	int (*enter)(void *ctx, const struct r4_ns_walk *w, const char *name, size_t len);
+	/* Does the caller take name under the object reached (before any
+	 * lookup, and before a symlink there is followed)? */
+	bool (*claims)(void *ctx, const struct r4_ns_walk *w, const char *name, size_t len);
+	void *ctx;
+
+	/* where the walk is, until r4_ns_fini */
+	char *path;		/* R4_NS_PATH: absolute, without symlinks; the caller
+				 * may take it (and set it NULL) */
+	struct r4_stat st;	/* the object reached */
+	uint64_t dir_ino;	/* the directory it was found in (0: not known) */
+
+	/* how it ended (r4_ns_walk gave 0), or where it failed */
+	enum r4_ns_end end;
+	const struct r4_pseudo_info *ps;	/* R4_NS_AT_PSEUDO */
+	const char *name;	/* the component it ended or failed at ... */
+	size_t len;
+	const char *rest;	/* ... and what follows it (in the text or the walk's
+				 * copy: valid while the text is, until r4_ns_fini) */
+	int comp;		/* that component's index in the text, symlinks' text not
+				 * counted; -1: it failed before the text (the start) */
+
+	struct r4_ns_state *state;	/* the engine's (NULL: r4_ns_walk makes one) */
+};
+
+/*
+ * Walk text (absolute, or relative to from: an absolute path without
+ * symlinks, walked without checks; NULL: the root); both must stay valid
+ * until r4_ns_fini.  0 with w->end set, or
+ * -ENOENT, -ENOTDIR, -EACCES, -ELOOP (w->comp, w->name: which component),
+ * -EBUSY (R4_NS_PARENT of "/"), -ENOMEM, -EIO, -EUCLEAN (an entry pointing
+ * nowhere: the image is marked damaged), or what a hook returned.
+ * r4_ns_fini w in either case.
+ */
+int r4_ns_walk(struct r4_ns_walk *w, const char *from, const char *text);
+void r4_ns_fini(struct r4_ns_walk *w);
 
 struct r4_step {
 	uint8_t op;			/* enum r4_plan_op */

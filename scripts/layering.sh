@@ -8,6 +8,8 @@
 # with that layer's include path (the one the build uses); a header it
 # cannot find, or one outside the layer's allowed folders, fails the check:
 #   engine/       engine/*.h and include/r4.h  (depends on nothing of ours)
+#   exec/         include/r4.h alone: the executor runs plans on the public
+#                 fs/ns API (it is built into the engine's library)
 #   parser/       parser/, grammar/ (and its generated headers), include/
 #   cli/          cli/ and include/
 #   fuse-bridge/  fuse-bridge/ and include/
@@ -42,6 +44,7 @@ check() {
 }
 
 check engine '^(engine/[^/]+\.h|include/r4\.h)$' -Iinclude -Iengine
+check exec '^include/r4\.h$' -Iinclude
 check parser "^(parser/[^/]+|grammar/[^/]+|$B/grammar/[^/]+|include/[^/]+)\\.h\$" \
 	-Iinclude -Iparser -Igrammar -I"$B/grammar"
 check cli '^(cli/[^/]+|include/[^/]+)\.h$' -Iinclude -Icli

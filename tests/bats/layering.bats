@@ -10,7 +10,7 @@ setup() {
 	repo=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
 	src=$T/src
 	mkdir -p "$src"
-	(cd "$repo" && cp -r Makefile include engine parser grammar cli fuse-bridge scripts "$src"/)
+	(cd "$repo" && cp -r Makefile include engine exec parser grammar cli fuse-bridge scripts "$src"/)
 }
 
 teardown() {
@@ -53,6 +53,18 @@ layering() {
 	layering
 	assert_failure
 	assert_line 'layering: engine/ includes include/r4_lang.h'
+}
+
+@test "layering: the executor may not see the engine's internals, by name or by ../ path" {
+	sed -i '1i #include "ns.h"' "$src/exec/exec.c"
+	layering
+	assert_failure
+	assert_output --regexp 'layering: exec/ includes what it may not see: .*ns\.h: No such file'
+	sed -i '1d' "$src/exec/exec.c"
+	sed -i '1i #include "../engine/db.h"' "$src/exec/exec.c"
+	layering
+	assert_failure
+	assert_line 'layering: exec/ includes engine/db.h'
 }
 
 @test "layering: raw I/O outside engine/io_file.c fails" {

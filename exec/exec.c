@@ -1,15 +1,17 @@
 /*
  * exec.c - the plan executor: runs what the command language compiled
- * (LANGUAGE.md sections 5 and 6, docs/plan.md) against an open image.
+ * (LANGUAGE.md sections 5 and 6, docs/plan.md) against an open image.  It
+ * sits above the engine (DESIGN.md section 3) and sees r4.h alone (the
+ * Makefile builds it with -Iinclude; make layering checks it).
  *
- * Handles are resolved absolute paths: ns.c's walker walks each path for
+ * Handles are resolved absolute paths: r4_ns_walk walks each path for
  * the acting identity (search permission), following symlinks (the fs API's
  * calls by path never do) and ending at pseudo names; the executor's own
  * names, result children, and its touches of entries reach the walker as
  * hooks.  What reading or writing an object, a pseudo file or a window
- * does is pseudo.c's (pseudo.h): the executor records first what a step
- * uses and changes (the ',' groups) and turns the words pseudo.c gives
- * back into diagnostics.  Everything runs inside the unit's transaction.
+ * does is pseudo.c's (r4_pseudo_get, r4_pseudo_put ...): the executor
+ * records first what a step uses and changes (the ',' groups) and turns
+ * the words pseudo.c gives back into diagnostics.  Everything runs inside the unit's transaction.
  *
  * Undo for named results: the engine has no partial rollback, so when a
  * step fails inside a TRY the executor aborts the unit's transaction,
@@ -20,17 +22,16 @@
  * second run redoes exactly what preceded the TRY.  Each failure forces
  * one more TRY, so a unit runs at most 1 + (its TRY steps) times.
  */
+#include <assert.h>
+#include <errno.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 
-#include "audit.h"
-#include "db.h"
-#include "ns.h"
-#include "obj.h"
-#include "pseudo.h"
+#include "r4.h"
 
 #define REPLAY 1		/* run_steps: a TRY caught a failure, run the unit again */
 
@@ -47,7 +48,7 @@ struct handle {
 	enum hkind kind;
 	char *path;		/* absolute, no symlink before the last component */
 	struct r4_stat st;	/* the object (H_OBJ, H_PSEUDO, H_WINDOW) ... */
-	uint64_t gen;		/* ... as it was at this db->gen (every change bumps it) */
+	uint64_t gen;		/* ... as it was at this r4_generation */
 	bool fresh;		/* st (and dst) hold a stat taken at gen */
 	struct r4_stat dst;	/* H_MISSING: the directory */
 	uint64_t dir_ino;	/* the directory holding the name (0 for the root) */
@@ -178,12 +179,12 @@ static int h_stat(struct x *x, struct handle *h)
 {
 	int rc;
 
-	if (h->fresh && h->gen == x->db->gen)
+	if (h->fresh && h->gen == r4_generation(x->db))
 		return 0;
 	if ((rc = r4_stat(x->db, h->path, &h->st)))
 		return rc;
 	h->fresh = h->kind != H_MISSING;	/* dst is not taken again */
-	h->gen = x->db->gen;
+	h->gen = r4_generation(x->db);
 	return 0;
 }
 
@@ -371,7 +372,7 @@ static int result_text(const struct result *r, int which, struct r4_buf *b)
 
 /* ================================ lookup ================================ */
 
-/* ns.c's walker asks: is name, under the object reached, a bound result
+/* The walker asks: is name, under the object reached, a bound result
  * child of it (then the walk ends there, and a symlink is itself)? */
 static bool claims(void *ctx, const struct r4_ns_walk *w, const char *name, size_t len)
 {
@@ -452,7 +453,7 @@ static int ended(struct x *x, struct r4_ns_walk *w, const char *text, bool creat
 			return -ENOMEM;
 		h->dir_ino = w->st.ino;
 		h->dst = w->st;	/* the directory, for make() */
-		h->gen = x->db->gen;
+		h->gen = r4_generation(x->db);
 		h->fresh = true;
 		return 0;
 	case R4_NS_AT_PSEUDO:
@@ -475,15 +476,15 @@ static int ended(struct x *x, struct r4_ns_walk *w, const char *text, bool creat
 	w->path = NULL;
 	h->st = w->st;
 	h->dir_ino = w->dir_ino;
-	h->gen = x->db->gen;
+	h->gen = r4_generation(x->db);
 	h->fresh = true;
 	return rc;
 }
 
 /*
  * Walk path text `text` from the object `from` (absolute path; NULL: the
- * current directory) with flags R4_LOOK_* and ns.c's R4_NS_CHECKED or 0,
- * through ns.c's walker; the handle goes to *h.
+ * current directory) with flags R4_LOOK_* and R4_NS_CHECKED or 0,
+ * through r4_ns_walk; the handle goes to *h.
  */
 static int walk_ns(struct x *x, const char *from, const char *text, unsigned flags,
 		   unsigned checked, struct handle *h)
@@ -512,11 +513,11 @@ static int walk_ns(struct x *x, const char *from, const char *text, unsigned fla
 	else if ((rc == -ENOENT || rc == -ENOTDIR) && (flags & R4_LOOK_EXIST))
 		rc = 0;		/* an empty handle: P does not exist */
 	else if (w.comp < 0)
-		rc = fail(x, r4_db_seen(x->db, rc), "cannot read '%s'", from);
+		rc = fail(x, rc, "cannot read '%s'", from);
 	else if (rc == -ENOENT || rc == -ENOTDIR || rc == -EACCES || rc == -ELOOP)
 		rc = lookup_fail(x, text, w.comp, rc, create);
 	else
-		rc = fail(x, r4_db_seen(x->db, rc), "cannot read '%s'", w.path);
+		rc = fail(x, rc, "cannot read '%s'", w.path);
 	r4_ns_fini(&w);
 	if (rc)
 		handle_clear(h);
@@ -544,7 +545,7 @@ static int read_handle(struct x *x, struct handle *h, struct r4_buf *b);
 static int write_handle(struct x *x, struct handle *h, const uint8_t *p, size_t n, bool append);
 
 /* An invert's file part, as this run reaches it: walked as the caller,
- * read or written as a statement would (pseudo.h, r4_pseudo_ctx.part). */
+ * read or written as a statement would (r4.h, r4_pseudo_ctx.part). */
 static int exec_part(void *arg, unsigned depth, const char *path, const uint8_t *p, size_t n,
 		     bool quiet, struct r4_buf *out)
 {
@@ -695,7 +696,7 @@ static int make(struct x *x, struct handle *h, unsigned type, unsigned format, u
 {
 	struct r4_why why;
 	struct r4_pseudo_ctx c = pctx(x, &why);
-	bool known = h->fresh && h->gen == x->db->gen;
+	bool known = h->fresh && h->gen == r4_generation(x->db);
 	int rc;
 
 	if ((rc = touch_entry(x, h->dir_ino, base_name(h->path), true, h->path)))
@@ -704,7 +705,7 @@ static int make(struct x *x, struct handle *h, unsigned type, unsigned format, u
 				 tgt, tlen, &h->st)))
 		return said(x, rc, &why);
 	h->kind = H_OBJ;
-	h->gen = x->db->gen;
+	h->gen = r4_generation(x->db);
 	h->fresh = true;
 	return 0;
 }
@@ -850,7 +851,8 @@ static int step_link(struct x *x, const struct r4_step *s)
 {
 	struct handle *d = &x->h[s->b], *t = &x->h[s->d], *out = &x->h[s->a];
 	struct handle nh = {0};
-	struct r4_why why = {""};
+	struct r4_why why;
+	struct r4_pseudo_ctx c = pctx(x, &why);
 	const uint8_t *name;
 	size_t nlen;
 	int rc;
@@ -868,16 +870,11 @@ static int step_link(struct x *x, const struct r4_step *s)
 			    d->path);
 	if (!(nh.path = r4_path_join(d->path, (const char *)name, nlen)))
 		return -ENOMEM;
-	if (!(rc = may_change_dir(x, d->path, NULL, nh.path)) &&
-	    !(rc = touch_entry(x, d->st.ino, base_name(nh.path), true, nh.path)) &&
-	    !(rc = touch_obj(x, t->st.ino, R4_PSEUDO_NLINK, true, t->path))) {
-		if ((rc = r4_link(x->db, t->path, nh.path)))
-			rc = fail(x, rc, "cannot link '%s' to '%s'", nh.path, t->path);
-		else if (!(rc = r4_stat(x->db, nh.path, &nh.st)) &&
-			 !(rc = said(x, r4_audit_change(x->db, x->o->who.uid, t->st.ino, d->st.ino,
-							"link", nh.path, 0, &why), &why)))
-			nh.kind = H_OBJ, nh.dir_ino = d->st.ino;
-	}
+	if (!(rc = touch_entry(x, d->st.ino, base_name(nh.path), true, nh.path)) &&
+	    !(rc = touch_obj(x, t->st.ino, R4_PSEUDO_NLINK, true, t->path)) &&
+	    !(rc = said(x, r4_pseudo_link(x->db, &c, t->path, &t->st, d->path, nh.path,
+					   &nh.st), &why)))
+		nh.kind = H_OBJ, nh.dir_ino = d->st.ino;
 	return made(x, out, &nh, rc);
 }
 
@@ -955,7 +952,7 @@ static int step_test(struct x *x, const struct r4_step *s)
 	} else {
 		val(x, s->b, &a, &na);
 		val(x, s->c, &b, &nb);
-		c = memcmp(a, b, R4_MIN(na, nb));
+		c = memcmp(a, b, na < nb ? na : nb);
 		if (!c)
 			c = na < nb ? -1 : na > nb;
 		switch (s->flags) {
@@ -1346,15 +1343,12 @@ static int run_unit(struct x *x, size_t begin, size_t end)
 {
 	struct r4_db *db = x->db;
 	/* in a session (or redoing one's run) the transaction is the session's */
-	bool pin = !db->clock_pinned, in_session = x->session || x->replaying;
+	bool in_session = x->session || x->replaying, pin;
 	int rc;
 
 	if (!x->replaying)
 		memset(x->forced + begin, 0, (end - begin) * sizeof(*x->forced));
-	if (pin) {
-		clock_gettime(CLOCK_REALTIME, &db->clock_pin);
-		db->clock_pinned = true;
-	}
+	pin = r4_clock_pin(db);
 	for (;;) {
 		bool txn = in_session;
 
@@ -1397,7 +1391,7 @@ static int run_unit(struct x *x, size_t begin, size_t end)
 			break;
 	}
 	if (pin)
-		db->clock_pinned = false;
+		r4_clock_unpin(db);
 	reset_unit(x, begin, end);
 	return rc;
 }
@@ -1586,15 +1580,14 @@ int r4_session_begin(r4_db *db, r4_session **out)
 		return rc;
 	}
 	s->db = db;
-	clock_gettime(CLOCK_REALTIME, &db->clock_pin);
-	db->clock_pinned = true;
+	r4_clock_pin(db);
 	*out = s;
 	return 0;
 }
 
 static void session_end(r4_session *s)
 {
-	s->db->clock_pinned = false;
+	r4_clock_unpin(s->db);
 	for (size_t i = 0; i < s->n; i++)
 		record_free(s->v[i]);
 	r4_free(s->v);
