@@ -17,16 +17,7 @@
 
 #define CMD(n) static int cmd_##n(struct sh *sh, int argc, char **argv)
 CMD(ls); CMD(cat); CMD(cd); CMD(pwd); CMD(mkdir); CMD(rm); CMD(mv); CMD(cp); CMD(ln);
-CMD(stat); CMD(tree); CMD(write); /* What may not run inside begin ... commit: -EBUSY, saying so. */
-static int no_session(struct sh *sh, const char *verb)
-{
-	if (!sh->session)
-		return 0;
-	fprintf(stderr, "r4sh: %s: a transaction is open: commit or rollback first\n", verb);
-	return -EBUSY;
-}
-
-CMD(begin); CMD(commit); CMD(rollback); CMD(explain);
+CMD(stat); CMD(tree); CMD(write); CMD(begin); CMD(commit); CMD(rollback); CMD(explain);
 CMD(help); CMD(as); CMD(info); CMD(fsck); CMD(timer); CMD(echo); CMD(mode); CMD(read);
 CMD(open); CMD(quit); CMD(dtree);
 
@@ -732,6 +723,15 @@ CMD(write)
 	free(body);
 	free(q);
 	return rc;
+}
+
+/* What may not run inside begin ... commit: -EBUSY, saying so. */
+static int no_session(struct sh *sh, const char *verb)
+{
+	if (!sh->session)
+		return 0;
+	fprintf(stderr, "r4sh: %s: a transaction is open: commit or rollback first\n", verb);
+	return -EBUSY;
 }
 
 CMD(begin)
