@@ -28,6 +28,7 @@
 #include <linux/loop.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <syslog.h>
 #include <time.h>
 #include <unistd.h>
@@ -442,7 +443,12 @@ static int attach_loop(const char *image, struct mnt *m)
 			break;
 		}
 		snprintf(m->source, sizeof(m->source), "/dev/loop%d", nr);
-		if ((fd = open(m->source, O_RDWR | O_CLOEXEC)) < 0) {
+		/* (without udev, as in most containers, a new loop device has
+		 * no node yet: make it, block major 7) */
+		if ((fd = open(m->source, O_RDWR | O_CLOEXEC)) < 0 && errno == ENOENT &&
+		    (!mknod(m->source, S_IFBLK | 0660, makedev(7, (unsigned)nr)) || errno == EEXIST))
+			fd = open(m->source, O_RDWR | O_CLOEXEC);
+		if (fd < 0) {
 			rc = -errno;
 			break;
 		}

@@ -33,7 +33,8 @@
 #   fuse_unmount DIR  fusermount3 -u DIR; one that hangs 10 s is aborted
 #                     through its connection, then lazily unmounted
 #   r4fuse_pids       the r4fuse (mount.fuse.r4) processes serving $IMG
-#   fuse_teardown     unmount everything under $T, stop what still serves
+#   fuse_teardown     unmount $MNT and everything under $T, stop what still
+#                     serves
 #   need_fusectl      skip unless the FUSE control file system is (or can
 #                     be) mounted at /sys/fs/fuse/connections
 #   fuse_within SECS CMD [ARGS...]
@@ -206,8 +207,10 @@ r4fuse_pids() {
 
 fuse_teardown() {
 	local dir pids
-	# every mount under $T (by mountinfo: mountpoint(1) fails on a
-	# connection aborted), deepest first
+	# $MNT where a test put it outside $T (a mount point other users can
+	# reach), then every mount under $T (by mountinfo: mountpoint(1) fails
+	# on a connection aborted), deepest first
+	[ -n "${MNT:-}" ] && fuse_unmount "$MNT"
 	if [ -n "${T:-}" ]; then
 		for dir in $(awk -v t="$T/" 'index($5, t) == 1 { print $5 }' /proc/self/mountinfo |
 			     sort -r); do

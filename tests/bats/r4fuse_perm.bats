@@ -19,10 +19,7 @@ setup() {
 
 teardown() {
 	fuse_teardown
-	if [ -n "${MNT_EXTRA:-}" ]; then
-		fuse_unmount "$MNT_EXTRA"
-		rmdir "$MNT_EXTRA" 2>/dev/null || true
-	fi
+	[ -n "${MNT_EXTRA:-}" ] && rmdir "$MNT_EXTRA" 2>/dev/null
 	r4_teardown
 }
 
