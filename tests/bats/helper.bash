@@ -137,7 +137,16 @@ fuse_setup() {
 
 mount_r4() {
 	FUSE_PID=
-	"$R4FUSE" "$IMG" "$MNT" "$@" || return 1
+	if ! "$R4FUSE" "$IMG" "$MNT" "$@" 2>"$T/mount.err"; then
+		cat "$T/mount.err" >&2
+		return 1
+	fi
+	# as root, a read-write mount is fuseblk, whose unmount returns with
+	# the image final: the tests rely on that (docs/r4fuse.md, "Unmount")
+	if grep -q 'a plain fuse mount' "$T/mount.err"; then
+		cat "$T/mount.err" >&2
+		return 1
+	fi
 	FUSE_CONN=$(fuse_conn "$MNT")
 	[ -n "$FUSE_CONN" ]
 }
