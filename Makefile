@@ -150,8 +150,9 @@ check:
 # crash states of test_crash (300), test_badimg's byte flips (40), seconds
 # of fuzzing (20), fsx operations on the mount (20000) and seconds of its
 # writers (5), unmount-then-check tries under load (20), runs of the demo in
-# a row (3); and ASan's default quarantine of freed memory (tests/run.sh).
-LONG = ASAN_OPTIONS= R4_OPS=5000 R4_CRASH_SAMPLES=2000 R4_FUZZ=200 \
+# a row (3); and ASan's default quarantine of freed memory and leak checks
+# in every program the bats suites start (tests/run.sh).
+LONG = ASAN_OPTIONS= R4_LEAKS=1 R4_OPS=5000 R4_CRASH_SAMPLES=2000 R4_FUZZ=200 \
 	R4_FUZZ_SECONDS=300 R4_STRESS_OPS=100000 R4_STRESS_SECONDS=15 \
 	R4_UMOUNT_TRIES=100 R4_DEMO_RUNS=20
 check-long:

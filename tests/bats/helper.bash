@@ -152,7 +152,10 @@ mount_r4() {
 }
 
 mount_r4_fg() {
-	"$R4FUSE" "$IMG" "$MNT" -f "$@" 2>"$T/fuse.log" &
+	# (with leak checks even where make check turns them off for speed:
+	# umount_r4 sees a leak as r4fuse's exit status)
+	ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=1 \
+		"$R4FUSE" "$IMG" "$MNT" -f "$@" 2>"$T/fuse.log" &
 	FUSE_PID=$!
 	for _ in $(seq 200); do
 		if mountpoint -q "$MNT"; then
