@@ -9,7 +9,8 @@
 #     "N passed, M failed" and exits non-zero on failure; each line
 #     "skip: REASON" it prints counts as one skip;
 #   - every tests/bats/*.bats with `bats --tap`, with R4=$B/r4 and
-#     R4_BUILD=$B in the environment.
+#     R4_BUILD=$B in the environment; one marked "# r4-check: alone" on
+#     its second line runs after the others, by itself.
 # Each suite gets one line when it ends, with the seconds it took; a
 # failing one also shows its output.  A program that crashes, hangs (R4_TEST_TIMEOUT
 # seconds, default 900), exits non-zero without reporting a failure, or
@@ -187,12 +188,25 @@ reap() {
 	echo "$secs $name" >>"$new_times"
 	report "$name" "$p" "$f" "$s" "$problem" "$tmp/${name//\//_}.log" "$secs"
 }
+# A bats suite whose second line is "# r4-check: alone" runs after all the
+# others, by itself (what it does would disturb suites beside it).
+alone=()
 for name in ${order[@]+"${order[@]}"}; do
+	if [ "${name#bats/}" != "$name" ] &&
+	   sed -n 2p "tests/bats/${name#bats/}" | grep -qx '# r4-check: alone'; then
+		alone+=("$name")
+		continue
+	fi
 	while [ ${#running[@]} -ge "$JOBS" ]; do reap; done
 	run_suite "$name" &
 	running[$!]=$name
 done
 while [ ${#running[@]} -gt 0 ]; do reap; done
+for name in ${alone[@]+"${alone[@]}"}; do
+	run_suite "$name" &
+	running[$!]=$name
+	reap
+done
 mkdir -p "$B/tests" && cp "$new_times" "$times" 2>/dev/null
 
 # --- summary ---------------------------------------------------------------

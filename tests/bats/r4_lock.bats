@@ -11,7 +11,7 @@
 #    then at once r4 fsck -n and fsck.reiser4 --check, R4_UMOUNT_TRIES
 #    times (default 20; `make check-long` runs 100);
 #  - the mount's kind: fuseblk over a loop device (or the block device
-#    itself), plain fuse read-only or without loop devices, with a warning.
+#    itself), plain fuse read-only (without loop devices: r4_lock_ns.bats).
 # Teardown unmounts everything under $T, aborting a hung connection.
 
 bats_require_minimum_version 1.5.0
@@ -199,26 +199,6 @@ OUT
 	assert_success
 	run "$R4" cat "$LOOPDEV" /f
 	assert_output hi
-}
-
-@test "without a loop device: a plain fuse mount, with a warning; r4sh still finds it" {
-	need_cmd unshare
-	# (its own mount namespace, where /dev/loop-control is no loop control)
-	run unshare -m bash -c '
-		mount --bind /dev/null /dev/loop-control || exit 9
-		"$0" "$1" "$2" || exit 10
-		awk -v m="$2" '\''$5 == m { for (i = 7; $i != "-"; i++); print $(i + 1), $(i + 2) }'\'' /proc/self/mountinfo
-		"$3" -c "/bank/alice <- \"1\"" "$1" 2>&1
-		fusermount3 -u "$2"
-		for _ in $(seq 100); do pgrep -f -- "r4fuse $1 " >/dev/null || break; sleep 0.05; done
-		"$4" fsck "$1"' "$R4FUSE" "$IMG" "$MNT" "$R4SH" "$R4"
-	assert_success
-	assert_line "r4fuse: $IMG: a plain fuse mount (no loop device: Inappropriate ioctl for device): unmount returns before the image is final; wait for r4fuse to exit before using the image"
-	assert_line "fuse.r4 $IMG"
-	assert_line --partial "r4sh: $IMG: in use by r4fuse (pid "
-	assert_line --partial "$IMG: clean, "
-	run "$R4SH" -c 'cat /bank/alice' "$IMG"
-	assert_output 1
 }
 
 # writer DIR: writes files in DIR until killed, fsyncing every other one
