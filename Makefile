@@ -21,7 +21,7 @@ CFLAGS_ALL = $(CFLAGS_WARN) $(OPT) $(SANFLAGS) -MMD -MP $(CFLAGS)
 # Unit tests see everything they test.
 ENGINE_INC = -Iinclude -Iengine
 # the executor (exec/) runs plans on the public fs/ns API alone (DESIGN.md 3)
-EXEC_INC   = -Iinclude
+EXEC_INC   = -Iinclude -Iexec
 PARSE_INC  = -Iinclude -Iparser -Igrammar -I$(B)/grammar
 CLI_INC    = -Iinclude -Icli
 UNIT_INC   = -Iinclude -Iengine -Iparser -Itests/unit

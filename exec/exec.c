@@ -1,8 +1,9 @@
 /*
  * exec.c - the plan executor: runs what the command language compiled
  * (LANGUAGE.md sections 5 and 6, docs/plan.md) against an open image.  It
- * sits above the engine (DESIGN.md section 3) and sees r4.h alone (the
- * Makefile builds it with -Iinclude; make layering checks it).
+ * sits above the engine (DESIGN.md section 3) and sees r4.h alone, and
+ * exec.h, which it shares with session.c (the Makefile builds exec/ with
+ * -Iinclude -Iexec; make layering checks it).
  *
  * Handles are resolved absolute paths: r4_ns_walk walks each path for
  * the acting identity (search permission), following symlinks (the fs API's
@@ -31,7 +32,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "r4.h"
+#include "exec.h"
 
 #define REPLAY 1		/* run_steps: a TRY caught a failure, run the unit again */
 
@@ -81,12 +82,6 @@ struct group {
 	size_t n, cap;
 };
 
-struct forced {			/* a TRY that failed in an earlier run of the unit */
-	bool set;
-	int err;
-	uint64_t length;
-};
-
 struct yielded {
 	uint32_t off, len;
 	char *path;
@@ -106,7 +101,7 @@ struct x {
 	size_t ncwd, cwdcap;
 	size_t *tries;		/* open TRY steps */
 	size_t ntries;
-	struct forced *forced;	/* by step */
+	struct r4_exec_forced *forced;	/* by step */
 	struct result *named;	/* by named-result id */
 	size_t nnamed;
 	struct result *res;	/* result children of objects */
@@ -120,26 +115,9 @@ struct x {
 	uint64_t last_len;	/* bytes the last change stored */
 	size_t step;		/* the step running */
 	struct r4_session *session;	/* o->session */
-	struct record *rec;	/* this run's record in the session, or the one replayed */
+	struct r4_session_record *rec;	/* its record in the session, or the one redone */
 	bool replaying;		/* redoing a session's earlier run: no values, no record */
 	unsigned inverts;	/* inverts being read, one inside another */
-};
-
-/* A run that stays in a session: what it takes to do it again. */
-struct record {
-	struct r4_plan *plan;
-	struct forced *forced;	/* by step: the TRYs that failed */
-	unsigned units;		/* units of the plan that ran (the first ones) */
-	struct r4_exec_opts o;	/* identity and current directory, owned copies */
-	uint32_t *groups;
-	char *cwd;
-};
-
-struct r4_session {
-	struct r4_db *db;
-	struct record **v;
-	size_t n, cap;
-	bool broken;		/* an earlier run could not be redone: only rollback is left */
 };
 
 /* ================================ helpers =============================== */
@@ -1311,7 +1289,7 @@ static int run_steps(struct x *x, size_t from, size_t to)
 				size_t t = x->tries[x->ntries - 1];
 				unsigned units = x->e->units;
 
-				x->forced[t] = (struct forced){true, rc, x->last_len};
+				x->forced[t] = (struct r4_exec_forced){true, rc, x->last_len};
 				*x->e = (struct r4_exec_error){.comp = -1, .note_step = -1, .units = units};
 				return REPLAY;
 			}
@@ -1336,8 +1314,6 @@ static int deliver(struct x *x)
 	}
 	return 0;
 }
-
-static int replay_session(struct r4_session *ss);
 
 static int run_unit(struct x *x, size_t begin, size_t end)
 {
@@ -1376,15 +1352,11 @@ static int run_unit(struct x *x, size_t begin, size_t end)
 			r4_abort(db);
 		} else if (rc && x->session) {
 			/* undo just this unit: the session's runs, done again */
-			int rr;
+			int rr = r4_session_redo(x->session);
 
-			r4_abort(db);
-			if ((rr = r4_begin(db)) || (rr = replay_session(x->session))) {
-				x->session->broken = true;
-				if (rc == REPLAY) {
-					x->step = begin;
-					rc = fail(x, rr, "cannot redo the session's earlier commands");
-				}
+			if (rr && rc == REPLAY) {
+				x->step = begin;
+				rc = fail(x, rr, "cannot redo the session's earlier commands");
 			}
 		}
 		if (rc != REPLAY || x->replaying)
@@ -1396,70 +1368,8 @@ static int run_unit(struct x *x, size_t begin, size_t end)
 	return rc;
 }
 
-static void record_free(struct record *r)
-{
-	if (!r)
-		return;
-	r4_plan_free(r->plan);
-	r4_free(r->forced);
-	r4_free(r->groups);
-	r4_free(r->cwd);
-	r4_free(r);
-}
-
-/* A record of this run for its session: a copy of the plan and the options. */
-static int record_new(struct r4_session *ss, const struct r4_plan *p,
-		      const struct r4_exec_opts *o, struct record **out)
-{
-	struct record *r = r4_calloc(1, sizeof(*r));
-	size_t ng = o->who.ngroups;
-
-	if (!r)
-		return -ENOMEM;
-	r->o = *o;
-	r->o.yield = NULL;
-	r->o.cancel = NULL;
-	r->o.read_objects = false;
-	if (!(r->plan = r4_plan_copy(p)) ||
-	    !(r->forced = r4_calloc(p->nsteps + 1, sizeof(*r->forced))) ||
-	    (ng && !(r->groups = r4_malloc(ng * sizeof(*r->groups)))) ||
-	    (o->cwd && !(r->cwd = r4_memdup(o->cwd, strlen(o->cwd))))) {
-		record_free(r);
-		return -ENOMEM;
-	}
-	if (ng)
-		memcpy(r->groups, o->who.groups, ng * sizeof(*r->groups));
-	r->o.who.groups = r->groups;
-	r->o.cwd = r->cwd;
-	if (r4_grow(&ss->v, &ss->cap, ss->n + 1, sizeof(*ss->v), 8)) {
-		record_free(r);
-		return -ENOMEM;
-	}
-	ss->v[ss->n++] = r;
-	*out = r;
-	return 0;
-}
-
-static int exec_plan(struct r4_db *db, const struct r4_plan *p, const struct r4_exec_opts *o,
-		     struct r4_exec_error *err, struct record *replay);
-
-/* Do the session's runs again, in order, into the open transaction. */
-static int replay_session(struct r4_session *ss)
-{
-	for (size_t i = 0; i < ss->n; i++) {
-		struct r4_exec_error e;
-		int rc;
-
-		if (ss->v[i]->units && (rc = exec_plan(ss->db, ss->v[i]->plan, &ss->v[i]->o, &e,
-						       ss->v[i])))
-			return rc;
-	}
-	return 0;
-}
-
-/* Run p; with replay, redo that record's units (its session's earlier run). */
-static int exec_plan(struct r4_db *db, const struct r4_plan *p, const struct r4_exec_opts *o,
-		     struct r4_exec_error *err, struct record *replay)
+int r4_exec_plan(r4_db *db, const struct r4_plan *p, const struct r4_exec_opts *o,
+		 struct r4_exec_error *err, struct r4_session_record *replay)
 {
 	struct x x = {.db = db, .p = p, .o = o, .e = err, .session = o->session,
 		      .rec = replay, .replaying = replay != NULL};
@@ -1498,7 +1408,7 @@ static int exec_plan(struct r4_db *db, const struct r4_plan *p, const struct r4_
 	}
 	if (replay)
 		memcpy(x.forced, replay->forced, p->nsteps * sizeof(*x.forced));
-	else if (x.session && (rc = record_new(x.session, p, o, &x.rec)))
+	else if (x.session && (rc = r4_session_record(x.session, p, o, &x.rec)))
 		goto out;
 	for (size_t i = 0; i < p->nsteps && !rc && x.e->units < max_units; i++) {
 		size_t end = i + 1;
@@ -1556,73 +1466,12 @@ int r4_exec(r4_db *db, const struct r4_plan *p, const struct r4_exec_opts *o,
 		err = &local;
 	*err = (struct r4_exec_error){.comp = -1, .note_step = -1};
 	if (o->session) {
-		if (o->session->db != db || !r4_in_txn(db))
-			return err->rc = -EINVAL;
-		if (o->session->broken)
-			return err->rc = -EIO;
+		int rc = r4_session_check(o->session, db);
+
+		if (rc)
+			return err->rc = rc;
 	} else if (r4_in_txn(db)) {
 		return err->rc = -EBUSY;
 	}
-	return exec_plan(db, p, o, err, NULL);
-}
-
-/* ================================ sessions ============================== */
-
-int r4_session_begin(r4_db *db, r4_session **out)
-{
-	r4_session *s;
-	int rc;
-
-	if (!(s = r4_calloc(1, sizeof(*s))))
-		return -ENOMEM;
-	if ((rc = r4_begin(db))) {
-		r4_free(s);
-		return rc;
-	}
-	s->db = db;
-	r4_clock_pin(db);
-	*out = s;
-	return 0;
-}
-
-static void session_end(r4_session *s)
-{
-	r4_clock_unpin(s->db);
-	for (size_t i = 0; i < s->n; i++)
-		record_free(s->v[i]);
-	r4_free(s->v);
-	r4_free(s);
-}
-
-int r4_session_commit(r4_session *s)
-{
-	int rc;
-
-	if (!s)
-		return -EINVAL;
-	if (s->broken) {
-		r4_abort(s->db);
-		rc = -EIO;
-	} else if ((rc = r4_commit(s->db)) && r4_in_txn(s->db)) {
-		r4_abort(s->db);
-	}
-	session_end(s);
-	return rc;
-}
-
-void r4_session_rollback(r4_session *s)
-{
-	if (!s)
-		return;
-	r4_abort(s->db);
-	session_end(s);
-}
-
-unsigned r4_session_runs(const r4_session *s)
-{
-	unsigned n = 0;
-
-	for (size_t i = 0; s && i < s->n; i++)
-		n += s->v[i]->units > 0;
-	return n;
+	return r4_exec_plan(db, p, o, err, NULL);
 }

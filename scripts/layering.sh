@@ -8,8 +8,8 @@
 # with that layer's include path (the one the build uses); a header it
 # cannot find, or one outside the layer's allowed folders, fails the check:
 #   engine/       engine/*.h and include/r4.h  (depends on nothing of ours)
-#   exec/         include/r4.h alone: the executor runs plans on the public
-#                 fs/ns API (it is built into the engine's library)
+#   exec/         exec/*.h and include/r4.h alone: the executor runs plans on
+#                 the public fs/ns API (it is built into the engine's library)
 #   parser/       parser/, grammar/ (and its generated headers), include/
 #   cli/          cli/ and include/
 #   fuse-bridge/  fuse-bridge/ and include/
@@ -26,9 +26,11 @@ bad=0
 
 # check LAYER ALLOWED-REGEX CFLAGS...: the headers of LAYER/*.c and *.h
 check() {
-	local layer=$1 allowed=$2 deps
+	local layer=$1 allowed=$2 deps files
 	shift 2
-	if ! deps=$("$CC" -std=c11 -D_GNU_SOURCE "$@" -MM "$layer"/*.c 2>&1); then
+	files=("$layer"/*.c)
+	[[ -n $(compgen -G "$layer/*.h") ]] && files+=("$layer"/*.h)
+	if ! deps=$("$CC" -std=c11 -D_GNU_SOURCE "$@" -MM "${files[@]}" 2>&1); then
 		printf '%s\n' "$deps" | grep -E 'fatal error|error:' | sed "s|^|layering: $layer/ includes what it may not see: |"
 		bad=1
 		return
@@ -44,7 +46,7 @@ check() {
 }
 
 check engine '^(engine/[^/]+\.h|include/r4\.h)$' -Iinclude -Iengine
-check exec '^include/r4\.h$' -Iinclude
+check exec '^(exec/[^/]+\.h|include/r4\.h)$' -Iinclude -Iexec
 check parser "^(parser/[^/]+|grammar/[^/]+|$B/grammar/[^/]+|include/[^/]+)\\.h\$" \
 	-Iinclude -Iparser -Igrammar -I"$B/grammar"
 check cli '^(cli/[^/]+|include/[^/]+)\.h$' -Iinclude -Icli
