@@ -1408,7 +1408,7 @@ int r4_exec_plan(r4_db *db, const struct r4_plan *p, const struct r4_exec_opts *
 	}
 	if (replay)
 		memcpy(x.forced, replay->forced, p->nsteps * sizeof(*x.forced));
-	else if (x.session && (rc = r4_session_record(x.session, p, o, &x.rec)))
+	else if (x.session && (rc = r4_session_keep(x.session, p, o, &x.rec)))
 		goto out;
 	for (size_t i = 0; i < p->nsteps && !rc && x.e->units < max_units; i++) {
 		size_t end = i + 1;

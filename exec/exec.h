@@ -35,7 +35,7 @@ int r4_exec_plan(r4_db *db, const struct r4_plan *p, const struct r4_exec_opts *
 int r4_session_check(const r4_session *s, const r4_db *db);
 /* A record of a run (p and o copied) kept by s, for r4_session_redo;
  * -ENOMEM.  s owns *out. */
-int r4_session_record(r4_session *s, const struct r4_plan *p, const struct r4_exec_opts *o,
+int r4_session_keep(r4_session *s, const struct r4_plan *p, const struct r4_exec_opts *o,
 		      struct r4_session_record **out);
 /* Undo a failed run: abort the transaction, begin another and do s's
  * runs again, in order.  0, or the error, and then s is broken (only

@@ -30,7 +30,7 @@ static void record_free(struct r4_session_record *r)
 	r4_free(r);
 }
 
-int r4_session_record(r4_session *ss, const struct r4_plan *p, const struct r4_exec_opts *o,
+int r4_session_keep(r4_session *ss, const struct r4_plan *p, const struct r4_exec_opts *o,
 		      struct r4_session_record **out)
 {
 	struct r4_session_record *r = r4_calloc(1, sizeof(*r));

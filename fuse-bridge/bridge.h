@@ -108,6 +108,7 @@ bool br_regroup(int rc);
 void br_caller(fuse_req_t req, struct caller *c);
 /* Take the mutex, the engine acting as c; br_unlock undoes both. */
 void br_lock_as(const struct caller *c);
+void br_enter(fuse_req_t req, struct caller *c);	/* br_caller, then br_lock_as */
 void br_unlock(void);
 void br_init(void *data, struct fuse_conn_info *conn);
 void br_destroy(void *data);

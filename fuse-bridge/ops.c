@@ -164,8 +164,7 @@ static void fb_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 	struct node *p = NULL;
 	int rc;
 
-	br_caller(req, &c);
-	br_lock_as(&c);
+	br_enter(req, &c);
 	p = node_find(parent);
 	rc = p ? lookup_in(&c, p, name, &e) : -ESTALE;
 	rc = fb_err("lookup", p, rc);
@@ -197,8 +196,7 @@ static void fb_getattr(fuse_req_t req, fuse_ino_t id, struct fuse_file_info *fi)
 	struct node *n;
 	int rc;
 
-	br_caller(req, &c);
-	br_lock_as(&c);
+	br_enter(req, &c);
 	n = node_find(id);
 	if (n && fi && handle_of(fi)->file) {
 		struct r4_stat r;
@@ -415,8 +413,7 @@ static void fb_opendir(fuse_req_t req, fuse_ino_t id, struct fuse_file_info *fi)
 	struct node *n;
 	int rc;
 
-	br_caller(req, &c);
-	br_lock_as(&c);
+	br_enter(req, &c);
 	n = node_find(id);
 	if (!n)
 		rc = -ESTALE;
@@ -493,8 +490,7 @@ static void make_reply(fuse_req_t req, const char *op, fuse_ino_t parent, const 
 	struct node *p = NULL;
 	int rc;
 
-	br_caller(req, &c);
-	br_lock_as(&c);
+	br_enter(req, &c);
 	rc = node_find_obj(parent, &p);
 	rc = fb_err(op, p, rc ? rc : make(&c, op, p, name, o, &e, NULL));
 	br_unlock();
@@ -528,8 +524,7 @@ static void fb_unlink_or_rmdir(fuse_req_t req, fuse_ino_t parent, const char *na
 	struct node *p = NULL;
 	int rc;
 
-	br_caller(req, &c);
-	br_lock_as(&c);
+	br_enter(req, &c);
 	if (!(rc = node_find_obj(parent, &p)) && !(rc = sp_reserved(p, name) ? -EACCES : 0))
 		CHANGE(dir ? "rmdir" : "unlink", r4_file_remove(p->obj, name, strlen(name), dir));
 	if (rc == -ENOENT && r4_pseudo_lookup(name, strlen(name)))
@@ -556,8 +551,7 @@ static void fb_rename(fuse_req_t req, fuse_ino_t parent, const char *name, fuse_
 	struct caller c;
 	int rc;
 
-	br_caller(req, &c);
-	br_lock_as(&c);
+	br_enter(req, &c);
 	if ((rc = node_find_obj(parent, &p)) || (rc = node_find_obj(newparent, &q)))
 		goto out;
 	if (sp_reserved(p, name) || sp_reserved(q, newname)) {
@@ -595,8 +589,7 @@ static void fb_link(fuse_req_t req, fuse_ino_t id, fuse_ino_t newparent, const c
 	struct caller c;
 	int rc;
 
-	br_caller(req, &c);
-	br_lock_as(&c);
+	br_enter(req, &c);
 	if (!(rc = node_find_obj(id, &n)) && !(rc = node_find_obj(newparent, &p)) &&
 	    !(rc = sp_reserved(p, newname) ? -EEXIST : 0) &&
 	    !CHANGE("link", r4_file_link(n->obj, p->obj, newname, strlen(newname))) &&
@@ -617,8 +610,7 @@ static void fb_readlink(fuse_req_t req, fuse_ino_t id)
 	size_t len = 0;
 	int rc;
 
-	br_caller(req, &c);
-	br_lock_as(&c);
+	br_enter(req, &c);
 	if (!(rc = node_find_obj(id, &n)))
 		rc = r4_file_readlink(n->obj, buf, sizeof(buf) - 1, &len);
 	rc = fb_err("readlink", n, rc);
@@ -678,8 +670,7 @@ static void fb_setattr(fuse_req_t req, fuse_ino_t id, struct stat *attr, int to_
 	int rc;
 
 	setattr_of(attr, to_set, &sa);
-	br_caller(req, &c);
-	br_lock_as(&c);
+	br_enter(req, &c);
 	n = node_find(id);
 	if (!n)
 		rc = -ESTALE;
@@ -703,8 +694,7 @@ static void fb_access(fuse_req_t req, fuse_ino_t id, int mask)
 	struct node *n;
 	int rc;
 
-	br_caller(req, &c);
-	br_lock_as(&c);
+	br_enter(req, &c);
 	n = node_find(id);
 	if (!n)
 		rc = -ESTALE;
@@ -754,8 +744,7 @@ static void fb_open(fuse_req_t req, fuse_ino_t id, struct fuse_file_info *fi)
 	struct node *n;
 	int rc;
 
-	br_caller(req, &c);
-	br_lock_as(&c);
+	br_enter(req, &c);
 	n = node_find(id);
 	if (!n)
 		rc = -ESTALE;
@@ -783,8 +772,7 @@ static void fb_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_
 	r4_file *f = NULL;
 	int rc;
 
-	br_caller(req, &c);
-	br_lock_as(&c);
+	br_enter(req, &c);
 	if (!(rc = node_find_obj(parent, &p)) && !(rc = make(&c, "create", p, name, &o, &e, &f))) {
 		if (!(h = handle_new(node_find(e.ino)))) {
 			r4_file_close(f);
@@ -1018,8 +1006,7 @@ static void fb_fallocate(fuse_req_t req, fuse_ino_t id, int mode, off_t off, off
 		fuse_reply_err(req, ENOMEM);
 		return;
 	}
-	br_caller(req, &c);
-	br_lock_as(&c);
+	br_enter(req, &c);
 	/* (audited as the writes of the range it rewrites: engine/audit.c) */
 	rc = fallocate_range(h->file, mode, off, len, buf);
 	rc = fb_err("fallocate", h->n, rc);

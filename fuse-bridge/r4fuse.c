@@ -202,6 +202,13 @@ void br_lock_as(const struct caller *c)
 	r4_act_as(B.db, &c->who, B.kernel_perms ? R4_AS_NOCHECK : 0);
 }
 
+/* A request's start: who calls, and the engine acting as them. */
+void br_enter(fuse_req_t req, struct caller *c)
+{
+	br_caller(req, c);
+	br_lock_as(c);
+}
+
 void br_unlock(void)
 {
 	r4_act_as(B.db, NULL, 0);

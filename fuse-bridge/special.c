@@ -616,8 +616,7 @@ void sp_getxattr(fuse_req_t req, fuse_ino_t id, const char *name, size_t size)
 		fuse_reply_err(req, ENODATA);
 		return;
 	}
-	br_caller(req, &c);
-	br_lock_as(&c);
+	br_enter(req, &c);
 	if (!(rc = xattr_object(id, &p)))
 		rc = pseudo_read(&c, p, ps->id, &text, &n);
 	/* (a pseudo file of a pseudo file, or one the object lacks, is none) */
@@ -649,8 +648,7 @@ void sp_setxattr(fuse_req_t req, fuse_ino_t id, const char *name, const char *va
 		fuse_reply_err(req, rc);
 		return;
 	}
-	br_caller(req, &c);
-	br_lock_as(&c);
+	br_enter(req, &c);
 	if (!(rc = xattr_object(id, &p)))
 		rc = pseudo_write(&c, p, ps->id, value, size, &changed);
 	rc = rc == -ENODATA ? ENOTSUP : fb_err("setxattr", NULL, rc);	/* (of a pseudo file) */
