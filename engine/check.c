@@ -292,7 +292,7 @@ static size_t slot_of(const struct chk *c, uint64_t oid)
 
 static int tab_grow(struct chk *c)
 {
-	size_t ncap = c->tcap ? c->tcap * 2 : 4096;
+	size_t ncap = c->tcap ? c->tcap * 2 : 256;
 	struct cobj *nt = r4_malloc(ncap * sizeof(*nt)), *old = c->tab;
 	size_t ocap = c->tcap;
 

@@ -276,6 +276,7 @@ void r4_close(r4_db *db)
 		r4_log(&db->lg, R4_LOG_ERR, "close: writing the journal footer failed (%s): the "
 		       "next open replays the last transaction", r4_strerror(rc));
 	r4_free(db->unsettled.blk);
+	r4_free(db->jnl_batch);
 	db->hooks->close(db);
 	r4_alloc_close(db->alloc);
 	r4_cache_fini(&db->cache);

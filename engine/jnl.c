@@ -104,12 +104,18 @@ static int batch_add(struct batch *b, uint64_t blk, const uint8_t *data)
 	return 0;
 }
 
+/* The db's one batch buffer (commits take turns), taken at the first
+ * write and kept to r4_close: a fresh 256 KiB buffer for every commit cost
+ * a mapping and its page faults each time. */
 static int batch_init(struct batch *b, struct r4_db *db)
 {
 	b->db = db;
 	b->n = 0;
 	b->start = 0;
-	return (b->buf = r4_malloc((size_t)BATCH_BLOCKS * db->bs)) ? 0 : -ENOMEM;
+	if (!db->jnl_batch && !(db->jnl_batch = r4_malloc((size_t)BATCH_BLOCKS * db->bs)))
+		return -ENOMEM;
+	b->buf = db->jnl_batch;
+	return 0;
 }
 
 /* Write every block of s to its place (wandered: to its copy), in order,
@@ -123,7 +129,7 @@ static int write_set(struct batch *b, const struct r4_wset *s, bool wandered)
 	return rc ? rc : batch_flush(b);
 }
 
-/* The same with a batch of its own. */
+/* The same, starting a batch. */
 static int write_set_alone(struct r4_db *db, const struct r4_wset *s, bool wandered)
 {
 	struct batch b;
@@ -133,9 +139,7 @@ static int write_set_alone(struct r4_db *db, const struct r4_wset *s, bool wande
 		return 0;
 	if ((rc = batch_init(&b, db)))
 		return rc;
-	rc = write_set(&b, s, wandered);
-	r4_free(b.buf);
-	return rc;
+	return write_set(&b, s, wandered);
 }
 
 int r4_wset_write(struct r4_db *db, struct r4_wset *s)
@@ -308,7 +312,6 @@ int r4_jnl_write(struct r4_db *db, struct r4_commit_plan *p)
 		return rc;
 	if (!(rc = write_set(&b, &p->reloc, false)) && !(rc = write_set(&b, &p->over, true)))
 		rc = write_records(db, &b, p);
-	r4_free(b.buf);
 	if (rc || (rc = r4_io_sync(db->io)))
 		return rc;
 	/* the sync made the unsettled transaction's in-place writes durable:
