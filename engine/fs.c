@@ -1202,78 +1202,69 @@ int r4_file_readdir(r4_file *f, struct r4_dirpos *pos, r4_dirent_fn fn, void *ct
 	return r4_db_seen(f->db, rc);
 }
 
-/* r4_file_write, or (append) r4_file_append. */
-static int file_write(r4_file *f, uint64_t off, bool append, const void *buf, size_t len)
+/* A change through an open file: r4_file_write, _append (sa NULL: the
+ * bytes buf[0, len) at off, or at the end) and r4_file_setattr (sa).
+ * Checked for the opener, audited, applied: one operation. */
+static int file_change(r4_file *f, uint64_t off, bool append, const void *buf, size_t len,
+		       const struct r4_setattr *sa)
 {
+	struct r4_setattr s = sa ? *sa : (struct r4_setattr){0};
+	bool size = s.mask & R4_SET_SIZE;
+	const char *what = sa ? (size ? "truncate" : "setattr") : append ? "append" : "write";
 	struct r4_audit au = {0};
 	struct r4_inode ino;
+	struct r4_stat st;
 	struct r4_txn_op op;
 	int rc;
 
 	if ((rc = r4_txn_op_begin(f->db, &op)))
 		return rc;
 	op.held = f->held;
-	if (!(rc = file_load(f, &ino))) {
-		if (!(rc = has_body(&ino)))
-			rc = (f->oflags & O_ACCMODE) == O_RDONLY ? -EBADF : file_may(f, &ino, 2);
-		if (!rc && !(rc = audit_obj(f, &au, &ino, append ? "append" : "write", len)) &&
-		    !(rc = r4_audit_grab(f->db, &au))) {
-			struct r4_stat st;
+	if ((rc = file_load(f, &ino)))
+		goto out;
+	r4_fs_stat_of(f->db, &ino, &st);
+	if (sa) {
+		bool writer = f->oflags >= 0 && (f->oflags & O_ACCMODE) != O_RDONLY;
 
-			/* a write drops set-id bits (saved with the write) */
-			r4_fs_stat_of(f->db, &ino, &st);
-			ino.sd.sd_mode = (uint16_t)r4_perm_after_write(r4_perm_actor(f->db), &st);
-			if (!(rc = r4_reg_write(f->db, &ino, append ? st.size : off, buf, len)))
-				rc = r4_audit_write(f->db, &au);
-		}
-		r4_obj_fini(&ino);
+		/* a size set is a truncate (with the times it sets), else a setattr */
+		if (!(rc = file_reach(f, &ino)))
+			rc = r4_perm_setattr(f->db, r4_perm_checked(f->db), &st, &s, writer);
+	} else if (!(rc = has_body(&ino))) {
+		rc = (f->oflags & O_ACCMODE) == O_RDONLY ? -EBADF : file_may(f, &ino, 2);
 	}
+	if (rc || (rc = audit_obj(f, &au, &ino, what, sa ? (size ? s.size : 0) : len)) ||
+	    (rc = r4_audit_grab(f->db, &au)))
+		goto fini;
+	if (sa) {
+		r4_perm_setattr_effects(r4_perm_actor(f->db), &st, &s);
+		rc = apply_setattr(f->db, &ino, &s);
+	} else {
+		/* a write drops set-id bits (saved with the write) */
+		ino.sd.sd_mode = (uint16_t)r4_perm_after_write(r4_perm_actor(f->db), &st);
+		rc = r4_reg_write(f->db, &ino, append ? st.size : off, buf, len);
+	}
+	if (!rc)
+		rc = r4_audit_write(f->db, &au);
+fini:
+	r4_obj_fini(&ino);
+out:
 	r4_audit_fini(&au);
 	return r4_txn_op_end(f->db, &op, rc);
 }
 
 int r4_file_write(r4_file *f, uint64_t off, const void *buf, size_t len)
 {
-	return file_write(f, off, false, buf, len);
+	return file_change(f, off, false, buf, len, NULL);
 }
 
 int r4_file_append(r4_file *f, const void *buf, size_t len)
 {
-	return file_write(f, 0, true, buf, len);
+	return file_change(f, 0, true, buf, len, NULL);
 }
 
 int r4_file_setattr(r4_file *f, const struct r4_setattr *sa)
 {
-	struct r4_audit au = {0};
-	struct r4_inode ino;
-	struct r4_txn_op op;
-	int rc;
-
-	if ((rc = r4_txn_op_begin(f->db, &op)))
-		return rc;
-	op.held = f->held;
-	if (!(rc = file_load(f, &ino))) {
-		struct r4_setattr s = *sa;
-		struct r4_stat st;
-		bool writer = f->oflags >= 0 && (f->oflags & O_ACCMODE) != O_RDONLY;
-
-		r4_fs_stat_of(f->db, &ino, &st);
-		bool size = s.mask & R4_SET_SIZE;
-
-		/* a size set is a truncate (with the times it sets), else a setattr */
-		if (!(rc = file_reach(f, &ino)) &&
-		    !(rc = r4_perm_setattr(f->db, r4_perm_checked(f->db), &st, &s, writer)) &&
-		    !(rc = audit_obj(f, &au, &ino, size ? "truncate" : "setattr",
-				     size ? s.size : 0)) &&
-		    !(rc = r4_audit_grab(f->db, &au))) {
-			r4_perm_setattr_effects(r4_perm_actor(f->db), &st, &s);
-			if (!(rc = apply_setattr(f->db, &ino, &s)))
-				rc = r4_audit_write(f->db, &au);
-		}
-		r4_obj_fini(&ino);
-	}
-	r4_audit_fini(&au);
-	return r4_txn_op_end(f->db, &op, rc);
+	return file_change(f, 0, false, NULL, 0, sa);
 }
 
 int r4_fs_set_plugin(struct r4_db *db, const char *path, unsigned member, unsigned id)
