@@ -141,6 +141,7 @@ struct chk {
 	struct stale {			/* r4 records to remove */
 		uint64_t oid;
 		bool bad;		/* unreadable: its object keeps its owner's bits only */
+		bool xattrs;		/* its attributes' (OID.x), not its record */
 	} *stale;
 	size_t nstale, capstale;
 	enum { LF_UNKNOWN, LF_HAVE, LF_MAKE, LF_NONE } lf;	/* /lost+found for orphans */
@@ -1418,20 +1419,35 @@ static int check_objects(struct chk *c)
 /* ============================ r4's records ============================= */
 
 /*
- * What r4 keeps beyond the format (meta.c): "/..r4" holds one file per
- * object, named by its oid.  Each must name an object the tree holds (a
- * record left by a tool that removed the object goes in fix mode), and
- * read.  One r4 cannot read lets no one but root at its object; the fix
- * removes it and takes the group and other bits off the object's mode, so
- * that nobody who was kept out by its rules gets in (its owner could have
- * rewritten them anyway).
+ * What r4 keeps beyond the format: "/..r4" holds per object a record
+ * named by its oid (meta.c) and its extended attributes, named OID.x
+ * (xattr.c).  Each must name an object the tree holds (one left by a
+ * tool that removed the object goes in fix mode), and read.  A record r4
+ * cannot read lets no one but root at its object; the fix removes it and
+ * takes the group and other bits off the object's mode, so that nobody
+ * who was kept out by its rules gets in (its owner could have rewritten
+ * them anyway).  Attributes r4 cannot read are removed.
  */
-static int stale_add(struct chk *c, uint64_t oid, bool bad)
+static int stale_add(struct chk *c, uint64_t oid, bool bad, bool xattrs)
 {
 	if (r4_grow(&c->stale, &c->capstale, c->nstale + 1, sizeof(*c->stale), 16))
 		return -ENOMEM;
-	c->stale[c->nstale++] = (struct stale){oid, bad};
+	c->stale[c->nstale++] = (struct stale){oid, bad, xattrs};
 	return 0;
+}
+
+/* Does oid's record (xattrs: its attributes) read?  -EUCLEAN: no. */
+static int meta_reads(struct chk *c, uint64_t oid, bool xattrs)
+{
+	struct r4_xattrs x;
+	struct r4_meta m;
+	int rc = xattrs ? r4_xattr_load(c->db, oid, &x) : r4_meta_get(c->db, oid, &m);
+
+	if (!rc && xattrs)
+		r4_xattr_fini(&x);
+	else if (!rc)
+		r4_meta_fini(&m);
+	return rc;
 }
 
 static int check_meta(struct chk *c)
@@ -1448,21 +1464,22 @@ static int check_meta(struct chk *c)
 	for (size_t i = 0; i < n && rc >= 0; i++) {
 		char *end, path[300];
 		unsigned long long oid = strtoull(v[i], &end, 10);
-		const struct cobj *r = *end || end == v[i] ? NULL : obj_find(c, oid);
-		struct r4_meta m;
+		bool xattrs = end != v[i] && !strcmp(end, ".x");
+		const struct cobj *r = (*end && !xattrs) || end == v[i] ? NULL : obj_find(c, oid);
 
 		snprintf(path, sizeof(path), "/..r4/%s", v[i]);
 		if (!r || !(r->flags & F_SD)) {
 			problem(c, R4_CK_META_ORPHAN, (struct where){.path = path}, true,
-				"an r4 record of object %s, which the tree does not hold", v[i]);
-			rc = stale_add(c, oid, false);
-		} else if ((rc = r4_meta_get(c->db, oid, &m)) == -EUCLEAN) {
+				"%s of object %.*s, which the tree does not hold",
+				xattrs ? "the extended attributes" : "an r4 record",
+				(int)(xattrs ? (size_t)(end - v[i]) : strlen(v[i])), v[i]);
+			rc = stale_add(c, oid, false, xattrs);
+		} else if ((rc = meta_reads(c, oid, xattrs)) == -EUCLEAN) {
 			problem(c, R4_CK_META_BAD, (struct where){.oid = oid, .path = path}, true,
-				"an r4 record r4 cannot read: its object's access rules allow no one "
-				"but root");
-			rc = stale_add(c, oid, true);
-		} else if (!rc) {
-			r4_meta_fini(&m);
+				xattrs ? "extended attributes r4 cannot read: they go"
+				       : "an r4 record r4 cannot read: its object's access rules allow "
+					 "no one but root");
+			rc = stale_add(c, oid, !xattrs, xattrs);
 		}
 	}
 	r4_fs_names_free(v, n);
@@ -1724,7 +1741,7 @@ static int drop_record(struct chk *c, const struct stale *s)
 		if (rc)
 			return rc;
 	}
-	return r4_meta_drop(c->db, s->oid);
+	return s->xattrs ? r4_xattr_drop(c->db, s->oid) : r4_meta_drop(c->db, s->oid);
 }
 
 static int repair(struct chk *c)

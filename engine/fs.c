@@ -150,17 +150,21 @@ int r4_fs_set_symlink(struct r4_db *db, const char *path, const uint8_t *target,
 }
 
 /* What destroying ino can add to the commit: its body, its stat data (a
- * directory: with its "." and ".."), and what r4 knew of it. */
+ * directory: with its "." and ".."), and what r4 knew of it (its record,
+ * its attributes). */
 static int destroy_cost(struct r4_db *db, const struct r4_inode *ino, uint64_t *cost)
 {
-	uint64_t body = 0;
+	uint64_t body = 0, xattrs;
 	int rc;
 
-	if (S_ISREG(ino->sd.sd_mode) && (rc = r4_reg_remove_cost(db, ino, &body)))
+	if ((S_ISREG(ino->sd.sd_mode) && (rc = r4_reg_remove_cost(db, ino, &body))) ||
+	    (rc = r4_xattr_drop_cost(db, r4_key_objectid(&ino->sdkey), &xattrs)))
 		return rc;
-	*cost = body + r4_txn_remove_cost(db, 2) + (r4_meta_present(db) ? 3 * E(db) : 0);
+	*cost = body + r4_txn_remove_cost(db, 2) + (r4_meta_present(db) ? 3 * E(db) : 0) + xattrs;
 	return 0;
 }
+
+static int destroy(struct r4_db *db, struct r4_inode *ino);
 
 static struct r4_held *held_find(struct r4_db *db, const r4_key *k);
 
@@ -726,7 +730,7 @@ static int finish_orphan(struct r4_db *db, const r4_key *sdkey)
 		rc = 0;
 	/* the object, and the safe-link */
 	if (!rc && !(rc = r4_txn_grab(db, cost + E(db), true)) && orphan)
-		rc = r4_obj_destroy(db, &ino);
+		rc = destroy(db, &ino);
 	if (loaded)
 		r4_obj_fini(&ino);
 	if (rc)
@@ -1267,6 +1271,142 @@ int r4_file_setattr(r4_file *f, const struct r4_setattr *sa)
 	return file_change(f, 0, false, NULL, 0, sa);
 }
 
+/* ---- extended attributes (xattr.c keeps them, perm.c decides) ---- */
+
+/* f's object, loaded, for want (4, 2) of its attribute name: the way to
+ * it and r4_perm_xattr.  (An opened handle asks for no way.) */
+static int xattr_at(r4_file *f, const char *name, unsigned want, struct r4_inode *ino,
+		    struct r4_stat *st)
+{
+	int rc = file_load(f, ino);
+
+	if (rc)
+		return rc;
+	r4_fs_stat_of(f->db, ino, st);
+	if ((rc = file_reach(f, ino)) ||
+	    (rc = r4_perm_xattr(f->db, r4_perm_checked(f->db), st, name, want)))
+		r4_obj_fini(ino);
+	return r4_db_seen(f->db, rc);
+}
+
+/* bytes p[0, n) to a caller's buf[0, size) as getxattr(2) answers. */
+static int xattr_reply(const void *p, size_t n, void *buf, size_t size, size_t *len)
+{
+	*len = n;
+	if (size && n > size)
+		return -ERANGE;
+	if (size && n)
+		memcpy(buf, p, n);
+	return 0;
+}
+
+int r4_file_getxattr(r4_file *f, const char *name, void *buf, size_t size, size_t *len)
+{
+	struct r4_xattrs x;
+	struct r4_inode ino;
+	struct r4_stat st;
+	const uint8_t *v;
+	size_t n;
+	int rc;
+
+	*len = 0;
+	if ((rc = r4_xattr_name(name, false)) || (rc = xattr_at(f, name, 4, &ino, &st)))
+		return rc;
+	if (!(rc = r4_xattr_load(f->db, st.ino, &x))) {
+		if (!(rc = r4_xattr_find(&x, name, &v, &n)))
+			rc = xattr_reply(v, n, buf, size, len);
+		r4_xattr_fini(&x);
+	}
+	r4_obj_fini(&ino);
+	return r4_db_seen(f->db, rc);
+}
+
+int r4_file_listxattr(r4_file *f, char *buf, size_t size, size_t *len)
+{
+	const struct r4_ident *who = r4_perm_actor(f->db);
+	struct r4_buf names = {0};
+	struct r4_xattrs x;
+	struct r4_inode ino;
+	const uint8_t *v;
+	const char *n;
+	size_t at = 0, nl, vl;
+	int rc;
+
+	*len = 0;
+	if ((rc = file_load(f, &ino)))
+		return rc;
+	if (!(rc = file_reach(f, &ino)) && !(rc = r4_xattr_load(f->db, r4_file_id(f), &x))) {
+		while (!rc && r4_xattr_next(&x, &at, &n, &nl, &v, &vl)) {
+			char name[R4_XATTR_NAME_MAX + 1];
+
+			memcpy(name, n, nl);
+			name[nl] = 0;
+			if (r4_perm_xattr_listed(who, name))
+				rc = r4_buf_add(&names, name, nl + 1);
+		}
+		if (!rc)
+			rc = xattr_reply(names.p, names.len, buf, size, len);
+		r4_xattr_fini(&x);
+	}
+	r4_buf_free(&names);
+	r4_obj_fini(&ino);
+	return r4_db_seen(f->db, rc);
+}
+
+/* Set name of f's object to value[0, n) as flags say, or remove it:
+ * checked for the acting identity, audited, stored, in one operation. */
+static int xattr_change(r4_file *f, const char *name, const void *value, size_t n, int flags,
+			bool remove)
+{
+	struct r4_audit au = {0};
+	struct r4_xattrs x = {0};
+	struct r4_inode ino;
+	struct r4_stat st;
+	struct r4_txn_op op;
+	int rc;
+
+	if ((rc = r4_txn_op_begin(f->db, &op)))
+		return rc;
+	op.held = f->held;
+	if ((rc = xattr_at(f, name, 2, &ino, &st)))
+		goto out;
+	if (!(rc = r4_xattr_load(f->db, st.ino, &x)))
+		rc = remove ? r4_xattr_remove(&x, name) : r4_xattr_set(&x, name, value, n, flags);
+	/* the record, the object's ctime, then what it stores */
+	if (!rc && !(rc = audit_obj(f, &au, &ino, "setattr", 0)) &&
+	    !(rc = r4_audit_grab(f->db, &au)) && !(rc = r4_txn_grab(f->db, E(f->db), remove)) &&
+	    !(rc = r4_xattr_store(f->db, st.ino, &x, remove))) {
+		r4_obj_touch(f->db, &ino, false, true);
+		if (!(rc = r4_obj_save(f->db, &ino)))
+			rc = r4_audit_write(f->db, &au);
+	}
+	r4_obj_fini(&ino);
+out:
+	r4_xattr_fini(&x);
+	r4_audit_fini(&au);
+	return r4_txn_op_end(f->db, &op, rc);
+}
+
+int r4_file_setxattr(r4_file *f, const char *name, const void *value, size_t size, int flags)
+{
+	int rc;
+
+	if (flags & ~(R4_XATTR_CREATE | R4_XATTR_REPLACE))
+		return -EINVAL;
+	if ((rc = r4_xattr_name(name, true)))
+		return rc;
+	if (size > R4_XATTR_SIZE_MAX)
+		return -E2BIG;
+	return xattr_change(f, name, value, size, flags, false);
+}
+
+int r4_file_removexattr(r4_file *f, const char *name)
+{
+	int rc = r4_xattr_name(name, false);
+
+	return rc ? rc : xattr_change(f, name, NULL, 0, 0, true);
+}
+
 int r4_fs_set_plugin(struct r4_db *db, const char *path, unsigned member, unsigned id)
 {
 	struct r4_inode ino;
@@ -1298,13 +1438,15 @@ int r4_fs_set_plugin(struct r4_db *db, const char *path, unsigned member, unsign
 	return r4_txn_op_end(db, &op, rc);
 }
 
-/* The object goes, and what r4 knew of it (meta.c). */
+/* The object goes, and what r4 knew of it (meta.c, xattr.c). */
 static int destroy(struct r4_db *db, struct r4_inode *ino)
 {
 	uint64_t oid = r4_key_objectid(&ino->sdkey);
 	int rc = r4_obj_destroy(db, ino);
 
-	return rc ? rc : r4_meta_drop(db, oid);
+	if (!rc)
+		rc = r4_meta_drop(db, oid);
+	return rc ? rc : r4_xattr_drop(db, oid);
 }
 
 /*

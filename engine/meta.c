@@ -63,6 +63,18 @@ bool r4_meta_present(struct r4_db *db)
 	return db->meta_present;
 }
 
+int r4_meta_dir(struct r4_db *db)
+{
+	int rc;
+
+	if (r4_meta_present(db))
+		return 0;
+	if ((rc = r4_mkdir(db, META_DIR, 0700, 0, 0)))
+		return rc;
+	db->meta_present = true;
+	return 0;
+}
+
 /* ---- text ---- */
 
 size_t r4_escape_path(char *out, const char *p, size_t n)
@@ -321,30 +333,40 @@ static void format(struct text *t, const struct r4_meta *m)
 
 /* ---- the store ---- */
 
-int r4_meta_get(struct r4_db *db, uint64_t oid, struct r4_meta *m)
+int r4_meta_read(struct r4_db *db, const char *path, uint64_t max, struct r4_buf *b)
 {
-	char path[48];
 	struct r4_stat st;
-	char *s;
 	size_t got;
 	int rc;
 
-	memset(m, 0, sizeof(*m));
+	memset(b, 0, sizeof(*b));
 	if (!r4_meta_present(db))
 		return 0;
-	meta_path(path, sizeof(path), oid);
 	if ((rc = r4_stat(db, path, &st)))
 		return rc == -ENOENT ? 0 : rc;
-	if (!S_ISREG(st.mode) || st.size > (1u << 24))
+	if (!S_ISREG(st.mode) || st.size > max)
 		return R4_CORRUPT(&db->lg, 0, "'%s' is not an r4 record", path);
-	if (!(s = r4_malloc((size_t)st.size + 1)))
-		return -ENOMEM;
-	rc = r4_read(db, path, 0, s, (size_t)st.size, &got);
-	if (!rc && got != st.size)
-		rc = -EIO;
-	if (!rc && (rc = parse(m, s, got)) == -EUCLEAN)
+	if ((rc = r4_buf_reserve(b, (size_t)st.size)) ||
+	    (rc = r4_read(db, path, 0, b->p, (size_t)st.size, &got)) || (got != st.size && (rc = -EIO)))
+		r4_buf_free(b);
+	else
+		b->len = got;
+	return rc;
+}
+
+int r4_meta_get(struct r4_db *db, uint64_t oid, struct r4_meta *m)
+{
+	struct r4_buf b;
+	char path[48];
+	int rc;
+
+	memset(m, 0, sizeof(*m));
+	meta_path(path, sizeof(path), oid);
+	if ((rc = r4_meta_read(db, path, 1u << 24, &b)))
+		return rc;
+	if ((rc = parse(m, (const char *)b.p, b.len)) == -EUCLEAN)
 		R4_CORRUPT(&db->lg, 0, "'%s' holds a line r4 cannot read", path);
-	r4_free(s);
+	r4_buf_free(&b);
 	if (rc)
 		r4_meta_fini(m);
 	return rc;
@@ -358,17 +380,10 @@ int r4_meta_put(struct r4_db *db, uint64_t oid, const struct r4_meta *m)
 	int rc;
 
 	meta_path(path, sizeof(path), oid);
-	if (r4_meta_empty(m) && !m->nparts && !m->norder) {
-		if (!r4_meta_present(db))
-			return 0;
-		rc = r4_unlink(db, path);
-		return rc == -ENOENT ? 0 : rc;
-	}
-	if (!r4_meta_present(db)) {
-		if ((rc = r4_mkdir(db, META_DIR, 0700, 0, 0)))
-			return rc;
-		db->meta_present = true;
-	}
+	if (r4_meta_empty(m) && !m->nparts && !m->norder)
+		return r4_meta_unlink(db, path);
+	if ((rc = r4_meta_dir(db)))
+		return rc;
 	format(&t, m);
 	if ((rc = t.rc))
 		goto out;
@@ -384,16 +399,22 @@ out:
 	return rc;
 }
 
-int r4_meta_drop(struct r4_db *db, uint64_t oid)
+int r4_meta_unlink(struct r4_db *db, const char *path)
 {
-	char path[48];
 	int rc;
 
 	if (!r4_meta_present(db))
 		return 0;
-	meta_path(path, sizeof(path), oid);
 	rc = r4_unlink(db, path);
 	return rc == -ENOENT ? 0 : rc;
+}
+
+int r4_meta_drop(struct r4_db *db, uint64_t oid)
+{
+	char path[48];
+
+	meta_path(path, sizeof(path), oid);
+	return r4_meta_unlink(db, path);
 }
 
 unsigned r4_meta_kind(struct r4_db *db, uint64_t oid, unsigned *format)

@@ -756,22 +756,15 @@ int r4_obj_sd_fits(const struct r4_db *db, const struct r4_sd *sd)
 	return r4_item_stat_size(sd) > r4_tree_max_item(db) ? -ENAMETOOLONG : 0;
 }
 
-int r4_obj_create(struct r4_db *db, struct r4_inode *dir, const char *name, size_t len,
-		  const struct r4_sd *tmpl, struct r4_inode *out)
+void r4_obj_prepare(const struct r4_db *db, const struct r4_inode *dir, const char *name,
+		    size_t len, const struct r4_sd *tmpl, struct r4_inode *out)
 {
-	uint64_t oid = db->next_oid, doid = r4_key_objectid(&dir->sdkey);
+	uint64_t doid = r4_key_objectid(&dir->sdkey);
 	struct r4_inode ino = {0};
-	struct r4_path p;
-	uint8_t *buf;
 	r4_key ek;
-	size_t size;
-	int rc;
 
-	/* refuse before the first change, so the transaction stays usable */
-	if ((rc = r4_dir_lookup(db, dir, name, len, &ek)) != -ENOENT)
-		return rc ? rc : -EEXIST;
 	r4_key_entry(&ek, doid, name, len, dir->hash, dir->fibre);
-	r4_key_sd(&ino.sdkey, doid, ek.el[1], oid);
+	r4_key_sd(&ino.sdkey, doid, ek.el[1], db->next_oid);
 	ino.sd = *tmpl;
 	ino.sd.sd_mask |= 1u << R4_SDEXT_LW | 1u << R4_SDEXT_UNIX;
 	if (!db->seconds_only)
@@ -793,6 +786,24 @@ int r4_obj_create(struct r4_db *db, struct r4_inode *dir, const char *name, size
 	if (S_ISREG(tmpl->sd_mode) && dir->create == R4_FILE_CCREG40)
 		r4_ccreg_init_sd(&ino.sd);	/* the directory's `create` plugin (kernel default profile) */
 	inherit(db, dir, &ino.sd);
+	effective_plugins(db, &ino);
+	*out = ino;
+}
+
+int r4_obj_create(struct r4_db *db, struct r4_inode *dir, const char *name, size_t len,
+		  const struct r4_sd *tmpl, struct r4_inode *out)
+{
+	struct r4_inode ino;
+	struct r4_path p;
+	uint8_t *buf;
+	r4_key ek;
+	size_t size;
+	int rc;
+
+	/* refuse before the first change, so the transaction stays usable */
+	if ((rc = r4_dir_lookup(db, dir, name, len, &ek)) != -ENOENT)
+		return rc ? rc : -EEXIST;
+	r4_obj_prepare(db, dir, name, len, tmpl, &ino);
 	if ((rc = r4_obj_sd_fits(db, &ino.sd)))
 		return rc;
 	size = r4_item_stat_size(&ino.sd);

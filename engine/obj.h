@@ -72,6 +72,12 @@ int r4_dir_is_empty(struct r4_db *db, const struct r4_inode *dir, bool *empty);
  * uid, gid, rdev, symlink); returns the loaded inode. */
 int r4_obj_create(struct r4_db *db, struct r4_inode *dir, const char *name, size_t len,
 		  const struct r4_sd *tmpl, struct r4_inode *out);
+/* The object r4_obj_create would make from tmpl as name in dir, not yet
+ * in the tree: its stat data and plugins, keyed by the next object id.
+ * For a caller that grabs, before its first change, what writing into an
+ * object it is about to make can take (r4_reg_append_cost). */
+void r4_obj_prepare(const struct r4_db *db, const struct r4_inode *dir, const char *name,
+		    size_t len, const struct r4_sd *tmpl, struct r4_inode *out);
 /* Remove every item of the object (stat data, body, entries of a dir). */
 int r4_obj_destroy(struct r4_db *db, struct r4_inode *ino);
 
@@ -127,6 +133,49 @@ int r4_meta_add_part(struct r4_meta *m, const char *path, const uint8_t *text, s
 /* R4_META_* of the object (and its format), R4_META_NONE on any error. */
 unsigned r4_meta_kind(struct r4_db *db, uint64_t oid, unsigned *format);
 bool r4_meta_present(struct r4_db *db);	/* is there any record? */
+/* Make the records' directory if there is none (in the caller's
+ * operation, which grabbed for it: 3 r4_txn_insert_cost). */
+int r4_meta_dir(struct r4_db *db);
+/* The file path of that directory, whole, into *b (empty when there is
+ * none); -EUCLEAN when it is no regular file, or larger than max. */
+int r4_meta_read(struct r4_db *db, const char *path, uint64_t max, struct r4_buf *b);
+/* Remove the file path of that directory, if there is one. */
+int r4_meta_unlink(struct r4_db *db, const char *path);
+
+/*
+ * Extended attributes (xattr.c; docs/semantics.md, "Extended attributes"):
+ * an object's in a record of their own, "/..r4/OID.x", read only by the
+ * attribute calls of fs.c.  In memory they are that record's bytes.
+ */
+struct r4_xattrs {
+	struct r4_buf b;	/* the record (empty: no attribute) */
+};
+/* Can name be stored?  set: -ERANGE, -EOPNOTSUPP, -EINVAL, -EPERM as
+ * r4.h says; else (get, remove) -ERANGE, -EINVAL, or -ENODATA for a name
+ * nothing can be stored under. */
+int r4_xattr_name(const char *name, bool set);
+/* Object oid's attributes (none: empty); -EUCLEAN for a damaged record. */
+int r4_xattr_load(struct r4_db *db, uint64_t oid, struct r4_xattrs *x);
+void r4_xattr_fini(struct r4_xattrs *x);
+/* The attribute after *at (0: the first), false after the last. */
+bool r4_xattr_next(const struct r4_xattrs *x, size_t *at, const char **name, size_t *nlen,
+		   const uint8_t **value, size_t *vlen);
+/* name's value (pointing into x), or -ENODATA. */
+int r4_xattr_find(const struct r4_xattrs *x, const char *name, const uint8_t **value,
+		  size_t *vlen);
+/* In x only: name set to value[0, vlen) as flags allow (R4_XATTR_*:
+ * -EEXIST, -ENODATA; the object's limits: -ENOSPC), or removed (-ENODATA
+ * when absent).  x is unchanged on failure. */
+int r4_xattr_set(struct r4_xattrs *x, const char *name, const void *value, size_t vlen,
+		 int flags);
+int r4_xattr_remove(struct r4_xattrs *x, const char *name);
+/* Store x as oid's record in the caller's operation: grabs (removal: may
+ * use the reserve) before it changes anything. */
+int r4_xattr_store(struct r4_db *db, uint64_t oid, const struct r4_xattrs *x, bool removal);
+/* What removing oid's record can add to the commit, and removing it (the
+ * object went: inside an operation that grabbed for it). */
+int r4_xattr_drop_cost(struct r4_db *db, uint64_t oid, uint64_t *cost);
+int r4_xattr_drop(struct r4_db *db, uint64_t oid);
 
 /* Aggregates (aggr.c, LANGUAGE.md section 7). */
 enum { R4_ROLE_NONE, R4_ROLE_AGGREGATE, R4_ROLE_RECORD, R4_ROLE_FIELD };

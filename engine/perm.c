@@ -9,7 +9,8 @@
  * a choice: search on every directory on the way, write and search to
  * change an entry, the sticky bit, setgid inheritance and the umask for
  * new objects, chown and chmod by the owner, the clearing of set-id bits
- * (should_remove_suid), utimens "now" for writers, open modes.
+ * (should_remove_suid), utimens "now" for writers, open modes, extended
+ * attributes (xattr_permission).
  *
  * Every function lets a trusted caller (who NULL) through.  uid 0 passes
  * every check but executing a file without any x bit (R4L executes
@@ -334,4 +335,40 @@ int r4_perm_open(struct r4_db *db, const struct r4_ident *who, const struct r4_s
 	if (S_ISDIR(st->mode) && (want & 2))
 		return -EISDIR;
 	return r4_perm_may(db, who, st, want) ? 0 : -EACCES;
+}
+
+/* ---- extended attributes ---- */
+
+static bool in_space(const char *name, const char *space)
+{
+	return !strncmp(name, space, strlen(space));
+}
+
+int r4_perm_xattr(struct r4_db *db, const struct r4_ident *who, const struct r4_stat *st,
+		  const char *name, unsigned want)
+{
+	bool write = want & 2;
+
+	if (in_space(name, "user.")) {
+		/* (a rule of types, for everyone) */
+		if (!S_ISREG(st->mode) && !S_ISDIR(st->mode))
+			return write ? -EPERM : -ENODATA;
+		if (!who)
+			return 0;
+		if (write && S_ISDIR(st->mode) && (st->mode & S_ISVTX) && !r4_perm_owns(who, st))
+			return -EPERM;
+		return r4_perm_may(db, who, st, want) ? 0 : -EACCES;
+	}
+	if (!who || who->uid == 0)
+		return 0;
+	/* trusted.*: CAP_SYS_ADMIN; security.*: any reader, and the capability
+	 * module's CAP_SYS_ADMIN to write */
+	if (in_space(name, "trusted."))
+		return write ? -EPERM : -ENODATA;
+	return write ? -EPERM : 0;
+}
+
+bool r4_perm_xattr_listed(const struct r4_ident *who, const char *name)
+{
+	return !who || who->uid == 0 || !in_space(name, "trusted.");
 }

@@ -74,4 +74,18 @@ uint32_t r4_perm_after_write(const struct r4_ident *who, const struct r4_stat *s
 int r4_perm_open(struct r4_db *db, const struct r4_ident *who, const struct r4_stat *st,
 		 int flags);
 
+/*
+ * want (4 read, 2 set or remove) of the extended attribute name of st, as
+ * Linux's xattr_permission with the capability module: user.* only on a
+ * regular file or directory (else -EPERM to write, -ENODATA to read, for
+ * everyone), with read or write permission (-EACCES), in a sticky
+ * directory written by its owner alone (-EPERM); trusted.* root's alone
+ * (others: -EPERM to write, -ENODATA to read); security.* read by
+ * anyone, written by root (-EPERM).
+ */
+int r4_perm_xattr(struct r4_db *db, const struct r4_ident *who, const struct r4_stat *st,
+		  const char *name, unsigned want);
+/* Does listxattr show name to who?  trusted.* only to root. */
+bool r4_perm_xattr_listed(const struct r4_ident *who, const char *name);
+
 #endif

@@ -371,6 +371,44 @@ int r4_file_access(r4_file *f, unsigned want);
 int r4_file_error(r4_file *f, bool report);
 
 /*
+ * Extended attributes of an object, by handle (docs/semantics.md,
+ * "Extended attributes"), with getxattr(2)'s contract: names in the
+ * user., trusted. and security. namespaces (at most R4_XATTR_NAME_MAX
+ * bytes: -ERANGE; none other can be stored: -EOPNOTSUPP when set, -ENODATA
+ * when read or removed; "user." alone -EINVAL), values of at most
+ * R4_XATTR_SIZE_MAX bytes (-E2BIG).  The names user.r4.* are r4's pseudo
+ * files (a host serves them: r4_pseudo_read) and are never stored (-EPERM
+ * when set).  An object holds at most R4_XATTR_TOTAL_MAX bytes of names
+ * and values, and names that list in R4_XATTR_LIST_MAX bytes (-ENOSPC).
+ * The permission rules are perm.c's, as Linux's xattr_permission for the
+ * identity r4_act_as set: user.* only on regular files and directories
+ * (-EPERM to set, -ENODATA to read), read and write permission (-EACCES),
+ * in a sticky directory set by its owner only (-EPERM); trusted.* root's
+ * alone (others: -EPERM to set, -ENODATA to read, never listed);
+ * security.* read by anyone, set by root.  A set or remove is one
+ * operation that changes ctime and is audited as `setattr` 0; a full
+ * volume refuses it before it changes anything (-ENOSPC).
+ *   get:    the value into buf[0, size); *len its size, also when size is
+ *           0 (nothing copied) or too small (-ERANGE); -ENODATA: none.
+ *   set:    flags R4_XATTR_CREATE (-EEXIST when it exists) or
+ *           R4_XATTR_REPLACE (-ENODATA when it does not); other bits -EINVAL.
+ *   list:   the names the identity may see, each NUL-terminated, into
+ *           buf[0, size); *len as for get.
+ *   remove: -ENODATA when there is none.
+ * By handle only (what the bridge has): a host with paths opens a handle
+ * with r4_file_open.  (To do: r4 import and export carry attributes so.)
+ */
+#define R4_XATTR_NAME_MAX 255		/* XATTR_NAME_MAX */
+#define R4_XATTR_SIZE_MAX 65536		/* XATTR_SIZE_MAX */
+#define R4_XATTR_LIST_MAX 65536		/* XATTR_LIST_MAX: listxattr(2)'s largest answer */
+#define R4_XATTR_TOTAL_MAX (256 << 10)	/* names and values of one object */
+enum { R4_XATTR_CREATE = 1, R4_XATTR_REPLACE = 2 };	/* as XATTR_CREATE, XATTR_REPLACE */
+int r4_file_getxattr(r4_file *f, const char *name, void *buf, size_t size, size_t *len);
+int r4_file_setxattr(r4_file *f, const char *name, const void *value, size_t size, int flags);
+int r4_file_listxattr(r4_file *f, char *buf, size_t size, size_t *len);
+int r4_file_removexattr(r4_file *f, const char *name);
+
+/*
  * The namespace by handle, for hosts that keep objects rather than paths
  * (a FUSE low-level bridge): a directory handle and one name
  * (name[0..len), no '/'), with the rules of the path calls.
@@ -1005,8 +1043,9 @@ enum r4_check_code {
 	R4_CK_NAME_ORPHAN,	/* object that no entry names */
 	R4_CK_NAME_LINKS,	/* directory with more than one name */
 	R4_CK_NAME_KEY,		/* entry's stat-data key differs from the object's */
-	R4_CK_META_ORPHAN,	/* an r4 record of an object the tree does not hold */
-	R4_CK_META_BAD,		/* an r4 record r4 cannot read (its object's rules deny all) */
+	R4_CK_META_ORPHAN,	/* an r4 record (or attributes) of an object the tree does not hold */
+	R4_CK_META_BAD,		/* an r4 record r4 cannot read (its object's rules deny all),
+				   or attributes */
 	R4_CK_COUNT
 };
 

@@ -1,5 +1,9 @@
-/* t.c - counters and seed of the test harness (t.h). */
+/* t.c - counters, seed and helpers of the test harness (t.h). */
 #include "t.h"
+
+#include <string.h>
+
+#include "r4_lang.h"
 
 int t_pass, t_fail;
 
@@ -35,4 +39,35 @@ int t_rmdir(const char *dir)
 
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	return system(cmd) ? -1 : 0;
+}
+
+r4_db *t_open_rw(const char *img)
+{
+	struct r4_open_opts o = {.rw = true};
+	r4_db *db = NULL;
+
+	setenv("R4_TEST_CLOCK", "1700000000", 1);
+	CHECK_RC(r4_open(img, &o, &db));
+	unsetenv("R4_TEST_CLOCK");
+	return db;
+}
+
+int t_run(r4_db *db, const char *src)
+{
+	struct r4_run *r = NULL;
+	int rc = r4_run(db, src, strlen(src), NULL, &r);
+
+	r4_run_free(r);
+	return rc;
+}
+
+void t_fill(r4_db *db, const char *path)
+{
+	static char buf[1 << 16];
+	uint64_t off = 0;
+
+	CHECK_RC(r4_create(db, path, 0644, 0, 0));
+	for (size_t n = sizeof(buf); n; n /= 4)
+		while (!r4_write(db, path, off, buf, n))
+			off += n;
 }

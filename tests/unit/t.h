@@ -36,5 +36,12 @@ const char *t_tmp(void);
 int t_fsck(const char *img);
 /* rm -rf of a test's temporary directory: 0 or -1. */
 int t_rmdir(const char *dir);
+/* img opened read-write (a CHECK), its clock fixed at 1700000000 (what
+ * audit records and times say); NULL when it did not open. */
+r4_db *t_open_rw(const char *img);
+/* r4_run of the R4L src in its own unit: its code. */
+int t_run(r4_db *db, const char *src);
+/* Fill the volume with the file path, in ever smaller pieces. */
+void t_fill(r4_db *db, const char *path);
 
 #endif

@@ -16,30 +16,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "r4_lang.h"
 #include "t.h"
 
 static char dir[256], img[300];
-
-static r4_db *open_rw(void)
-{
-	struct r4_open_opts o = {.rw = true};
-	r4_db *db = NULL;
-
-	setenv("R4_TEST_CLOCK", "1700000000", 1);
-	CHECK_RC(r4_open(img, &o, &db));
-	unsetenv("R4_TEST_CLOCK");
-	return db;
-}
-
-static int run(r4_db *db, const char *src)
-{
-	struct r4_run *r = NULL;
-	int rc = r4_run(db, src, strlen(src), NULL, &r);
-
-	r4_run_free(r);
-	return rc;
-}
 
 /* The contents of path, as a string (static buffer). */
 static const char *contents(r4_db *db, const char *path)
@@ -60,8 +39,8 @@ static r4_db *fresh(const char *setup, uint64_t size)
 
 	unlink(img);
 	CHECK_RC(r4_mkfs(img, size, NULL));
-	if ((db = open_rw()))
-		CHECK_RC(run(db, setup));
+	if ((db = t_open_rw(img)))
+		CHECK_RC(t_run(db, setup));
 	return db;
 }
 
@@ -146,7 +125,7 @@ static void test_records(void)
 	CHECK_RC(r4_file_make(dd, "a", 1, &(struct r4_newobj){.mode = 0100644}, NULL));
 	CHECK_RC(r4_file_rename(s, "moved", 5, dd, "a", 1, 0));
 	/* changes to the log itself are not recorded */
-	CHECK_RC(run(db, "/srv/log/..audit/(log <- /srv/log)"));
+	CHECK_RC(t_run(db, "/srv/log/..audit/(log <- /srv/log)"));
 	CHECK_RC(r4_file_close(f));
 	f = at(s, "log");
 	CHECK_RC(r4_file_setattr(f, &(struct r4_setattr){.mask = R4_SET_MTIME_NOW}));
@@ -206,18 +185,6 @@ static void test_missing_log(void)
 	r4_close(db);
 }
 
-/* Fill the volume, in ever smaller pieces. */
-static void fill(r4_db *db)
-{
-	static char buf[1 << 16];
-	uint64_t off = 0;
-
-	CHECK_RC(r4_create(db, "/fill", 0644, 0, 0));
-	for (size_t n = sizeof(buf); n; n /= 4)
-		while (!r4_write(db, "/fill", off, buf, n))
-			off += n;
-}
-
 /* A full volume: the chmod whose record would not fit is refused with
  * ENOSPC before it changes anything; the group is not poisoned. */
 static void test_full_volume(void)
@@ -230,7 +197,7 @@ static void test_full_volume(void)
 
 	if (!db)
 		return;
-	fill(db);
+	t_fill(db, "/fill");
 	CHECK_RC(r4_file_root(db, &root));
 	s = at(root, "srv");
 	f = at(s, "f");
