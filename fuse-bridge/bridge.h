@@ -10,7 +10,7 @@
  *                      kernel's caches after changes it did not make
  *   ops.c      fb_     the POSIX operations (fb_<op>), fb_err, the ops table
  *   special.c  sp_     the special files: pseudo files, the control file,
- *                      the meta view, the user.r4.* xattrs
+ *                      the meta view, xattrs (stored: the engine's)
  * Everything below runs under B.mu unless it says otherwise.
  */
 #ifndef R4_FUSE_BRIDGE_H

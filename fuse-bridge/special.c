@@ -10,8 +10,9 @@
  *    values (or its diagnostics): one unit per command; written
  *    write-only, each complete command runs at its write(2), which
  *    fails with its error;
- *  - user.r4.NAME extended attributes for the pseudo file ..NAME, asked
- *    for by name (listed with -o list_pseudo_xattrs).
+ *  - extended attributes: those users store, by one engine call each,
+ *    and user.r4.NAME for the pseudo file ..NAME, asked for by name
+ *    (listed with -o list_pseudo_xattrs).
  * What a pseudo file is, reads and does is engine/pseudo.c's: here a
  * node becomes an object's path and a pseudo file of the table, one call.
  * This is the one file of the bridge that uses the language (r4_lang.h),
@@ -29,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 
 #include "r4_lang.h"
 
@@ -538,22 +540,27 @@ int sp_write(const struct caller *c, struct special *s, const char *buf, size_t 
 }
 
 /*
- * ---- extended attributes: user.r4.NAME is the pseudo file ..NAME ----
+ * ---- extended attributes ----
  *
- * Generic tools copy every attribute listxattr names (cp -a, rsync -aX,
- * tar --xattrs) and put back what they copied.  The pseudo attributes are
- * not a file's data: copied out they put r4's oid, key and plugin on host
- * files; put back, user.r4.name renamed rsync's temporary file (and rsync
- * failed), and the read-only ones failed the copy.  So:
- *  - listxattr names none (r4 stores no attributes of its own, so it lists
- *    nothing), unless -o list_pseudo_xattrs asks for them (getfattr -d);
+ * What users store (user.*, trusted.*, security.*) is the engine's: what
+ * can be stored, the rules, the limits (r4_file_*xattr, one call on the
+ * node's object; docs/semantics.md).  The meta view's directories, pseudo
+ * files and the control file store none.  user.r4.NAME is the pseudo file
+ * ..NAME, never stored.  Generic tools copy every attribute listxattr
+ * names (cp -a, rsync -aX, tar --xattrs) and put back what they copied;
+ * the pseudo attributes are not a file's data: copied out they put r4's
+ * oid, key and plugin on host files; put back, user.r4.name renamed
+ * rsync's temporary file (and rsync failed), and the read-only ones
+ * failed the copy.  So:
+ *  - listxattr names the stored attributes, and the pseudo ones only
+ *    when -o list_pseudo_xattrs asks for them (getfattr -d);
  *  - getxattr reads any pseudo file on request (getfattr -n user.r4.mode);
  *  - setxattr sets only what chmod, chown and touch set: mode, uid (owner),
  *    gid, atime and mtime, with the same rules.  The name, the body and
  *    the rest are EPERM: an attribute a tool replays must not rename,
  *    rewrite or remove anything (the pseudo files by name, the meta view
  *    and the control file still reach them);
- *  - no attribute can be removed: EPERM for a pseudo one, ENODATA else.
+ *  - no pseudo attribute can be removed (EPERM).
  */
 
 static const char *const xattr_names[] = {
@@ -573,12 +580,10 @@ static const struct r4_pseudo_info *xattr_pseudo(const char *name)
 	return r4_pseudo_lookup(dots, strlen(dots));
 }
 
-/* 0 when setxattr may set ps (xattr_pseudo's), else the positive errno
- * it answers. */
+/* 0 when setxattr may set pseudo file ps, else the positive errno it
+ * answers. */
 static int xattr_settable(const struct r4_pseudo_info *ps)
 {
-	if (!ps)
-		return ENOTSUP;	/* r4 stores no attributes of its own */
 	switch (ps->id) {
 	case R4_PSEUDO_UID:
 	case R4_PSEUDO_GID:
@@ -603,25 +608,19 @@ static int xattr_object(fuse_ino_t id, char **out)
 	return node_path(n, out);
 }
 
-void sp_getxattr(fuse_req_t req, fuse_ino_t id, const char *name, size_t size)
+/* The object of node id, which stores attributes: NULL with *rc, else. */
+static struct node *xattr_node(fuse_ino_t id, int none, int *rc)
 {
-	const struct r4_pseudo_info *ps = xattr_pseudo(name);
-	char *p = NULL, *text = NULL;
-	struct caller c;
-	size_t n = 0;
-	int rc;
+	struct node *n = node_find(id);
 
-	if (!ps) {
-		/* (security.capability before every first write: no lock) */
-		fuse_reply_err(req, ENODATA);
-		return;
-	}
-	br_enter(req, &c);
-	if (!(rc = xattr_object(id, &p)))
-		rc = pseudo_read(&c, p, ps->id, &text, &n);
-	/* (a pseudo file of a pseudo file, or one the object lacks, is none) */
-	rc = rc == -ENOENT || rc == -ENODATA ? ENODATA : fb_err("getxattr", NULL, rc);
-	br_unlock();
+	*rc = !n ? -ESTALE : n->kind != K_OBJ ? none : 0;
+	return *rc ? NULL : n;
+}
+
+/* The answer to a getxattr or listxattr of size: the size asked for, a
+ * buffer too small (the engine said ERANGE), or the bytes. */
+static void xattr_reply(fuse_req_t req, int rc, size_t size, const char *p, size_t n)
+{
 	if (rc)
 		fuse_reply_err(req, rc);
 	else if (!size)
@@ -629,8 +628,34 @@ void sp_getxattr(fuse_req_t req, fuse_ino_t id, const char *name, size_t size)
 	else if (n > size)
 		fuse_reply_err(req, ERANGE);
 	else
-		fuse_reply_buf(req, text, n);
+		fuse_reply_buf(req, p, n);
+}
+
+void sp_getxattr(fuse_req_t req, fuse_ino_t id, const char *name, size_t size)
+{
+	const struct r4_pseudo_info *ps = xattr_pseudo(name);
+	char *p = NULL, *text = NULL, *value = size ? malloc(size) : NULL;
+	struct caller c;
+	struct node *n;
+	size_t len = 0;
+	int rc;
+
+	br_enter(req, &c);
+	if (!ps) {
+		if ((n = xattr_node(id, -ENODATA, &rc)))
+			rc = size && !value ? -ENOMEM
+			     : r4_file_getxattr(n->obj, name, value, size, &len);
+		rc = fb_err("getxattr", n, rc);
+	} else {
+		if (!(rc = xattr_object(id, &p)))
+			rc = pseudo_read(&c, p, ps->id, &text, &len);
+		/* (a pseudo file of a pseudo file, or one the object lacks, is none) */
+		rc = rc == -ENOENT || rc == -ENODATA ? ENODATA : fb_err("getxattr", NULL, rc);
+	}
+	br_unlock();
+	xattr_reply(req, rc, size, ps ? text : value, len);
 	r4_free(text);
+	free(value);
 	free(p);
 }
 
@@ -640,18 +665,27 @@ void sp_setxattr(fuse_req_t req, fuse_ino_t id, const char *name, const char *va
 	const struct r4_pseudo_info *ps = xattr_pseudo(name);
 	bool changed = false;
 	struct caller c;
+	struct node *n;
 	char *p = NULL;
 	int rc;
 
-	(void)flags;
-	if ((rc = xattr_settable(ps))) {
+	if (ps && (rc = xattr_settable(ps))) {
 		fuse_reply_err(req, rc);
 		return;
 	}
 	br_enter(req, &c);
-	if (!(rc = xattr_object(id, &p)))
-		rc = pseudo_write(&c, p, ps->id, value, size, &changed);
-	rc = rc == -ENODATA ? ENOTSUP : fb_err("setxattr", NULL, rc);	/* (of a pseudo file) */
+	if (!ps) {
+		flags = (flags & XATTR_CREATE ? R4_XATTR_CREATE : 0) |
+			(flags & XATTR_REPLACE ? R4_XATTR_REPLACE : 0) |
+			(flags & ~(XATTR_CREATE | XATTR_REPLACE));
+		if ((n = xattr_node(id, -EOPNOTSUPP, &rc)))
+			CHANGE("setxattr", r4_file_setxattr(n->obj, name, value, size, flags));
+		rc = fb_err("setxattr", n, rc);
+	} else {
+		if (!(rc = xattr_object(id, &p)))
+			rc = pseudo_write(&c, p, ps->id, value, size, &changed);
+		rc = rc == -ENODATA ? ENOTSUP : fb_err("setxattr", NULL, rc);	/* (of a pseudo file) */
+	}
 	br_unlock();
 	if (changed)
 		node_invalidate_all();	/* the kernel's cached mode, owner, times */
@@ -659,31 +693,42 @@ void sp_setxattr(fuse_req_t req, fuse_ino_t id, const char *name, const char *va
 	fuse_reply_err(req, rc);
 }
 
-/* Nothing, or with -o list_pseudo_xattrs the metadata names of an object
- * (..body and ..list are left out: they can be large). */
+/* The stored names, and with -o list_pseudo_xattrs the metadata names of
+ * an object (..body and ..list are left out: they can be large). */
 void sp_listxattr(fuse_req_t req, fuse_ino_t id, size_t size)
 {
-	char list[512], *at = list;
+	size_t cap = R4_XATTR_LIST_MAX + 512, len = 0;
+	char *list = malloc(cap);
+	struct caller c;
 	struct node *n;
-	size_t need;
+	int rc = list ? 0 : ENOMEM;
 
-	pthread_mutex_lock(&B.mu);
-	n = B.list_xattrs ? node_find(id) : NULL;
-	if (n && n->kind != K_PSEUDO && n->kind != K_CONTROL)
+	br_enter(req, &c);
+	n = node_find(id);
+	if (!rc && n && n->kind == K_OBJ)
+		rc = fb_err("listxattr", n, r4_file_listxattr(n->obj, list, cap, &len));
+	if (!rc && B.list_xattrs && n && n->kind != K_PSEUDO && n->kind != K_CONTROL)
 		for (int i = 0; xattr_names[i]; i++)
-			at += sprintf(at, "%s%s", XATTR, xattr_names[i]) + 1;
-	pthread_mutex_unlock(&B.mu);
-	need = (size_t)(at - list);
-	if (!size)
-		fuse_reply_xattr(req, need);
-	else if (size < need)
-		fuse_reply_err(req, ERANGE);
-	else
-		fuse_reply_buf(req, list, need);
+			len += (size_t)sprintf(list + len, "%s%s", XATTR, xattr_names[i]) + 1;
+	br_unlock();
+	xattr_reply(req, rc, size, list, len);
+	free(list);
 }
 
 void sp_removexattr(fuse_req_t req, fuse_ino_t id, const char *name)
 {
-	(void)id;
-	fuse_reply_err(req, xattr_pseudo(name) ? EPERM : ENODATA);	/* a pseudo file cannot go */
+	struct caller c;
+	struct node *n;
+	int rc;
+
+	if (xattr_pseudo(name)) {
+		fuse_reply_err(req, EPERM);	/* a pseudo file cannot go */
+		return;
+	}
+	br_enter(req, &c);
+	if ((n = xattr_node(id, -ENODATA, &rc)))
+		CHANGE("removexattr", r4_file_removexattr(n->obj, name));
+	rc = fb_err("removexattr", n, rc);
+	br_unlock();
+	fuse_reply_err(req, rc);
 }

@@ -256,8 +256,13 @@ OUT
 	assert_output 640
 	run setfattr -n user.r4.mode -v 0999 "$MNT/bank/alice"
 	assert_failure
-	run setfattr -n user.other -v x "$MNT/bank/alice"
+	run setfattr -n user.r4.nosuch -v x "$MNT/bank/alice"
 	assert_failure
+	# another name is stored, and listed with them (r4fuse_xattrs_stored.bats)
+	setfattr -n user.other -v x "$MNT/bank/alice"
+	run getfattr --absolute-names -d "$MNT/bank/alice"
+	assert_line 'user.other="x"'
+	assert_line 'user.r4.mode="0640"'
 	run setfattr -x user.r4.mode "$MNT/bank/alice"
 	assert_failure
 	run stat -c %a "$MNT/bank/alice"

@@ -2,9 +2,10 @@
 # r4fuse: changes the kernel did not make (a control-file command, a
 # pseudo file written, an extended attribute set) and the kernel's caches;
 # the user.r4.* attributes, and the generic tools that copy attributes
-# (cp -a, rsync -aX, tar --xattrs).  Real mounts (root, /dev/fuse).  A step that could hang the mount runs
-# under fuse_within, which aborts the FUSE connection (fusectl) instead of
-# hanging the suite, and fails.
+# (cp -a, rsync -aX, tar --xattrs), which do not copy them; attributes
+# users store: r4fuse_xattrs_stored.bats.  Real mounts (root, /dev/fuse).
+# A step that could hang the mount runs under fuse_within, which aborts
+# the FUSE connection (fusectl) instead of hanging the suite, and fails.
 
 setup() {
 	load helper
@@ -114,7 +115,7 @@ same_tree() {
 	same_tree "$MNT/d" "$MNT/x/d"
 }
 
-@test "by default listxattr lists nothing; getfattr -n reads any; setfattr sets mode, owner, times" {
+@test "by default listxattr lists no user.r4.*; getfattr -n reads any; setfattr sets mode, owner, times" {
 	need_cmd getfattr "attr not installed"
 	mount_r4
 	run getfattr --absolute-names -d -m - "$MNT/d" "$MNT/d/a" "$MNT"
@@ -155,18 +156,21 @@ same_tree() {
 	run cat "$MNT/d/a"
 	assert_output 1
 
-	# r4 stores no attributes of its own; none can be removed
+	# no user.r4.* name is stored; a pseudo one cannot be removed
 	run setfattr -n user.r4.nosuch -v x "$MNT/d/a"
-	assert_output "setfattr: $MNT/d/a: Operation not supported"
-	run setfattr -n user.other -v x "$MNT/d/a"
-	assert_output "setfattr: $MNT/d/a: Operation not supported"
+	assert_output "setfattr: $MNT/d/a: Operation not permitted"
 	run getfattr -n user.r4.nosuch "$MNT/d/a"
 	assert_failure
 	assert_output --partial 'No such attribute'
 	run setfattr -x user.r4.mode "$MNT/d/a"
 	assert_output "setfattr: $MNT/d/a: Operation not permitted"
-	run setfattr -x user.other "$MNT/d/a"
+	run setfattr -x user.r4.nosuch "$MNT/d/a"
 	assert_output "setfattr: $MNT/d/a: No such attribute"
+	# other names are stored (r4fuse_xattrs_stored.bats), and listed
+	setfattr -n user.other -v x "$MNT/d/a"
+	run getfattr --absolute-names -d "$MNT/d/a"
+	assert_output "# file: $MNT/d/a
+user.other=\"x\""
 }
 
 @test "-o list_pseudo_xattrs: listxattr names the metadata of objects, none of pseudo files" {
