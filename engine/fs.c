@@ -1161,12 +1161,21 @@ static int at_file(r4_file *d, const char *name, size_t len, bool fresh, struct 
 	return 0;
 }
 
+/* The stat of f's object, reached by the acting identity.  A directory
+ * removed while a handle (any) held it answers as it was then, with
+ * nlink 0, as long as one does (ext4's inode of a removed directory
+ * lives to its last close); there is no way to it left to check. */
 int r4_file_stat(r4_file *f, struct r4_stat *st)
 {
 	struct r4_inode ino;
-	int rc;
+	struct r4_held *h;
+	int rc = file_load(f, &ino);
 
-	if ((rc = file_load(f, &ino)))
+	if (rc == -ESTALE && (h = held_find(f->db, &f->key)) && h->removed) {
+		*st = h->last;
+		return 0;
+	}
+	if (rc)
 		return rc;
 	if (!(rc = file_reach(f, &ino)))
 		r4_fs_stat_of(f->db, &ino, st);
@@ -1298,13 +1307,26 @@ int r4_fs_set_plugin(struct r4_db *db, const char *path, unsigned member, unsign
 	return r4_txn_op_end(db, &op, rc);
 }
 
-/* The object goes, and what r4 knew of it (meta.c). */
+/* The object goes, and what r4 knew of it (meta.c).  A held one (a
+ * directory: never an orphan) leaves its handles its stat, nlink 0
+ * (r4_file_stat). */
 static int destroy(struct r4_db *db, struct r4_inode *ino)
 {
 	uint64_t oid = r4_key_objectid(&ino->sdkey);
-	int rc = r4_obj_destroy(db, ino);
+	struct r4_held *h = held_find(db, &ino->sdkey);
+	struct r4_stat last;
+	int rc;
 
-	return rc ? rc : r4_meta_drop(db, oid);
+	r4_obj_touch(db, ino, false, true);
+	r4_fs_stat_of(db, ino, &last);
+	last.nlink = 0;
+	if ((rc = r4_obj_destroy(db, ino)) || (rc = r4_meta_drop(db, oid)))
+		return rc;
+	if (h) {
+		h->removed = true;
+		h->last = last;
+	}
+	return 0;
 }
 
 /*
@@ -1895,19 +1917,14 @@ int r4_file_readlink(r4_file *f, char *buf, size_t n, size_t *len)
 
 int r4_file_reopen(r4_file *f, int flags, r4_file **out)
 {
-	struct r4_inode ino;
 	struct r4_stat st;
 	r4_file *g = NULL;
 	int rc;
 
 	if ((flags & O_ACCMODE) != O_RDONLY && !f->db->rw)
 		return -EROFS;
-	if ((rc = file_load(f, &ino)))
-		return rc;
-	r4_fs_stat_of(f->db, &ino, &st);
-	rc = file_reach(f, &ino);
-	r4_obj_fini(&ino);
-	if (rc || (rc = r4_perm_open(f->db, r4_perm_checked(f->db), &st, flags)) ||
+	if ((rc = r4_file_stat(f, &st)) ||
+	    (rc = r4_perm_open(f->db, r4_perm_checked(f->db), &st, flags)) ||
 	    (rc = r4_file_dup(f, &g)))
 		return rc;
 	g->oflags = flags & O_ACCMODE;
@@ -1923,15 +1940,10 @@ int r4_file_reopen(r4_file *f, int flags, r4_file **out)
 
 int r4_file_access(r4_file *f, unsigned want)
 {
-	struct r4_inode ino;
 	struct r4_stat st;
-	int rc;
+	int rc = r4_file_stat(f, &st);
 
-	if ((rc = file_load(f, &ino)))
-		return rc;
-	r4_fs_stat_of(f->db, &ino, &st);
-	if (!(rc = file_reach(f, &ino)) && !r4_perm_may(f->db, r4_perm_checked(f->db), &st, want))
+	if (!rc && !r4_perm_may(f->db, r4_perm_checked(f->db), &st, want))
 		rc = -EACCES;
-	r4_obj_fini(&ino);
 	return rc;
 }

@@ -131,6 +131,7 @@ int node_names(struct node *n, char **out);
 int node_path(struct node *n, char **out);
 int node_moved(struct node *n, struct node *p, const char *name);
 struct node *node_child(struct node *p, const char *name);
+void node_keep(struct node *n);
 /* Every node lets go of its engine handle (the image closes). */
 void node_close_all(void);
 /* The table and its nodes freed (the session is over). */

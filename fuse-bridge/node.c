@@ -5,7 +5,8 @@
  * however many names it has.  A node keeps a weak engine handle on its
  * object (r4_file_weaken): a name the kernel still remembers does not keep
  * a removed object alive; an open file's handle does (the orphans of
- * engine/fs.c).  Node ids are object ids (the root is FUSE's 1); the pseudo
+ * engine/fs.c), and so does a directory node's once it may be removed
+ * (node_keep).  Node ids are object ids (the root is FUSE's 1); the pseudo
  * files, the control file and the meta view get ids with the top bit set.
  * A node lives while something refers to it (refs): the kernel (lookups
  * less forgets), a child node, an open handle.  It remembers the name it
@@ -21,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <syslog.h>
 
 #define SYNTH (1ULL << 63)	/* the ids of nodes that are no objects */
@@ -314,6 +316,27 @@ int node_moved(struct node *n, struct node *p, const char *name)
 		r4_file_close(f);
 	}
 	return node_place(n, p, name);
+}
+
+/*
+ * Node n may be a directory about to be removed (rmdir, a rename over
+ * it): if it is, its node holds it from now on (a strong handle), so that
+ * while the kernel knows it (a process's working directory, with no
+ * descriptor open) it answers as ext4's removed directory does: stat with
+ * nlink 0, an empty listing (docs/engine.md, "Directories are never
+ * orphans").  It costs nothing: a directory goes at once, held or not.
+ * Not a file, which a strong handle would keep as an orphan.
+ */
+void node_keep(struct node *n)
+{
+	struct r4_stat st;
+	r4_file *f;
+
+	if (n && n->kind == K_OBJ && n != B.root && !r4_file_stat(n->obj, &st) &&
+	    S_ISDIR(st.mode) && !r4_file_dup(n->obj, &f)) {
+		r4_file_close(n->obj);
+		n->obj = f;
+	}
 }
 
 /* The node of name in p, if the kernel has one. */

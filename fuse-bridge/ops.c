@@ -525,8 +525,11 @@ static void fb_unlink_or_rmdir(fuse_req_t req, fuse_ino_t parent, const char *na
 	int rc;
 
 	br_enter(req, &c);
-	if (!(rc = node_find_obj(parent, &p)) && !(rc = sp_reserved(p, name) ? -EACCES : 0))
+	if (!(rc = node_find_obj(parent, &p)) && !(rc = sp_reserved(p, name) ? -EACCES : 0)) {
+		if (dir)
+			node_keep(node_child(p, name));
 		CHANGE(dir ? "rmdir" : "unlink", r4_file_remove(p->obj, name, strlen(name), dir));
+	}
 	if (rc == -ENOENT && r4_pseudo_lookup(name, strlen(name)))
 		rc = -EACCES;	/* a pseudo file, no entry of that name */
 	rc = fb_err(dir ? "rmdir" : "unlink", p, rc);
@@ -564,6 +567,8 @@ static void fb_rename(fuse_req_t req, fuse_ino_t parent, const char *name, fuse_
 	}
 	a = node_child(p, name);
 	b = node_child(q, newname);
+	if (!(flags & RENAME_EXCHANGE))
+		node_keep(b);	/* (replaced) */
 	if (CHANGE("rename", r4_file_rename(p->obj, name, strlen(name), q->obj, newname,
 					     strlen(newname),
 					     (flags & RENAME_NOREPLACE ? R4_RENAME_NOREPLACE : 0) |

@@ -342,7 +342,9 @@ int r4_file_weaken(r4_file *f);
 uint64_t r4_file_id(const r4_file *f);	/* the object id (st_ino) */
 int r4_file_stat(r4_file *f, struct r4_stat *st);
 int r4_file_read(r4_file *f, uint64_t off, void *buf, size_t len, size_t *got);
-/* r4_readdir on a held directory (one removed meanwhile lists nothing). */
+/* r4_readdir on a held directory (one removed meanwhile lists nothing;
+ * while a handle holds it, r4_file_stat of any handle on it gives its
+ * stat when removed, nlink 0). */
 int r4_file_readdir(r4_file *f, struct r4_dirpos *pos, r4_dirent_fn fn, void *ctx);
 int r4_file_write(r4_file *f, uint64_t off, const void *buf, size_t len);
 /* A write at the end as it is now (O_APPEND), audited as an append. */

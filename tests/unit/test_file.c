@@ -7,6 +7,7 @@
  * case ends with a closed image, fsck.reiser4's verdict.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -254,8 +255,10 @@ static void test_rename(void)
 	fsck_ok();
 }
 
-/* A directory held: listed through the handle wherever it moves; removed,
- * it lists nothing. */
+/* A directory held: listed through the handle wherever it moves; removed
+ * (by rmdir, or a rename over it), it lists nothing and stats as it was,
+ * with nlink 0, through any handle while one holds it (fstests'
+ * generic/035). */
 static int count_fn(void *ctx, const char *name, size_t len, uint64_t ino, uint32_t type)
 {
 	(void)name;
@@ -269,8 +272,10 @@ static int count_fn(void *ctx, const char *name, size_t len, uint64_t ino, uint3
 static void test_dir(void)
 {
 	r4_db *db;
-	r4_file *d;
+	r4_file *d, *w, *o;
 	struct r4_dirpos pos = {0};
+	struct r4_stat st;
+	uint64_t ino;
 	int n = 0;
 
 	fresh();
@@ -287,9 +292,32 @@ static void test_dir(void)
 	n = 0;
 	CHECK_RC(r4_file_readdir(d, &pos, count_fn, &n));
 	CHECK_EQ(n, 0);
+	CHECK_RC(r4_file_stat(d, &st));
+	CHECK(S_ISDIR(st.mode) && st.nlink == 0 && st.mode == (S_IFDIR | 0755));
 	CHECK_RC(r4_file_close(d));
 	CHECK_EQ(clean(db), 1);
+
+	/* a rename over it; a weak handle answers as the strong one does */
+	CHECK_RC(r4_mkdir(db, "/a", 0700, 0, 0));
+	CHECK_RC(r4_mkdir(db, "/b", 0750, 5, 6));
+	CHECK_RC(r4_file_open(db, "/b", &d));
+	CHECK_RC(r4_file_open(db, "/b", &w));
+	CHECK_RC(r4_file_weaken(w));
+	CHECK_RC(r4_stat(db, "/b", &st));
+	ino = st.ino;
+	CHECK_RC(r4_rename(db, "/a", "/b", 0));
+	CHECK_RC(r4_file_stat(w, &st));
+	CHECK(st.ino == ino && st.nlink == 0 && st.mode == (S_IFDIR | 0750) && st.uid == 5);
+	CHECK_RC(r4_file_access(w, 5));
+	CHECK_RC(r4_file_reopen(w, O_RDONLY, &o));	/* (opendir of a removed cwd) */
+	CHECK_RC(r4_file_readdir(o, &(struct r4_dirpos){0}, count_fn, &(int){0}));
+	CHECK_RC(r4_file_close(o));
+	CHECK_RC(r4_file_close(d));	/* the last to hold it */
+	CHECK(r4_file_stat(w, &st) == -ESTALE);
+	CHECK_RC(r4_file_close(w));
+	CHECK_EQ(clean(db), 2);
 	r4_close(db);
+	fsck_ok();
 }
 
 /* The namespace by handle: the path calls' rules, one name at a time. */
