@@ -69,3 +69,59 @@ EOF
 	run "$R4" fsck -n "$IMG"
 	assert_success
 }
+
+# The mount's own options (mountinfo's sixth field).
+mount_opts() {
+	awk -v m="$MNT" '$5 == m { print $6 }' /proc/self/mountinfo
+}
+
+# What dev and suid do, as one line: a device file opened and a set-uid
+# program run by uid 65534 (the mount needs allow_other for that).
+dev_suid() {
+	mknod "$MNT/null" c 1 3 2>/dev/null || true
+	cp /usr/bin/id "$MNT/id" && chmod 4755 "$MNT/id"
+	if { echo x >"$MNT/null"; } 2>/dev/null; then echo -n "dev "; else echo -n "nodev "; fi
+	echo "euid $(setpriv --reuid=65534 --regid=65534 --clear-groups "$MNT/id" -u)"
+}
+
+@test "generic/184 etc: -o dev,suid as root; nodev,nosuid by default" {
+	need_cmd setpriv
+	mount_r4 -o allow_other
+	run mount_opts
+	assert_output --regexp '(^|,)nosuid(,|$)'
+	assert_output --regexp '(^|,)nodev(,|$)'
+	run dev_suid
+	assert_output 'nodev euid 65534'
+	umount_r4
+	mount_r4 -o allow_other,dev,suid
+	run mount_opts
+	refute_output --partial nosuid
+	refute_output --partial nodev
+	run dev_suid
+	assert_output 'dev euid 0'
+	umount_r4
+	mount_r4 -o allow_other,suid,nodev
+	run mount_opts
+	refute_output --partial nosuid
+	assert_output --partial nodev
+	umount_r4
+}
+
+@test "mount.fuse.r4: dev,suid unless nodev or nosuid, as mount(8) means them" {
+	# `mount -t fuse.r4 -o dev,suid IMG DIR` runs the helper with `-o rw`
+	# alone (util-linux: dev and suid are mount(2)'s defaults)
+	"$R4_BUILD/mount.fuse.r4" "$IMG" "$MNT" -o rw,allow_other
+	run mount_opts
+	refute_output --partial nosuid
+	refute_output --partial nodev
+	run dev_suid
+	assert_output 'dev euid 0'
+	umount "$MNT"
+	"$R4_BUILD/mount.fuse.r4" "$IMG" "$MNT" -o rw,nosuid,nodev,allow_other
+	run mount_opts
+	assert_output --partial nosuid
+	assert_output --partial nodev
+	run dev_suid
+	assert_output 'nodev euid 65534'
+	umount "$MNT"
+}
