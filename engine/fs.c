@@ -1196,6 +1196,21 @@ int r4_file_read(r4_file *f, uint64_t off, void *buf, size_t len, size_t *got)
 	return r4_db_seen(f->db, rc);
 }
 
+int r4_file_seek(r4_file *f, uint64_t off, int whence, uint64_t *out)
+{
+	struct r4_inode ino;
+	int rc;
+
+	if (whence != SEEK_DATA && whence != SEEK_HOLE)
+		return -EINVAL;
+	if ((rc = file_load(f, &ino)))
+		return rc;
+	rc = !S_ISREG(ino.sd.sd_mode) ? -EINVAL : (rc = file_reach(f, &ino)) ? rc
+	     : r4_reg_seek(f->db, &ino, off, whence == SEEK_HOLE, out);
+	r4_obj_fini(&ino);
+	return r4_db_seen(f->db, rc);
+}
+
 int r4_file_readdir(r4_file *f, struct r4_dirpos *pos, r4_dirent_fn fn, void *ctx)
 {
 	struct rd_ctx r = {f->db, fn, ctx, false};

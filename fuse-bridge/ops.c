@@ -21,6 +21,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <syslog.h>
+#include <unistd.h>
 
 static struct handle *handle_of(const struct fuse_file_info *fi)
 {
@@ -860,6 +861,38 @@ static void fb_write(fuse_req_t req, fuse_ino_t id, const char *buf, size_t n, o
 		fuse_reply_write(req, n);
 }
 
+/* lseek(2)'s SEEK_DATA and SEEK_HOLE (the kernel answers the others): an
+ * object's from its items (the engine); a pseudo file or the control file
+ * tells no holes, data to its size, as Linux answers for a file system
+ * that keeps no map. */
+static void fb_lseek(fuse_req_t req, fuse_ino_t id, off_t off, int whence,
+		     struct fuse_file_info *fi)
+{
+	struct handle *h = handle_of(fi);
+	struct caller c;
+	struct stat st;
+	uint64_t at = 0;
+	int rc;
+
+	(void)id;
+	br_enter(req, &c);
+	if (whence != SEEK_DATA && whence != SEEK_HOLE)
+		rc = -EINVAL;
+	else if (off < 0)
+		rc = -ENXIO;
+	else if (h->file)
+		rc = r4_file_seek(h->file, (uint64_t)off, whence, &at);
+	else if (!(rc = attr_of(&c, h->n, &st)))
+		rc = off >= st.st_size ? -ENXIO : (at = whence == SEEK_DATA ? (uint64_t)off
+						       : (uint64_t)st.st_size, 0);
+	rc = fb_err("lseek", h->n, rc);
+	br_unlock();
+	if (rc)
+		fuse_reply_err(req, rc);
+	else
+		fuse_reply_lseek(req, (off_t)at);
+}
+
 /* close(2): a command written and closed unread still runs; a descriptor
  * whose changes were lost says so. */
 static void fb_flush(fuse_req_t req, fuse_ino_t id, struct fuse_file_info *fi)
@@ -1054,4 +1087,5 @@ const struct fuse_lowlevel_ops fb_ops = {
 	.removexattr = sp_removexattr,
 	.access = fb_access,
 	.fallocate = fb_fallocate,
+	.lseek = fb_lseek,
 };

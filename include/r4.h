@@ -342,6 +342,13 @@ int r4_file_weaken(r4_file *f);
 uint64_t r4_file_id(const r4_file *f);	/* the object id (st_ino) */
 int r4_file_stat(r4_file *f, struct r4_stat *st);
 int r4_file_read(r4_file *f, uint64_t off, void *buf, size_t len, size_t *got);
+/* lseek(2)'s SEEK_DATA and SEEK_HOLE (whence) on a regular file (-EINVAL
+ * for others): *out = where the first data, or hole, at or after off
+ * starts.  Data is what the body's items hold (tails, extent units other
+ * than holes, data written and not yet committed); the end of the file
+ * is a hole; a compressed (ccreg40) file is all data.  -ENXIO for off at
+ * or past the end, and for SEEK_DATA in the last hole, as Linux. */
+int r4_file_seek(r4_file *f, uint64_t off, int whence, uint64_t *out);
 /* r4_readdir on a held directory (one removed meanwhile lists nothing;
  * while a handle holds it, r4_file_stat of any handle on it gives its
  * stat when removed, nlink 0). */

@@ -125,3 +125,63 @@ dev_suid() {
 	assert_output 'nodev euid 65534'
 	umount "$MNT"
 }
+
+# seeks FILE WHENCE:OFFSET...: lseek's answer to each (or its error).
+seeks() {
+	python3 - "$@" <<'EOF2'
+import os, sys
+fd = os.open(sys.argv[1], os.O_RDONLY)
+for a in sys.argv[2:]:
+    w, o = a.split(":")
+    try:
+        print(a, os.lseek(fd, int(o), {"data": os.SEEK_DATA, "hole": os.SEEK_HOLE}[w]))
+    except OSError as e:
+        print(a, e.strerror)
+EOF2
+}
+
+@test "generic/286: SEEK_DATA and SEEK_HOLE find the holes; cp keeps them" {
+	need_cmd python3
+	mount_r4
+	# 4 MiB: a hole, 8 KiB of zeros written at 1 MiB (data), a hole, 10
+	# bytes at 3 MiB, a hole to the end
+	truncate -s 4M "$MNT/s"
+	dd if=/dev/zero of="$MNT/s" bs=4096 seek=256 count=2 conv=notrunc status=none
+	printf 0123456789 | dd of="$MNT/s" bs=1 seek=3145728 conv=notrunc status=none
+	run seeks "$MNT/s" data:0 hole:0 hole:1048576 data:1048676 data:1056768 hole:3145730 \
+		data:3149824 hole:4194303 hole:4194304 data:-1
+	assert_output - <<'EOF2'
+data:0 1048576
+hole:0 0
+hole:1048576 1056768
+data:1048676 1048676
+data:1056768 3145728
+hole:3145730 3149824
+data:3149824 No such device or address
+hole:4194303 4194303
+hole:4194304 No such device or address
+data:-1 No such device or address
+EOF2
+	# the same after a commit (the blocks placed) and in a small (tail) file
+	sync "$MNT/s"
+	run seeks "$MNT/s" data:0 hole:1048576
+	assert_output $'data:0 1048576\nhole:1048576 1056768'
+	printf abc >"$MNT/t"
+	run seeks "$MNT/t" data:0 hole:1 data:3
+	assert_output $'data:0 0\nhole:1 3\ndata:3 No such device or address'
+	# cp asks for the data (coreutils 9 reads only what SEEK_DATA finds)
+	# and keeps the holes (and makes holes of the zeros)
+	if command -v strace >/dev/null; then
+		strace -o "$T/trace" -e trace=lseek cp --sparse=always "$MNT/s" "$MNT/copy"
+		run grep -c 'SEEK_DATA) *= 1048576$' "$T/trace"
+		assert_output 1
+	else
+		cp --sparse=always "$MNT/s" "$MNT/copy"
+	fi
+	cmp "$MNT/s" "$MNT/copy"
+	run stat -c %b "$MNT/s" "$MNT/copy"
+	assert_output $'24\n8'
+	umount_r4
+	run "$R4" fsck -n "$IMG"
+	assert_success
+}

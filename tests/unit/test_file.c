@@ -1,6 +1,7 @@
 /*
  * test_file.c - open files (r4_file): handles by identity, files unlinked
- * while open (orphans), their safe-links, and what a crash leaves.
+ * while open (orphans), their safe-links, and what a crash leaves; a
+ * directory removed while held; SEEK_DATA and SEEK_HOLE.
  *
  * Each case checks the bytes read through the handle, the object count
  * of the super block against the objects r4_check finds, and, where a
@@ -14,6 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "ccreg.h"
 #include "t.h"
 
 static char img[64];
@@ -447,6 +449,101 @@ static void test_weak(void)
 	fsck_ok();
 }
 
+/* SEEK_DATA (d) or SEEK_HOLE (h) of f from off: where, or -errno. */
+static long long seek(r4_file *f, uint64_t off, char what)
+{
+	uint64_t at = 0;
+	int rc = r4_file_seek(f, off, what == 'd' ? SEEK_DATA : SEEK_HOLE, &at);
+
+	return rc ? rc : (long long)at;
+}
+
+/*
+ * SEEK_DATA and SEEK_HOLE read the body's items: tails are data, extent
+ * units data unless holes, before commit (fake blocks) and after; the end
+ * is a hole, and at or past it (or in the last hole, for data) -ENXIO.
+ */
+static void test_seek(void)
+{
+	static char block[4096];
+	const uint64_t M = 1 << 20;
+	struct r4_mkfs_opts m;
+	r4_db *db;
+	r4_file *f, *g, *d;
+
+	fresh();
+	db = open_rw();
+	memset(block, 'x', sizeof(block));
+	CHECK_RC(r4_create(db, "/t", 0644, 0, 0));	/* tails */
+	CHECK_RC(r4_write(db, "/t", 0, "abc", 3));
+	CHECK_RC(r4_create(db, "/e", 0644, 0, 0));	/* empty */
+	CHECK_RC(r4_create(db, "/s", 0644, 0, 0));	/* sparse extents */
+	CHECK_RC(r4_file_open(db, "/t", &f));
+	CHECK_EQ(seek(f, 0, 'd'), 0);
+	CHECK_EQ(seek(f, 2, 'd'), 2);
+	CHECK_EQ(seek(f, 0, 'h'), 3);
+	CHECK_EQ(seek(f, 3, 'd'), -ENXIO);
+	CHECK_EQ(seek(f, 3, 'h'), -ENXIO);
+	CHECK_EQ(seek(f, 1u << 30, 'h'), -ENXIO);
+	CHECK(r4_file_seek(f, 0, SEEK_SET, &(uint64_t){0}) == -EINVAL);
+	CHECK_RC(r4_file_close(f));
+	CHECK_RC(r4_file_open(db, "/e", &f));
+	CHECK_EQ(seek(f, 0, 'd'), -ENXIO);
+	CHECK_EQ(seek(f, 0, 'h'), -ENXIO);
+	CHECK_RC(r4_file_close(f));
+	CHECK_RC(r4_file_open(db, "/", &d));
+	CHECK(r4_file_seek(d, 0, SEEK_DATA, &(uint64_t){0}) == -EINVAL);
+	CHECK_RC(r4_file_close(d));
+
+	/* [0, 1M) hole, [1M, 1M + 8K) data, [.., 3M) hole, [3M, 3M + 10) data,
+	 * then a hole to 4M: while pending, then committed */
+	CHECK_RC(r4_file_open(db, "/s", &f));
+	CHECK_RC(r4_begin(db));
+	for (int pass = 0; pass < 2; pass++) {
+		if (!pass) {
+			CHECK_RC(r4_file_write(f, M, block, 4096));
+			CHECK_RC(r4_file_write(f, M + 4096, block, 4096));
+			CHECK_RC(r4_file_write(f, 3 * M, block, 10));
+			CHECK_RC(r4_file_setattr(f, &(struct r4_setattr){.mask = R4_SET_SIZE,
+									 .size = 4 * M}));
+		} else {
+			CHECK_RC(r4_commit(db));
+		}
+		CHECK_EQ(seek(f, 0, 'd'), M);
+		CHECK_EQ(seek(f, 0, 'h'), 0);
+		CHECK_EQ(seek(f, M - 1, 'h'), M - 1);
+		CHECK_EQ(seek(f, M, 'h'), M + 8192);
+		CHECK_EQ(seek(f, M + 100, 'd'), M + 100);
+		CHECK_EQ(seek(f, M + 8192, 'd'), 3 * M);
+		CHECK_EQ(seek(f, 3 * M + 5, 'h'), 3 * M + 4096);	/* (a block) */
+		CHECK_EQ(seek(f, 3 * M + 4096, 'd'), -ENXIO);
+		CHECK_EQ(seek(f, 4 * M - 1, 'h'), 4 * M - 1);
+		CHECK_EQ(seek(f, 4 * M, 'h'), -ENXIO);
+	}
+	/* data to the end: the only hole is the end */
+	CHECK_RC(r4_file_setattr(f, &(struct r4_setattr){.mask = R4_SET_SIZE, .size = M + 6000}));
+	CHECK_EQ(seek(f, M, 'h'), M + 6000);
+	CHECK_EQ(seek(f, 0, 'd'), M);
+	CHECK_RC(r4_file_close(f));
+	CHECK_EQ(clean(db), 4);
+	r4_close(db);
+	fsck_ok();
+
+	/* a compressed file tells no holes */
+	r4_mkfs_defaults(&m);
+	m.create = R4_FILE_CCREG40;
+	CHECK_RC(r4_mkfs(img, 16u << 20, &m));
+	db = open_rw();
+	CHECK_RC(r4_create(db, "/c", 0644, 0, 0));
+	CHECK_RC(r4_write(db, "/c", M, block, 10));
+	CHECK_RC(r4_file_open(db, "/c", &g));
+	CHECK_EQ(seek(g, 0, 'd'), 0);
+	CHECK_EQ(seek(g, 0, 'h'), M + 10);
+	CHECK_EQ(seek(g, M + 10, 'd'), -ENXIO);
+	CHECK_RC(r4_file_close(g));
+	r4_close(db);
+}
+
 int main(void)
 {
 	char dir[] = "/tmp/r4fileXXXXXX";
@@ -462,6 +559,7 @@ int main(void)
 	test_by_handle();
 	test_weak();
 	test_lost();
+	test_seek();
 	if (t_fail)
 		fprintf(stderr, "images kept in %s\n", dir);
 	else if (t_rmdir(dir))
