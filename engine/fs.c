@@ -1778,6 +1778,54 @@ int r4_file_root(r4_db *db, r4_file **out)
 	return hold(db, &k, out);
 }
 
+/*
+ * The stat-data key of object oid.  A key's locality is the directory the
+ * object was made in, which its id does not tell: so each locality in
+ * turn, from its first stat data item to its last (a lookup per
+ * locality, names and bodies skipped).  -ESTALE: none.
+ */
+static int find_sd(struct r4_db *db, uint64_t oid, r4_key *out)
+{
+	for (uint64_t loc = 0;;) {
+		struct r4_path p;
+		r4_key want, k;
+		int more, rc;
+
+		r4_key_set(&want, loc, R4_KEY_SD, 0, 0, 0);
+		if ((rc = r4_tree_lookup(db, &want, R4_LEVEL_LEAF, &p)))
+			return rc;
+		/* (the item found is the last at or before want) */
+		more = r4_path_item(db, &p, &k, NULL, NULL, NULL) && !r4_key_cmp(&k, &want)
+		       ? 1 : r4_tree_next(db, &p);
+		while (more > 0) {
+			if (!r4_path_item(db, &p, &k, NULL, NULL, NULL))
+				more = 0;
+			else if (r4_key_locality(&k) != loc || r4_key_type(&k) != R4_KEY_SD ||
+				 r4_key_objectid(&k) == oid)
+				break;
+			else
+				more = r4_tree_next(db, &p);
+		}
+		r4_path_release(db, &p);
+		if (more <= 0)
+			return more < 0 ? more : -ESTALE;	/* (the end of the tree) */
+		if (r4_key_locality(&k) == loc && r4_key_type(&k) == R4_KEY_SD) {
+			*out = k;
+			return 0;
+		}
+		/* the next locality that has items (this one's bodies skipped) */
+		loc = r4_key_locality(&k) > loc ? r4_key_locality(&k) : loc + 1;
+	}
+}
+
+int r4_file_find(r4_db *db, uint64_t id, r4_file **out)
+{
+	r4_key k;
+	int rc = find_sd(db, id, &k);
+
+	return rc ? r4_db_seen(db, rc) : hold(db, &k, out);
+}
+
 int r4_file_lookup(r4_file *dir, const char *name, size_t len, r4_file **out)
 {
 	struct at a;

@@ -135,8 +135,9 @@ static int resolve(struct node *p, const char *name, struct node **out)
 	return node_obj(f, p, name, out);
 }
 
-/* name in directory node p: its node, looked up once more. */
-static int lookup_in(const struct caller *c, struct node *p, const char *name,
+/* name in directory node p (id: the kernel's "." and ".." of a file
+ * handle, node_dot): its node, looked up once more. */
+static int lookup_in(const struct caller *c, fuse_ino_t id, struct node *p, const char *name,
 		     struct fuse_entry_param *e)
 {
 	struct node *n = NULL;
@@ -144,8 +145,12 @@ static int lookup_in(const struct caller *c, struct node *p, const char *name,
 	int rc;
 
 	if (strlen(name) > 255)
-		return -ENAMETOOLONG;
-	if (p->kind == K_OBJ && !sp_reserved(p, name))
+		rc = -ENAMETOOLONG;
+	else if (!strcmp(name, ".") || !strcmp(name, ".."))
+		rc = node_dot(id, name[1] == '.', &n);
+	else if (!p)
+		rc = -ESTALE;
+	else if (p->kind == K_OBJ && !sp_reserved(p, name))
 		rc = resolve(p, name, &n);
 	else
 		rc = sp_lookup(c, p, name, &n);
@@ -167,8 +172,7 @@ static void fb_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 
 	br_enter(req, &c);
 	p = node_find(parent);
-	rc = p ? lookup_in(&c, p, name, &e) : -ESTALE;
-	rc = fb_err("lookup", p, rc);
+	rc = fb_err("lookup", p, lookup_in(&c, parent, p, name, &e));
 	br_unlock();
 	reply_entry(req, rc, &e);
 }

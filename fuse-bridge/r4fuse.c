@@ -229,6 +229,12 @@ void br_init(void *data, struct fuse_conn_info *conn)
 	 * default, asked for here so that it stays) */
 	if (conn->capable & FUSE_CAP_AUTO_INVAL_DATA)
 		conn->want |= FUSE_CAP_AUTO_INVAL_DATA;
+	/* file handles (name_to_handle_at, NFS) outlive the kernel's inode:
+	 * it asks "." of the node id, and ".." to reconnect a directory
+	 * (node_dot); node ids are object ids, generation 0 (ids are never
+	 * given out twice: docs/engine.md) */
+	if (conn->capable & FUSE_CAP_EXPORT_SUPPORT)
+		conn->want |= FUSE_CAP_EXPORT_SUPPORT;
 	pthread_create(&B.committer, NULL, committer, NULL);
 	B.started = true;
 	node_invalidator_start();

@@ -391,6 +391,17 @@ struct r4_newobj {
 	const char *target;		/* S_IFLNK */
 };
 int r4_file_root(r4_db *db, r4_file **out);
+/*
+ * A (strong) handle on the object whose id is id (r4_file_id, st_ino), for
+ * a host that kept only the id: a file handle the kernel hands back after
+ * it forgot the inode (FUSE's export support).  It was found by no name,
+ * so the way to a file is not checked through it (a directory's, its ".."
+ * chain, is).
+ * Slow: an object's key holds the directory it was made in, which its id
+ * does not tell, so every directory objects were made in is looked into
+ * (one tree lookup each, and each of their stat data).  -ESTALE: none.
+ */
+int r4_file_find(r4_db *db, uint64_t id, r4_file **out);
 int r4_file_lookup(r4_file *dir, const char *name, size_t len, r4_file **out);
 /* out may be NULL: no handle on the new object; else one opened for
  * reading and writing, as open(2) with O_CREAT gives its creator */

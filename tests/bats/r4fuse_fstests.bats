@@ -185,3 +185,67 @@ EOF2
 	run "$R4" fsck -n "$IMG"
 	assert_success
 }
+
+# Files and directories whose handles are saved ($T/handles), then moved,
+# linked, unlinked and removed; $T/expected: what opening them by handle
+# finds.
+handles_setup() {
+	mkdir -p "$MNT/d/e" "$MNT/d/x"
+	printf one >"$MNT/d/e/f"
+	printf two >"$MNT/d/g"
+	printf three >"$MNT/gone"
+	printf kept >"$MNT/kept"
+	"$R4_BUILD/tests/r4handle" save "$T/handles" "$MNT/d" "$MNT/d/e" "$MNT/d/e/f" \
+		"$MNT/d/g" "$MNT/gone" "$MNT/d/x" "$MNT/kept"
+	mv "$MNT/d/e/f" "$MNT/d/f2"
+	ln "$MNT/d/g" "$MNT/d/e/g2"
+	rm "$MNT/d/g" "$MNT/gone"
+	rmdir "$MNT/d/x"
+	exec 4<"$MNT/kept"	# (an orphan while open)
+	rm "$MNT/kept"
+	cat >"$T/expected" <<EOF2
+$MNT/d: dir, same inode, nlink 3: e f2
+$MNT/d/e: dir, same inode, nlink 2: g2
+$MNT/d/e/f: file, same inode, nlink 1: one
+$MNT/d/g: file, same inode, nlink 1: two
+$MNT/gone: Stale file handle
+$MNT/d/x: Stale file handle
+$MNT/kept: file, same inode, nlink 0: kept
+EOF2
+}
+
+@test "generic/426 etc: open_by_handle_at of files and directories moved, linked, removed" {
+	mount_r4
+	handles_setup
+	run "$R4_BUILD/tests/r4handle" open "$MNT" "$T/handles"
+	assert_output "$(cat "$T/expected")"
+	exec 4<&-
+	# a new session knows the same ids
+	umount_r4
+	mount_r4
+	run "$R4_BUILD/tests/r4handle" open -w "$MNT" "$T/handles"
+	assert_output "$(sed 's|kept: .*|kept: Stale file handle|' "$T/expected")"
+	run cat "$MNT/d/f2" "$MNT/d/e/g2"
+	assert_output one+two+
+	umount_r4
+	run "$R4" fsck -n "$IMG"
+	assert_success
+}
+
+@test "generic/426 etc: open_by_handle_at after the kernel dropped its inodes (drop_caches)" {
+	[ -w /proc/sys/vm/drop_caches ] || skip "/proc/sys/vm/drop_caches is not writable"
+	mount_r4
+	handles_setup
+	# the kernel forgets the nodes: it asks the bridge for "." of each id,
+	# and reconnects a directory through ".." and its parent's listing
+	echo 2 >/proc/sys/vm/drop_caches
+	run "$R4_BUILD/tests/r4handle" open -w "$MNT" "$T/handles"
+	assert_output "$(cat "$T/expected")"
+	echo 2 >/proc/sys/vm/drop_caches
+	run "$R4_BUILD/tests/r4handle" open "$MNT" "$T/handles"
+	assert_output "$(sed 's|: one$|: one+|; s|: two$|: two+|; s|: kept$|: kept+|' "$T/expected")"
+	exec 4<&-
+	run cat "$MNT/d/e/g2"
+	assert_output two+
+	umount_r4
+}

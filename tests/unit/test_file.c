@@ -1,7 +1,8 @@
 /*
  * test_file.c - open files (r4_file): handles by identity, files unlinked
  * while open (orphans), their safe-links, and what a crash leaves; a
- * directory removed while held; SEEK_DATA and SEEK_HOLE.
+ * directory removed while held; SEEK_DATA and SEEK_HOLE; objects found by
+ * id.
  *
  * Each case checks the bytes read through the handle, the object count
  * of the super block against the objects r4_check finds, and, where a
@@ -449,6 +450,70 @@ static void test_weak(void)
 	fsck_ok();
 }
 
+/* The id of path, found again by r4_file_find: its stat, or -errno. */
+static int find(r4_db *db, const char *path, struct r4_stat *st)
+{
+	r4_file *f;
+	int rc;
+
+	if ((rc = r4_stat(db, path, st)) || (rc = r4_file_find(db, st->ino, &f)))
+		return rc;
+	if (r4_file_id(f) != st->ino)
+		rc = -EIO;
+	else
+		rc = r4_file_stat(f, st);
+	r4_file_close(f);
+	return rc;
+}
+
+/* Objects by id alone, wherever they were made and whatever moved them
+ * since; a removed one, or none, is -ESTALE. */
+static void test_find(void)
+{
+	struct r4_stat st, was;
+	char path[64];
+	r4_db *db;
+	r4_file *f, *x;
+
+	fresh();
+	db = open_rw();
+	CHECK_RC(r4_mkdir(db, "/d", 0755, 0, 0));
+	CHECK_RC(r4_mkdir(db, "/d/e", 0700, 0, 0));
+	for (int i = 0; i < 300; i++) {	/* (more stat data than a leaf holds) */
+		snprintf(path, sizeof(path), "/d/e/f%d", i);
+		CHECK_RC(r4_create(db, path, 0644, i, 0));
+	}
+	CHECK_RC(r4_write(db, "/d/e/f7", 0, "seven", 5));
+	CHECK_RC(r4_rename(db, "/d/e/f7", "/moved", 0));
+	CHECK_RC(r4_link(db, "/d/e/f9", "/d/nine"));
+	CHECK_RC(r4_unlink(db, "/d/e/f9"));
+	CHECK_RC(find(db, "/", &st));
+	CHECK(S_ISDIR(st.mode));
+	CHECK_RC(r4_file_root(db, &f));
+	CHECK_RC(r4_file_lookup(f, "..", 2, &x));	/* (the root's ".." is the root) */
+	CHECK_EQ(r4_file_id(x), st.ino);
+	CHECK_RC(r4_file_close(x));
+	CHECK_RC(r4_file_close(f));
+	CHECK_RC(find(db, "/d/e", &st));
+	CHECK_EQ(st.mode, S_IFDIR | 0700);
+	CHECK_RC(find(db, "/d/e/f0", &st));
+	CHECK_EQ(st.uid, 0);
+	CHECK_RC(find(db, "/d/e/f299", &st));
+	CHECK_EQ(st.uid, 299);
+	CHECK_RC(find(db, "/d/nine", &st));
+	CHECK_EQ(st.uid, 9);
+	CHECK_RC(r4_stat(db, "/moved", &was));
+	CHECK_RC(r4_file_find(db, was.ino, &f));
+	CHECK(!strcmp(contents(f), "seven"));
+	CHECK(r4_file_lookup(f, "x", 1, &x) == -ENOTDIR);
+	CHECK_RC(r4_file_close(f));
+	CHECK_RC(r4_unlink(db, "/moved"));
+	CHECK(r4_file_find(db, was.ino, &f) == -ESTALE);
+	CHECK(r4_file_find(db, 1, &f) == -ESTALE);
+	CHECK(r4_file_find(db, UINT64_C(1) << 40, &f) == -ESTALE);
+	r4_close(db);
+}
+
 /* SEEK_DATA (d) or SEEK_HOLE (h) of f from off: where, or -errno. */
 static long long seek(r4_file *f, uint64_t off, char what)
 {
@@ -560,6 +625,7 @@ int main(void)
 	test_weak();
 	test_lost();
 	test_seek();
+	test_find();
 	if (t_fail)
 		fprintf(stderr, "images kept in %s\n", dir);
 	else if (t_rmdir(dir))
