@@ -1332,9 +1332,11 @@ static int destroy(struct r4_db *db, struct r4_inode *ino)
 	struct r4_stat last;
 	int rc;
 
-	r4_obj_touch(db, ino, false, true);
-	r4_fs_stat_of(db, ino, &last);
-	last.nlink = 0;
+	if (h) {
+		r4_obj_touch(db, ino, false, true);
+		r4_fs_stat_of(db, ino, &last);
+		last.nlink = 0;
+	}
 	if ((rc = r4_obj_destroy(db, ino)) || (rc = r4_meta_drop(db, oid)))
 		return rc;
 	if (h) {
