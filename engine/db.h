@@ -34,6 +34,8 @@ struct r4_held {
 	r4_key way_dir;		/* the directory and name it was last looked up, made, */
 	char *way_name;		/* linked or renamed as (NULL: none yet), for its audit */
 	size_t way_len;		/* records' PATH (fs.c) */
+	bool removed;		/* a directory removed while held: its stat then, */
+	struct r4_stat last;	/* nlink 0, is what its handles stat (fs.c) */
 	struct r4_held *next;
 };
 

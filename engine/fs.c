@@ -1165,12 +1165,21 @@ static int at_file(r4_file *d, const char *name, size_t len, bool fresh, struct 
 	return 0;
 }
 
+/* The stat of f's object, reached by the acting identity.  A directory
+ * removed while a handle (any) held it answers as it was then, with
+ * nlink 0, as long as one does (ext4's inode of a removed directory
+ * lives to its last close); there is no way to it left to check. */
 int r4_file_stat(r4_file *f, struct r4_stat *st)
 {
 	struct r4_inode ino;
-	int rc;
+	struct r4_held *h;
+	int rc = file_load(f, &ino);
 
-	if ((rc = file_load(f, &ino)))
+	if (rc == -ESTALE && (h = held_find(f->db, &f->key)) && h->removed) {
+		*st = h->last;
+		return 0;
+	}
+	if (rc)
 		return rc;
 	if (!(rc = file_reach(f, &ino)))
 		r4_fs_stat_of(f->db, &ino, st);
@@ -1187,6 +1196,21 @@ int r4_file_read(r4_file *f, uint64_t off, void *buf, size_t len, size_t *got)
 		return rc;
 	rc = S_ISDIR(ino.sd.sd_mode) ? -EISDIR : !S_ISREG(ino.sd.sd_mode) ? -EINVAL
 	     : (rc = file_may(f, &ino, 4)) ? rc : r4_reg_read(f->db, &ino, off, buf, len, got);
+	r4_obj_fini(&ino);
+	return r4_db_seen(f->db, rc);
+}
+
+int r4_file_seek(r4_file *f, uint64_t off, int whence, uint64_t *out)
+{
+	struct r4_inode ino;
+	int rc;
+
+	if (whence != SEEK_DATA && whence != SEEK_HOLE)
+		return -EINVAL;
+	if ((rc = file_load(f, &ino)))
+		return rc;
+	rc = !S_ISREG(ino.sd.sd_mode) ? -EINVAL : (rc = file_reach(f, &ino)) ? rc
+	     : r4_reg_seek(f->db, &ino, off, whence == SEEK_HOLE, out);
 	r4_obj_fini(&ino);
 	return r4_db_seen(f->db, rc);
 }
@@ -1438,15 +1462,29 @@ int r4_fs_set_plugin(struct r4_db *db, const char *path, unsigned member, unsign
 	return r4_txn_op_end(db, &op, rc);
 }
 
-/* The object goes, and what r4 knew of it (meta.c, xattr.c). */
+/* The object goes, and what r4 knew of it (meta.c, xattr.c).  A held one
+ * (a directory: never an orphan) leaves its handles its stat, nlink 0
+ * (r4_file_stat). */
 static int destroy(struct r4_db *db, struct r4_inode *ino)
 {
 	uint64_t oid = r4_key_objectid(&ino->sdkey);
-	int rc = r4_obj_destroy(db, ino);
+	struct r4_held *h = held_find(db, &ino->sdkey);
+	struct r4_stat last;
+	int rc;
 
-	if (!rc)
-		rc = r4_meta_drop(db, oid);
-	return rc ? rc : r4_xattr_drop(db, oid);
+	if (h) {
+		r4_obj_touch(db, ino, false, true);
+		r4_fs_stat_of(db, ino, &last);
+		last.nlink = 0;
+	}
+	if ((rc = r4_obj_destroy(db, ino)) || (rc = r4_meta_drop(db, oid)) ||
+	    (rc = r4_xattr_drop(db, oid)))
+		return rc;
+	if (h) {
+		h->removed = true;
+		h->last = last;
+	}
+	return 0;
 }
 
 /*
@@ -1883,6 +1921,54 @@ int r4_file_root(r4_db *db, r4_file **out)
 	return hold(db, &k, out);
 }
 
+/*
+ * The stat-data key of object oid.  A key's locality is the directory the
+ * object was made in, which its id does not tell: so each locality in
+ * turn, from its first stat data item to its last (a lookup per
+ * locality, names and bodies skipped).  -ESTALE: none.
+ */
+static int find_sd(struct r4_db *db, uint64_t oid, r4_key *out)
+{
+	for (uint64_t loc = 0;;) {
+		struct r4_path p;
+		r4_key want, k;
+		int more, rc;
+
+		r4_key_set(&want, loc, R4_KEY_SD, 0, 0, 0);
+		if ((rc = r4_tree_lookup(db, &want, R4_LEVEL_LEAF, &p)))
+			return rc;
+		/* (the item found is the last at or before want) */
+		more = r4_path_item(db, &p, &k, NULL, NULL, NULL) && !r4_key_cmp(&k, &want)
+		       ? 1 : r4_tree_next(db, &p);
+		while (more > 0) {
+			if (!r4_path_item(db, &p, &k, NULL, NULL, NULL))
+				more = 0;
+			else if (r4_key_locality(&k) != loc || r4_key_type(&k) != R4_KEY_SD ||
+				 r4_key_objectid(&k) == oid)
+				break;
+			else
+				more = r4_tree_next(db, &p);
+		}
+		r4_path_release(db, &p);
+		if (more <= 0)
+			return more < 0 ? more : -ESTALE;	/* (the end of the tree) */
+		if (r4_key_locality(&k) == loc && r4_key_type(&k) == R4_KEY_SD) {
+			*out = k;
+			return 0;
+		}
+		/* the next locality that has items (this one's bodies skipped) */
+		loc = r4_key_locality(&k) > loc ? r4_key_locality(&k) : loc + 1;
+	}
+}
+
+int r4_file_find(r4_db *db, uint64_t id, r4_file **out)
+{
+	r4_key k;
+	int rc = find_sd(db, id, &k);
+
+	return rc ? r4_db_seen(db, rc) : hold(db, &k, out);
+}
+
 int r4_file_lookup(r4_file *dir, const char *name, size_t len, r4_file **out)
 {
 	struct at a;
@@ -2037,19 +2123,14 @@ int r4_file_readlink(r4_file *f, char *buf, size_t n, size_t *len)
 
 int r4_file_reopen(r4_file *f, int flags, r4_file **out)
 {
-	struct r4_inode ino;
 	struct r4_stat st;
 	r4_file *g = NULL;
 	int rc;
 
 	if ((flags & O_ACCMODE) != O_RDONLY && !f->db->rw)
 		return -EROFS;
-	if ((rc = file_load(f, &ino)))
-		return rc;
-	r4_fs_stat_of(f->db, &ino, &st);
-	rc = file_reach(f, &ino);
-	r4_obj_fini(&ino);
-	if (rc || (rc = r4_perm_open(f->db, r4_perm_checked(f->db), &st, flags)) ||
+	if ((rc = r4_file_stat(f, &st)) ||
+	    (rc = r4_perm_open(f->db, r4_perm_checked(f->db), &st, flags)) ||
 	    (rc = r4_file_dup(f, &g)))
 		return rc;
 	g->oflags = flags & O_ACCMODE;
@@ -2065,15 +2146,10 @@ int r4_file_reopen(r4_file *f, int flags, r4_file **out)
 
 int r4_file_access(r4_file *f, unsigned want)
 {
-	struct r4_inode ino;
 	struct r4_stat st;
-	int rc;
+	int rc = r4_file_stat(f, &st);
 
-	if ((rc = file_load(f, &ino)))
-		return rc;
-	r4_fs_stat_of(f->db, &ino, &st);
-	if (!(rc = file_reach(f, &ino)) && !r4_perm_may(f->db, r4_perm_checked(f->db), &st, want))
+	if (!rc && !r4_perm_may(f->db, r4_perm_checked(f->db), &st, want))
 		rc = -EACCES;
-	r4_obj_fini(&ino);
 	return rc;
 }

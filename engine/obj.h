@@ -223,6 +223,12 @@ int r4_reg_read(struct r4_db *db, const struct r4_inode *ino, uint64_t off, void
 int r4_reg_write(struct r4_db *db, struct r4_inode *ino, uint64_t off, const void *buf,
 		 size_t len);
 int r4_reg_truncate(struct r4_db *db, struct r4_inode *ino, uint64_t size);
+/* lseek's SEEK_DATA (hole false) and SEEK_HOLE from off (< the size, else
+ * -ENXIO; SEEK_DATA in the last hole too): holes are where no item (tail,
+ * extent unit other than a hole) holds data, and the end; a compressed
+ * file is all data. */
+int r4_reg_seek(struct r4_db *db, const struct r4_inode *ino, uint64_t off, bool hole,
+		uint64_t *out);
 /* The most r4_reg_write of len bytes at ino's end can grab (it reads the
  * body's items). */
 int r4_reg_append_cost(struct r4_db *db, const struct r4_inode *ino, uint64_t len, uint64_t *cost);

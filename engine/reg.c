@@ -402,6 +402,83 @@ static int reg40_read(struct r4_db *db, const struct r4_inode *ino, uint64_t off
 	return 0;
 }
 
+/*
+ * SEEK_DATA and SEEK_HOLE (r4_reg_seek): data is what the body's items
+ * cover, tails and extent units other than holes (blocks written but not
+ * placed yet too); the rest up to the size is hole, and so is the end.
+ */
+struct seek_ctx {
+	uint32_t bs;
+	uint64_t off, end;
+	bool hole;			/* looking for a hole (else for data) */
+	bool found;
+	uint64_t at;			/* data: where found; hole: the first byte not
+					   yet known to be data */
+};
+
+/* The data [a, b) of the body, met in order; 1: the answer is found. */
+static int seek_data(struct seek_ctx *s, uint64_t a, uint64_t b)
+{
+	b = R4_MIN(b, s->end);
+	if (b <= s->at || a >= b)
+		return 0;
+	if (s->hole) {
+		if (a > s->at)
+			return 1;	/* a hole at s->at */
+		s->at = b;
+		return 0;
+	}
+	s->at = R4_MAX(a, s->off);
+	s->found = true;
+	return 1;
+}
+
+static int seek_fn(void *ctx, uint64_t ioff, unsigned pid, const uint8_t *b, unsigned len)
+{
+	struct seek_ctx *s = ctx;
+	size_t n;
+	int rc;
+
+	if (pid == R4_ITEM_PLAIN40)
+		return seek_data(s, ioff, ioff + len);
+	if (pid != R4_ITEM_EXTENT40)
+		return -EAGAIN;		/* a ctail body: compressed clusters (below) */
+	if ((rc = r4_item_extent_count(b, len, &n)))
+		return rc;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t start = r4_le64_get(b + i * 16), width = r4_le64_get(b + i * 16 + 8);
+		uint64_t uend = ioff + width * s->bs;
+
+		if (start != R4_EXTENT_HOLE && (rc = seek_data(s, ioff, uend)))
+			return rc;
+		ioff = uend;
+	}
+	return 0;
+}
+
+int r4_reg_seek(struct r4_db *db, const struct r4_inode *ino, uint64_t off, bool hole,
+		uint64_t *out)
+{
+	struct seek_ctx s = {db->bs, off, ino->sd.sd_size, hole, false, off};
+	int rc;
+
+	if (off >= s.end)
+		return -ENXIO;
+	/* a compressed file tells no holes: all data, as for file systems
+	 * that keep no map (Linux's generic answer) */
+	if (r4_ccreg_is(ino) ||
+	    (rc = each_body_item(db, ino, off, s.end, seek_fn, &s)) == -EAGAIN) {
+		*out = hole ? s.end : off;
+		return 0;
+	}
+	if (rc)
+		return rc;
+	if (!hole && !s.found)
+		return -ENXIO;
+	*out = R4_MIN(s.at, s.end);
+	return 0;
+}
+
 /* The whole content of a (small) file. */
 static int read_all(struct r4_db *db, const struct r4_inode *ino, uint64_t want, uint8_t **out)
 {

@@ -45,7 +45,7 @@ struct node {
 	r4_file *obj;			/* K_OBJ: weak (the root's: strong) */
 	struct node *parent;		/* the directory it was last found in (K_OBJ), its
 					   owner (K_PSEUDO), the view's parent (K_META) */
-	char *name;			/* its name there */
+	char *name;			/* its name there (NULL: not known yet, node_dot) */
 	struct node *next;		/* in the table's chain */
 };
 
@@ -124,6 +124,7 @@ int node_root(void);
 void node_unref(struct node *n);
 int node_place(struct node *n, struct node *parent, const char *name);
 int node_obj(r4_file *f, struct node *parent, const char *name, struct node **out);
+int node_dot(fuse_ino_t id, bool dotdot, struct node **out);
 int node_synth(enum kind kind, struct node *parent, const char *name, struct node **out);
 void node_looked_up(struct node *n);
 void node_forget(fuse_ino_t id, uint64_t k);
@@ -131,6 +132,7 @@ int node_names(struct node *n, char **out);
 int node_path(struct node *n, char **out);
 int node_moved(struct node *n, struct node *p, const char *name);
 struct node *node_child(struct node *p, const char *name);
+void node_keep(struct node *n);
 /* Every node lets go of its engine handle (the image closes). */
 void node_close_all(void);
 /* The table and its nodes freed (the session is over). */

@@ -5,7 +5,8 @@
  * however many names it has.  A node keeps a weak engine handle on its
  * object (r4_file_weaken): a name the kernel still remembers does not keep
  * a removed object alive; an open file's handle does (the orphans of
- * engine/fs.c).  Node ids are object ids (the root is FUSE's 1); the pseudo
+ * engine/fs.c), and so does a directory node's once it may be removed
+ * (node_keep).  Node ids are object ids (the root is FUSE's 1); the pseudo
  * files, the control file and the meta view get ids with the top bit set.
  * A node lives while something refers to it (refs): the kernel (lookups
  * less forgets), a child node, an open handle.  It remembers the name it
@@ -21,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <syslog.h>
 
 #define SYNTH (1ULL << 63)	/* the ids of nodes that are no objects */
@@ -130,10 +132,11 @@ int node_place(struct node *n, struct node *parent, const char *name)
 	return 0;
 }
 
-/* The node of the object f names, found as name in parent; takes f. */
+/* The node of the object f names, found as name in parent (name NULL:
+ * where is not known, node_dot); takes f. */
 int node_obj(r4_file *f, struct node *parent, const char *name, struct node **out)
 {
-	fuse_ino_t id = r4_file_id(f);
+	fuse_ino_t id = r4_file_id(f) == r4_file_id(B.root->obj) ? FUSE_ROOT_ID : r4_file_id(f);
 	struct node *n = node_find(id);
 	int rc;
 
@@ -156,12 +159,42 @@ int node_obj(r4_file *f, struct node *parent, const char *name, struct node **ou
 		n->kind = K_OBJ;
 		n->obj = f;
 	}
-	if ((rc = node_place(n, parent, name)) && !n->refs) {
+	if (name && (rc = node_place(n, parent, name)) && !n->refs) {
 		node_unref((n->refs = 1, n));
 		return rc;
 	}
 	*out = n;
 	return rc;
+}
+
+/*
+ * The kernel's "." and ".." of node id, which it asks only to make the
+ * inode of a file handle again (export support, br_init): "." is id's own
+ * node, made again from the object's id if the kernel had forgotten it
+ * (r4_file_find: slow); ".." a directory's parent, by its ".." entry.  A
+ * node made so knows no name (node_names: -ESTALE) until a lookup by name
+ * places it; the kernel looks a directory's name up at once (it
+ * reconnects directories to the root), a file's never.
+ */
+int node_dot(fuse_ino_t id, bool dotdot, struct node **out)
+{
+	struct node *n = node_find(id);
+	r4_file *f;
+	int rc;
+
+	if (!dotdot && n) {
+		*out = n;
+		return 0;
+	}
+	if (dotdot && n == B.root) {
+		*out = B.root;
+		return 0;
+	}
+	if (dotdot)
+		rc = !n || n->kind != K_OBJ ? -ESTALE : r4_file_lookup(n->obj, "..", 2, &f);
+	else
+		rc = id & SYNTH ? -ESTALE : r4_file_find(B.db, id, &f);
+	return rc ? rc : node_obj(f, NULL, NULL, out);
 }
 
 /* The node of a pseudo file, the control file or a meta view object:
@@ -241,14 +274,18 @@ void node_free_all(void)
 /* ---- names and paths ---- */
 
 /* The names an object or meta view node was last found under, joined
- * ("/a/b"; the root's is ""), unchecked. */
+ * ("/a/b"; the root's is ""), unchecked; -ESTALE when one is not known
+ * (node_dot). */
 int node_names(struct node *n, char **out)
 {
 	size_t len = 0, at;
 	char *p;
 
-	for (struct node *m = n; m && m != B.root && m->id != META_ID; m = m->parent)
+	for (struct node *m = n; m && m != B.root && m->id != META_ID; m = m->parent) {
+		if (!m->name)
+			return -ESTALE;
 		len += 1 + strlen(m->name);
+	}
 	if (!(p = malloc(len + 1)))
 		return -ENOMEM;
 	at = len;
@@ -314,6 +351,27 @@ int node_moved(struct node *n, struct node *p, const char *name)
 		r4_file_close(f);
 	}
 	return node_place(n, p, name);
+}
+
+/*
+ * Node n may be a directory about to be removed (rmdir, a rename over
+ * it): if it is, its node holds it from now on (a strong handle), so that
+ * while the kernel knows it (a process's working directory, with no
+ * descriptor open) it answers as ext4's removed directory does: stat with
+ * nlink 0, an empty listing (docs/engine.md, "Directories are never
+ * orphans").  It costs nothing: a directory goes at once, held or not.
+ * Not a file, which a strong handle would keep as an orphan.
+ */
+void node_keep(struct node *n)
+{
+	struct r4_stat st;
+	r4_file *f;
+
+	if (n && n->kind == K_OBJ && n != B.root && !r4_file_stat(n->obj, &st) &&
+	    S_ISDIR(st.mode) && !r4_file_dup(n->obj, &f)) {
+		r4_file_close(n->obj);
+		n->obj = f;
+	}
 }
 
 /* The node of name in p, if the kernel has one. */

@@ -21,6 +21,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <syslog.h>
+#include <unistd.h>
 
 static struct handle *handle_of(const struct fuse_file_info *fi)
 {
@@ -134,8 +135,9 @@ static int resolve(struct node *p, const char *name, struct node **out)
 	return node_obj(f, p, name, out);
 }
 
-/* name in directory node p: its node, looked up once more. */
-static int lookup_in(const struct caller *c, struct node *p, const char *name,
+/* name in directory node p (id: the kernel's "." and ".." of a file
+ * handle, node_dot): its node, looked up once more. */
+static int lookup_in(const struct caller *c, fuse_ino_t id, struct node *p, const char *name,
 		     struct fuse_entry_param *e)
 {
 	struct node *n = NULL;
@@ -143,8 +145,12 @@ static int lookup_in(const struct caller *c, struct node *p, const char *name,
 	int rc;
 
 	if (strlen(name) > 255)
-		return -ENAMETOOLONG;
-	if (p->kind == K_OBJ && !sp_reserved(p, name))
+		rc = -ENAMETOOLONG;
+	else if (!strcmp(name, ".") || !strcmp(name, ".."))
+		rc = node_dot(id, name[1] == '.', &n);
+	else if (!p)
+		rc = -ESTALE;
+	else if (p->kind == K_OBJ && !sp_reserved(p, name))
 		rc = resolve(p, name, &n);
 	else
 		rc = sp_lookup(c, p, name, &n);
@@ -166,8 +172,7 @@ static void fb_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 
 	br_enter(req, &c);
 	p = node_find(parent);
-	rc = p ? lookup_in(&c, p, name, &e) : -ESTALE;
-	rc = fb_err("lookup", p, rc);
+	rc = fb_err("lookup", p, lookup_in(&c, parent, p, name, &e));
 	br_unlock();
 	reply_entry(req, rc, &e);
 }
@@ -525,8 +530,11 @@ static void fb_unlink_or_rmdir(fuse_req_t req, fuse_ino_t parent, const char *na
 	int rc;
 
 	br_enter(req, &c);
-	if (!(rc = node_find_obj(parent, &p)) && !(rc = sp_reserved(p, name) ? -EACCES : 0))
+	if (!(rc = node_find_obj(parent, &p)) && !(rc = sp_reserved(p, name) ? -EACCES : 0)) {
+		if (dir)
+			node_keep(node_child(p, name));
 		CHANGE(dir ? "rmdir" : "unlink", r4_file_remove(p->obj, name, strlen(name), dir));
+	}
 	if (rc == -ENOENT && r4_pseudo_lookup(name, strlen(name)))
 		rc = -EACCES;	/* a pseudo file, no entry of that name */
 	rc = fb_err(dir ? "rmdir" : "unlink", p, rc);
@@ -564,6 +572,8 @@ static void fb_rename(fuse_req_t req, fuse_ino_t parent, const char *name, fuse_
 	}
 	a = node_child(p, name);
 	b = node_child(q, newname);
+	if (!(flags & RENAME_EXCHANGE))
+		node_keep(b);	/* (replaced) */
 	if (CHANGE("rename", r4_file_rename(p->obj, name, strlen(name), q->obj, newname,
 					     strlen(newname),
 					     (flags & RENAME_NOREPLACE ? R4_RENAME_NOREPLACE : 0) |
@@ -855,6 +865,38 @@ static void fb_write(fuse_req_t req, fuse_ino_t id, const char *buf, size_t n, o
 		fuse_reply_write(req, n);
 }
 
+/* lseek(2)'s SEEK_DATA and SEEK_HOLE (the kernel answers the others): an
+ * object's from its items (the engine); a pseudo file or the control file
+ * tells no holes, data to its size, as Linux answers for a file system
+ * that keeps no map. */
+static void fb_lseek(fuse_req_t req, fuse_ino_t id, off_t off, int whence,
+		     struct fuse_file_info *fi)
+{
+	struct handle *h = handle_of(fi);
+	struct caller c;
+	struct stat st;
+	uint64_t at = 0;
+	int rc;
+
+	(void)id;
+	br_enter(req, &c);
+	if (whence != SEEK_DATA && whence != SEEK_HOLE)
+		rc = -EINVAL;
+	else if (off < 0)
+		rc = -ENXIO;
+	else if (h->file)
+		rc = r4_file_seek(h->file, (uint64_t)off, whence, &at);
+	else if (!(rc = attr_of(&c, h->n, &st)))
+		rc = off >= st.st_size ? -ENXIO : (at = whence == SEEK_DATA ? (uint64_t)off
+						       : (uint64_t)st.st_size, 0);
+	rc = fb_err("lseek", h->n, rc);
+	br_unlock();
+	if (rc)
+		fuse_reply_err(req, rc);
+	else
+		fuse_reply_lseek(req, (off_t)at);
+}
+
 /* close(2): a command written and closed unread still runs; a descriptor
  * whose changes were lost says so. */
 static void fb_flush(fuse_req_t req, fuse_ino_t id, struct fuse_file_info *fi)
@@ -1049,4 +1091,5 @@ const struct fuse_lowlevel_ops fb_ops = {
 	.removexattr = sp_removexattr,
 	.access = fb_access,
 	.fallocate = fb_fallocate,
+	.lseek = fb_lseek,
 };

@@ -229,6 +229,12 @@ void br_init(void *data, struct fuse_conn_info *conn)
 	 * default, asked for here so that it stays) */
 	if (conn->capable & FUSE_CAP_AUTO_INVAL_DATA)
 		conn->want |= FUSE_CAP_AUTO_INVAL_DATA;
+	/* file handles (name_to_handle_at, NFS) outlive the kernel's inode:
+	 * it asks "." of the node id, and ".." to reconnect a directory
+	 * (node_dot); node ids are object ids, generation 0 (ids are never
+	 * given out twice: docs/engine.md) */
+	if (conn->capable & FUSE_CAP_EXPORT_SUPPORT)
+		conn->want |= FUSE_CAP_EXPORT_SUPPORT;
 	pthread_create(&B.committer, NULL, committer, NULL);
 	B.started = true;
 	node_invalidator_start();
@@ -281,6 +287,7 @@ struct opts {
 	double entry_timeout, attr_timeout;
 	int sync, ro, help, kernel_perms, secs;
 	int list_xattrs;
+	int dev, suid;			/* 1: dev, suid; 0: nodev, nosuid; -1: neither */
 };
 
 #define OPT(t, p) {t, offsetof(struct opts, p), 1}
@@ -295,6 +302,10 @@ static const struct fuse_opt opt_specs[] = {
 	OPT("default_permissions", kernel_perms),
 	OPT("32bittimes", secs),
 	OPT("list_pseudo_xattrs", list_xattrs),
+	OPT("dev", dev),
+	{"nodev", offsetof(struct opts, dev), 0},
+	OPT("suid", suid),
+	{"nosuid", offsetof(struct opts, suid), 0},
 	OPT("-h", help),
 	OPT("--help", help),
 	FUSE_OPT_END,
@@ -311,8 +322,7 @@ static int opt_proc(void *data, const char *arg, int key, struct fuse_args *out)
 	}
 	/* what mount(8) passes from fstab that is no business of libfuse's */
 	static const char *const mount_only[] = {"rw", "defaults", "auto", "noauto", "user",
-						 "users", "nofail", "_netdev", "dev", "exec",
-						 "suid", NULL};
+						 "users", "nofail", "_netdev", "exec", NULL};
 
 	if (key == FUSE_OPT_KEY_OPT) {
 		for (int i = 0; mount_only[i]; i++)
@@ -340,7 +350,30 @@ static void usage(FILE *f)
 		"                   names and attributes (default 1)\n"
 		"  -o list_pseudo_xattrs  listxattr names the user.r4.* attributes (getfattr\n"
 		"                   -d shows them; cp -a, rsync -aX, tar --xattrs copy them)\n"
+		"  -o dev, -o suid  (root) device files and set-id bits work (default: nodev,\n"
+		"                   nosuid; as mount.fuse.r4, dev,suid unless nodev, nosuid)\n"
 		"  and libfuse's options: allow_other, max_idle_threads, clone_fd, ...\n");
+}
+
+/*
+ * dev and suid for the kernel's mount: as root, what -o asks; without
+ * either, nodev,nosuid for r4fuse (libfuse's default) and dev,suid for
+ * mount.fuse.r4, since mount(8) passes a helper only nodev and nosuid:
+ * dev and suid are mount(2)'s defaults, so `mount -o dev,suid` passes
+ * neither (libfuse's mount.fuse reads it so too).  A user's mount is
+ * nosuid,nodev whatever is asked (fusermount3).
+ */
+static void add_dev_suid(const struct opts *o, const char *argv0, struct fuse_args *args)
+{
+	const char *base = strrchr(argv0, '/');
+	bool helper = !strcmp(base ? base + 1 : argv0, "mount.fuse.r4");
+
+	if (geteuid() != 0)
+		return;
+	if (o->dev > 0 || (o->dev < 0 && helper))
+		fuse_opt_add_arg(args, "-odev");
+	if (o->suid > 0 || (o->suid < 0 && helper))
+		fuse_opt_add_arg(args, "-osuid");
 }
 
 /* Open the image as the options say (B.db); nonzero: the message is out. */
@@ -614,7 +647,7 @@ int fuse_bridge_main(int argc, char **argv);
 int fuse_bridge_main(int argc, char **argv)
 {
 	struct fuse_args args = FUSE_ARGS_INIT(argc, argv);
-	struct opts o = {.commit = 5, .entry_timeout = 1, .attr_timeout = 1};
+	struct opts o = {.commit = 5, .entry_timeout = 1, .attr_timeout = 1, .dev = -1, .suid = -1};
 	struct fuse_cmdline_opts co = {0};
 	int rc = 2;
 
@@ -652,6 +685,7 @@ int fuse_bridge_main(int argc, char **argv)
 		fuse_opt_add_arg(&args, "-odefault_permissions");
 	if (o.ro)
 		fuse_opt_add_arg(&args, "-oro");
+	add_dev_suid(&o, argv[0], &args);
 	rc = serve(&args, &co, &o);
 out:
 	/* (br_destroy closed the image if the mount was served) */

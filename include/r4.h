@@ -342,7 +342,16 @@ int r4_file_weaken(r4_file *f);
 uint64_t r4_file_id(const r4_file *f);	/* the object id (st_ino) */
 int r4_file_stat(r4_file *f, struct r4_stat *st);
 int r4_file_read(r4_file *f, uint64_t off, void *buf, size_t len, size_t *got);
-/* r4_readdir on a held directory (one removed meanwhile lists nothing). */
+/* lseek(2)'s SEEK_DATA and SEEK_HOLE (whence) on a regular file (-EINVAL
+ * for others): *out = where the first data, or hole, at or after off
+ * starts.  Data is what the body's items hold (tails, extent units other
+ * than holes, data written and not yet committed); the end of the file
+ * is a hole; a compressed (ccreg40) file is all data.  -ENXIO for off at
+ * or past the end, and for SEEK_DATA in the last hole, as Linux. */
+int r4_file_seek(r4_file *f, uint64_t off, int whence, uint64_t *out);
+/* r4_readdir on a held directory (one removed meanwhile lists nothing;
+ * while a handle holds it, r4_file_stat of any handle on it gives its
+ * stat when removed, nlink 0). */
 int r4_file_readdir(r4_file *f, struct r4_dirpos *pos, r4_dirent_fn fn, void *ctx);
 int r4_file_write(r4_file *f, uint64_t off, const void *buf, size_t len);
 /* A write at the end as it is now (O_APPEND), audited as an append. */
@@ -420,6 +429,17 @@ struct r4_newobj {
 	const char *target;		/* S_IFLNK */
 };
 int r4_file_root(r4_db *db, r4_file **out);
+/*
+ * A (strong) handle on the object whose id is id (r4_file_id, st_ino), for
+ * a host that kept only the id: a file handle the kernel hands back after
+ * it forgot the inode (FUSE's export support).  It was found by no name,
+ * so the way to a file is not checked through it (a directory's, its ".."
+ * chain, is).
+ * Slow: an object's key holds the directory it was made in, which its id
+ * does not tell, so every directory objects were made in is looked into
+ * (one tree lookup each, and each of their stat data).  -ESTALE: none.
+ */
+int r4_file_find(r4_db *db, uint64_t id, r4_file **out);
 int r4_file_lookup(r4_file *dir, const char *name, size_t len, r4_file **out);
 /* out may be NULL: no handle on the new object; else one opened for
  * reading and writing, as open(2) with O_CREAT gives its creator */

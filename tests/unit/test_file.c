@@ -1,18 +1,22 @@
 /*
  * test_file.c - open files (r4_file): handles by identity, files unlinked
- * while open (orphans), their safe-links, and what a crash leaves.
+ * while open (orphans), their safe-links, and what a crash leaves; a
+ * directory removed while held; SEEK_DATA and SEEK_HOLE; objects found by
+ * id.
  *
  * Each case checks the bytes read through the handle, the object count
  * of the super block against the objects r4_check finds, and, where a
  * case ends with a closed image, fsck.reiser4's verdict.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "ccreg.h"
 #include "t.h"
 
 static char img[64];
@@ -254,8 +258,10 @@ static void test_rename(void)
 	fsck_ok();
 }
 
-/* A directory held: listed through the handle wherever it moves; removed,
- * it lists nothing. */
+/* A directory held: listed through the handle wherever it moves; removed
+ * (by rmdir, or a rename over it), it lists nothing and stats as it was,
+ * with nlink 0, through any handle while one holds it (fstests'
+ * generic/035). */
 static int count_fn(void *ctx, const char *name, size_t len, uint64_t ino, uint32_t type)
 {
 	(void)name;
@@ -269,8 +275,10 @@ static int count_fn(void *ctx, const char *name, size_t len, uint64_t ino, uint3
 static void test_dir(void)
 {
 	r4_db *db;
-	r4_file *d;
+	r4_file *d, *w, *o;
 	struct r4_dirpos pos = {0};
+	struct r4_stat st;
+	uint64_t ino;
 	int n = 0;
 
 	fresh();
@@ -287,9 +295,32 @@ static void test_dir(void)
 	n = 0;
 	CHECK_RC(r4_file_readdir(d, &pos, count_fn, &n));
 	CHECK_EQ(n, 0);
+	CHECK_RC(r4_file_stat(d, &st));
+	CHECK(S_ISDIR(st.mode) && st.nlink == 0 && st.mode == (S_IFDIR | 0755));
 	CHECK_RC(r4_file_close(d));
 	CHECK_EQ(clean(db), 1);
+
+	/* a rename over it; a weak handle answers as the strong one does */
+	CHECK_RC(r4_mkdir(db, "/a", 0700, 0, 0));
+	CHECK_RC(r4_mkdir(db, "/b", 0750, 5, 6));
+	CHECK_RC(r4_file_open(db, "/b", &d));
+	CHECK_RC(r4_file_open(db, "/b", &w));
+	CHECK_RC(r4_file_weaken(w));
+	CHECK_RC(r4_stat(db, "/b", &st));
+	ino = st.ino;
+	CHECK_RC(r4_rename(db, "/a", "/b", 0));
+	CHECK_RC(r4_file_stat(w, &st));
+	CHECK(st.ino == ino && st.nlink == 0 && st.mode == (S_IFDIR | 0750) && st.uid == 5);
+	CHECK_RC(r4_file_access(w, 5));
+	CHECK_RC(r4_file_reopen(w, O_RDONLY, &o));	/* (opendir of a removed cwd) */
+	CHECK_RC(r4_file_readdir(o, &(struct r4_dirpos){0}, count_fn, &(int){0}));
+	CHECK_RC(r4_file_close(o));
+	CHECK_RC(r4_file_close(d));	/* the last to hold it */
+	CHECK(r4_file_stat(w, &st) == -ESTALE);
+	CHECK_RC(r4_file_close(w));
+	CHECK_EQ(clean(db), 2);
 	r4_close(db);
+	fsck_ok();
 }
 
 /* The namespace by handle: the path calls' rules, one name at a time. */
@@ -419,6 +450,165 @@ static void test_weak(void)
 	fsck_ok();
 }
 
+/* The id of path, found again by r4_file_find: its stat, or -errno. */
+static int find(r4_db *db, const char *path, struct r4_stat *st)
+{
+	r4_file *f;
+	int rc;
+
+	if ((rc = r4_stat(db, path, st)) || (rc = r4_file_find(db, st->ino, &f)))
+		return rc;
+	if (r4_file_id(f) != st->ino)
+		rc = -EIO;
+	else
+		rc = r4_file_stat(f, st);
+	r4_file_close(f);
+	return rc;
+}
+
+/* Objects by id alone, wherever they were made and whatever moved them
+ * since; a removed one, or none, is -ESTALE. */
+static void test_find(void)
+{
+	struct r4_stat st, was;
+	char path[64];
+	r4_db *db;
+	r4_file *f, *x;
+
+	fresh();
+	db = open_rw();
+	CHECK_RC(r4_mkdir(db, "/d", 0755, 0, 0));
+	CHECK_RC(r4_mkdir(db, "/d/e", 0700, 0, 0));
+	for (int i = 0; i < 300; i++) {	/* (more stat data than a leaf holds) */
+		snprintf(path, sizeof(path), "/d/e/f%d", i);
+		CHECK_RC(r4_create(db, path, 0644, i, 0));
+	}
+	CHECK_RC(r4_write(db, "/d/e/f7", 0, "seven", 5));
+	CHECK_RC(r4_rename(db, "/d/e/f7", "/moved", 0));
+	CHECK_RC(r4_link(db, "/d/e/f9", "/d/nine"));
+	CHECK_RC(r4_unlink(db, "/d/e/f9"));
+	CHECK_RC(find(db, "/", &st));
+	CHECK(S_ISDIR(st.mode));
+	CHECK_RC(r4_file_root(db, &f));
+	CHECK_RC(r4_file_lookup(f, "..", 2, &x));	/* (the root's ".." is the root) */
+	CHECK_EQ(r4_file_id(x), st.ino);
+	CHECK_RC(r4_file_close(x));
+	CHECK_RC(r4_file_close(f));
+	CHECK_RC(find(db, "/d/e", &st));
+	CHECK_EQ(st.mode, S_IFDIR | 0700);
+	CHECK_RC(find(db, "/d/e/f0", &st));
+	CHECK_EQ(st.uid, 0);
+	CHECK_RC(find(db, "/d/e/f299", &st));
+	CHECK_EQ(st.uid, 299);
+	CHECK_RC(find(db, "/d/nine", &st));
+	CHECK_EQ(st.uid, 9);
+	CHECK_RC(r4_stat(db, "/moved", &was));
+	CHECK_RC(r4_file_find(db, was.ino, &f));
+	CHECK(!strcmp(contents(f), "seven"));
+	CHECK(r4_file_lookup(f, "x", 1, &x) == -ENOTDIR);
+	CHECK_RC(r4_file_close(f));
+	CHECK_RC(r4_unlink(db, "/moved"));
+	CHECK(r4_file_find(db, was.ino, &f) == -ESTALE);
+	CHECK(r4_file_find(db, 1, &f) == -ESTALE);
+	CHECK(r4_file_find(db, UINT64_C(1) << 40, &f) == -ESTALE);
+	r4_close(db);
+}
+
+/* SEEK_DATA (d) or SEEK_HOLE (h) of f from off: where, or -errno. */
+static long long seek(r4_file *f, uint64_t off, char what)
+{
+	uint64_t at = 0;
+	int rc = r4_file_seek(f, off, what == 'd' ? SEEK_DATA : SEEK_HOLE, &at);
+
+	return rc ? rc : (long long)at;
+}
+
+/*
+ * SEEK_DATA and SEEK_HOLE read the body's items: tails are data, extent
+ * units data unless holes, before commit (fake blocks) and after; the end
+ * is a hole, and at or past it (or in the last hole, for data) -ENXIO.
+ */
+static void test_seek(void)
+{
+	static char block[4096];
+	const uint64_t M = 1 << 20;
+	struct r4_mkfs_opts m;
+	r4_db *db;
+	r4_file *f, *g, *d;
+
+	fresh();
+	db = open_rw();
+	memset(block, 'x', sizeof(block));
+	CHECK_RC(r4_create(db, "/t", 0644, 0, 0));	/* tails */
+	CHECK_RC(r4_write(db, "/t", 0, "abc", 3));
+	CHECK_RC(r4_create(db, "/e", 0644, 0, 0));	/* empty */
+	CHECK_RC(r4_create(db, "/s", 0644, 0, 0));	/* sparse extents */
+	CHECK_RC(r4_file_open(db, "/t", &f));
+	CHECK_EQ(seek(f, 0, 'd'), 0);
+	CHECK_EQ(seek(f, 2, 'd'), 2);
+	CHECK_EQ(seek(f, 0, 'h'), 3);
+	CHECK_EQ(seek(f, 3, 'd'), -ENXIO);
+	CHECK_EQ(seek(f, 3, 'h'), -ENXIO);
+	CHECK_EQ(seek(f, 1u << 30, 'h'), -ENXIO);
+	CHECK(r4_file_seek(f, 0, SEEK_SET, &(uint64_t){0}) == -EINVAL);
+	CHECK_RC(r4_file_close(f));
+	CHECK_RC(r4_file_open(db, "/e", &f));
+	CHECK_EQ(seek(f, 0, 'd'), -ENXIO);
+	CHECK_EQ(seek(f, 0, 'h'), -ENXIO);
+	CHECK_RC(r4_file_close(f));
+	CHECK_RC(r4_file_open(db, "/", &d));
+	CHECK(r4_file_seek(d, 0, SEEK_DATA, &(uint64_t){0}) == -EINVAL);
+	CHECK_RC(r4_file_close(d));
+
+	/* [0, 1M) hole, [1M, 1M + 8K) data, [.., 3M) hole, [3M, 3M + 10) data,
+	 * then a hole to 4M: while pending, then committed */
+	CHECK_RC(r4_file_open(db, "/s", &f));
+	CHECK_RC(r4_begin(db));
+	for (int pass = 0; pass < 2; pass++) {
+		if (!pass) {
+			CHECK_RC(r4_file_write(f, M, block, 4096));
+			CHECK_RC(r4_file_write(f, M + 4096, block, 4096));
+			CHECK_RC(r4_file_write(f, 3 * M, block, 10));
+			CHECK_RC(r4_file_setattr(f, &(struct r4_setattr){.mask = R4_SET_SIZE,
+									 .size = 4 * M}));
+		} else {
+			CHECK_RC(r4_commit(db));
+		}
+		CHECK_EQ(seek(f, 0, 'd'), M);
+		CHECK_EQ(seek(f, 0, 'h'), 0);
+		CHECK_EQ(seek(f, M - 1, 'h'), M - 1);
+		CHECK_EQ(seek(f, M, 'h'), M + 8192);
+		CHECK_EQ(seek(f, M + 100, 'd'), M + 100);
+		CHECK_EQ(seek(f, M + 8192, 'd'), 3 * M);
+		CHECK_EQ(seek(f, 3 * M + 5, 'h'), 3 * M + 4096);	/* (a block) */
+		CHECK_EQ(seek(f, 3 * M + 4096, 'd'), -ENXIO);
+		CHECK_EQ(seek(f, 4 * M - 1, 'h'), 4 * M - 1);
+		CHECK_EQ(seek(f, 4 * M, 'h'), -ENXIO);
+	}
+	/* data to the end: the only hole is the end */
+	CHECK_RC(r4_file_setattr(f, &(struct r4_setattr){.mask = R4_SET_SIZE, .size = M + 6000}));
+	CHECK_EQ(seek(f, M, 'h'), M + 6000);
+	CHECK_EQ(seek(f, 0, 'd'), M);
+	CHECK_RC(r4_file_close(f));
+	CHECK_EQ(clean(db), 4);
+	r4_close(db);
+	fsck_ok();
+
+	/* a compressed file tells no holes */
+	r4_mkfs_defaults(&m);
+	m.create = R4_FILE_CCREG40;
+	CHECK_RC(r4_mkfs(img, 16u << 20, &m));
+	db = open_rw();
+	CHECK_RC(r4_create(db, "/c", 0644, 0, 0));
+	CHECK_RC(r4_write(db, "/c", M, block, 10));
+	CHECK_RC(r4_file_open(db, "/c", &g));
+	CHECK_EQ(seek(g, 0, 'd'), 0);
+	CHECK_EQ(seek(g, 0, 'h'), M + 10);
+	CHECK_EQ(seek(g, M + 10, 'd'), -ENXIO);
+	CHECK_RC(r4_file_close(g));
+	r4_close(db);
+}
+
 int main(void)
 {
 	char dir[] = "/tmp/r4fileXXXXXX";
@@ -434,6 +624,8 @@ int main(void)
 	test_by_handle();
 	test_weak();
 	test_lost();
+	test_seek();
+	test_find();
 	if (t_fail)
 		fprintf(stderr, "images kept in %s\n", dir);
 	else if (t_rmdir(dir))
