@@ -146,6 +146,65 @@ static int audit(struct r4_db *db, struct r4_pseudo_ctx *c, uint64_t ino, uint64
 	return r4_audit_change(db, c->actor ? c->actor->uid : 0, ino, dir, op, path, len, c->why);
 }
 
+/* Before a change: tell c->changes that it changes the contents (what 0)
+ * or pseudo file what of object ino, or (what -1) the entry path in
+ * directory ino. */
+static int tell(struct r4_pseudo_ctx *c, uint64_t ino, int what, const char *path)
+{
+	return c->changes ? c->changes(c->arg, ino, what, path) : 0;
+}
+
+/* ... what writing p[0, n) to pseudo file id (sub: ..plugin/<sub>) of the
+ * object st at path, found in directory dir, changes; R4_PSEUDO_NONE: its
+ * contents, R4_PSEUDO_RANGE: a window of them. */
+static int tell_put(struct r4_db *db, struct r4_pseudo_ctx *c, const char *path,
+		    const struct r4_stat *st, uint64_t dir, enum r4_pseudo id, const char *sub,
+		    const uint8_t *p, size_t n)
+{
+	bool body = id == R4_PSEUDO_NONE || id == R4_PSEUDO_BODY || id == R4_PSEUDO_RANGE;
+	struct r4_stat victim;
+	char *to, *parent = NULL;
+	int rc;
+
+	if (!c->changes)
+		return 0;
+	if ((rc = tell(c, st->ino, body ? 0 : (int)id, path)))
+		return rc;
+	switch (id) {
+	case R4_PSEUDO_NONE:
+	case R4_PSEUDO_BODY:
+	case R4_PSEUDO_RANGE:
+		return S_ISLNK(st->mode) ? 0 : tell(c, st->ino, R4_PSEUDO_SIZE, path);
+	case R4_PSEUDO_SIZE:
+	case R4_PSEUDO_INVERT:
+		return tell(c, st->ino, 0, path);
+	case R4_PSEUDO_PLUGIN:
+		if (!(rc = tell(c, st->ino, 0, path)) && sub && !strcmp(sub, "file"))
+			rc = tell(c, st->ino, R4_PSEUDO_SIZE, path);
+		return rc;
+	case R4_PSEUDO_NAME:
+	case R4_PSEUDO_UNLINK:
+		r4_pseudo_chop(p, &n);
+		if (id == R4_PSEUDO_NAME && !(parent = dir_of(path)))
+			return -ENOMEM;
+		if (!(to = r4_path_join(parent ? parent : path, (const char *)p, n))) {
+			r4_free(parent);
+			return -ENOMEM;
+		}
+		if (id == R4_PSEUDO_NAME) {
+			if (strcmp(to, path) && !(rc = tell(c, dir, -1, path)))
+				rc = tell(c, dir, -1, to);
+		} else if (!(rc = tell(c, st->ino, -1, to)) && !r4_stat(db, to, &victim)) {
+			rc = tell(c, victim.ino, 0, to);
+		}
+		r4_free(to);
+		r4_free(parent);
+		return rc;
+	default:
+		return 0;
+	}
+}
+
 /* ============================ reading values ============================ */
 
 static const char *type_name(uint32_t mode)
@@ -373,7 +432,8 @@ static int part_walked(struct r4_db *db, struct r4_pseudo_ctx *c, const char *pa
 static int part(struct r4_db *db, struct r4_pseudo_ctx *c, const char *path, const uint8_t *p,
 		size_t n, bool quiet, struct r4_buf *out)
 {
-	struct r4_pseudo_ctx in = {c->who, c->actor, c->why, NULL, NULL, c->depth + 1, 0, NULL};
+	struct r4_pseudo_ctx in = {.who = c->who, .actor = c->actor, .why = c->why,
+				   .depth = c->depth + 1};
 
 	if (c->part)
 		return c->part(c->arg, c->depth + 1, path, p, n, quiet, out);
@@ -1028,14 +1088,17 @@ int r4_pseudo_rule(struct r4_db *db, struct r4_pseudo_ctx *c, const char *path,
 		   const struct r4_stat *st, uint32_t id, bool gid, unsigned access)
 {
 	struct r4_rule r = {id, gid, (uint8_t)access};
+	int rc = tell(c, st->ino, R4_PSEUDO_ACL, path);
 
-	return meta_change(db, c, path, st, "..acl", set_rule, &r);
+	return rc ? rc : meta_change(db, c, path, st, "..acl", set_rule, &r);
 }
 
 int r4_pseudo_audit_into(struct r4_db *db, struct r4_pseudo_ctx *c, const char *path,
 			 const struct r4_stat *st, const char *log)
 {
-	return meta_change(db, c, path, st, "..audit", set_audit, (void *)log);
+	int rc = tell(c, st->ino, R4_PSEUDO_AUDIT, path);
+
+	return rc ? rc : meta_change(db, c, path, st, "..audit", set_audit, (void *)log);
 }
 
 /* ..plugin/file <- "reg40" on an invert: it keeps its text as plain data. */
@@ -1242,6 +1305,8 @@ int r4_pseudo_put(struct r4_db *db, struct r4_pseudo_ctx *c, const char *path,
 	size_t raw = n;
 	int rc;
 
+	if ((rc = tell_put(db, c, path, st, dir, id, sub, p, n)))
+		return rc;
 	if (id == R4_PSEUDO_NONE || (append && id == R4_PSEUDO_BODY && !S_ISLNK(st->mode)))
 		return put_contents(db, c, path, st, p, n, append);
 	if (append)
@@ -1355,6 +1420,8 @@ int r4_pseudo_window_put(struct r4_db *db, struct r4_pseudo_ctx *c, const char *
 	uint64_t size, len, end, stored = n;
 	int rc;
 
+	if ((rc = tell_put(db, c, path, st, 0, R4_PSEUDO_RANGE, NULL, p, n)))
+		return rc;
 	if (is_computed(db, path, st))
 		return window_put_text(db, c, path, st, w, p, n);
 	if (!may(db, c, st, 2))

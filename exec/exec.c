@@ -11,8 +11,9 @@
  * names, result children, and its touches of entries reach the walker as
  * hooks.  What reading or writing an object, a pseudo file or a window
  * does is pseudo.c's (r4_pseudo_get, r4_pseudo_put ...): the executor
- * records first what a step uses and changes (the ',' groups) and turns
- * the words pseudo.c gives back into diagnostics.  Everything runs inside the unit's transaction.
+ * records first what a step uses, and what pseudo.c says a change will
+ * change (the ',' groups), and turns the words pseudo.c gives back into
+ * diagnostics.  Everything runs inside the unit's transaction.
  *
  * Undo for named results: the engine has no partial rollback, so when a
  * step fails inside a TRY the executor aborts the unit's transaction,
@@ -514,9 +515,9 @@ static int walk(struct x *x, const char *from, const char *text, unsigned flags,
 
 /*
  * What pseudo files and an object's contents are is pseudo.c's; the
- * executor hands it the object a handle holds, records first what the
- * change will use and change (the ',' groups), and makes the words it
- * gets back a diagnostic.
+ * executor hands it the object a handle holds, records what a read uses
+ * and what pseudo.c says a change will change (the ',' groups), and makes
+ * the words it gets back a diagnostic.
  */
 
 static int read_handle(struct x *x, struct handle *h, struct r4_buf *b);
@@ -543,12 +544,19 @@ static int exec_part(void *arg, unsigned depth, const char *path, const uint8_t 
 	return rc;
 }
 
+/* What a change pseudo.c makes will change: the ',' groups' touches. */
+static int exec_changes(void *arg, uint64_t ino, int what, const char *path)
+{
+	return touch(arg, ino, what, what < 0 ? base_name(path) : NULL, true, path);
+}
+
 /* pseudo.c acting for this run: its identity, its words into why. */
 static struct r4_pseudo_ctx pctx(struct x *x, struct r4_why *why)
 {
 	why->msg[0] = 0;
 	return (struct r4_pseudo_ctx){.who = &x->o->who, .actor = &x->o->who, .why = why,
-				      .part = exec_part, .arg = x, .depth = x->inverts};
+				      .part = exec_part, .arg = x, .depth = x->inverts,
+				      .changes = x->ngroups ? exec_changes : NULL};
 }
 
 /* A failure pseudo.c put in words becomes the diagnostic; one it did not
@@ -590,57 +598,6 @@ static int read_handle(struct x *x, struct handle *h, struct r4_buf *b)
 	}
 }
 
-/* What writing pseudo file ps of h (R4_PSEUDO_NONE: its contents) with
- * p[0, n) uses and changes, for the ',' groups (section 5.5). */
-static int touch_put(struct x *x, const struct handle *h, enum r4_pseudo ps, const char *sub,
-		     const uint8_t *p, size_t n)
-{
-	uint64_t ino = h->st.ino;
-	bool body = ps == R4_PSEUDO_NONE || ps == R4_PSEUDO_BODY;
-	struct r4_stat st;
-	char *to = NULL, *dir = NULL;
-	int rc;
-
-	if (!x->ngroups)
-		return 0;
-	if ((rc = touch_obj(x, ino, body ? 0 : (int)ps, true, h->path)))
-		return rc;
-	switch (ps) {
-	case R4_PSEUDO_NONE:
-	case R4_PSEUDO_BODY:
-		return S_ISLNK(h->st.mode) ? 0 : touch_obj(x, ino, R4_PSEUDO_SIZE, true, h->path);
-	case R4_PSEUDO_SIZE:
-	case R4_PSEUDO_INVERT:
-		return touch_obj(x, ino, 0, true, h->path);
-	case R4_PSEUDO_PLUGIN:
-		if (!(rc = touch_obj(x, ino, 0, true, h->path)) && sub && !strcmp(sub, "file"))
-			rc = touch_obj(x, ino, R4_PSEUDO_SIZE, true, h->path);
-		return rc;
-	case R4_PSEUDO_NAME:
-	case R4_PSEUDO_UNLINK:
-		r4_pseudo_chop(p, &n);
-		if (ps == R4_PSEUDO_NAME && !(dir = dir_of(h->path)))
-			return -ENOMEM;
-		if (!(to = r4_path_join(dir ? dir : h->path, (const char *)p, n))) {
-			r4_free(dir);
-			return -ENOMEM;
-		}
-		if (ps == R4_PSEUDO_NAME) {
-			if (strcmp(to, h->path) &&
-			    !(rc = touch_entry(x, h->dir_ino, base_name(h->path), true, h->path)))
-				rc = touch_entry(x, h->dir_ino, base_name(to), true, to);
-		} else if (!(rc = touch_entry(x, ino, base_name(to), true, to)) &&
-			   !r4_stat(x->db, to, &st)) {
-			rc = touch_obj(x, st.ino, 0, true, to);
-		}
-		r4_free(to);
-		r4_free(dir);
-		return rc;
-	default:
-		return 0;
-	}
-}
-
 /* Write pseudo file ps (sub: ..plugin/<sub>) of the object h, or its
  * contents (R4_PSEUDO_NONE); h follows the object when it is renamed. */
 static int pseudo_put(struct x *x, struct handle *h, enum r4_pseudo ps, const char *sub,
@@ -654,8 +611,6 @@ static int pseudo_put(struct x *x, struct handle *h, enum r4_pseudo ps, const ch
 		return fail(x, rc, "cannot write '%s'", h->path);
 	if (rc)
 		return fail(x, rc, "cannot write '%s/%s'", h->path, r4_pseudo_name(ps));
-	if ((rc = touch_put(x, h, ps, sub, p, n)))
-		return rc;
 	c = pctx(x, &why);
 	rc = r4_pseudo_put(x->db, &c, h->path, &h->st, h->dir_ino, ps, sub, p, n, append);
 	if (c.moved) {
@@ -719,9 +674,6 @@ static int write_handle(struct x *x, struct handle *h, const uint8_t *p, size_t 
 			return fail(x, -EINVAL, "cannot append to a window of '%s'", h->path);
 		if ((rc = h_stat(x, h)))
 			return fail(x, rc, "cannot write '%s'", h->path);
-		if ((rc = touch_obj(x, h->st.ino, 0, true, h->path)) ||
-		    (rc = touch_obj(x, h->st.ino, R4_PSEUDO_SIZE, true, h->path)))
-			return rc;
 		c = pctx(x, &why);
 		if (!(rc = r4_pseudo_window_put(x->db, &c, h->path, &h->st, &h->win, p, n)))
 			x->last_len = c.stored;
@@ -1157,8 +1109,6 @@ static int step(struct x *x, const struct r4_step *s, size_t *next)
 		if (r4_pseudo_int(idp, idn, false, &id) || id > UINT32_MAX - 1)
 			return fail(x, -EINVAL, "'%s' takes a decimal id",
 				    s->flags & R4_RULE_GID ? "gid" : "uid");
-		if ((rc = touch_obj(x, h->st.ino, R4_PSEUDO_ACL, true, h->path)))
-			return rc;
 		c = pctx(x, &why);
 		return said(x, r4_pseudo_rule(x->db, &c, h->path, &h->st, (uint32_t)id,
 					      s->flags & R4_RULE_GID, s->flags >> 1), &why);
@@ -1171,8 +1121,6 @@ static int step(struct x *x, const struct r4_step *s, size_t *next)
 			return rc;
 		if ((rc = h_stat(x, h)))
 			return fail(x, rc, "cannot read '%s'", h->path);
-		if ((rc = touch_obj(x, h->st.ino, R4_PSEUDO_AUDIT, true, h->path)))
-			return rc;
 		c = pctx(x, &why);
 		return said(x, r4_pseudo_audit_into(x->db, &c, h->path, &h->st, log->path), &why);
 	}

@@ -555,7 +555,9 @@ int r4_pseudo_write(r4_db *db, const char *path, enum r4_pseudo id, const char *
  * READ or WRITE of the object itself does.  Every call fills c->why
  * (when it is not NULL and still empty) with the words of a refusal it
  * makes itself ("cannot read '/a/..invert'"); the caller adds the
- * error's name.  They act in the open transaction.
+ * error's name.  They act in the open transaction.  A call that changes
+ * the image first tells c->changes what it will change (but r4_pseudo_make
+ * and r4_pseudo_link: their callers name the entry they make).
  */
 struct r4_pseudo_ctx {
 	const struct r4_ident *who;	/* whose permissions are checked; NULL: none */
@@ -572,6 +574,15 @@ struct r4_pseudo_ctx {
 	 */
 	int (*part)(void *arg, unsigned depth, const char *path, const uint8_t *p, size_t n,
 		    bool quiet, struct r4_buf *out);
+	/*
+	 * Before a change, each unit of state it will change, for the
+	 * executor's ',' groups (section 5.5): the contents (what 0) or
+	 * pseudo file what (R4_PSEUDO_*) of object ino, or (what -1) the
+	 * entry path in directory ino; path also names the unit in a
+	 * diagnostic.  A failure it returns is the call's, made before
+	 * anything changed.  NULL: none asked.
+	 */
+	int (*changes)(void *arg, uint64_t ino, int what, const char *path);
 	void *arg;
 	unsigned depth;			/* inverts being read, one inside another */
 	uint64_t stored;		/* out: bytes a write stored (assign_length) */
@@ -584,7 +595,9 @@ struct r4_pseudo_ctx {
 int r4_pseudo_get(r4_db *db, struct r4_pseudo_ctx *c, const char *path,
 		  const struct r4_stat *st, enum r4_pseudo id, const char *sub, struct r4_buf *b);
 /* Write p[0, n) to it (append: '<<-', only the contents); dir: the
- * directory the object was found in (0: not known). */
+ * directory the object was found in (0: not known).  c->changes hears of
+ * the contents and ..size a write of the contents changes, a renamed
+ * entry's old and new names, an unlinked entry and its object. */
 int r4_pseudo_put(r4_db *db, struct r4_pseudo_ctx *c, const char *path,
 		  const struct r4_stat *st, uint64_t dir, enum r4_pseudo id, const char *sub,
 		  const uint8_t *p, size_t n, bool append);

@@ -289,6 +289,107 @@ static void test_invert_symlinks(r4_db *db)
 	same_read(db, &STRANGER, "/d/inv3", R4_PSEUDO_BODY, NULL, -EACCES);
 }
 
+/* What c->changes heard: one "ino what path" line per unit. */
+struct heard {
+	char text[600];
+	int refuse;		/* returned for each unit (a ',' group's conflict) */
+};
+
+static int hear(void *arg, uint64_t ino, int what, const char *path)
+{
+	struct heard *h = arg;
+	size_t n = strlen(h->text);
+
+	snprintf(h->text + n, sizeof(h->text) - n, "%llu %d %s\n", (unsigned long long)ino, what,
+		 path);
+	return h->refuse;
+}
+
+/* Did h hear exactly the units of want ("ino what path" lines), then forget them? */
+static bool heard(struct heard *h, const char *want)
+{
+	bool same = !strcmp(h->text, want);
+
+	if (!same)
+		fprintf(stderr, "heard: [%s]\nwant:  [%s]\n", h->text, want);
+	h->text[0] = 0;
+	return same;
+}
+
+/* A line of heard text. */
+static const char *unit(uint64_t ino, int what, const char *path)
+{
+	static char line[4][200];
+	static unsigned k;
+	char *l = line[k++ % 4];
+
+	snprintf(l, sizeof(line[0]), "%llu %d %s\n", (unsigned long long)ino, what, path);
+	return l;
+}
+
+/* r4_pseudo_ctx.changes: each change tells first what it will change (the
+ * executor's ',' groups), and a refusal there is the call's, before anything changed. */
+static void test_changes(r4_db *db)
+{
+	struct heard h = {"", 0};
+	struct r4_why why;
+	struct r4_pseudo_ctx c = {.who = &ROOT, .actor = &ROOT, .why = &why, .changes = hear,
+				  .arg = &h};
+	struct r4_window win = {1, 1, true, R4_WIN_OVERLAY};
+	struct r4_stat d, t;
+	char want[600];
+
+	CHECK_RC(r4_create(db, "/d/t", 0644, 1000, 100));
+	CHECK_RC(r4_stat(db, "/d", &d));
+	CHECK_RC(r4_stat(db, "/d/t", &t));
+	CHECK_RC(r4_begin(db));
+	CHECK_RC(r4_pseudo_put(db, &c, "/d/t", &t, d.ino, R4_PSEUDO_NONE, NULL,
+			       (const uint8_t *)"abc", 3, false));
+	snprintf(want, sizeof(want), "%s%s", unit(t.ino, 0, "/d/t"),
+		 unit(t.ino, R4_PSEUDO_SIZE, "/d/t"));
+	CHECK(heard(&h, want));
+	CHECK_RC(r4_stat(db, "/d/t", &t));
+	CHECK_RC(r4_pseudo_window_put(db, &c, "/d/t", &t, &win, (const uint8_t *)"B", 1));
+	CHECK(heard(&h, want));
+	CHECK(!strcmp(contents_of(db, "/d/t"), "aBc"));
+
+	/* a rename: the object's ..name, its old and new entries */
+	CHECK_RC(r4_pseudo_put(db, &c, "/d/t", &t, d.ino, R4_PSEUDO_NAME, NULL,
+			       (const uint8_t *)"u\n", 2, false));
+	CHECK(c.moved && !strcmp(c.moved, "/d/u"));
+	r4_free(c.moved);
+	c.moved = NULL;
+	snprintf(want, sizeof(want), "%s%s%s", unit(t.ino, R4_PSEUDO_NAME, "/d/t"),
+		 unit(d.ino, -1, "/d/t"), unit(d.ino, -1, "/d/u"));
+	CHECK(heard(&h, want));
+
+	/* refused where it tells: nothing changed, no words of pseudo.c's */
+	h.refuse = -EBUSY;
+	CHECK_EQ(r4_pseudo_put(db, &c, "/d/u", &t, d.ino, R4_PSEUDO_MODE, NULL,
+			       (const uint8_t *)"0600", 4, false), -EBUSY);
+	CHECK(heard(&h, unit(t.ino, R4_PSEUDO_MODE, "/d/u")));
+	CHECK(!why.msg[0]);
+	CHECK_RC(r4_stat(db, "/d/u", &t));
+	CHECK_EQ(t.mode & 07777, 0644);
+	h.refuse = 0;
+
+	/* a rule, an audit setting: those pseudo files */
+	CHECK_RC(r4_pseudo_rule(db, &c, "/d/u", &t, 2000, false, 2));
+	CHECK(heard(&h, unit(t.ino, R4_PSEUDO_ACL, "/d/u")));
+	CHECK_RC(r4_pseudo_audit_into(db, &c, "/d/u", &t, "/d/f"));
+	CHECK(heard(&h, unit(t.ino, R4_PSEUDO_AUDIT, "/d/u")));
+
+	/* an unlink: the directory's ..unlink, the entry, the object */
+	CHECK_RC(r4_pseudo_put(db, &c, "/d", &d, 0, R4_PSEUDO_UNLINK, NULL, (const uint8_t *)"u",
+			       1, false));
+	snprintf(want, sizeof(want), "%s%s%s", unit(d.ino, R4_PSEUDO_UNLINK, "/d"),
+		 unit(d.ino, -1, "/d/u"), unit(t.ino, 0, "/d/u"));
+	CHECK(heard(&h, want));
+	CHECK_EQ(r4_stat(db, "/d/u", &t), -ENOENT);
+	r4_abort(db);
+	CHECK_RC(r4_unlink(db, "/d/t"));
+}
+
 int main(void)
 {
 	struct r4_open_opts o = {.rw = true};
@@ -313,6 +414,7 @@ int main(void)
 	test_writes(db);
 	test_invert(db);
 	test_invert_symlinks(db);
+	test_changes(db);
 	r4_close(db);
 	if (t_fail)
 		fprintf(stderr, "image kept in %s\n", dir);
