@@ -67,7 +67,8 @@ int r4_pseudo_int(const uint8_t *p, size_t n, bool neg_ok, int64_t *out)
 	return 0;
 }
 
-int r4_pseudo_octal(const uint8_t *p, size_t n, uint32_t *out)
+/* 1 to 4 octal digits. */
+static int octal(const uint8_t *p, size_t n, uint32_t *out)
 {
 	uint32_t m = 0;
 
@@ -83,8 +84,9 @@ int r4_pseudo_octal(const uint8_t *p, size_t n, uint32_t *out)
 	return 0;
 }
 
-/* Not "..x": R4L spells that a pseudo name, so could not reach the entry. */
-int r4_pseudo_newname(const uint8_t *p, size_t n)
+/* A name for a new entry: not ".", ".." or "..x" (R4L spells that a
+ * pseudo name, so could not reach the entry); -ENAMETOOLONG past 255. */
+static int newname(const uint8_t *p, size_t n)
 {
 	if (!n || memchr(p, '/', n) || memchr(p, 0, n))
 		return -EINVAL;
@@ -618,7 +620,8 @@ static int may_change(struct r4_db *db, struct r4_pseudo_ctx *c, const struct r4
 	return rc ? SAY(c, rc, "cannot change '%s'", path) : 0;
 }
 
-int r4_pseudo_may_change(struct r4_db *db, struct r4_pseudo_ctx *c, const char *dir,
+/* ... of the directory at dir. */
+static int may_change_in(struct r4_db *db, struct r4_pseudo_ctx *c, const char *dir,
 			 const struct r4_stat *st, const char *path)
 {
 	struct r4_stat d;
@@ -627,6 +630,17 @@ int r4_pseudo_may_change(struct r4_db *db, struct r4_pseudo_ctx *c, const char *
 	if ((rc = r4_stat(db, dir, &d)))
 		return SAY(c, rc, "cannot change '%s'", dir);
 	return may_change(db, c, &d, st, dir, path);
+}
+
+/* ... of the directory path is in. */
+static int may_change_own(struct r4_db *db, struct r4_pseudo_ctx *c, const struct r4_stat *st,
+			  const char *path)
+{
+	char *dir = dir_of(path);
+	int rc = dir ? may_change_in(db, c, dir, st, path) : -ENOMEM;
+
+	r4_free(dir);
+	return rc;
 }
 
 int r4_pseudo_make(struct r4_db *db, struct r4_pseudo_ctx *c, const char *path,
@@ -669,21 +683,90 @@ out:
 	return rc;
 }
 
-int r4_pseudo_link(struct r4_db *db, struct r4_pseudo_ctx *c, const char *target,
-		   const struct r4_stat *st, const char *dir, const char *path, struct r4_stat *out)
+/* The entry name[0, n) (one trailing LF ignored) of a new object in the
+ * directory at dir, as R4L may name it: its path into *path (r4_free it). */
+static int entry_path(struct r4_pseudo_ctx *c, const char *how, const char *dir,
+		      const uint8_t *name, size_t n, char **path)
 {
-	struct r4_stat d;
 	int rc;
 
-	if ((rc = r4_stat(db, dir, &d)))
-		return SAY(c, rc, "cannot change '%s'", dir);
-	if ((rc = may_change(db, c, &d, NULL, dir, path)))
+	r4_pseudo_chop(name, &n);
+	if ((rc = newname(name, n)))
+		return SAY(c, rc, "cannot %s '%.*s' in '%s'", how, (int)n, (const char *)name, dir);
+	return (*path = r4_path_join(dir, (const char *)name, n)) ? 0 : -ENOMEM;
+}
+
+int r4_pseudo_new(struct r4_db *db, struct r4_pseudo_ctx *c, const char *dir,
+		  const struct r4_stat *d, const struct r4_new *nw, char **path, struct r4_stat *st)
+{
+	uint32_t perm = nw->type == R4_NEW_REGULAR || nw->type == R4_NEW_INVERT ? 0666 : 0777;
+	struct r4_stat there;
+	int rc;
+
+	*path = NULL;
+	if (!S_ISDIR(d->mode))
+		return SAY(c, -ENOTDIR, "cannot create in '%s'", dir);
+	if ((rc = entry_path(c, "create", dir, nw->name, nw->name_len, path)))
 		return rc;
-	if ((rc = r4_link(db, target, path)))
-		return SAY(c, rc, "cannot link '%s' to '%s'", path, target);
-	if ((rc = r4_stat(db, path, out)))
+	if (nw->perm && octal(nw->perm, nw->perm_len, &perm))
+		rc = SAY(c, -EINVAL, "'perm' takes 1 to 4 octal digits");
+	else if ((rc = r4_stat(db, *path, &there)) != -ENOENT)
+		rc = SAY(c, rc ? rc : -EEXIST, "cannot create '%s'", *path);
+	else if (!(rc = tell(c, d->ino, -1, *path)))
+		rc = r4_pseudo_make(db, c, *path, NULL, nw->type, nw->format, perm, nw->target,
+				    nw->target_len, st);
+	if (rc) {
+		r4_free(*path);
+		*path = NULL;
+	}
+	return rc;
+}
+
+int r4_pseudo_link(struct r4_db *db, struct r4_pseudo_ctx *c, const char *target,
+		   const struct r4_stat *st, const char *dir, const struct r4_stat *d,
+		   const uint8_t *name, size_t n, char **path, struct r4_stat *out)
+{
+	struct r4_stat ds;
+	int rc;
+
+	*path = NULL;
+	if (!S_ISDIR(d->mode))
+		return SAY(c, -ENOTDIR, "cannot link in '%s'", dir);
+	if (S_ISDIR(st->mode))
+		return SAY(c, -EPERM, "cannot link to '%s': it is a directory", target);
+	if ((rc = entry_path(c, "link", dir, name, n, path)) ||
+	    (rc = tell(c, d->ino, -1, *path)) || (rc = tell(c, st->ino, R4_PSEUDO_NLINK, target)))
+		goto out;
+	if ((rc = r4_stat(db, dir, &ds)))
+		rc = SAY(c, rc, "cannot change '%s'", dir);
+	else if (!(rc = may_change(db, c, &ds, NULL, dir, *path)) && (rc = r4_link(db, target, *path)))
+		rc = SAY(c, rc, "cannot link '%s' to '%s'", *path, target);
+	else if (!rc && !(rc = r4_stat(db, *path, out)))
+		rc = audit(db, c, st->ino, ds.ino, "link", *path, 0);
+out:
+	if (rc) {
+		r4_free(*path);
+		*path = NULL;
+	}
+	return rc;
+}
+
+int r4_pseudo_symlink(struct r4_db *db, struct r4_pseudo_ctx *c, const char *path,
+		      const struct r4_stat *st, uint64_t dir, const struct r4_stat *d,
+		      const uint8_t *tgt, size_t n, struct r4_stat *out)
+{
+	int rc;
+
+	if (st && !S_ISLNK(st->mode))
+		return SAY(c, S_ISDIR(st->mode) ? -EISDIR : -EEXIST, "cannot make '%s' a symlink",
+			   path);
+	if ((st && (rc = may_change_own(db, c, st, path))) || (rc = tell(c, dir, -1, path)))
 		return rc;
-	return audit(db, c, st->ino, d.ino, "link", path, 0);
+	if (st && (!n || memchr(tgt, 0, n)))
+		return SAY(c, -EINVAL, "cannot make '%s' a symlink", path);
+	if (st && (rc = r4_unlink(db, path)))
+		return SAY(c, rc, "cannot replace '%s'", path);
+	return r4_pseudo_make(db, c, path, st ? NULL : d, R4_NEW_SYMLINK, 0, 0777, tgt, n, out);
 }
 
 /* A write drops set-id bits as perm.c says. */
@@ -730,7 +813,7 @@ static int field_put(struct r4_db *db, struct r4_pseudo_ctx *c, const char *path
 		return 0;
 	if (append)
 		return SAY(c, -EINVAL, "cannot append to '%s': it names the record", path);
-	if ((rc = r4_pseudo_newname(p, *n)))
+	if ((rc = newname(p, *n)))
 		return SAY(c, -EINVAL, "cannot write '%s': '%.*s' cannot name a record", path,
 			   (int)*n, (const char *)p);
 	if (!(rec = dir_of(path)) || !(agg = dir_of(rec)) ||
@@ -748,7 +831,7 @@ static int field_put(struct r4_db *db, struct r4_pseudo_ctx *c, const char *path
 		rc = SAY(c, -EACCES, "cannot write '%s'", path);
 		goto out;
 	}
-	if ((rc = r4_pseudo_may_change(db, c, agg, &rst, rec)))
+	if ((rc = may_change_in(db, c, agg, &rst, rec)))
 		goto out;
 	if ((rc = r4_rename(db, rec, to, R4_RENAME_NOREPLACE))) {
 		rc = SAY(c, rc, "cannot rename '%s' to '%s'", rec, to);
@@ -833,7 +916,7 @@ static int do_rename(struct r4_db *db, struct r4_pseudo_ctx *c, const char *path
 	r4_pseudo_chop(p, &n);
 	if (!strcmp(path, "/"))
 		return SAY(c, -EBUSY, "cannot rename '/'");
-	if ((rc = r4_pseudo_newname(p, n)))
+	if ((rc = newname(p, n)))
 		return SAY(c, rc, "cannot rename '%s' to '%.*s'", path, (int)n, (const char *)p);
 	if (!(dir = dir_of(path)) || !(to = r4_path_join(dir, (const char *)p, n))) {
 		rc = -ENOMEM;
@@ -841,7 +924,7 @@ static int do_rename(struct r4_db *db, struct r4_pseudo_ctx *c, const char *path
 	}
 	if (!strcmp(to, path))
 		goto out;	/* its own name */
-	if ((rc = r4_pseudo_may_change(db, c, dir, st, path)))
+	if ((rc = may_change_in(db, c, dir, st, path)))
 		goto out;
 	unsigned format = 0;
 	bool record = S_ISDIR(st->mode) && role_of(db, path, st, &format) == R4_ROLE_RECORD;
@@ -893,7 +976,7 @@ static int do_unlink(struct r4_db *db, struct r4_pseudo_ctx *c, const char *dpat
 		return -ENOMEM;
 	if ((rc = r4_stat(db, path, &st))) {
 		rc = SAY(c, rc, "cannot remove '%s'", path);
-	} else if (!(rc = r4_pseudo_may_change(db, c, dpath, &st, path))) {
+	} else if (!(rc = may_change_in(db, c, dpath, &st, path))) {
 		bool record = S_ISDIR(st.mode) && role_of(db, path, &st, NULL) == R4_ROLE_RECORD;
 
 		/* recorded first: the object's last name takes its audit setting
@@ -1142,7 +1225,6 @@ static int convert(struct r4_db *db, struct r4_pseudo_ctx *c, const char *path,
 	struct r4_buf text = {0};
 	unsigned format = R4_FORMAT_PASSWD, role;
 	bool to_agg;
-	char *dir;
 	int rc;
 
 	r4_pseudo_chop(p, &n);
@@ -1166,11 +1248,7 @@ static int convert(struct r4_db *db, struct r4_pseudo_ctx *c, const char *path,
 		return SAY(c, -EOPNOTSUPP, "cannot switch '%s/..plugin/file' to '%.*s': it is not "
 			   "a %s", path, (int)n, (const char *)p,
 			   to_agg ? "regular file" : "aggregate");
-	if (!(dir = dir_of(path)))
-		return -ENOMEM;
-	rc = r4_pseudo_may_change(db, c, dir, st, path);
-	r4_free(dir);
-	if (rc || (rc = contents(db, c, path, st, &text)))
+	if ((rc = may_change_own(db, c, st, path)) || (rc = contents(db, c, path, st, &text)))
 		goto out;
 	uint32_t perm = st->mode & 07777;
 	struct r4_stat ns;
@@ -1257,7 +1335,7 @@ static int setattr_of(struct r4_db *db, struct r4_pseudo_ctx *c, const char *pat
 
 	switch (ps) {
 	case R4_PSEUDO_MODE:
-		if (r4_pseudo_octal(p, n, &sa->mode))
+		if (octal(p, n, &sa->mode))
 			return SAY(c, -EINVAL, "'%s' takes 1 to 4 octal digits", pn);
 		sa->mask = R4_SET_MODE;
 		return 0;

@@ -194,26 +194,6 @@ static const char *base_name(const char *path)
 	return s && s[1] ? s + 1 : path;
 }
 
-/* Cut an absolute path to its parent, in place. */
-static void to_parent(char *path)
-{
-	char *s = strrchr(path, '/');
-
-	if (s == path)
-		path[1] = 0;
-	else if (s)
-		*s = 0;
-}
-
-static char *dir_of(const char *path)
-{
-	char *d = r4_memdup(path, strlen(path));
-
-	if (d)
-		to_parent(d);
-	return d;
-}
-
 /* ============================ conflict tracking ========================= */
 
 static bool same_unit(const struct touch *a, uint64_t ino, int what, const char *name)
@@ -623,9 +603,8 @@ static int pseudo_put(struct x *x, struct handle *h, enum r4_pseudo ps, const ch
 	return said(x, rc, &why);
 }
 
-/* Make a missing name (sections 5.2, 6.2): an R4_NEW_* object. */
-static int make(struct x *x, struct handle *h, unsigned type, unsigned format, uint32_t perm,
-		const uint8_t *tgt, size_t tlen)
+/* A missing name written to (section 5.2): a regular file. */
+static int make(struct x *x, struct handle *h)
 {
 	struct r4_why why;
 	struct r4_pseudo_ctx c = pctx(x, &why);
@@ -634,24 +613,13 @@ static int make(struct x *x, struct handle *h, unsigned type, unsigned format, u
 
 	if ((rc = touch_entry(x, h->dir_ino, base_name(h->path), true, h->path)))
 		return rc;
-	if ((rc = r4_pseudo_make(x->db, &c, h->path, known ? &h->dst : NULL, type, format, perm,
-				 tgt, tlen, &h->st)))
+	if ((rc = r4_pseudo_make(x->db, &c, h->path, known ? &h->dst : NULL, R4_NEW_REGULAR, 0,
+				 0666, NULL, 0, &h->st)))
 		return said(x, rc, &why);
 	h->kind = H_OBJ;
 	h->gen = r4_generation(x->db);
 	h->fresh = true;
 	return 0;
-}
-
-/* May the caller change the entry path of st (NULL: add one) in the
- * directory at dir? */
-static int may_change_dir(struct x *x, const char *dir, const struct r4_stat *st,
-			  const char *path)
-{
-	struct r4_why why;
-	struct r4_pseudo_ctx c = pctx(x, &why);
-
-	return said(x, r4_pseudo_may_change(x->db, &c, dir, st, path), &why);
 }
 
 static int write_handle(struct x *x, struct handle *h, const uint8_t *p, size_t n, bool append)
@@ -662,7 +630,7 @@ static int write_handle(struct x *x, struct handle *h, const uint8_t *p, size_t 
 
 	switch (h->kind) {
 	case H_MISSING:
-		if ((rc = make(x, h, R4_NEW_REGULAR, 0, 0666, NULL, 0)))
+		if ((rc = make(x, h)))
 			return rc;
 		/* fall through */
 	case H_OBJ:
@@ -688,29 +656,19 @@ static int write_handle(struct x *x, struct handle *h, const uint8_t *p, size_t 
 /* T -> E (section 5.3): make h a symlink, replacing a symlink. */
 static int symlink_handle(struct x *x, struct handle *h, const uint8_t *p, size_t n)
 {
-	char *dir;
+	struct r4_why why;
+	struct r4_pseudo_ctx c = pctx(x, &why);
+	bool known = h->kind == H_MISSING && h->fresh && h->gen == r4_generation(x->db);
 	int rc;
 
-	if (h->kind == H_OBJ && S_ISLNK(h->st.mode)) {
-		if (!(dir = dir_of(h->path)))
-			return -ENOMEM;
-		rc = may_change_dir(x, dir, &h->st, h->path);
-		r4_free(dir);
-		if (rc || (rc = touch_entry(x, h->dir_ino, base_name(h->path), true, h->path)))
-			return rc;
-		if (!n || memchr(p, 0, n))
-			return fail(x, -EINVAL, "cannot make '%s' a symlink", h->path);
-		if ((rc = r4_unlink(x->db, h->path)))
-			return fail(x, rc, "cannot replace '%s'", h->path);
-		h->kind = H_MISSING;
-	}
-	if (h->kind == H_OBJ)
-		return fail(x, S_ISDIR(h->st.mode) ? -EISDIR : -EEXIST, "cannot make '%s' a symlink",
-			    h->path);
-	if (h->kind != H_MISSING)
+	if (h->kind != H_OBJ && h->kind != H_MISSING)
 		return fail(x, -EINVAL, "cannot make a symlink here");
-	if ((rc = make(x, h, R4_NEW_SYMLINK, 0, 0777, p, n)))
-		return rc;
+	if ((rc = r4_pseudo_symlink(x->db, &c, h->path, h->kind == H_OBJ ? &h->st : NULL,
+				    h->dir_ino, known ? &h->dst : NULL, p, n, &h->st)))
+		return said(x, rc, &why);
+	h->kind = H_OBJ;
+	h->gen = r4_generation(x->db);
+	h->fresh = true;
 	x->last_len = n;
 	return 0;
 }
@@ -741,46 +699,29 @@ static int made(struct x *x, struct handle *out, struct handle *nh, int rc)
 
 static int step_create(struct x *x, const struct r4_step *s)
 {
-	struct handle *d = &x->h[s->b], *out = &x->h[s->a];
-	unsigned type = s->flags & 0xff;
-	const uint8_t *name, *perm, *tgt;
-	size_t nlen, plen, tlen;
-	uint32_t mode = type == R4_NEW_REGULAR || type == R4_NEW_INVERT ? 0666 : 0777;
-	struct handle nh = {0};
-	struct r4_stat st;
+	struct handle *d = &x->h[s->b], nh = {0};
+	struct r4_new n = {.type = s->flags & 0xff, .format = s->flags >> 8};
+	struct r4_why why;
+	struct r4_pseudo_ctx c = pctx(x, &why);
 	int rc;
 
-	val(x, s->c, &name, &nlen);
-	val(x, s->d, &perm, &plen);
-	val(x, s->e, &tgt, &tlen);
-	if ((rc = need_obj(x, d, "create in")))
-		return rc;
-	if (!S_ISDIR(d->st.mode))
-		return fail(x, -ENOTDIR, "cannot create in '%s'", d->path);
-	r4_pseudo_chop(name, &nlen);
-	if ((rc = r4_pseudo_newname(name, nlen)))
-		return fail(x, rc, "cannot create '%.*s' in '%s'", (int)nlen, (const char *)name,
-			    d->path);
-	if (s->d != -1 && r4_pseudo_octal(perm, plen, &mode))
-		return fail(x, -EINVAL, "'perm' takes 1 to 4 octal digits");
-	if (!(nh.path = r4_path_join(d->path, (const char *)name, nlen)))
-		return -ENOMEM;
-	nh.kind = H_MISSING;
-	nh.dir_ino = d->st.ino;
-	rc = r4_stat(x->db, nh.path, &st);
-	if (!rc)
-		rc = fail(x, -EEXIST, "cannot create '%s'", nh.path);
-	else if (rc == -ENOENT)
-		rc = make(x, &nh, type, s->flags >> 8, mode, tgt, tlen);
-	else
-		rc = fail(x, rc, "cannot create '%s'", nh.path);
-	return made(x, out, &nh, rc);
+	val(x, s->c, &n.name, &n.name_len);
+	if (s->d != -1)
+		val(x, s->d, &n.perm, &n.perm_len);
+	val(x, s->e, &n.target, &n.target_len);
+	if (!(rc = need_obj(x, d, "create in")) &&
+	    !(rc = said(x, r4_pseudo_new(x->db, &c, d->path, &d->st, &n, &nh.path, &nh.st), &why))) {
+		nh.kind = H_OBJ;
+		nh.dir_ino = d->st.ino;
+		nh.gen = r4_generation(x->db);
+		nh.fresh = true;
+	}
+	return made(x, &x->h[s->a], &nh, rc);
 }
 
 static int step_link(struct x *x, const struct r4_step *s)
 {
-	struct handle *d = &x->h[s->b], *t = &x->h[s->d], *out = &x->h[s->a];
-	struct handle nh = {0};
+	struct handle *d = &x->h[s->b], *t = &x->h[s->d], nh = {0};
 	struct r4_why why;
 	struct r4_pseudo_ctx c = pctx(x, &why);
 	const uint8_t *name;
@@ -790,22 +731,10 @@ static int step_link(struct x *x, const struct r4_step *s)
 	val(x, s->c, &name, &nlen);
 	if ((rc = need_obj(x, d, "link in")) || (rc = need_obj(x, t, "link to")))
 		return rc;
-	if (!S_ISDIR(d->st.mode))
-		return fail(x, -ENOTDIR, "cannot link in '%s'", d->path);
-	if (S_ISDIR(t->st.mode))
-		return fail(x, -EPERM, "cannot link to '%s': it is a directory", t->path);
-	r4_pseudo_chop(name, &nlen);
-	if ((rc = r4_pseudo_newname(name, nlen)))
-		return fail(x, rc, "cannot link '%.*s' in '%s'", (int)nlen, (const char *)name,
-			    d->path);
-	if (!(nh.path = r4_path_join(d->path, (const char *)name, nlen)))
-		return -ENOMEM;
-	if (!(rc = touch_entry(x, d->st.ino, base_name(nh.path), true, nh.path)) &&
-	    !(rc = touch_obj(x, t->st.ino, R4_PSEUDO_NLINK, true, t->path)) &&
-	    !(rc = said(x, r4_pseudo_link(x->db, &c, t->path, &t->st, d->path, nh.path,
-					   &nh.st), &why)))
+	if (!(rc = said(x, r4_pseudo_link(x->db, &c, t->path, &t->st, d->path, &d->st, name, nlen,
+					  &nh.path, &nh.st), &why)))
 		nh.kind = H_OBJ, nh.dir_ino = d->st.ino;
-	return made(x, out, &nh, rc);
+	return made(x, &x->h[s->a], &nh, rc);
 }
 
 static int step_window(struct x *x, const struct r4_step *s)

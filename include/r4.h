@@ -556,8 +556,7 @@ int r4_pseudo_write(r4_db *db, const char *path, enum r4_pseudo id, const char *
  * (when it is not NULL and still empty) with the words of a refusal it
  * makes itself ("cannot read '/a/..invert'"); the caller adds the
  * error's name.  They act in the open transaction.  A call that changes
- * the image first tells c->changes what it will change (but r4_pseudo_make
- * and r4_pseudo_link: their callers name the entry they make).
+ * the image first tells c->changes what it will change.
  */
 struct r4_pseudo_ctx {
 	const struct r4_ident *who;	/* whose permissions are checked; NULL: none */
@@ -622,33 +621,52 @@ int r4_pseudo_audit_into(r4_db *db, struct r4_pseudo_ctx *c, const char *path,
 			 const struct r4_stat *st, const char *log);
 
 /*
- * D/..new (section 6.2) and a missing name written to (5.2): make path, a
- * new R4_NEW_* object (format: an aggregate's R4_FORMAT_*) with permission
- * bits perm less the umask, owned as perm.c says, in the directory d
- * (NULL: stat it); a symlink's target tgt[0, tlen).  *st: the new object.
+ * A missing name written to (section 5.2), and what the calls below make:
+ * make path, a new R4_NEW_* object (format: an aggregate's R4_FORMAT_*)
+ * with permission bits perm less the umask, owned as perm.c says, in the
+ * directory d (NULL: stat it); a symlink's target tgt[0, tlen).  *st: the
+ * new object.  It tells c->changes nothing: its caller names the entry.
  */
 int r4_pseudo_make(r4_db *db, struct r4_pseudo_ctx *c, const char *path,
 		   const struct r4_stat *d, unsigned type, unsigned format, uint32_t perm,
 		   const uint8_t *tgt, size_t tlen, struct r4_stat *st);
-/* LINK (section 5.3): the entry path, in the directory at dir, for the
- * object st at target, if c->who may add it there; recorded as a "link"
- * (section 6.4).  *out: its stat. */
+
+/* ..new's parameter block (section 6.2), as R4L's plan holds it. */
+struct r4_new {
+	unsigned type, format;			/* R4_NEW_*, an aggregate's R4_FORMAT_* */
+	const uint8_t *name, *perm, *target;	/* text; perm NULL: not given */
+	size_t name_len, perm_len, target_len;
+};
+/*
+ * D/..new/(name <- N, ...): the entry N (one trailing LF ignored; not ".",
+ * ".." or a pseudo name) in the directory d at dir, a new object as
+ * r4_pseudo_make makes it, with permission bits perm (1 to 4 octal digits;
+ * not given: 0666 for a regular file or invert, else 0777); -EEXIST when
+ * the name is taken.  *path: the new entry's path (the caller's to r4_free;
+ * NULL on failure), *st: the new object.
+ */
+int r4_pseudo_new(r4_db *db, struct r4_pseudo_ctx *c, const char *dir,
+		  const struct r4_stat *d, const struct r4_new *nw, char **path, struct r4_stat *st);
+/* LINK (section 5.3): the entry name[0, n) (as ..new's) in the directory d
+ * at dir for the object st at target (not a directory: -EPERM), if c->who
+ * may add it there; recorded as a "link" (section 6.4).  *path: the new
+ * entry's path (as r4_pseudo_new's), *out: its stat. */
 int r4_pseudo_link(r4_db *db, struct r4_pseudo_ctx *c, const char *target,
-		   const struct r4_stat *st, const char *dir, const char *path,
-		   struct r4_stat *out);
-/* May c->who add an entry to the directory at dir, or (st) remove or
- * replace the entry path of st there (perm.c: write, search, sticky)? */
-int r4_pseudo_may_change(r4_db *db, struct r4_pseudo_ctx *c, const char *dir,
-			 const struct r4_stat *st, const char *path);
+		   const struct r4_stat *st, const char *dir, const struct r4_stat *d,
+		   const uint8_t *name, size_t n, char **path, struct r4_stat *out);
+/* T -> E (section 5.3): path, in the directory dir, a symlink to tgt[0, n).
+ * st: the object path names, NULL for none (d: the directory, NULL: stat
+ * it).  A symlink is replaced; anything else stays (-EISDIR, -EEXIST).
+ * *out: the new symlink (may be st). */
+int r4_pseudo_symlink(r4_db *db, struct r4_pseudo_ctx *c, const char *path,
+		      const struct r4_stat *st, uint64_t dir, const struct r4_stat *d,
+		      const uint8_t *tgt, size_t n, struct r4_stat *out);
 
 /* The values pseudo files and parameter blocks take (section 6.1): one
- * trailing LF ignored; decimal (neg_ok: a leading '-'), 1 to 4 octal
- * digits, a name for a new entry (not ".", ".." or a "..x" R4L would
- * take for a pseudo name).  -EINVAL (-ENAMETOOLONG) when malformed. */
+ * trailing LF ignored; decimal (neg_ok: a leading '-'), -EINVAL when
+ * malformed. */
 void r4_pseudo_chop(const uint8_t *p, size_t *n);
 int r4_pseudo_int(const uint8_t *p, size_t n, bool neg_ok, int64_t *out);
-int r4_pseudo_octal(const uint8_t *p, size_t n, uint32_t *out);
-int r4_pseudo_newname(const uint8_t *p, size_t n);
 
 
 /*

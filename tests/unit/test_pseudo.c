@@ -332,7 +332,7 @@ static const char *unit(uint64_t ino, int what, const char *path)
 static void test_changes(r4_db *db)
 {
 	struct heard h = {"", 0};
-	struct r4_why why;
+	struct r4_why why = {""};
 	struct r4_pseudo_ctx c = {.who = &ROOT, .actor = &ROOT, .why = &why, .changes = hear,
 				  .arg = &h};
 	struct r4_window win = {1, 1, true, R4_WIN_OVERLAY};
@@ -390,6 +390,133 @@ static void test_changes(r4_db *db)
 	CHECK_RC(r4_unlink(db, "/d/t"));
 }
 
+/* A refusal: rc is want and c->why says words (then forgotten). */
+static bool refused(int rc, int want, struct r4_why *why, const char *words)
+{
+	bool same = rc == want && !strcmp(why->msg, words);
+
+	if (!same)
+		fprintf(stderr, "rc %d, why [%s]\nwant %d, [%s]\n", rc, why->msg, want, words);
+	why->msg[0] = 0;
+	return same;
+}
+
+/* The text of the symlink at path (static buffer). */
+static const char *link_of(r4_db *db, const char *path)
+{
+	static char buf[256];
+	size_t n = 0;
+
+	buf[0] = 0;
+	if (!r4_readlink(db, path, buf, sizeof(buf) - 1, &n))
+		buf[n] = 0;
+	return buf;
+}
+
+/* ..new, LINK and T -> E: the entries they make, what they refuse in
+ * R4L's words, and what they tell c->changes first. */
+static void test_new_entries(r4_db *db)
+{
+	struct heard h = {"", 0};
+	struct r4_why why = {""};
+	struct r4_pseudo_ctx c = {.who = &OWNER, .actor = &OWNER, .why = &why, .changes = hear,
+				  .arg = &h};
+	struct r4_new nw = {R4_NEW_REGULAR, 0, (const uint8_t *)"n\n", (const uint8_t *)"640",
+			    NULL, 2, 3, 0};
+	struct r4_stat d, f, x, st;
+	char *path = NULL, want[600];
+
+	CHECK_RC(r4_stat(db, "/d", &d));
+	CHECK_RC(r4_stat(db, "/d/f", &f));
+	CHECK_RC(r4_stat(db, "/x", &x));
+	CHECK_RC(r4_begin(db));
+
+	/* ..new: the name less its LF, perm as given, else by type */
+	CHECK_RC(r4_pseudo_new(db, &c, "/d", &d, &nw, &path, &st));
+	CHECK(path && !strcmp(path, "/d/n"));
+	CHECK_EQ(st.mode, S_IFREG | 0640);
+	CHECK_EQ(st.uid, 1000);
+	CHECK(heard(&h, unit(d.ino, -1, "/d/n")));
+	r4_free(path);
+	nw = (struct r4_new){R4_NEW_DIRECTORY, 0, (const uint8_t *)"sub", NULL, NULL, 3, 0, 0};
+	CHECK_RC(r4_pseudo_new(db, &c, "/d", &d, &nw, &path, &st));
+	CHECK_EQ(st.mode, S_IFDIR | 0755);	/* 0777 less the umask */
+	r4_free(path);
+	nw = (struct r4_new){R4_NEW_SYMLINK, 0, (const uint8_t *)"sl", NULL, (const uint8_t *)"n",
+			     2, 0, 1};
+	CHECK_RC(r4_pseudo_new(db, &c, "/d", &d, &nw, &path, &st));
+	CHECK(!strcmp(link_of(db, "/d/sl"), "n"));
+	r4_free(path);
+	h.text[0] = 0;
+
+	/* refused: where, what name, what perm, a name taken, a directory
+	 * the caller may not write */
+	CHECK(refused(r4_pseudo_new(db, &c, "/d/f", &f, &nw, &path, &st), -ENOTDIR, &why,
+		      "cannot create in '/d/f'"));
+	nw = (struct r4_new){R4_NEW_REGULAR, 0, (const uint8_t *)"..x", NULL, NULL, 3, 0, 0};
+	CHECK(refused(r4_pseudo_new(db, &c, "/d", &d, &nw, &path, &st), -EINVAL, &why,
+		      "cannot create '..x' in '/d'"));
+	nw.name = (const uint8_t *)"m";
+	nw.name_len = 1;
+	nw.perm = (const uint8_t *)"8";
+	nw.perm_len = 1;
+	CHECK(refused(r4_pseudo_new(db, &c, "/d", &d, &nw, &path, &st), -EINVAL, &why,
+		      "'perm' takes 1 to 4 octal digits"));
+	nw.name = (const uint8_t *)"n";
+	nw.perm = NULL;
+	CHECK(refused(r4_pseudo_new(db, &c, "/d", &d, &nw, &path, &st), -EEXIST, &why,
+		      "cannot create '/d/n'"));
+	CHECK(!path);
+	c.who = c.actor = &STRANGER;
+	CHECK(refused(r4_pseudo_new(db, &c, "/x", &x, &nw, &path, &st), -EACCES, &why,
+		      "cannot change '/x/n'"));
+	CHECK(heard(&h, unit(x.ino, -1, "/x/n")));
+	CHECK_EQ(r4_stat(db, "/x/n", &st), -ENOENT);
+	c.who = c.actor = &OWNER;
+
+	/* LINK: one more name of /d/f, its ..nlink changed */
+	CHECK_RC(r4_pseudo_link(db, &c, "/d/f", &f, "/d", &d, (const uint8_t *)"l\n", 2, &path,
+				&st));
+	CHECK(path && !strcmp(path, "/d/l"));
+	CHECK_EQ(st.ino, f.ino);
+	CHECK_EQ(st.nlink, 2);
+	snprintf(want, sizeof(want), "%s%s", unit(d.ino, -1, "/d/l"),
+		 unit(f.ino, R4_PSEUDO_NLINK, "/d/f"));
+	CHECK(heard(&h, want));
+	r4_free(path);
+	CHECK(refused(r4_pseudo_link(db, &c, "/x", &x, "/d", &d, (const uint8_t *)"l2", 2, &path,
+				     &st), -EPERM, &why, "cannot link to '/x': it is a directory"));
+	CHECK(refused(r4_pseudo_link(db, &c, "/d/f", &f, "/d/f", &f, (const uint8_t *)"l2", 2,
+				     &path, &st), -ENOTDIR, &why, "cannot link in '/d/f'"));
+	CHECK(refused(r4_pseudo_link(db, &c, "/d/f", &f, "/d", &d, (const uint8_t *)".", 1, &path,
+				     &st), -EINVAL, &why, "cannot link '.' in '/d'"));
+	CHECK(refused(r4_pseudo_link(db, &c, "/d/f", &f, "/d", &d, (const uint8_t *)"l", 1, &path,
+				     &st), -EEXIST, &why, "cannot link '/d/l' to '/d/f'"));
+	CHECK(!path);
+	h.text[0] = 0;
+
+	/* T -> E: a missing name made a symlink, a symlink replaced; not
+	 * another object, nor with an empty target */
+	CHECK_RC(r4_pseudo_symlink(db, &c, "/d/s", NULL, d.ino, &d, (const uint8_t *)"f", 1, &st));
+	CHECK(S_ISLNK(st.mode));
+	CHECK(!strcmp(link_of(db, "/d/s"), "f"));
+	CHECK_RC(r4_pseudo_symlink(db, &c, "/d/s", &st, d.ino, NULL, (const uint8_t *)"l", 1, &st));
+	CHECK(!strcmp(link_of(db, "/d/s"), "l"));
+	snprintf(want, sizeof(want), "%s%s", unit(d.ino, -1, "/d/s"), unit(d.ino, -1, "/d/s"));
+	CHECK(heard(&h, want));
+	CHECK(refused(r4_pseudo_symlink(db, &c, "/d/s", &st, d.ino, NULL, (const uint8_t *)"", 0,
+					&st), -EINVAL, &why, "cannot make '/d/s' a symlink"));
+	CHECK(!strcmp(link_of(db, "/d/s"), "l"));
+	CHECK(refused(r4_pseudo_symlink(db, &c, "/d/f", &f, d.ino, NULL, (const uint8_t *)"g", 1,
+					&st), -EEXIST, &why, "cannot make '/d/f' a symlink"));
+	CHECK(refused(r4_pseudo_symlink(db, &c, "/x", &x, 0, NULL, (const uint8_t *)"g", 1, &st),
+		      -EISDIR, &why, "cannot make '/x' a symlink"));
+	c.who = c.actor = &STRANGER;
+	CHECK(refused(r4_pseudo_symlink(db, &c, "/d/s", &st, d.ino, NULL, (const uint8_t *)"g", 1,
+					&st), -EACCES, &why, "cannot change '/d/s'"));
+	r4_abort(db);
+}
+
 int main(void)
 {
 	struct r4_open_opts o = {.rw = true};
@@ -415,6 +542,7 @@ int main(void)
 	test_invert(db);
 	test_invert_symlinks(db);
 	test_changes(db);
+	test_new_entries(db);
 	r4_close(db);
 	if (t_fail)
 		fprintf(stderr, "image kept in %s\n", dir);
