@@ -7,7 +7,8 @@
  * cannot disagree.
  *
  * Above: exec.c, which resolves paths, keeps handles, records what the
- * members of a ',' group touch and formats diagnostics from the words this
+ * members of a ',' group touch (what a change will change it hears from
+ * here, through c->changes) and formats diagnostics from the words this
  * file puts in c->why.  Below: the fs API (r4_stat, r4_write, r4_setattr,
  * ...), perm.c for every permission rule, meta.c (rules, audit, invert
  * parts), aggr.c (an aggregate's text), invert.c (an invert's syntax).
@@ -43,7 +44,8 @@ void r4_pseudo_chop(const uint8_t *p, size_t *n)
 		(*n)--;
 }
 
-int r4_pseudo_int(const uint8_t *p, size_t n, bool neg_ok, int64_t *out)
+/* Decimal (neg_ok: a leading '-'), one trailing LF ignored. */
+static int decimal(const uint8_t *p, size_t n, bool neg_ok, int64_t *out)
 {
 	bool neg = false;
 	uint64_t v = 0;
@@ -67,19 +69,18 @@ int r4_pseudo_int(const uint8_t *p, size_t n, bool neg_ok, int64_t *out)
 	return 0;
 }
 
-/* 1 to 4 octal digits. */
-static int octal(const uint8_t *p, size_t n, uint32_t *out)
+/* Permission bits (what, for the words): 1 to 4 octal digits. */
+static int octal(struct r4_pseudo_ctx *c, const char *what, const uint8_t *p, size_t n,
+		 uint32_t *out)
 {
 	uint32_t m = 0;
+	size_t i = 0;
 
 	r4_pseudo_chop(p, &n);
-	if (!n || n > 4)
-		return -EINVAL;
-	for (size_t i = 0; i < n; i++) {
-		if (p[i] < '0' || p[i] > '7')
-			return -EINVAL;
-		m = m << 3 | (uint32_t)(p[i] - '0');
-	}
+	while (i < n && n <= 4 && p[i] >= '0' && p[i] <= '7')
+		m = m << 3 | (uint32_t)(p[i++] - '0');
+	if (!n || i < n)
+		return SAY(c, -EINVAL, "'%s' takes 1 to 4 octal digits", what);
 	*out = m;
 	return 0;
 }
@@ -94,6 +95,18 @@ static int newname(const uint8_t *p, size_t n)
 		return -ENAMETOOLONG;
 	if (p[0] == '.' && (n == 1 || p[1] == '.'))
 		return -EINVAL;	/* ".", "..", and pseudo names */
+	return 0;
+}
+
+/* A uid or gid (what, for the words): decimal, below 2^32 - 1. */
+static int id_of(struct r4_pseudo_ctx *c, const char *what, const uint8_t *p, size_t n,
+		 uint32_t *id)
+{
+	int64_t v;
+
+	if (decimal(p, n, false, &v) || v > UINT32_MAX - 1)
+		return SAY(c, -EINVAL, "'%s' takes a decimal id", what);
+	*id = (uint32_t)v;
 	return 0;
 }
 
@@ -708,13 +721,14 @@ int r4_pseudo_new(struct r4_db *db, struct r4_pseudo_ctx *c, const char *dir,
 		return SAY(c, -ENOTDIR, "cannot create in '%s'", dir);
 	if ((rc = entry_path(c, "create", dir, nw->name, nw->name_len, path)))
 		return rc;
-	if (nw->perm && octal(nw->perm, nw->perm_len, &perm))
-		rc = SAY(c, -EINVAL, "'perm' takes 1 to 4 octal digits");
-	else if ((rc = r4_stat(db, *path, &there)) != -ENOENT)
+	if (nw->perm && (rc = octal(c, "perm", nw->perm, nw->perm_len, &perm)))
+		goto out;
+	if ((rc = r4_stat(db, *path, &there)) != -ENOENT)
 		rc = SAY(c, rc ? rc : -EEXIST, "cannot create '%s'", *path);
 	else if (!(rc = tell(c, d->ino, -1, *path)))
 		rc = r4_pseudo_make(db, c, *path, NULL, nw->type, nw->format, perm, nw->target,
 				    nw->target_len, st);
+out:
 	if (rc) {
 		r4_free(*path);
 		*path = NULL;
@@ -1168,12 +1182,15 @@ static int set_audit(struct r4_db *db, struct r4_pseudo_ctx *c, struct r4_meta *
 }
 
 int r4_pseudo_rule(struct r4_db *db, struct r4_pseudo_ctx *c, const char *path,
-		   const struct r4_stat *st, uint32_t id, bool gid, unsigned access)
+		   const struct r4_stat *st, const uint8_t *id, size_t n, bool gid, unsigned access)
 {
-	struct r4_rule r = {id, gid, (uint8_t)access};
-	int rc = tell(c, st->ino, R4_PSEUDO_ACL, path);
+	struct r4_rule r = {0, gid, (uint8_t)access};
+	int rc;
 
-	return rc ? rc : meta_change(db, c, path, st, "..acl", set_rule, &r);
+	if ((rc = id_of(c, gid ? "gid" : "uid", id, n, &r.id)) ||
+	    (rc = tell(c, st->ino, R4_PSEUDO_ACL, path)))
+		return rc;
+	return meta_change(db, c, path, st, "..acl", set_rule, &r);
 }
 
 int r4_pseudo_audit_into(struct r4_db *db, struct r4_pseudo_ctx *c, const char *path,
@@ -1335,19 +1352,16 @@ static int setattr_of(struct r4_db *db, struct r4_pseudo_ctx *c, const char *pat
 
 	switch (ps) {
 	case R4_PSEUDO_MODE:
-		if (octal(p, n, &sa->mode))
-			return SAY(c, -EINVAL, "'%s' takes 1 to 4 octal digits", pn);
 		sa->mask = R4_SET_MODE;
-		return 0;
+		return octal(c, pn, p, n, &sa->mode);
 	case R4_PSEUDO_UID:
+		sa->mask = R4_SET_UID;
+		return id_of(c, pn, p, n, &sa->uid);
 	case R4_PSEUDO_GID:
-		if (r4_pseudo_int(p, n, false, &num) || num > UINT32_MAX - 1)
-			return SAY(c, -EINVAL, "'%s' takes a decimal id", pn);
-		sa->mask = ps == R4_PSEUDO_UID ? R4_SET_UID : R4_SET_GID;
-		sa->uid = sa->gid = (uint32_t)num;
-		return 0;
+		sa->mask = R4_SET_GID;
+		return id_of(c, pn, p, n, &sa->gid);
 	case R4_PSEUDO_SIZE:
-		if (r4_pseudo_int(p, n, false, &num))
+		if (decimal(p, n, false, &num))
 			return SAY(c, -EINVAL, "'%s' takes a decimal size", pn);
 		if (is_computed(db, path, st))
 			return SAY(c, -EOPNOTSUPP, "cannot write '%s/%s': the size of %s is its text's",
@@ -1361,7 +1375,7 @@ static int setattr_of(struct r4_db *db, struct r4_pseudo_ctx *c, const char *pat
 		return 0;
 	case R4_PSEUDO_ATIME:
 	case R4_PSEUDO_MTIME:
-		if (r4_pseudo_int(p, n, true, &num))
+		if (decimal(p, n, true, &num))
 			return SAY(c, -EINVAL, "'%s' takes decimal seconds", pn);
 		if (num < 0 || num > UINT32_MAX)
 			return SAY(c, -EINVAL, "cannot write '%s/%s': the format stores times from 0 "
@@ -1434,6 +1448,36 @@ int r4_pseudo_put(struct r4_db *db, struct r4_pseudo_ctx *c, const char *path,
 	if (!rc)
 		c->stored = raw;
 	return rc;
+}
+
+/* A window's offset or length (what): decimal, from 0; p NULL: 0. */
+static int window_number(struct r4_pseudo_ctx *c, const char *what, const uint8_t *p, size_t n,
+			 uint64_t *out)
+{
+	int64_t v = 0;
+
+	if (p && (decimal(p, n, true, &v) || v < 0))
+		return SAY(c, -EINVAL, "'%s' takes a decimal number from 0", what);
+	*out = (uint64_t)v;
+	return 0;
+}
+
+int r4_pseudo_window(struct r4_db *db, struct r4_pseudo_ctx *c, const char *path,
+		     const struct r4_stat *st, const uint8_t *off, size_t offn, const uint8_t *len,
+		     size_t lenn, unsigned mode, struct r4_window *w)
+{
+	int rc;
+
+	if (S_ISDIR(st->mode) && !r4_is_computed(db, st->ino))	/* (an aggregate) */
+		return SAY(c, -EISDIR, "cannot take a window of '%s'", path);
+	if (!S_ISREG(st->mode) && !S_ISDIR(st->mode))
+		return SAY(c, -EINVAL, "cannot take a window of '%s': not a file", path);
+	if ((rc = window_number(c, "offset", off, offn, &w->off)) ||
+	    (rc = window_number(c, "length", len, lenn, &w->len)))
+		return rc;
+	w->len_set = len != NULL;
+	w->mode = mode;
+	return 0;
 }
 
 /* Section 6.3 on an aggregate: its text, read, changed in memory, written

@@ -740,35 +740,28 @@ static int step_link(struct x *x, const struct r4_step *s)
 static int step_window(struct x *x, const struct r4_step *s)
 {
 	struct handle *f = &x->h[s->b], w = {0};
-	const uint8_t *p;
-	size_t n;
-	int64_t off = 0, len = 0;
+	const uint8_t *off = NULL, *len = NULL;
+	size_t offn = 0, lenn = 0;
+	struct r4_why why;
+	struct r4_pseudo_ctx c = pctx(x, &why);
 	int rc;
 
 	if ((rc = need_obj(x, f, "take a window of")))
 		return rc;
 	if ((rc = h_stat(x, f)))
 		return fail(x, rc, "cannot read '%s'", f->path);
-	if (S_ISDIR(f->st.mode) && !r4_is_computed(x->db, f->st.ino))	/* (an aggregate) */
-		return fail(x, -EISDIR, "cannot take a window of '%s'", f->path);
-	if (!S_ISREG(f->st.mode) && !S_ISDIR(f->st.mode))
-		return fail(x, -EINVAL, "cannot take a window of '%s': not a file", f->path);
-	if (s->c != -1) {
-		val(x, s->c, &p, &n);
-		if (r4_pseudo_int(p, n, true, &off) || off < 0)
-			return fail(x, -EINVAL, "'offset' takes a decimal number from 0");
-	}
-	if (s->d != -1) {
-		val(x, s->d, &p, &n);
-		if (r4_pseudo_int(p, n, true, &len) || len < 0)
-			return fail(x, -EINVAL, "'length' takes a decimal number from 0");
-	}
+	if (s->c != -1)
+		val(x, s->c, &off, &offn);
+	if (s->d != -1)
+		val(x, s->d, &len, &lenn);
+	if ((rc = r4_pseudo_window(x->db, &c, f->path, &f->st, off, offn, len, lenn, s->flags,
+				   &w.win)))
+		return said(x, rc, &why);
 	if (!(w.path = r4_memdup(f->path, strlen(f->path))))
 		return -ENOMEM;
 	w.kind = H_WINDOW;
 	w.st = f->st;
 	w.dir_ino = f->dir_ino;
-	w.win = (struct r4_window){(uint64_t)off, (uint64_t)len, s->d != -1, s->flags};
 	handle_clear(&x->h[s->a]);
 	x->h[s->a] = w;
 	return 0;
@@ -1026,22 +1019,14 @@ static int step(struct x *x, const struct r4_step *s, size_t *next)
 	}
 	case R4_PLAN_WINDOW:
 		return step_window(x, s);
-	case R4_PLAN_RULE: {
-		const uint8_t *idp;
-		size_t idn;
-		int64_t id;
-
+	case R4_PLAN_RULE:
 		h = &x->h[s->a];
 		if ((rc = need_obj(x, h, "set a rule on")) || (rc = h_stat(x, h)))
 			return rc < 0 && !x->e->rc ? fail(x, rc, "cannot read '%s'", h->path) : rc;
-		val(x, s->b, &idp, &idn);
-		if (r4_pseudo_int(idp, idn, false, &id) || id > UINT32_MAX - 1)
-			return fail(x, -EINVAL, "'%s' takes a decimal id",
-				    s->flags & R4_RULE_GID ? "gid" : "uid");
+		val(x, s->b, &p, &n);
 		c = pctx(x, &why);
-		return said(x, r4_pseudo_rule(x->db, &c, h->path, &h->st, (uint32_t)id,
-					      s->flags & R4_RULE_GID, s->flags >> 1), &why);
-	}
+		return said(x, r4_pseudo_rule(x->db, &c, h->path, &h->st, p, n, s->flags & R4_RULE_GID,
+					      s->flags >> 1), &why);
 	case R4_PLAN_AUDIT: {
 		struct handle *log = &x->h[s->b];
 

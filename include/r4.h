@@ -607,15 +607,24 @@ struct r4_window {
 	bool len_set;			/* else: to the end */
 	unsigned mode;			/* R4_WIN_* */
 };
+/* F/..range/(offset <- O, length <- L, mode <- M): *w, the window of the
+ * object st at path that O and L say (decimal text from 0; NULL: not
+ * given, from 0 and to the end); mode is R4_WIN_*.  -EISDIR for a
+ * directory that is no aggregate, -EINVAL for what is no file. */
+int r4_pseudo_window(r4_db *db, struct r4_pseudo_ctx *c, const char *path,
+		     const struct r4_stat *st, const uint8_t *off, size_t offn, const uint8_t *len,
+		     size_t lenn, unsigned mode, struct r4_window *w);
 int r4_pseudo_window_get(r4_db *db, struct r4_pseudo_ctx *c, const char *path,
 			 const struct r4_stat *st, const struct r4_window *w, struct r4_buf *b);
 int r4_pseudo_window_put(r4_db *db, struct r4_pseudo_ctx *c, const char *path,
 			 const struct r4_stat *st, const struct r4_window *w, const uint8_t *p,
 			 size_t n);
 
-/* F/..acl/(uid|gid <- id, access <- R4_ACCESS_*): add or replace that rule. */
+/* F/..acl/(uid|gid <- id, access <- R4_ACCESS_*): add or replace that
+ * rule; id[0, n) is decimal text. */
 int r4_pseudo_rule(r4_db *db, struct r4_pseudo_ctx *c, const char *path,
-		   const struct r4_stat *st, uint32_t id, bool gid, unsigned access);
+		   const struct r4_stat *st, const uint8_t *id, size_t n, bool gid,
+		   unsigned access);
 /* F/..audit/(log <- L): audit F into the log at path log. */
 int r4_pseudo_audit_into(r4_db *db, struct r4_pseudo_ctx *c, const char *path,
 			 const struct r4_stat *st, const char *log);
@@ -662,11 +671,9 @@ int r4_pseudo_symlink(r4_db *db, struct r4_pseudo_ctx *c, const char *path,
 		      const struct r4_stat *st, uint64_t dir, const struct r4_stat *d,
 		      const uint8_t *tgt, size_t n, struct r4_stat *out);
 
-/* The values pseudo files and parameter blocks take (section 6.1): one
- * trailing LF ignored; decimal (neg_ok: a leading '-'), -EINVAL when
- * malformed. */
+/* p[0, *n) less one trailing LF, as every value a pseudo file or
+ * parameter block takes (section 6.1). */
 void r4_pseudo_chop(const uint8_t *p, size_t *n);
-int r4_pseudo_int(const uint8_t *p, size_t n, bool neg_ok, int64_t *out);
 
 
 /*

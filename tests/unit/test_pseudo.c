@@ -5,7 +5,9 @@
  * by the owner, a stranger and root; write-only and read-only pseudo
  * files; and each answer against R4L's for the same identity (the
  * executor reaches the same code, so the two must agree to the byte and
- * to the message).
+ * to the message).  Then the executor's own calls: what each change tells
+ * r4_pseudo_ctx.changes, and ..new, LINK, T -> E, ..range and ..acl rules
+ * from their parameters' text, with R4L's words for what they refuse.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -374,7 +376,7 @@ static void test_changes(r4_db *db)
 	h.refuse = 0;
 
 	/* a rule, an audit setting: those pseudo files */
-	CHECK_RC(r4_pseudo_rule(db, &c, "/d/u", &t, 2000, false, 2));
+	CHECK_RC(r4_pseudo_rule(db, &c, "/d/u", &t, (const uint8_t *)"2000", 4, false, 2));
 	CHECK(heard(&h, unit(t.ino, R4_PSEUDO_ACL, "/d/u")));
 	CHECK_RC(r4_pseudo_audit_into(db, &c, "/d/u", &t, "/d/f"));
 	CHECK(heard(&h, unit(t.ino, R4_PSEUDO_AUDIT, "/d/u")));
@@ -517,6 +519,56 @@ static void test_new_entries(r4_db *db)
 	r4_abort(db);
 }
 
+/* A ..range window and a rule from their parameters' text. */
+static void test_parameters(r4_db *db)
+{
+	struct heard h = {"", 0};
+	struct r4_why why = {""};
+	struct r4_pseudo_ctx c = {.who = &OWNER, .actor = &OWNER, .why = &why, .changes = hear,
+				  .arg = &h};
+	struct r4_window w;
+	struct r4_stat d, f, agg, lnk;
+	struct r4_buf b = {0};
+	char t[200];
+
+	CHECK_EQ(r4l(db, &ROOT, "/d/..new/(name <- \"agg\", type <- aggregate); "
+		     "/d/lnk -> \"f\"", t, sizeof(t)), 0);
+	CHECK_RC(r4_stat(db, "/d", &d));
+	CHECK_RC(r4_stat(db, "/d/f", &f));
+	CHECK_RC(r4_stat(db, "/d/agg", &agg));
+	CHECK_RC(r4_stat(db, "/d/lnk", &lnk));	/* (the link itself) */
+
+	/* a window: of a file or an aggregate, offset and length decimal from 0 */
+	CHECK_RC(r4_pseudo_window(db, &c, "/d/f", &f, (const uint8_t *)"2", 1,
+				  (const uint8_t *)"3\n", 2, R4_WIN_ZERO, &w));
+	CHECK(w.off == 2 && w.len == 3 && w.len_set && w.mode == R4_WIN_ZERO);
+	CHECK_RC(r4_pseudo_window(db, &c, "/d/agg", &agg, NULL, 0, NULL, 0, R4_WIN_SHIFT, &w));
+	CHECK(w.off == 0 && !w.len_set && w.mode == R4_WIN_SHIFT);
+	CHECK(refused(r4_pseudo_window(db, &c, "/d/f", &f, (const uint8_t *)"-1", 2, NULL, 0, 0,
+				       &w), -EINVAL, &why, "'offset' takes a decimal number from 0"));
+	CHECK(refused(r4_pseudo_window(db, &c, "/d/f", &f, NULL, 0, (const uint8_t *)"3k", 2, 0,
+				       &w), -EINVAL, &why, "'length' takes a decimal number from 0"));
+	CHECK(refused(r4_pseudo_window(db, &c, "/d", &d, NULL, 0, NULL, 0, 0, &w), -EISDIR, &why,
+		      "cannot take a window of '/d'"));
+	CHECK(refused(r4_pseudo_window(db, &c, "/d/lnk", &lnk, NULL, 0, NULL, 0, 0, &w), -EINVAL,
+		      &why, "cannot take a window of '/d/lnk': not a file"));
+	CHECK(!h.text[0]);	/* (a window changes nothing) */
+
+	/* a rule: the id decimal, below 2^32 - 1; refused before it tells */
+	CHECK_RC(r4_begin(db));
+	CHECK_RC(r4_pseudo_rule(db, &c, "/d/f", &f, (const uint8_t *)"2000\n", 5, true, 1));
+	CHECK(heard(&h, unit(f.ino, R4_PSEUDO_ACL, "/d/f")));
+	CHECK_RC(r4_pseudo_get(db, &c, "/d/f", &f, R4_PSEUDO_ACL, NULL, &b));
+	CHECK(b.len == 14 && !memcmp(b.p, "gid 2000 read\n", 14));
+	CHECK(refused(r4_pseudo_rule(db, &c, "/d/f", &f, (const uint8_t *)"4294967295", 10, true, 1),
+		      -EINVAL, &why, "'gid' takes a decimal id"));
+	CHECK(refused(r4_pseudo_rule(db, &c, "/d/f", &f, (const uint8_t *)"-1", 2, false, 1),
+		      -EINVAL, &why, "'uid' takes a decimal id"));
+	CHECK(!h.text[0]);
+	r4_abort(db);
+	r4_buf_free(&b);
+}
+
 int main(void)
 {
 	struct r4_open_opts o = {.rw = true};
@@ -543,6 +595,7 @@ int main(void)
 	test_invert_symlinks(db);
 	test_changes(db);
 	test_new_entries(db);
+	test_parameters(db);
 	r4_close(db);
 	if (t_fail)
 		fprintf(stderr, "image kept in %s\n", dir);
