@@ -722,18 +722,13 @@ int r4_pseudo_new(struct r4_db *db, struct r4_pseudo_ctx *c, const char *dir,
 	if ((rc = entry_path(c, "create", dir, nw->name, nw->name_len, path)))
 		return rc;
 	if (nw->perm && (rc = octal(c, "perm", nw->perm, nw->perm_len, &perm)))
-		goto out;
+		return rc;
 	if ((rc = r4_stat(db, *path, &there)) != -ENOENT)
-		rc = SAY(c, rc ? rc : -EEXIST, "cannot create '%s'", *path);
-	else if (!(rc = tell(c, d->ino, -1, *path)))
-		rc = r4_pseudo_make(db, c, *path, NULL, nw->type, nw->format, perm, nw->target,
-				    nw->target_len, st);
-out:
-	if (rc) {
-		r4_free(*path);
-		*path = NULL;
-	}
-	return rc;
+		return SAY(c, rc ? rc : -EEXIST, "cannot create '%s'", *path);
+	if ((rc = tell(c, d->ino, -1, *path)))
+		return rc;
+	return r4_pseudo_make(db, c, *path, NULL, nw->type, nw->format, perm, nw->target,
+			      nw->target_len, st);
 }
 
 int r4_pseudo_link(struct r4_db *db, struct r4_pseudo_ctx *c, const char *target,
@@ -750,19 +745,16 @@ int r4_pseudo_link(struct r4_db *db, struct r4_pseudo_ctx *c, const char *target
 		return SAY(c, -EPERM, "cannot link to '%s': it is a directory", target);
 	if ((rc = entry_path(c, "link", dir, name, n, path)) ||
 	    (rc = tell(c, d->ino, -1, *path)) || (rc = tell(c, st->ino, R4_PSEUDO_NLINK, target)))
-		goto out;
+		return rc;
 	if ((rc = r4_stat(db, dir, &ds)))
-		rc = SAY(c, rc, "cannot change '%s'", dir);
-	else if (!(rc = may_change(db, c, &ds, NULL, dir, *path)) && (rc = r4_link(db, target, *path)))
-		rc = SAY(c, rc, "cannot link '%s' to '%s'", *path, target);
-	else if (!rc && !(rc = r4_stat(db, *path, out)))
-		rc = audit(db, c, st->ino, ds.ino, "link", *path, 0);
-out:
-	if (rc) {
-		r4_free(*path);
-		*path = NULL;
-	}
-	return rc;
+		return SAY(c, rc, "cannot change '%s'", dir);
+	if ((rc = may_change(db, c, &ds, NULL, dir, *path)))
+		return rc;
+	if ((rc = r4_link(db, target, *path)))
+		return SAY(c, rc, "cannot link '%s' to '%s'", *path, target);
+	if ((rc = r4_stat(db, *path, out)))
+		return rc;
+	return audit(db, c, st->ino, ds.ino, "link", *path, 0);
 }
 
 int r4_pseudo_symlink(struct r4_db *db, struct r4_pseudo_ctx *c, const char *path,

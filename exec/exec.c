@@ -603,18 +603,23 @@ static int pseudo_put(struct x *x, struct handle *h, enum r4_pseudo ps, const ch
 	return said(x, rc, &why);
 }
 
-/* A missing name written to (section 5.2): a regular file. */
-static int make(struct x *x, struct handle *h)
+/* Make h's name an object: a regular file for a missing name written to
+ * (section 5.2), or (T -> E, 5.3) a symlink to tgt[0, n), which may
+ * replace a symlink there. */
+static int make(struct x *x, struct handle *h, const uint8_t *tgt, size_t n)
 {
 	struct r4_why why;
 	struct r4_pseudo_ctx c = pctx(x, &why);
-	bool known = h->fresh && h->gen == r4_generation(x->db);
+	bool known = h->kind == H_MISSING && h->fresh && h->gen == r4_generation(x->db);
+	const struct r4_stat *d = known ? &h->dst : NULL;
 	int rc;
 
-	if ((rc = touch_entry(x, h->dir_ino, base_name(h->path), true, h->path)))
-		return rc;
-	if ((rc = r4_pseudo_make(x->db, &c, h->path, known ? &h->dst : NULL, R4_NEW_REGULAR, 0,
-				 0666, NULL, 0, &h->st)))
+	if (tgt)
+		rc = r4_pseudo_symlink(x->db, &c, h->path, h->kind == H_OBJ ? &h->st : NULL,
+				       h->dir_ino, d, tgt, n, &h->st);
+	else if (!(rc = touch_entry(x, h->dir_ino, base_name(h->path), true, h->path)))
+		rc = r4_pseudo_make(x->db, &c, h->path, d, R4_NEW_REGULAR, 0, 0666, NULL, 0, &h->st);
+	if (rc)
 		return said(x, rc, &why);
 	h->kind = H_OBJ;
 	h->gen = r4_generation(x->db);
@@ -630,7 +635,7 @@ static int write_handle(struct x *x, struct handle *h, const uint8_t *p, size_t 
 
 	switch (h->kind) {
 	case H_MISSING:
-		if ((rc = make(x, h)))
+		if ((rc = make(x, h, NULL, 0)))
 			return rc;
 		/* fall through */
 	case H_OBJ:
@@ -651,26 +656,6 @@ static int write_handle(struct x *x, struct handle *h, const uint8_t *p, size_t 
 	default:
 		return fail(x, -ENOENT, "cannot write an object that does not exist");
 	}
-}
-
-/* T -> E (section 5.3): make h a symlink, replacing a symlink. */
-static int symlink_handle(struct x *x, struct handle *h, const uint8_t *p, size_t n)
-{
-	struct r4_why why;
-	struct r4_pseudo_ctx c = pctx(x, &why);
-	bool known = h->kind == H_MISSING && h->fresh && h->gen == r4_generation(x->db);
-	int rc;
-
-	if (h->kind != H_OBJ && h->kind != H_MISSING)
-		return fail(x, -EINVAL, "cannot make a symlink here");
-	if ((rc = r4_pseudo_symlink(x->db, &c, h->path, h->kind == H_OBJ ? &h->st : NULL,
-				    h->dir_ino, known ? &h->dst : NULL, p, n, &h->st)))
-		return said(x, rc, &why);
-	h->kind = H_OBJ;
-	h->gen = r4_generation(x->db);
-	h->fresh = true;
-	x->last_len = n;
-	return 0;
 }
 
 /* ============================== steps ============================== */
@@ -992,8 +977,13 @@ static int step(struct x *x, const struct r4_step *s, size_t *next)
 		val(x, s->b, &p, &n);
 		return write_handle(x, &x->h[s->a], p, n, s->op == R4_PLAN_APPEND);
 	case R4_PLAN_SYMLINK:
+		h = &x->h[s->a];
+		if (h->kind != H_OBJ && h->kind != H_MISSING)
+			return fail(x, -EINVAL, "cannot make a symlink here");
 		val(x, s->b, &p, &n);
-		return symlink_handle(x, &x->h[s->a], p, n);
+		if (!(rc = make(x, h, p, n)))
+			x->last_len = n;
+		return rc;
 	case R4_PLAN_CREATE:
 		return step_create(x, s);
 	case R4_PLAN_LINK:

@@ -556,7 +556,8 @@ int r4_pseudo_write(r4_db *db, const char *path, enum r4_pseudo id, const char *
  * (when it is not NULL and still empty) with the words of a refusal it
  * makes itself ("cannot read '/a/..invert'"); the caller adds the
  * error's name.  They act in the open transaction.  A call that changes
- * the image first tells c->changes what it will change.
+ * the image first tells c->changes what it will change (all but
+ * r4_pseudo_make, below).
  */
 struct r4_pseudo_ctx {
 	const struct r4_ident *who;	/* whose permissions are checked; NULL: none */
@@ -651,22 +652,23 @@ struct r4_new {
  * ".." or a pseudo name) in the directory d at dir, a new object as
  * r4_pseudo_make makes it, with permission bits perm (1 to 4 octal digits;
  * not given: 0666 for a regular file or invert, else 0777); -EEXIST when
- * the name is taken.  *path: the new entry's path (the caller's to r4_free;
- * NULL on failure), *st: the new object.
+ * the name is taken.  *path: the new entry's path (NULL before the name is
+ * checked; the caller's to r4_free, whether or not the call made it), *st:
+ * the new object.
  */
 int r4_pseudo_new(r4_db *db, struct r4_pseudo_ctx *c, const char *dir,
 		  const struct r4_stat *d, const struct r4_new *nw, char **path, struct r4_stat *st);
 /* LINK (section 5.3): the entry name[0, n) (as ..new's) in the directory d
- * at dir for the object st at target (not a directory: -EPERM), if c->who
- * may add it there; recorded as a "link" (section 6.4).  *path: the new
+ * at dir for the object st at target (a directory: -EPERM), if c->who may
+ * add it there; recorded as a "link" (section 6.4).  *path: the new
  * entry's path (as r4_pseudo_new's), *out: its stat. */
 int r4_pseudo_link(r4_db *db, struct r4_pseudo_ctx *c, const char *target,
 		   const struct r4_stat *st, const char *dir, const struct r4_stat *d,
 		   const uint8_t *name, size_t n, char **path, struct r4_stat *out);
-/* T -> E (section 5.3): path, in the directory dir, a symlink to tgt[0, n).
- * st: the object path names, NULL for none (d: the directory, NULL: stat
- * it).  A symlink is replaced; anything else stays (-EISDIR, -EEXIST).
- * *out: the new symlink (may be st). */
+/* T -> E (section 5.3): make path, an entry of the directory dir, a
+ * symlink to tgt[0, n).  st: the object path names, NULL for none (then d:
+ * the directory's stat, NULL: stat it).  A symlink is replaced; anything
+ * else stays (-EISDIR, -EEXIST).  *out: the new symlink (out may be st). */
 int r4_pseudo_symlink(r4_db *db, struct r4_pseudo_ctx *c, const char *path,
 		      const struct r4_stat *st, uint64_t dir, const struct r4_stat *d,
 		      const uint8_t *tgt, size_t n, struct r4_stat *out);

@@ -243,14 +243,15 @@ static void test_invert(r4_db *db)
 	same_read(db, &OWNER, "/d/inv", R4_PSEUDO_PLUGIN, NULL, 0);
 }
 
-/* The contents of the file at path (static buffer). */
+/* The contents of the file at path, or the symlink's text (static buffer). */
 static const char *contents_of(r4_db *db, const char *path)
 {
 	static char buf[256];
 	size_t n = 0;
 
 	buf[0] = 0;
-	if (!r4_read(db, path, 0, buf, sizeof(buf) - 1, &n))
+	if (!r4_read(db, path, 0, buf, sizeof(buf) - 1, &n) ||
+	    !r4_readlink(db, path, buf, sizeof(buf) - 1, &n))
 		buf[n] = 0;
 	return buf;
 }
@@ -307,6 +308,16 @@ static int hear(void *arg, uint64_t ino, int what, const char *path)
 	return h->refuse;
 }
 
+/* The executor's way to pseudo.c, for who: h hears the changes, why the words. */
+static struct r4_pseudo_ctx ctx_for(const struct r4_ident *who, struct heard *h,
+				    struct r4_why *why)
+{
+	*h = (struct heard){"", 0};
+	why->msg[0] = 0;
+	return (struct r4_pseudo_ctx){.who = who, .actor = who, .why = why, .changes = hear,
+				      .arg = h};
+}
+
 /* Did h hear exactly the units of want ("ino what path" lines), then forget them? */
 static bool heard(struct heard *h, const char *want)
 {
@@ -333,10 +344,9 @@ static const char *unit(uint64_t ino, int what, const char *path)
  * executor's ',' groups), and a refusal there is the call's, before anything changed. */
 static void test_changes(r4_db *db)
 {
-	struct heard h = {"", 0};
-	struct r4_why why = {""};
-	struct r4_pseudo_ctx c = {.who = &ROOT, .actor = &ROOT, .why = &why, .changes = hear,
-				  .arg = &h};
+	struct heard h;
+	struct r4_why why;
+	struct r4_pseudo_ctx c = ctx_for(&ROOT, &h, &why);
 	struct r4_window win = {1, 1, true, R4_WIN_OVERLAY};
 	struct r4_stat d, t;
 	char want[600];
@@ -403,26 +413,13 @@ static bool refused(int rc, int want, struct r4_why *why, const char *words)
 	return same;
 }
 
-/* The text of the symlink at path (static buffer). */
-static const char *link_of(r4_db *db, const char *path)
-{
-	static char buf[256];
-	size_t n = 0;
-
-	buf[0] = 0;
-	if (!r4_readlink(db, path, buf, sizeof(buf) - 1, &n))
-		buf[n] = 0;
-	return buf;
-}
-
 /* ..new, LINK and T -> E: the entries they make, what they refuse in
  * R4L's words, and what they tell c->changes first. */
 static void test_new_entries(r4_db *db)
 {
-	struct heard h = {"", 0};
-	struct r4_why why = {""};
-	struct r4_pseudo_ctx c = {.who = &OWNER, .actor = &OWNER, .why = &why, .changes = hear,
-				  .arg = &h};
+	struct heard h;
+	struct r4_why why;
+	struct r4_pseudo_ctx c = ctx_for(&OWNER, &h, &why);
 	struct r4_new nw = {R4_NEW_REGULAR, 0, (const uint8_t *)"n\n", (const uint8_t *)"640",
 			    NULL, 2, 3, 0};
 	struct r4_stat d, f, x, st;
@@ -447,7 +444,7 @@ static void test_new_entries(r4_db *db)
 	nw = (struct r4_new){R4_NEW_SYMLINK, 0, (const uint8_t *)"sl", NULL, (const uint8_t *)"n",
 			     2, 0, 1};
 	CHECK_RC(r4_pseudo_new(db, &c, "/d", &d, &nw, &path, &st));
-	CHECK(!strcmp(link_of(db, "/d/sl"), "n"));
+	CHECK(!strcmp(contents_of(db, "/d/sl"), "n"));
 	r4_free(path);
 	h.text[0] = 0;
 
@@ -464,14 +461,16 @@ static void test_new_entries(r4_db *db)
 	nw.perm_len = 1;
 	CHECK(refused(r4_pseudo_new(db, &c, "/d", &d, &nw, &path, &st), -EINVAL, &why,
 		      "'perm' takes 1 to 4 octal digits"));
+	r4_free(path);
 	nw.name = (const uint8_t *)"n";
 	nw.perm = NULL;
 	CHECK(refused(r4_pseudo_new(db, &c, "/d", &d, &nw, &path, &st), -EEXIST, &why,
 		      "cannot create '/d/n'"));
-	CHECK(!path);
+	r4_free(path);
 	c.who = c.actor = &STRANGER;
 	CHECK(refused(r4_pseudo_new(db, &c, "/x", &x, &nw, &path, &st), -EACCES, &why,
 		      "cannot change '/x/n'"));
+	r4_free(path);
 	CHECK(heard(&h, unit(x.ino, -1, "/x/n")));
 	CHECK_EQ(r4_stat(db, "/x/n", &st), -ENOENT);
 	c.who = c.actor = &OWNER;
@@ -494,21 +493,21 @@ static void test_new_entries(r4_db *db)
 				     &st), -EINVAL, &why, "cannot link '.' in '/d'"));
 	CHECK(refused(r4_pseudo_link(db, &c, "/d/f", &f, "/d", &d, (const uint8_t *)"l", 1, &path,
 				     &st), -EEXIST, &why, "cannot link '/d/l' to '/d/f'"));
-	CHECK(!path);
+	r4_free(path);
 	h.text[0] = 0;
 
 	/* T -> E: a missing name made a symlink, a symlink replaced; not
 	 * another object, nor with an empty target */
 	CHECK_RC(r4_pseudo_symlink(db, &c, "/d/s", NULL, d.ino, &d, (const uint8_t *)"f", 1, &st));
 	CHECK(S_ISLNK(st.mode));
-	CHECK(!strcmp(link_of(db, "/d/s"), "f"));
+	CHECK(!strcmp(contents_of(db, "/d/s"), "f"));
 	CHECK_RC(r4_pseudo_symlink(db, &c, "/d/s", &st, d.ino, NULL, (const uint8_t *)"l", 1, &st));
-	CHECK(!strcmp(link_of(db, "/d/s"), "l"));
+	CHECK(!strcmp(contents_of(db, "/d/s"), "l"));
 	snprintf(want, sizeof(want), "%s%s", unit(d.ino, -1, "/d/s"), unit(d.ino, -1, "/d/s"));
 	CHECK(heard(&h, want));
 	CHECK(refused(r4_pseudo_symlink(db, &c, "/d/s", &st, d.ino, NULL, (const uint8_t *)"", 0,
 					&st), -EINVAL, &why, "cannot make '/d/s' a symlink"));
-	CHECK(!strcmp(link_of(db, "/d/s"), "l"));
+	CHECK(!strcmp(contents_of(db, "/d/s"), "l"));
 	CHECK(refused(r4_pseudo_symlink(db, &c, "/d/f", &f, d.ino, NULL, (const uint8_t *)"g", 1,
 					&st), -EEXIST, &why, "cannot make '/d/f' a symlink"));
 	CHECK(refused(r4_pseudo_symlink(db, &c, "/x", &x, 0, NULL, (const uint8_t *)"g", 1, &st),
@@ -522,10 +521,9 @@ static void test_new_entries(r4_db *db)
 /* A ..range window and a rule from their parameters' text. */
 static void test_parameters(r4_db *db)
 {
-	struct heard h = {"", 0};
-	struct r4_why why = {""};
-	struct r4_pseudo_ctx c = {.who = &OWNER, .actor = &OWNER, .why = &why, .changes = hear,
-				  .arg = &h};
+	struct heard h;
+	struct r4_why why;
+	struct r4_pseudo_ctx c = ctx_for(&OWNER, &h, &why);
 	struct r4_window w;
 	struct r4_stat d, f, agg, lnk;
 	struct r4_buf b = {0};
