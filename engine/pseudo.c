@@ -7,7 +7,8 @@
  * cannot disagree.
  *
  * Above: exec.c, which resolves paths, keeps handles, records what the
- * members of a ',' group touch and formats diagnostics from the words this
+ * members of a ',' group touch (what a change will change it hears from
+ * here, through c->changes) and formats diagnostics from the words this
  * file puts in c->why.  Below: the fs API (r4_stat, r4_write, r4_setattr,
  * ...), perm.c for every permission rule, meta.c (rules, audit, invert
  * parts), aggr.c (an aggregate's text), invert.c (an invert's syntax).
@@ -43,7 +44,8 @@ void r4_pseudo_chop(const uint8_t *p, size_t *n)
 		(*n)--;
 }
 
-int r4_pseudo_int(const uint8_t *p, size_t n, bool neg_ok, int64_t *out)
+/* Decimal (neg_ok: a leading '-'), one trailing LF ignored. */
+static int decimal(const uint8_t *p, size_t n, bool neg_ok, int64_t *out)
 {
 	bool neg = false;
 	uint64_t v = 0;
@@ -67,24 +69,25 @@ int r4_pseudo_int(const uint8_t *p, size_t n, bool neg_ok, int64_t *out)
 	return 0;
 }
 
-int r4_pseudo_octal(const uint8_t *p, size_t n, uint32_t *out)
+/* Permission bits (what, for the words): 1 to 4 octal digits. */
+static int octal(struct r4_pseudo_ctx *c, const char *what, const uint8_t *p, size_t n,
+		 uint32_t *out)
 {
 	uint32_t m = 0;
+	size_t i = 0;
 
 	r4_pseudo_chop(p, &n);
-	if (!n || n > 4)
-		return -EINVAL;
-	for (size_t i = 0; i < n; i++) {
-		if (p[i] < '0' || p[i] > '7')
-			return -EINVAL;
-		m = m << 3 | (uint32_t)(p[i] - '0');
-	}
+	while (i < n && n <= 4 && p[i] >= '0' && p[i] <= '7')
+		m = m << 3 | (uint32_t)(p[i++] - '0');
+	if (!n || i < n)
+		return SAY(c, -EINVAL, "'%s' takes 1 to 4 octal digits", what);
 	*out = m;
 	return 0;
 }
 
-/* Not "..x": R4L spells that a pseudo name, so could not reach the entry. */
-int r4_pseudo_newname(const uint8_t *p, size_t n)
+/* A name for a new entry: not ".", ".." or "..x" (R4L spells that a
+ * pseudo name, so could not reach the entry); -ENAMETOOLONG past 255. */
+static int newname(const uint8_t *p, size_t n)
 {
 	if (!n || memchr(p, '/', n) || memchr(p, 0, n))
 		return -EINVAL;
@@ -92,6 +95,18 @@ int r4_pseudo_newname(const uint8_t *p, size_t n)
 		return -ENAMETOOLONG;
 	if (p[0] == '.' && (n == 1 || p[1] == '.'))
 		return -EINVAL;	/* ".", "..", and pseudo names */
+	return 0;
+}
+
+/* A uid or gid (what, for the words): decimal, below 2^32 - 1. */
+static int id_of(struct r4_pseudo_ctx *c, const char *what, const uint8_t *p, size_t n,
+		 uint32_t *id)
+{
+	int64_t v;
+
+	if (decimal(p, n, false, &v) || v > UINT32_MAX - 1)
+		return SAY(c, -EINVAL, "'%s' takes a decimal id", what);
+	*id = (uint32_t)v;
 	return 0;
 }
 
@@ -144,6 +159,65 @@ static int audit(struct r4_db *db, struct r4_pseudo_ctx *c, uint64_t ino, uint64
 		 const char *op, const char *path, uint64_t len)
 {
 	return r4_audit_change(db, c->actor ? c->actor->uid : 0, ino, dir, op, path, len, c->why);
+}
+
+/* Before a change: tell c->changes that it changes the contents (what 0)
+ * or pseudo file what of object ino, or (what -1) the entry path in
+ * directory ino. */
+static int tell(struct r4_pseudo_ctx *c, uint64_t ino, int what, const char *path)
+{
+	return c->changes ? c->changes(c->arg, ino, what, path) : 0;
+}
+
+/* ... what writing p[0, n) to pseudo file id (sub: ..plugin/<sub>) of the
+ * object st at path, found in directory dir, changes; R4_PSEUDO_NONE: its
+ * contents, R4_PSEUDO_RANGE: a window of them. */
+static int tell_put(struct r4_db *db, struct r4_pseudo_ctx *c, const char *path,
+		    const struct r4_stat *st, uint64_t dir, enum r4_pseudo id, const char *sub,
+		    const uint8_t *p, size_t n)
+{
+	bool body = id == R4_PSEUDO_NONE || id == R4_PSEUDO_BODY || id == R4_PSEUDO_RANGE;
+	struct r4_stat victim;
+	char *to, *parent = NULL;
+	int rc;
+
+	if (!c->changes)
+		return 0;
+	if ((rc = tell(c, st->ino, body ? 0 : (int)id, path)))
+		return rc;
+	switch (id) {
+	case R4_PSEUDO_NONE:
+	case R4_PSEUDO_BODY:
+	case R4_PSEUDO_RANGE:
+		return S_ISLNK(st->mode) ? 0 : tell(c, st->ino, R4_PSEUDO_SIZE, path);
+	case R4_PSEUDO_SIZE:
+	case R4_PSEUDO_INVERT:
+		return tell(c, st->ino, 0, path);
+	case R4_PSEUDO_PLUGIN:
+		if (!(rc = tell(c, st->ino, 0, path)) && sub && !strcmp(sub, "file"))
+			rc = tell(c, st->ino, R4_PSEUDO_SIZE, path);
+		return rc;
+	case R4_PSEUDO_NAME:
+	case R4_PSEUDO_UNLINK:
+		r4_pseudo_chop(p, &n);
+		if (id == R4_PSEUDO_NAME && !(parent = dir_of(path)))
+			return -ENOMEM;
+		if (!(to = r4_path_join(parent ? parent : path, (const char *)p, n))) {
+			r4_free(parent);
+			return -ENOMEM;
+		}
+		if (id == R4_PSEUDO_NAME) {
+			if (strcmp(to, path) && !(rc = tell(c, dir, -1, path)))
+				rc = tell(c, dir, -1, to);
+		} else if (!(rc = tell(c, st->ino, -1, to)) && !r4_stat(db, to, &victim)) {
+			rc = tell(c, victim.ino, 0, to);
+		}
+		r4_free(to);
+		r4_free(parent);
+		return rc;
+	default:
+		return 0;
+	}
 }
 
 /* ============================ reading values ============================ */
@@ -373,7 +447,8 @@ static int part_walked(struct r4_db *db, struct r4_pseudo_ctx *c, const char *pa
 static int part(struct r4_db *db, struct r4_pseudo_ctx *c, const char *path, const uint8_t *p,
 		size_t n, bool quiet, struct r4_buf *out)
 {
-	struct r4_pseudo_ctx in = {c->who, c->actor, c->why, NULL, NULL, c->depth + 1, 0, NULL};
+	struct r4_pseudo_ctx in = {.who = c->who, .actor = c->actor, .why = c->why,
+				   .depth = c->depth + 1};
 
 	if (c->part)
 		return c->part(c->arg, c->depth + 1, path, p, n, quiet, out);
@@ -558,7 +633,8 @@ static int may_change(struct r4_db *db, struct r4_pseudo_ctx *c, const struct r4
 	return rc ? SAY(c, rc, "cannot change '%s'", path) : 0;
 }
 
-int r4_pseudo_may_change(struct r4_db *db, struct r4_pseudo_ctx *c, const char *dir,
+/* ... of the directory at dir. */
+static int may_change_in(struct r4_db *db, struct r4_pseudo_ctx *c, const char *dir,
 			 const struct r4_stat *st, const char *path)
 {
 	struct r4_stat d;
@@ -567,6 +643,17 @@ int r4_pseudo_may_change(struct r4_db *db, struct r4_pseudo_ctx *c, const char *
 	if ((rc = r4_stat(db, dir, &d)))
 		return SAY(c, rc, "cannot change '%s'", dir);
 	return may_change(db, c, &d, st, dir, path);
+}
+
+/* ... of the directory path is in. */
+static int may_change_own(struct r4_db *db, struct r4_pseudo_ctx *c, const struct r4_stat *st,
+			  const char *path)
+{
+	char *dir = dir_of(path);
+	int rc = dir ? may_change_in(db, c, dir, st, path) : -ENOMEM;
+
+	r4_free(dir);
+	return rc;
 }
 
 int r4_pseudo_make(struct r4_db *db, struct r4_pseudo_ctx *c, const char *path,
@@ -609,21 +696,83 @@ out:
 	return rc;
 }
 
-int r4_pseudo_link(struct r4_db *db, struct r4_pseudo_ctx *c, const char *target,
-		   const struct r4_stat *st, const char *dir, const char *path, struct r4_stat *out)
+/* The entry name[0, n) (one trailing LF ignored) of a new object in the
+ * directory at dir, as R4L may name it: its path into *path (r4_free it). */
+static int entry_path(struct r4_pseudo_ctx *c, const char *how, const char *dir,
+		      const uint8_t *name, size_t n, char **path)
 {
-	struct r4_stat d;
 	int rc;
 
-	if ((rc = r4_stat(db, dir, &d)))
+	r4_pseudo_chop(name, &n);
+	if ((rc = newname(name, n)))
+		return SAY(c, rc, "cannot %s '%.*s' in '%s'", how, (int)n, (const char *)name, dir);
+	return (*path = r4_path_join(dir, (const char *)name, n)) ? 0 : -ENOMEM;
+}
+
+int r4_pseudo_new(struct r4_db *db, struct r4_pseudo_ctx *c, const char *dir,
+		  const struct r4_stat *d, const struct r4_new *nw, char **path, struct r4_stat *st)
+{
+	uint32_t perm = nw->type == R4_NEW_REGULAR || nw->type == R4_NEW_INVERT ? 0666 : 0777;
+	struct r4_stat there;
+	int rc;
+
+	*path = NULL;
+	if (!S_ISDIR(d->mode))
+		return SAY(c, -ENOTDIR, "cannot create in '%s'", dir);
+	if ((rc = entry_path(c, "create", dir, nw->name, nw->name_len, path)))
+		return rc;
+	if (nw->perm && (rc = octal(c, "perm", nw->perm, nw->perm_len, &perm)))
+		return rc;
+	if ((rc = r4_stat(db, *path, &there)) != -ENOENT)
+		return SAY(c, rc ? rc : -EEXIST, "cannot create '%s'", *path);
+	if ((rc = tell(c, d->ino, -1, *path)))
+		return rc;
+	return r4_pseudo_make(db, c, *path, NULL, nw->type, nw->format, perm, nw->target,
+			      nw->target_len, st);
+}
+
+int r4_pseudo_link(struct r4_db *db, struct r4_pseudo_ctx *c, const char *target,
+		   const struct r4_stat *st, const char *dir, const struct r4_stat *d,
+		   const uint8_t *name, size_t n, char **path, struct r4_stat *out)
+{
+	struct r4_stat ds;
+	int rc;
+
+	*path = NULL;
+	if (!S_ISDIR(d->mode))
+		return SAY(c, -ENOTDIR, "cannot link in '%s'", dir);
+	if (S_ISDIR(st->mode))
+		return SAY(c, -EPERM, "cannot link to '%s': it is a directory", target);
+	if ((rc = entry_path(c, "link", dir, name, n, path)) ||
+	    (rc = tell(c, d->ino, -1, *path)) || (rc = tell(c, st->ino, R4_PSEUDO_NLINK, target)))
+		return rc;
+	if ((rc = r4_stat(db, dir, &ds)))
 		return SAY(c, rc, "cannot change '%s'", dir);
-	if ((rc = may_change(db, c, &d, NULL, dir, path)))
+	if ((rc = may_change(db, c, &ds, NULL, dir, *path)))
 		return rc;
-	if ((rc = r4_link(db, target, path)))
-		return SAY(c, rc, "cannot link '%s' to '%s'", path, target);
-	if ((rc = r4_stat(db, path, out)))
+	if ((rc = r4_link(db, target, *path)))
+		return SAY(c, rc, "cannot link '%s' to '%s'", *path, target);
+	if ((rc = r4_stat(db, *path, out)))
 		return rc;
-	return audit(db, c, st->ino, d.ino, "link", path, 0);
+	return audit(db, c, st->ino, ds.ino, "link", *path, 0);
+}
+
+int r4_pseudo_symlink(struct r4_db *db, struct r4_pseudo_ctx *c, const char *path,
+		      const struct r4_stat *st, uint64_t dir, const struct r4_stat *d,
+		      const uint8_t *tgt, size_t n, struct r4_stat *out)
+{
+	int rc;
+
+	if (st && !S_ISLNK(st->mode))
+		return SAY(c, S_ISDIR(st->mode) ? -EISDIR : -EEXIST, "cannot make '%s' a symlink",
+			   path);
+	if ((st && (rc = may_change_own(db, c, st, path))) || (rc = tell(c, dir, -1, path)))
+		return rc;
+	if (st && (!n || memchr(tgt, 0, n)))
+		return SAY(c, -EINVAL, "cannot make '%s' a symlink", path);
+	if (st && (rc = r4_unlink(db, path)))
+		return SAY(c, rc, "cannot replace '%s'", path);
+	return r4_pseudo_make(db, c, path, st ? NULL : d, R4_NEW_SYMLINK, 0, 0777, tgt, n, out);
 }
 
 /* A write drops set-id bits as perm.c says. */
@@ -670,7 +819,7 @@ static int field_put(struct r4_db *db, struct r4_pseudo_ctx *c, const char *path
 		return 0;
 	if (append)
 		return SAY(c, -EINVAL, "cannot append to '%s': it names the record", path);
-	if ((rc = r4_pseudo_newname(p, *n)))
+	if ((rc = newname(p, *n)))
 		return SAY(c, -EINVAL, "cannot write '%s': '%.*s' cannot name a record", path,
 			   (int)*n, (const char *)p);
 	if (!(rec = dir_of(path)) || !(agg = dir_of(rec)) ||
@@ -688,7 +837,7 @@ static int field_put(struct r4_db *db, struct r4_pseudo_ctx *c, const char *path
 		rc = SAY(c, -EACCES, "cannot write '%s'", path);
 		goto out;
 	}
-	if ((rc = r4_pseudo_may_change(db, c, agg, &rst, rec)))
+	if ((rc = may_change_in(db, c, agg, &rst, rec)))
 		goto out;
 	if ((rc = r4_rename(db, rec, to, R4_RENAME_NOREPLACE))) {
 		rc = SAY(c, rc, "cannot rename '%s' to '%s'", rec, to);
@@ -773,7 +922,7 @@ static int do_rename(struct r4_db *db, struct r4_pseudo_ctx *c, const char *path
 	r4_pseudo_chop(p, &n);
 	if (!strcmp(path, "/"))
 		return SAY(c, -EBUSY, "cannot rename '/'");
-	if ((rc = r4_pseudo_newname(p, n)))
+	if ((rc = newname(p, n)))
 		return SAY(c, rc, "cannot rename '%s' to '%.*s'", path, (int)n, (const char *)p);
 	if (!(dir = dir_of(path)) || !(to = r4_path_join(dir, (const char *)p, n))) {
 		rc = -ENOMEM;
@@ -781,7 +930,7 @@ static int do_rename(struct r4_db *db, struct r4_pseudo_ctx *c, const char *path
 	}
 	if (!strcmp(to, path))
 		goto out;	/* its own name */
-	if ((rc = r4_pseudo_may_change(db, c, dir, st, path)))
+	if ((rc = may_change_in(db, c, dir, st, path)))
 		goto out;
 	unsigned format = 0;
 	bool record = S_ISDIR(st->mode) && role_of(db, path, st, &format) == R4_ROLE_RECORD;
@@ -833,7 +982,7 @@ static int do_unlink(struct r4_db *db, struct r4_pseudo_ctx *c, const char *dpat
 		return -ENOMEM;
 	if ((rc = r4_stat(db, path, &st))) {
 		rc = SAY(c, rc, "cannot remove '%s'", path);
-	} else if (!(rc = r4_pseudo_may_change(db, c, dpath, &st, path))) {
+	} else if (!(rc = may_change_in(db, c, dpath, &st, path))) {
 		bool record = S_ISDIR(st.mode) && role_of(db, path, &st, NULL) == R4_ROLE_RECORD;
 
 		/* recorded first: the object's last name takes its audit setting
@@ -1025,17 +1174,23 @@ static int set_audit(struct r4_db *db, struct r4_pseudo_ctx *c, struct r4_meta *
 }
 
 int r4_pseudo_rule(struct r4_db *db, struct r4_pseudo_ctx *c, const char *path,
-		   const struct r4_stat *st, uint32_t id, bool gid, unsigned access)
+		   const struct r4_stat *st, const uint8_t *id, size_t n, bool gid, unsigned access)
 {
-	struct r4_rule r = {id, gid, (uint8_t)access};
+	struct r4_rule r = {0, gid, (uint8_t)access};
+	int rc;
 
+	if ((rc = id_of(c, gid ? "gid" : "uid", id, n, &r.id)) ||
+	    (rc = tell(c, st->ino, R4_PSEUDO_ACL, path)))
+		return rc;
 	return meta_change(db, c, path, st, "..acl", set_rule, &r);
 }
 
 int r4_pseudo_audit_into(struct r4_db *db, struct r4_pseudo_ctx *c, const char *path,
 			 const struct r4_stat *st, const char *log)
 {
-	return meta_change(db, c, path, st, "..audit", set_audit, (void *)log);
+	int rc = tell(c, st->ino, R4_PSEUDO_AUDIT, path);
+
+	return rc ? rc : meta_change(db, c, path, st, "..audit", set_audit, (void *)log);
 }
 
 /* ..plugin/file <- "reg40" on an invert: it keeps its text as plain data. */
@@ -1079,7 +1234,6 @@ static int convert(struct r4_db *db, struct r4_pseudo_ctx *c, const char *path,
 	struct r4_buf text = {0};
 	unsigned format = R4_FORMAT_PASSWD, role;
 	bool to_agg;
-	char *dir;
 	int rc;
 
 	r4_pseudo_chop(p, &n);
@@ -1103,11 +1257,7 @@ static int convert(struct r4_db *db, struct r4_pseudo_ctx *c, const char *path,
 		return SAY(c, -EOPNOTSUPP, "cannot switch '%s/..plugin/file' to '%.*s': it is not "
 			   "a %s", path, (int)n, (const char *)p,
 			   to_agg ? "regular file" : "aggregate");
-	if (!(dir = dir_of(path)))
-		return -ENOMEM;
-	rc = r4_pseudo_may_change(db, c, dir, st, path);
-	r4_free(dir);
-	if (rc || (rc = contents(db, c, path, st, &text)))
+	if ((rc = may_change_own(db, c, st, path)) || (rc = contents(db, c, path, st, &text)))
 		goto out;
 	uint32_t perm = st->mode & 07777;
 	struct r4_stat ns;
@@ -1194,19 +1344,16 @@ static int setattr_of(struct r4_db *db, struct r4_pseudo_ctx *c, const char *pat
 
 	switch (ps) {
 	case R4_PSEUDO_MODE:
-		if (r4_pseudo_octal(p, n, &sa->mode))
-			return SAY(c, -EINVAL, "'%s' takes 1 to 4 octal digits", pn);
 		sa->mask = R4_SET_MODE;
-		return 0;
+		return octal(c, pn, p, n, &sa->mode);
 	case R4_PSEUDO_UID:
+		sa->mask = R4_SET_UID;
+		return id_of(c, pn, p, n, &sa->uid);
 	case R4_PSEUDO_GID:
-		if (r4_pseudo_int(p, n, false, &num) || num > UINT32_MAX - 1)
-			return SAY(c, -EINVAL, "'%s' takes a decimal id", pn);
-		sa->mask = ps == R4_PSEUDO_UID ? R4_SET_UID : R4_SET_GID;
-		sa->uid = sa->gid = (uint32_t)num;
-		return 0;
+		sa->mask = R4_SET_GID;
+		return id_of(c, pn, p, n, &sa->gid);
 	case R4_PSEUDO_SIZE:
-		if (r4_pseudo_int(p, n, false, &num))
+		if (decimal(p, n, false, &num))
 			return SAY(c, -EINVAL, "'%s' takes a decimal size", pn);
 		if (is_computed(db, path, st))
 			return SAY(c, -EOPNOTSUPP, "cannot write '%s/%s': the size of %s is its text's",
@@ -1220,7 +1367,7 @@ static int setattr_of(struct r4_db *db, struct r4_pseudo_ctx *c, const char *pat
 		return 0;
 	case R4_PSEUDO_ATIME:
 	case R4_PSEUDO_MTIME:
-		if (r4_pseudo_int(p, n, true, &num))
+		if (decimal(p, n, true, &num))
 			return SAY(c, -EINVAL, "'%s' takes decimal seconds", pn);
 		if (num < 0 || num > UINT32_MAX)
 			return SAY(c, -EINVAL, "cannot write '%s/%s': the format stores times from 0 "
@@ -1242,6 +1389,8 @@ int r4_pseudo_put(struct r4_db *db, struct r4_pseudo_ctx *c, const char *path,
 	size_t raw = n;
 	int rc;
 
+	if ((rc = tell_put(db, c, path, st, dir, id, sub, p, n)))
+		return rc;
 	if (id == R4_PSEUDO_NONE || (append && id == R4_PSEUDO_BODY && !S_ISLNK(st->mode)))
 		return put_contents(db, c, path, st, p, n, append);
 	if (append)
@@ -1291,6 +1440,36 @@ int r4_pseudo_put(struct r4_db *db, struct r4_pseudo_ctx *c, const char *path,
 	if (!rc)
 		c->stored = raw;
 	return rc;
+}
+
+/* A window's offset or length (what): decimal, from 0; p NULL: 0. */
+static int window_number(struct r4_pseudo_ctx *c, const char *what, const uint8_t *p, size_t n,
+			 uint64_t *out)
+{
+	int64_t v = 0;
+
+	if (p && (decimal(p, n, true, &v) || v < 0))
+		return SAY(c, -EINVAL, "'%s' takes a decimal number from 0", what);
+	*out = (uint64_t)v;
+	return 0;
+}
+
+int r4_pseudo_window(struct r4_db *db, struct r4_pseudo_ctx *c, const char *path,
+		     const struct r4_stat *st, const uint8_t *off, size_t offn, const uint8_t *len,
+		     size_t lenn, unsigned mode, struct r4_window *w)
+{
+	int rc;
+
+	if (S_ISDIR(st->mode) && !r4_is_computed(db, st->ino))	/* (an aggregate) */
+		return SAY(c, -EISDIR, "cannot take a window of '%s'", path);
+	if (!S_ISREG(st->mode) && !S_ISDIR(st->mode))
+		return SAY(c, -EINVAL, "cannot take a window of '%s': not a file", path);
+	if ((rc = window_number(c, "offset", off, offn, &w->off)) ||
+	    (rc = window_number(c, "length", len, lenn, &w->len)))
+		return rc;
+	w->len_set = len != NULL;
+	w->mode = mode;
+	return 0;
 }
 
 /* Section 6.3 on an aggregate: its text, read, changed in memory, written
@@ -1355,6 +1534,8 @@ int r4_pseudo_window_put(struct r4_db *db, struct r4_pseudo_ctx *c, const char *
 	uint64_t size, len, end, stored = n;
 	int rc;
 
+	if ((rc = tell_put(db, c, path, st, 0, R4_PSEUDO_RANGE, NULL, p, n)))
+		return rc;
 	if (is_computed(db, path, st))
 		return window_put_text(db, c, path, st, w, p, n);
 	if (!may(db, c, st, 2))

@@ -11,8 +11,9 @@
  * names, result children, and its touches of entries reach the walker as
  * hooks.  What reading or writing an object, a pseudo file or a window
  * does is pseudo.c's (r4_pseudo_get, r4_pseudo_put ...): the executor
- * records first what a step uses and changes (the ',' groups) and turns
- * the words pseudo.c gives back into diagnostics.  Everything runs inside the unit's transaction.
+ * records first what a step uses, and what pseudo.c says a change will
+ * change (the ',' groups), and turns the words pseudo.c gives back into
+ * diagnostics.  Everything runs inside the unit's transaction.
  *
  * Undo for named results: the engine has no partial rollback, so when a
  * step fails inside a TRY the executor aborts the unit's transaction,
@@ -191,26 +192,6 @@ static const char *base_name(const char *path)
 	const char *s = strrchr(path, '/');
 
 	return s && s[1] ? s + 1 : path;
-}
-
-/* Cut an absolute path to its parent, in place. */
-static void to_parent(char *path)
-{
-	char *s = strrchr(path, '/');
-
-	if (s == path)
-		path[1] = 0;
-	else if (s)
-		*s = 0;
-}
-
-static char *dir_of(const char *path)
-{
-	char *d = r4_memdup(path, strlen(path));
-
-	if (d)
-		to_parent(d);
-	return d;
 }
 
 /* ============================ conflict tracking ========================= */
@@ -514,9 +495,9 @@ static int walk(struct x *x, const char *from, const char *text, unsigned flags,
 
 /*
  * What pseudo files and an object's contents are is pseudo.c's; the
- * executor hands it the object a handle holds, records first what the
- * change will use and change (the ',' groups), and makes the words it
- * gets back a diagnostic.
+ * executor hands it the object a handle holds, records what a read uses
+ * and what pseudo.c says a change will change (the ',' groups), and makes
+ * the words it gets back a diagnostic.
  */
 
 static int read_handle(struct x *x, struct handle *h, struct r4_buf *b);
@@ -543,12 +524,19 @@ static int exec_part(void *arg, unsigned depth, const char *path, const uint8_t 
 	return rc;
 }
 
+/* What a change pseudo.c makes will change: the ',' groups' touches. */
+static int exec_changes(void *arg, uint64_t ino, int what, const char *path)
+{
+	return touch(arg, ino, what, what < 0 ? base_name(path) : NULL, true, path);
+}
+
 /* pseudo.c acting for this run: its identity, its words into why. */
 static struct r4_pseudo_ctx pctx(struct x *x, struct r4_why *why)
 {
 	why->msg[0] = 0;
 	return (struct r4_pseudo_ctx){.who = &x->o->who, .actor = &x->o->who, .why = why,
-				      .part = exec_part, .arg = x, .depth = x->inverts};
+				      .part = exec_part, .arg = x, .depth = x->inverts,
+				      .changes = x->ngroups ? exec_changes : NULL};
 }
 
 /* A failure pseudo.c put in words becomes the diagnostic; one it did not
@@ -590,57 +578,6 @@ static int read_handle(struct x *x, struct handle *h, struct r4_buf *b)
 	}
 }
 
-/* What writing pseudo file ps of h (R4_PSEUDO_NONE: its contents) with
- * p[0, n) uses and changes, for the ',' groups (section 5.5). */
-static int touch_put(struct x *x, const struct handle *h, enum r4_pseudo ps, const char *sub,
-		     const uint8_t *p, size_t n)
-{
-	uint64_t ino = h->st.ino;
-	bool body = ps == R4_PSEUDO_NONE || ps == R4_PSEUDO_BODY;
-	struct r4_stat st;
-	char *to = NULL, *dir = NULL;
-	int rc;
-
-	if (!x->ngroups)
-		return 0;
-	if ((rc = touch_obj(x, ino, body ? 0 : (int)ps, true, h->path)))
-		return rc;
-	switch (ps) {
-	case R4_PSEUDO_NONE:
-	case R4_PSEUDO_BODY:
-		return S_ISLNK(h->st.mode) ? 0 : touch_obj(x, ino, R4_PSEUDO_SIZE, true, h->path);
-	case R4_PSEUDO_SIZE:
-	case R4_PSEUDO_INVERT:
-		return touch_obj(x, ino, 0, true, h->path);
-	case R4_PSEUDO_PLUGIN:
-		if (!(rc = touch_obj(x, ino, 0, true, h->path)) && sub && !strcmp(sub, "file"))
-			rc = touch_obj(x, ino, R4_PSEUDO_SIZE, true, h->path);
-		return rc;
-	case R4_PSEUDO_NAME:
-	case R4_PSEUDO_UNLINK:
-		r4_pseudo_chop(p, &n);
-		if (ps == R4_PSEUDO_NAME && !(dir = dir_of(h->path)))
-			return -ENOMEM;
-		if (!(to = r4_path_join(dir ? dir : h->path, (const char *)p, n))) {
-			r4_free(dir);
-			return -ENOMEM;
-		}
-		if (ps == R4_PSEUDO_NAME) {
-			if (strcmp(to, h->path) &&
-			    !(rc = touch_entry(x, h->dir_ino, base_name(h->path), true, h->path)))
-				rc = touch_entry(x, h->dir_ino, base_name(to), true, to);
-		} else if (!(rc = touch_entry(x, ino, base_name(to), true, to)) &&
-			   !r4_stat(x->db, to, &st)) {
-			rc = touch_obj(x, st.ino, 0, true, to);
-		}
-		r4_free(to);
-		r4_free(dir);
-		return rc;
-	default:
-		return 0;
-	}
-}
-
 /* Write pseudo file ps (sub: ..plugin/<sub>) of the object h, or its
  * contents (R4_PSEUDO_NONE); h follows the object when it is renamed. */
 static int pseudo_put(struct x *x, struct handle *h, enum r4_pseudo ps, const char *sub,
@@ -654,8 +591,6 @@ static int pseudo_put(struct x *x, struct handle *h, enum r4_pseudo ps, const ch
 		return fail(x, rc, "cannot write '%s'", h->path);
 	if (rc)
 		return fail(x, rc, "cannot write '%s/%s'", h->path, r4_pseudo_name(ps));
-	if ((rc = touch_put(x, h, ps, sub, p, n)))
-		return rc;
 	c = pctx(x, &why);
 	rc = r4_pseudo_put(x->db, &c, h->path, &h->st, h->dir_ino, ps, sub, p, n, append);
 	if (c.moved) {
@@ -668,35 +603,28 @@ static int pseudo_put(struct x *x, struct handle *h, enum r4_pseudo ps, const ch
 	return said(x, rc, &why);
 }
 
-/* Make a missing name (sections 5.2, 6.2): an R4_NEW_* object. */
-static int make(struct x *x, struct handle *h, unsigned type, unsigned format, uint32_t perm,
-		const uint8_t *tgt, size_t tlen)
+/* Make h's name an object: a regular file for a missing name written to
+ * (section 5.2), or (T -> E, 5.3) a symlink to tgt[0, n), which may
+ * replace a symlink there. */
+static int make(struct x *x, struct handle *h, const uint8_t *tgt, size_t n)
 {
 	struct r4_why why;
 	struct r4_pseudo_ctx c = pctx(x, &why);
-	bool known = h->fresh && h->gen == r4_generation(x->db);
+	bool known = h->kind == H_MISSING && h->fresh && h->gen == r4_generation(x->db);
+	const struct r4_stat *d = known ? &h->dst : NULL;
 	int rc;
 
-	if ((rc = touch_entry(x, h->dir_ino, base_name(h->path), true, h->path)))
-		return rc;
-	if ((rc = r4_pseudo_make(x->db, &c, h->path, known ? &h->dst : NULL, type, format, perm,
-				 tgt, tlen, &h->st)))
+	if (tgt)
+		rc = r4_pseudo_symlink(x->db, &c, h->path, h->kind == H_OBJ ? &h->st : NULL,
+				       h->dir_ino, d, tgt, n, &h->st);
+	else if (!(rc = touch_entry(x, h->dir_ino, base_name(h->path), true, h->path)))
+		rc = r4_pseudo_make(x->db, &c, h->path, d, R4_NEW_REGULAR, 0, 0666, NULL, 0, &h->st);
+	if (rc)
 		return said(x, rc, &why);
 	h->kind = H_OBJ;
 	h->gen = r4_generation(x->db);
 	h->fresh = true;
 	return 0;
-}
-
-/* May the caller change the entry path of st (NULL: add one) in the
- * directory at dir? */
-static int may_change_dir(struct x *x, const char *dir, const struct r4_stat *st,
-			  const char *path)
-{
-	struct r4_why why;
-	struct r4_pseudo_ctx c = pctx(x, &why);
-
-	return said(x, r4_pseudo_may_change(x->db, &c, dir, st, path), &why);
 }
 
 static int write_handle(struct x *x, struct handle *h, const uint8_t *p, size_t n, bool append)
@@ -707,7 +635,7 @@ static int write_handle(struct x *x, struct handle *h, const uint8_t *p, size_t 
 
 	switch (h->kind) {
 	case H_MISSING:
-		if ((rc = make(x, h, R4_NEW_REGULAR, 0, 0666, NULL, 0)))
+		if ((rc = make(x, h, NULL, 0)))
 			return rc;
 		/* fall through */
 	case H_OBJ:
@@ -719,9 +647,6 @@ static int write_handle(struct x *x, struct handle *h, const uint8_t *p, size_t 
 			return fail(x, -EINVAL, "cannot append to a window of '%s'", h->path);
 		if ((rc = h_stat(x, h)))
 			return fail(x, rc, "cannot write '%s'", h->path);
-		if ((rc = touch_obj(x, h->st.ino, 0, true, h->path)) ||
-		    (rc = touch_obj(x, h->st.ino, R4_PSEUDO_SIZE, true, h->path)))
-			return rc;
 		c = pctx(x, &why);
 		if (!(rc = r4_pseudo_window_put(x->db, &c, h->path, &h->st, &h->win, p, n)))
 			x->last_len = c.stored;
@@ -731,36 +656,6 @@ static int write_handle(struct x *x, struct handle *h, const uint8_t *p, size_t 
 	default:
 		return fail(x, -ENOENT, "cannot write an object that does not exist");
 	}
-}
-
-/* T -> E (section 5.3): make h a symlink, replacing a symlink. */
-static int symlink_handle(struct x *x, struct handle *h, const uint8_t *p, size_t n)
-{
-	char *dir;
-	int rc;
-
-	if (h->kind == H_OBJ && S_ISLNK(h->st.mode)) {
-		if (!(dir = dir_of(h->path)))
-			return -ENOMEM;
-		rc = may_change_dir(x, dir, &h->st, h->path);
-		r4_free(dir);
-		if (rc || (rc = touch_entry(x, h->dir_ino, base_name(h->path), true, h->path)))
-			return rc;
-		if (!n || memchr(p, 0, n))
-			return fail(x, -EINVAL, "cannot make '%s' a symlink", h->path);
-		if ((rc = r4_unlink(x->db, h->path)))
-			return fail(x, rc, "cannot replace '%s'", h->path);
-		h->kind = H_MISSING;
-	}
-	if (h->kind == H_OBJ)
-		return fail(x, S_ISDIR(h->st.mode) ? -EISDIR : -EEXIST, "cannot make '%s' a symlink",
-			    h->path);
-	if (h->kind != H_MISSING)
-		return fail(x, -EINVAL, "cannot make a symlink here");
-	if ((rc = make(x, h, R4_NEW_SYMLINK, 0, 0777, p, n)))
-		return rc;
-	x->last_len = n;
-	return 0;
 }
 
 /* ============================== steps ============================== */
@@ -789,46 +684,29 @@ static int made(struct x *x, struct handle *out, struct handle *nh, int rc)
 
 static int step_create(struct x *x, const struct r4_step *s)
 {
-	struct handle *d = &x->h[s->b], *out = &x->h[s->a];
-	unsigned type = s->flags & 0xff;
-	const uint8_t *name, *perm, *tgt;
-	size_t nlen, plen, tlen;
-	uint32_t mode = type == R4_NEW_REGULAR || type == R4_NEW_INVERT ? 0666 : 0777;
-	struct handle nh = {0};
-	struct r4_stat st;
+	struct handle *d = &x->h[s->b], nh = {0};
+	struct r4_new n = {.type = s->flags & 0xff, .format = s->flags >> 8};
+	struct r4_why why;
+	struct r4_pseudo_ctx c = pctx(x, &why);
 	int rc;
 
-	val(x, s->c, &name, &nlen);
-	val(x, s->d, &perm, &plen);
-	val(x, s->e, &tgt, &tlen);
-	if ((rc = need_obj(x, d, "create in")))
-		return rc;
-	if (!S_ISDIR(d->st.mode))
-		return fail(x, -ENOTDIR, "cannot create in '%s'", d->path);
-	r4_pseudo_chop(name, &nlen);
-	if ((rc = r4_pseudo_newname(name, nlen)))
-		return fail(x, rc, "cannot create '%.*s' in '%s'", (int)nlen, (const char *)name,
-			    d->path);
-	if (s->d != -1 && r4_pseudo_octal(perm, plen, &mode))
-		return fail(x, -EINVAL, "'perm' takes 1 to 4 octal digits");
-	if (!(nh.path = r4_path_join(d->path, (const char *)name, nlen)))
-		return -ENOMEM;
-	nh.kind = H_MISSING;
-	nh.dir_ino = d->st.ino;
-	rc = r4_stat(x->db, nh.path, &st);
-	if (!rc)
-		rc = fail(x, -EEXIST, "cannot create '%s'", nh.path);
-	else if (rc == -ENOENT)
-		rc = make(x, &nh, type, s->flags >> 8, mode, tgt, tlen);
-	else
-		rc = fail(x, rc, "cannot create '%s'", nh.path);
-	return made(x, out, &nh, rc);
+	val(x, s->c, &n.name, &n.name_len);
+	if (s->d != -1)
+		val(x, s->d, &n.perm, &n.perm_len);
+	val(x, s->e, &n.target, &n.target_len);
+	if (!(rc = need_obj(x, d, "create in")) &&
+	    !(rc = said(x, r4_pseudo_new(x->db, &c, d->path, &d->st, &n, &nh.path, &nh.st), &why))) {
+		nh.kind = H_OBJ;
+		nh.dir_ino = d->st.ino;
+		nh.gen = r4_generation(x->db);
+		nh.fresh = true;
+	}
+	return made(x, &x->h[s->a], &nh, rc);
 }
 
 static int step_link(struct x *x, const struct r4_step *s)
 {
-	struct handle *d = &x->h[s->b], *t = &x->h[s->d], *out = &x->h[s->a];
-	struct handle nh = {0};
+	struct handle *d = &x->h[s->b], *t = &x->h[s->d], nh = {0};
 	struct r4_why why;
 	struct r4_pseudo_ctx c = pctx(x, &why);
 	const uint8_t *name;
@@ -838,56 +716,37 @@ static int step_link(struct x *x, const struct r4_step *s)
 	val(x, s->c, &name, &nlen);
 	if ((rc = need_obj(x, d, "link in")) || (rc = need_obj(x, t, "link to")))
 		return rc;
-	if (!S_ISDIR(d->st.mode))
-		return fail(x, -ENOTDIR, "cannot link in '%s'", d->path);
-	if (S_ISDIR(t->st.mode))
-		return fail(x, -EPERM, "cannot link to '%s': it is a directory", t->path);
-	r4_pseudo_chop(name, &nlen);
-	if ((rc = r4_pseudo_newname(name, nlen)))
-		return fail(x, rc, "cannot link '%.*s' in '%s'", (int)nlen, (const char *)name,
-			    d->path);
-	if (!(nh.path = r4_path_join(d->path, (const char *)name, nlen)))
-		return -ENOMEM;
-	if (!(rc = touch_entry(x, d->st.ino, base_name(nh.path), true, nh.path)) &&
-	    !(rc = touch_obj(x, t->st.ino, R4_PSEUDO_NLINK, true, t->path)) &&
-	    !(rc = said(x, r4_pseudo_link(x->db, &c, t->path, &t->st, d->path, nh.path,
-					   &nh.st), &why)))
+	if (!(rc = said(x, r4_pseudo_link(x->db, &c, t->path, &t->st, d->path, &d->st, name, nlen,
+					  &nh.path, &nh.st), &why)))
 		nh.kind = H_OBJ, nh.dir_ino = d->st.ino;
-	return made(x, out, &nh, rc);
+	return made(x, &x->h[s->a], &nh, rc);
 }
 
 static int step_window(struct x *x, const struct r4_step *s)
 {
 	struct handle *f = &x->h[s->b], w = {0};
-	const uint8_t *p;
-	size_t n;
-	int64_t off = 0, len = 0;
+	const uint8_t *off = NULL, *len = NULL;
+	size_t offn = 0, lenn = 0;
+	struct r4_why why;
+	struct r4_pseudo_ctx c = pctx(x, &why);
 	int rc;
 
 	if ((rc = need_obj(x, f, "take a window of")))
 		return rc;
 	if ((rc = h_stat(x, f)))
 		return fail(x, rc, "cannot read '%s'", f->path);
-	if (S_ISDIR(f->st.mode) && !r4_is_computed(x->db, f->st.ino))	/* (an aggregate) */
-		return fail(x, -EISDIR, "cannot take a window of '%s'", f->path);
-	if (!S_ISREG(f->st.mode) && !S_ISDIR(f->st.mode))
-		return fail(x, -EINVAL, "cannot take a window of '%s': not a file", f->path);
-	if (s->c != -1) {
-		val(x, s->c, &p, &n);
-		if (r4_pseudo_int(p, n, true, &off) || off < 0)
-			return fail(x, -EINVAL, "'offset' takes a decimal number from 0");
-	}
-	if (s->d != -1) {
-		val(x, s->d, &p, &n);
-		if (r4_pseudo_int(p, n, true, &len) || len < 0)
-			return fail(x, -EINVAL, "'length' takes a decimal number from 0");
-	}
+	if (s->c != -1)
+		val(x, s->c, &off, &offn);
+	if (s->d != -1)
+		val(x, s->d, &len, &lenn);
+	if ((rc = r4_pseudo_window(x->db, &c, f->path, &f->st, off, offn, len, lenn, s->flags,
+				   &w.win)))
+		return said(x, rc, &why);
 	if (!(w.path = r4_memdup(f->path, strlen(f->path))))
 		return -ENOMEM;
 	w.kind = H_WINDOW;
 	w.st = f->st;
 	w.dir_ino = f->dir_ino;
-	w.win = (struct r4_window){(uint64_t)off, (uint64_t)len, s->d != -1, s->flags};
 	handle_clear(&x->h[s->a]);
 	x->h[s->a] = w;
 	return 0;
@@ -1118,8 +977,13 @@ static int step(struct x *x, const struct r4_step *s, size_t *next)
 		val(x, s->b, &p, &n);
 		return write_handle(x, &x->h[s->a], p, n, s->op == R4_PLAN_APPEND);
 	case R4_PLAN_SYMLINK:
+		h = &x->h[s->a];
+		if (h->kind != H_OBJ && h->kind != H_MISSING)
+			return fail(x, -EINVAL, "cannot make a symlink here");
 		val(x, s->b, &p, &n);
-		return symlink_handle(x, &x->h[s->a], p, n);
+		if (!(rc = make(x, h, p, n)))
+			x->last_len = n;
+		return rc;
 	case R4_PLAN_CREATE:
 		return step_create(x, s);
 	case R4_PLAN_LINK:
@@ -1145,24 +1009,14 @@ static int step(struct x *x, const struct r4_step *s, size_t *next)
 	}
 	case R4_PLAN_WINDOW:
 		return step_window(x, s);
-	case R4_PLAN_RULE: {
-		const uint8_t *idp;
-		size_t idn;
-		int64_t id;
-
+	case R4_PLAN_RULE:
 		h = &x->h[s->a];
 		if ((rc = need_obj(x, h, "set a rule on")) || (rc = h_stat(x, h)))
 			return rc < 0 && !x->e->rc ? fail(x, rc, "cannot read '%s'", h->path) : rc;
-		val(x, s->b, &idp, &idn);
-		if (r4_pseudo_int(idp, idn, false, &id) || id > UINT32_MAX - 1)
-			return fail(x, -EINVAL, "'%s' takes a decimal id",
-				    s->flags & R4_RULE_GID ? "gid" : "uid");
-		if ((rc = touch_obj(x, h->st.ino, R4_PSEUDO_ACL, true, h->path)))
-			return rc;
+		val(x, s->b, &p, &n);
 		c = pctx(x, &why);
-		return said(x, r4_pseudo_rule(x->db, &c, h->path, &h->st, (uint32_t)id,
-					      s->flags & R4_RULE_GID, s->flags >> 1), &why);
-	}
+		return said(x, r4_pseudo_rule(x->db, &c, h->path, &h->st, p, n, s->flags & R4_RULE_GID,
+					      s->flags >> 1), &why);
 	case R4_PLAN_AUDIT: {
 		struct handle *log = &x->h[s->b];
 
@@ -1171,8 +1025,6 @@ static int step(struct x *x, const struct r4_step *s, size_t *next)
 			return rc;
 		if ((rc = h_stat(x, h)))
 			return fail(x, rc, "cannot read '%s'", h->path);
-		if ((rc = touch_obj(x, h->st.ino, R4_PSEUDO_AUDIT, true, h->path)))
-			return rc;
 		c = pctx(x, &why);
 		return said(x, r4_pseudo_audit_into(x->db, &c, h->path, &h->st, log->path), &why);
 	}

@@ -613,7 +613,9 @@ int r4_pseudo_write(r4_db *db, const char *path, enum r4_pseudo id, const char *
  * READ or WRITE of the object itself does.  Every call fills c->why
  * (when it is not NULL and still empty) with the words of a refusal it
  * makes itself ("cannot read '/a/..invert'"); the caller adds the
- * error's name.  They act in the open transaction.
+ * error's name.  They act in the open transaction.  A call that changes
+ * the image first tells c->changes what it will change (all but
+ * r4_pseudo_make, below).
  */
 struct r4_pseudo_ctx {
 	const struct r4_ident *who;	/* whose permissions are checked; NULL: none */
@@ -630,6 +632,15 @@ struct r4_pseudo_ctx {
 	 */
 	int (*part)(void *arg, unsigned depth, const char *path, const uint8_t *p, size_t n,
 		    bool quiet, struct r4_buf *out);
+	/*
+	 * Before a change, each unit of state it will change, for the
+	 * executor's ',' groups (section 5.5): the contents (what 0) or
+	 * pseudo file what (R4_PSEUDO_*) of object ino, or (what -1) the
+	 * entry path in directory ino; path also names the unit in a
+	 * diagnostic.  A failure it returns is the call's, made before
+	 * anything changed.  NULL: none asked.
+	 */
+	int (*changes)(void *arg, uint64_t ino, int what, const char *path);
 	void *arg;
 	unsigned depth;			/* inverts being read, one inside another */
 	uint64_t stored;		/* out: bytes a write stored (assign_length) */
@@ -642,7 +653,9 @@ struct r4_pseudo_ctx {
 int r4_pseudo_get(r4_db *db, struct r4_pseudo_ctx *c, const char *path,
 		  const struct r4_stat *st, enum r4_pseudo id, const char *sub, struct r4_buf *b);
 /* Write p[0, n) to it (append: '<<-', only the contents); dir: the
- * directory the object was found in (0: not known). */
+ * directory the object was found in (0: not known).  c->changes hears of
+ * the contents and ..size a write of the contents changes, a renamed
+ * entry's old and new names, an unlinked entry and its object. */
 int r4_pseudo_put(r4_db *db, struct r4_pseudo_ctx *c, const char *path,
 		  const struct r4_stat *st, uint64_t dir, enum r4_pseudo id, const char *sub,
 		  const uint8_t *p, size_t n, bool append);
@@ -653,47 +666,74 @@ struct r4_window {
 	bool len_set;			/* else: to the end */
 	unsigned mode;			/* R4_WIN_* */
 };
+/* F/..range/(offset <- O, length <- L, mode <- M): *w, the window of the
+ * object st at path that O and L say (decimal text from 0; NULL: not
+ * given, from 0 and to the end); mode is R4_WIN_*.  -EISDIR for a
+ * directory that is no aggregate, -EINVAL for what is no file. */
+int r4_pseudo_window(r4_db *db, struct r4_pseudo_ctx *c, const char *path,
+		     const struct r4_stat *st, const uint8_t *off, size_t offn, const uint8_t *len,
+		     size_t lenn, unsigned mode, struct r4_window *w);
 int r4_pseudo_window_get(r4_db *db, struct r4_pseudo_ctx *c, const char *path,
 			 const struct r4_stat *st, const struct r4_window *w, struct r4_buf *b);
 int r4_pseudo_window_put(r4_db *db, struct r4_pseudo_ctx *c, const char *path,
 			 const struct r4_stat *st, const struct r4_window *w, const uint8_t *p,
 			 size_t n);
 
-/* F/..acl/(uid|gid <- id, access <- R4_ACCESS_*): add or replace that rule. */
+/* F/..acl/(uid|gid <- id, access <- R4_ACCESS_*): add or replace that
+ * rule; id[0, n) is decimal text. */
 int r4_pseudo_rule(r4_db *db, struct r4_pseudo_ctx *c, const char *path,
-		   const struct r4_stat *st, uint32_t id, bool gid, unsigned access);
+		   const struct r4_stat *st, const uint8_t *id, size_t n, bool gid,
+		   unsigned access);
 /* F/..audit/(log <- L): audit F into the log at path log. */
 int r4_pseudo_audit_into(r4_db *db, struct r4_pseudo_ctx *c, const char *path,
 			 const struct r4_stat *st, const char *log);
 
 /*
- * D/..new (section 6.2) and a missing name written to (5.2): make path, a
- * new R4_NEW_* object (format: an aggregate's R4_FORMAT_*) with permission
- * bits perm less the umask, owned as perm.c says, in the directory d
- * (NULL: stat it); a symlink's target tgt[0, tlen).  *st: the new object.
+ * A missing name written to (section 5.2), and what the calls below make:
+ * make path, a new R4_NEW_* object (format: an aggregate's R4_FORMAT_*)
+ * with permission bits perm less the umask, owned as perm.c says, in the
+ * directory d (NULL: stat it); a symlink's target tgt[0, tlen).  *st: the
+ * new object.  It tells c->changes nothing: its caller names the entry.
  */
 int r4_pseudo_make(r4_db *db, struct r4_pseudo_ctx *c, const char *path,
 		   const struct r4_stat *d, unsigned type, unsigned format, uint32_t perm,
 		   const uint8_t *tgt, size_t tlen, struct r4_stat *st);
-/* LINK (section 5.3): the entry path, in the directory at dir, for the
- * object st at target, if c->who may add it there; recorded as a "link"
- * (section 6.4).  *out: its stat. */
-int r4_pseudo_link(r4_db *db, struct r4_pseudo_ctx *c, const char *target,
-		   const struct r4_stat *st, const char *dir, const char *path,
-		   struct r4_stat *out);
-/* May c->who add an entry to the directory at dir, or (st) remove or
- * replace the entry path of st there (perm.c: write, search, sticky)? */
-int r4_pseudo_may_change(r4_db *db, struct r4_pseudo_ctx *c, const char *dir,
-			 const struct r4_stat *st, const char *path);
 
-/* The values pseudo files and parameter blocks take (section 6.1): one
- * trailing LF ignored; decimal (neg_ok: a leading '-'), 1 to 4 octal
- * digits, a name for a new entry (not ".", ".." or a "..x" R4L would
- * take for a pseudo name).  -EINVAL (-ENAMETOOLONG) when malformed. */
+/* ..new's parameter block (section 6.2), as R4L's plan holds it. */
+struct r4_new {
+	unsigned type, format;			/* R4_NEW_*, an aggregate's R4_FORMAT_* */
+	const uint8_t *name, *perm, *target;	/* text; perm NULL: not given */
+	size_t name_len, perm_len, target_len;
+};
+/*
+ * D/..new/(name <- N, ...): the entry N (one trailing LF ignored; not ".",
+ * ".." or a pseudo name) in the directory d at dir, a new object as
+ * r4_pseudo_make makes it, with permission bits perm (1 to 4 octal digits;
+ * not given: 0666 for a regular file or invert, else 0777); -EEXIST when
+ * the name is taken.  *path: the new entry's path (NULL before the name is
+ * checked; the caller's to r4_free, whether or not the call made it), *st:
+ * the new object.
+ */
+int r4_pseudo_new(r4_db *db, struct r4_pseudo_ctx *c, const char *dir,
+		  const struct r4_stat *d, const struct r4_new *nw, char **path, struct r4_stat *st);
+/* LINK (section 5.3): the entry name[0, n) (as ..new's) in the directory d
+ * at dir for the object st at target (a directory: -EPERM), if c->who may
+ * add it there; recorded as a "link" (section 6.4).  *path: the new
+ * entry's path (as r4_pseudo_new's), *out: its stat. */
+int r4_pseudo_link(r4_db *db, struct r4_pseudo_ctx *c, const char *target,
+		   const struct r4_stat *st, const char *dir, const struct r4_stat *d,
+		   const uint8_t *name, size_t n, char **path, struct r4_stat *out);
+/* T -> E (section 5.3): make path, an entry of the directory dir, a
+ * symlink to tgt[0, n).  st: the object path names, NULL for none (then d:
+ * the directory's stat, NULL: stat it).  A symlink is replaced; anything
+ * else stays (-EISDIR, -EEXIST).  *out: the new symlink (out may be st). */
+int r4_pseudo_symlink(r4_db *db, struct r4_pseudo_ctx *c, const char *path,
+		      const struct r4_stat *st, uint64_t dir, const struct r4_stat *d,
+		      const uint8_t *tgt, size_t n, struct r4_stat *out);
+
+/* p[0, *n) less one trailing LF, as every value a pseudo file or
+ * parameter block takes (section 6.1). */
 void r4_pseudo_chop(const uint8_t *p, size_t *n);
-int r4_pseudo_int(const uint8_t *p, size_t n, bool neg_ok, int64_t *out);
-int r4_pseudo_octal(const uint8_t *p, size_t n, uint32_t *out);
-int r4_pseudo_newname(const uint8_t *p, size_t n);
 
 
 /*

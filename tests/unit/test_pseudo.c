@@ -5,7 +5,9 @@
  * by the owner, a stranger and root; write-only and read-only pseudo
  * files; and each answer against R4L's for the same identity (the
  * executor reaches the same code, so the two must agree to the byte and
- * to the message).
+ * to the message).  Then the executor's own calls: what each change tells
+ * r4_pseudo_ctx.changes, and ..new, LINK, T -> E, ..range and ..acl rules
+ * from their parameters' text, with R4L's words for what they refuse.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -241,14 +243,15 @@ static void test_invert(r4_db *db)
 	same_read(db, &OWNER, "/d/inv", R4_PSEUDO_PLUGIN, NULL, 0);
 }
 
-/* The contents of the file at path (static buffer). */
+/* The contents of the file at path, or the symlink's text (static buffer). */
 static const char *contents_of(r4_db *db, const char *path)
 {
 	static char buf[256];
 	size_t n = 0;
 
 	buf[0] = 0;
-	if (!r4_read(db, path, 0, buf, sizeof(buf) - 1, &n))
+	if (!r4_read(db, path, 0, buf, sizeof(buf) - 1, &n) ||
+	    !r4_readlink(db, path, buf, sizeof(buf) - 1, &n))
 		buf[n] = 0;
 	return buf;
 }
@@ -289,6 +292,281 @@ static void test_invert_symlinks(r4_db *db)
 	same_read(db, &STRANGER, "/d/inv3", R4_PSEUDO_BODY, NULL, -EACCES);
 }
 
+/* What c->changes heard: one "ino what path" line per unit. */
+struct heard {
+	char text[600];
+	int refuse;		/* returned for each unit (a ',' group's conflict) */
+};
+
+static int hear(void *arg, uint64_t ino, int what, const char *path)
+{
+	struct heard *h = arg;
+	size_t n = strlen(h->text);
+
+	snprintf(h->text + n, sizeof(h->text) - n, "%llu %d %s\n", (unsigned long long)ino, what,
+		 path);
+	return h->refuse;
+}
+
+/* The executor's way to pseudo.c, for who: h hears the changes, why the words. */
+static struct r4_pseudo_ctx ctx_for(const struct r4_ident *who, struct heard *h,
+				    struct r4_why *why)
+{
+	*h = (struct heard){"", 0};
+	why->msg[0] = 0;
+	return (struct r4_pseudo_ctx){.who = who, .actor = who, .why = why, .changes = hear,
+				      .arg = h};
+}
+
+/* Did h hear exactly the units of want ("ino what path" lines), then forget them? */
+static bool heard(struct heard *h, const char *want)
+{
+	bool same = !strcmp(h->text, want);
+
+	if (!same)
+		fprintf(stderr, "heard: [%s]\nwant:  [%s]\n", h->text, want);
+	h->text[0] = 0;
+	return same;
+}
+
+/* A line of heard text. */
+static const char *unit(uint64_t ino, int what, const char *path)
+{
+	static char line[4][200];
+	static unsigned k;
+	char *l = line[k++ % 4];
+
+	snprintf(l, sizeof(line[0]), "%llu %d %s\n", (unsigned long long)ino, what, path);
+	return l;
+}
+
+/* r4_pseudo_ctx.changes: each change tells first what it will change (the
+ * executor's ',' groups), and a refusal there is the call's, before anything changed. */
+static void test_changes(r4_db *db)
+{
+	struct heard h;
+	struct r4_why why;
+	struct r4_pseudo_ctx c = ctx_for(&ROOT, &h, &why);
+	struct r4_window win = {1, 1, true, R4_WIN_OVERLAY};
+	struct r4_stat d, t;
+	char want[600];
+
+	CHECK_RC(r4_create(db, "/d/t", 0644, 1000, 100));
+	CHECK_RC(r4_stat(db, "/d", &d));
+	CHECK_RC(r4_stat(db, "/d/t", &t));
+	CHECK_RC(r4_begin(db));
+	CHECK_RC(r4_pseudo_put(db, &c, "/d/t", &t, d.ino, R4_PSEUDO_NONE, NULL,
+			       (const uint8_t *)"abc", 3, false));
+	snprintf(want, sizeof(want), "%s%s", unit(t.ino, 0, "/d/t"),
+		 unit(t.ino, R4_PSEUDO_SIZE, "/d/t"));
+	CHECK(heard(&h, want));
+	CHECK_RC(r4_stat(db, "/d/t", &t));
+	CHECK_RC(r4_pseudo_window_put(db, &c, "/d/t", &t, &win, (const uint8_t *)"B", 1));
+	CHECK(heard(&h, want));
+	CHECK(!strcmp(contents_of(db, "/d/t"), "aBc"));
+
+	/* a rename: the object's ..name, its old and new entries */
+	CHECK_RC(r4_pseudo_put(db, &c, "/d/t", &t, d.ino, R4_PSEUDO_NAME, NULL,
+			       (const uint8_t *)"u\n", 2, false));
+	CHECK(c.moved && !strcmp(c.moved, "/d/u"));
+	r4_free(c.moved);
+	c.moved = NULL;
+	snprintf(want, sizeof(want), "%s%s%s", unit(t.ino, R4_PSEUDO_NAME, "/d/t"),
+		 unit(d.ino, -1, "/d/t"), unit(d.ino, -1, "/d/u"));
+	CHECK(heard(&h, want));
+
+	/* refused where it tells: nothing changed, no words of pseudo.c's */
+	h.refuse = -EBUSY;
+	CHECK_EQ(r4_pseudo_put(db, &c, "/d/u", &t, d.ino, R4_PSEUDO_MODE, NULL,
+			       (const uint8_t *)"0600", 4, false), -EBUSY);
+	CHECK(heard(&h, unit(t.ino, R4_PSEUDO_MODE, "/d/u")));
+	CHECK(!why.msg[0]);
+	CHECK_RC(r4_stat(db, "/d/u", &t));
+	CHECK_EQ(t.mode & 07777, 0644);
+	h.refuse = 0;
+
+	/* a rule, an audit setting: those pseudo files */
+	CHECK_RC(r4_pseudo_rule(db, &c, "/d/u", &t, (const uint8_t *)"2000", 4, false, 2));
+	CHECK(heard(&h, unit(t.ino, R4_PSEUDO_ACL, "/d/u")));
+	CHECK_RC(r4_pseudo_audit_into(db, &c, "/d/u", &t, "/d/f"));
+	CHECK(heard(&h, unit(t.ino, R4_PSEUDO_AUDIT, "/d/u")));
+
+	/* an unlink: the directory's ..unlink, the entry, the object */
+	CHECK_RC(r4_pseudo_put(db, &c, "/d", &d, 0, R4_PSEUDO_UNLINK, NULL, (const uint8_t *)"u",
+			       1, false));
+	snprintf(want, sizeof(want), "%s%s%s", unit(d.ino, R4_PSEUDO_UNLINK, "/d"),
+		 unit(d.ino, -1, "/d/u"), unit(t.ino, 0, "/d/u"));
+	CHECK(heard(&h, want));
+	CHECK_EQ(r4_stat(db, "/d/u", &t), -ENOENT);
+	r4_abort(db);
+	CHECK_RC(r4_unlink(db, "/d/t"));
+}
+
+/* A refusal: rc is want and c->why says words (then forgotten). */
+static bool refused(int rc, int want, struct r4_why *why, const char *words)
+{
+	bool same = rc == want && !strcmp(why->msg, words);
+
+	if (!same)
+		fprintf(stderr, "rc %d, why [%s]\nwant %d, [%s]\n", rc, why->msg, want, words);
+	why->msg[0] = 0;
+	return same;
+}
+
+/* ..new, LINK and T -> E: the entries they make, what they refuse in
+ * R4L's words, and what they tell c->changes first. */
+static void test_new_entries(r4_db *db)
+{
+	struct heard h;
+	struct r4_why why;
+	struct r4_pseudo_ctx c = ctx_for(&OWNER, &h, &why);
+	struct r4_new nw = {R4_NEW_REGULAR, 0, (const uint8_t *)"n\n", (const uint8_t *)"640",
+			    NULL, 2, 3, 0};
+	struct r4_stat d, f, x, st;
+	char *path = NULL, want[600];
+
+	CHECK_RC(r4_stat(db, "/d", &d));
+	CHECK_RC(r4_stat(db, "/d/f", &f));
+	CHECK_RC(r4_stat(db, "/x", &x));
+	CHECK_RC(r4_begin(db));
+
+	/* ..new: the name less its LF, perm as given, else by type */
+	CHECK_RC(r4_pseudo_new(db, &c, "/d", &d, &nw, &path, &st));
+	CHECK(path && !strcmp(path, "/d/n"));
+	CHECK_EQ(st.mode, S_IFREG | 0640);
+	CHECK_EQ(st.uid, 1000);
+	CHECK(heard(&h, unit(d.ino, -1, "/d/n")));
+	r4_free(path);
+	nw = (struct r4_new){R4_NEW_DIRECTORY, 0, (const uint8_t *)"sub", NULL, NULL, 3, 0, 0};
+	CHECK_RC(r4_pseudo_new(db, &c, "/d", &d, &nw, &path, &st));
+	CHECK_EQ(st.mode, S_IFDIR | 0755);	/* 0777 less the umask */
+	r4_free(path);
+	nw = (struct r4_new){R4_NEW_SYMLINK, 0, (const uint8_t *)"sl", NULL, (const uint8_t *)"n",
+			     2, 0, 1};
+	CHECK_RC(r4_pseudo_new(db, &c, "/d", &d, &nw, &path, &st));
+	CHECK(!strcmp(contents_of(db, "/d/sl"), "n"));
+	r4_free(path);
+	h.text[0] = 0;
+
+	/* refused: where, what name, what perm, a name taken, a directory
+	 * the caller may not write */
+	CHECK(refused(r4_pseudo_new(db, &c, "/d/f", &f, &nw, &path, &st), -ENOTDIR, &why,
+		      "cannot create in '/d/f'"));
+	nw = (struct r4_new){R4_NEW_REGULAR, 0, (const uint8_t *)"..x", NULL, NULL, 3, 0, 0};
+	CHECK(refused(r4_pseudo_new(db, &c, "/d", &d, &nw, &path, &st), -EINVAL, &why,
+		      "cannot create '..x' in '/d'"));
+	nw.name = (const uint8_t *)"m";
+	nw.name_len = 1;
+	nw.perm = (const uint8_t *)"8";
+	nw.perm_len = 1;
+	CHECK(refused(r4_pseudo_new(db, &c, "/d", &d, &nw, &path, &st), -EINVAL, &why,
+		      "'perm' takes 1 to 4 octal digits"));
+	r4_free(path);
+	nw.name = (const uint8_t *)"n";
+	nw.perm = NULL;
+	CHECK(refused(r4_pseudo_new(db, &c, "/d", &d, &nw, &path, &st), -EEXIST, &why,
+		      "cannot create '/d/n'"));
+	r4_free(path);
+	c.who = c.actor = &STRANGER;
+	CHECK(refused(r4_pseudo_new(db, &c, "/x", &x, &nw, &path, &st), -EACCES, &why,
+		      "cannot change '/x/n'"));
+	r4_free(path);
+	CHECK(heard(&h, unit(x.ino, -1, "/x/n")));
+	CHECK_EQ(r4_stat(db, "/x/n", &st), -ENOENT);
+	c.who = c.actor = &OWNER;
+
+	/* LINK: one more name of /d/f, its ..nlink changed */
+	CHECK_RC(r4_pseudo_link(db, &c, "/d/f", &f, "/d", &d, (const uint8_t *)"l\n", 2, &path,
+				&st));
+	CHECK(path && !strcmp(path, "/d/l"));
+	CHECK_EQ(st.ino, f.ino);
+	CHECK_EQ(st.nlink, 2);
+	snprintf(want, sizeof(want), "%s%s", unit(d.ino, -1, "/d/l"),
+		 unit(f.ino, R4_PSEUDO_NLINK, "/d/f"));
+	CHECK(heard(&h, want));
+	r4_free(path);
+	CHECK(refused(r4_pseudo_link(db, &c, "/x", &x, "/d", &d, (const uint8_t *)"l2", 2, &path,
+				     &st), -EPERM, &why, "cannot link to '/x': it is a directory"));
+	CHECK(refused(r4_pseudo_link(db, &c, "/d/f", &f, "/d/f", &f, (const uint8_t *)"l2", 2,
+				     &path, &st), -ENOTDIR, &why, "cannot link in '/d/f'"));
+	CHECK(refused(r4_pseudo_link(db, &c, "/d/f", &f, "/d", &d, (const uint8_t *)".", 1, &path,
+				     &st), -EINVAL, &why, "cannot link '.' in '/d'"));
+	CHECK(refused(r4_pseudo_link(db, &c, "/d/f", &f, "/d", &d, (const uint8_t *)"l", 1, &path,
+				     &st), -EEXIST, &why, "cannot link '/d/l' to '/d/f'"));
+	r4_free(path);
+	h.text[0] = 0;
+
+	/* T -> E: a missing name made a symlink, a symlink replaced; not
+	 * another object, nor with an empty target */
+	CHECK_RC(r4_pseudo_symlink(db, &c, "/d/s", NULL, d.ino, &d, (const uint8_t *)"f", 1, &st));
+	CHECK(S_ISLNK(st.mode));
+	CHECK(!strcmp(contents_of(db, "/d/s"), "f"));
+	CHECK_RC(r4_pseudo_symlink(db, &c, "/d/s", &st, d.ino, NULL, (const uint8_t *)"l", 1, &st));
+	CHECK(!strcmp(contents_of(db, "/d/s"), "l"));
+	snprintf(want, sizeof(want), "%s%s", unit(d.ino, -1, "/d/s"), unit(d.ino, -1, "/d/s"));
+	CHECK(heard(&h, want));
+	CHECK(refused(r4_pseudo_symlink(db, &c, "/d/s", &st, d.ino, NULL, (const uint8_t *)"", 0,
+					&st), -EINVAL, &why, "cannot make '/d/s' a symlink"));
+	CHECK(!strcmp(contents_of(db, "/d/s"), "l"));
+	CHECK(refused(r4_pseudo_symlink(db, &c, "/d/f", &f, d.ino, NULL, (const uint8_t *)"g", 1,
+					&st), -EEXIST, &why, "cannot make '/d/f' a symlink"));
+	CHECK(refused(r4_pseudo_symlink(db, &c, "/x", &x, 0, NULL, (const uint8_t *)"g", 1, &st),
+		      -EISDIR, &why, "cannot make '/x' a symlink"));
+	c.who = c.actor = &STRANGER;
+	CHECK(refused(r4_pseudo_symlink(db, &c, "/d/s", &st, d.ino, NULL, (const uint8_t *)"g", 1,
+					&st), -EACCES, &why, "cannot change '/d/s'"));
+	r4_abort(db);
+}
+
+/* A ..range window and a rule from their parameters' text. */
+static void test_parameters(r4_db *db)
+{
+	struct heard h;
+	struct r4_why why;
+	struct r4_pseudo_ctx c = ctx_for(&OWNER, &h, &why);
+	struct r4_window w;
+	struct r4_stat d, f, agg, lnk;
+	struct r4_buf b = {0};
+	char t[200];
+
+	CHECK_EQ(r4l(db, &ROOT, "/d/..new/(name <- \"agg\", type <- aggregate); "
+		     "/d/lnk -> \"f\"", t, sizeof(t)), 0);
+	CHECK_RC(r4_stat(db, "/d", &d));
+	CHECK_RC(r4_stat(db, "/d/f", &f));
+	CHECK_RC(r4_stat(db, "/d/agg", &agg));
+	CHECK_RC(r4_stat(db, "/d/lnk", &lnk));	/* (the link itself) */
+
+	/* a window: of a file or an aggregate, offset and length decimal from 0 */
+	CHECK_RC(r4_pseudo_window(db, &c, "/d/f", &f, (const uint8_t *)"2", 1,
+				  (const uint8_t *)"3\n", 2, R4_WIN_ZERO, &w));
+	CHECK(w.off == 2 && w.len == 3 && w.len_set && w.mode == R4_WIN_ZERO);
+	CHECK_RC(r4_pseudo_window(db, &c, "/d/agg", &agg, NULL, 0, NULL, 0, R4_WIN_SHIFT, &w));
+	CHECK(w.off == 0 && !w.len_set && w.mode == R4_WIN_SHIFT);
+	CHECK(refused(r4_pseudo_window(db, &c, "/d/f", &f, (const uint8_t *)"-1", 2, NULL, 0, 0,
+				       &w), -EINVAL, &why, "'offset' takes a decimal number from 0"));
+	CHECK(refused(r4_pseudo_window(db, &c, "/d/f", &f, NULL, 0, (const uint8_t *)"3k", 2, 0,
+				       &w), -EINVAL, &why, "'length' takes a decimal number from 0"));
+	CHECK(refused(r4_pseudo_window(db, &c, "/d", &d, NULL, 0, NULL, 0, 0, &w), -EISDIR, &why,
+		      "cannot take a window of '/d'"));
+	CHECK(refused(r4_pseudo_window(db, &c, "/d/lnk", &lnk, NULL, 0, NULL, 0, 0, &w), -EINVAL,
+		      &why, "cannot take a window of '/d/lnk': not a file"));
+	CHECK(!h.text[0]);	/* (a window changes nothing) */
+
+	/* a rule: the id decimal, below 2^32 - 1; refused before it tells */
+	CHECK_RC(r4_begin(db));
+	CHECK_RC(r4_pseudo_rule(db, &c, "/d/f", &f, (const uint8_t *)"2000\n", 5, true, 1));
+	CHECK(heard(&h, unit(f.ino, R4_PSEUDO_ACL, "/d/f")));
+	CHECK_RC(r4_pseudo_get(db, &c, "/d/f", &f, R4_PSEUDO_ACL, NULL, &b));
+	CHECK(b.len == 14 && !memcmp(b.p, "gid 2000 read\n", 14));
+	CHECK(refused(r4_pseudo_rule(db, &c, "/d/f", &f, (const uint8_t *)"4294967295", 10, true, 1),
+		      -EINVAL, &why, "'gid' takes a decimal id"));
+	CHECK(refused(r4_pseudo_rule(db, &c, "/d/f", &f, (const uint8_t *)"-1", 2, false, 1),
+		      -EINVAL, &why, "'uid' takes a decimal id"));
+	CHECK(!h.text[0]);
+	r4_abort(db);
+	r4_buf_free(&b);
+}
+
 int main(void)
 {
 	struct r4_open_opts o = {.rw = true};
@@ -313,6 +591,9 @@ int main(void)
 	test_writes(db);
 	test_invert(db);
 	test_invert_symlinks(db);
+	test_changes(db);
+	test_new_entries(db);
+	test_parameters(db);
 	r4_close(db);
 	if (t_fail)
 		fprintf(stderr, "image kept in %s\n", dir);
