@@ -1684,10 +1684,16 @@ static int rename_at(struct r4_db *db, struct rename_ctx *r, unsigned flags)
 	rc = (flags & R4_RENAME_EXCHANGE) ? rename_exchange(db, r) : rename_move(db, r);
 	if (rc)
 		return rc;
+	/* both directories' entries changed, and the objects moved (the one
+	 * replaced lost a link: drop_link stamped it) */
+	r4_obj_touch(db, &r->fdir, true, true);
+	r4_obj_touch(db, &r->tdir, true, true);
 	r4_obj_touch(db, &r->src, false, true);
 	held_way(db, &r->src.sdkey, &r->tdir.sdkey, r->tname, r->tlen);
-	if (r->have_dst && (flags & R4_RENAME_EXCHANGE))
+	if (r->have_dst && (flags & R4_RENAME_EXCHANGE)) {
+		r4_obj_touch(db, &r->dst, false, true);
 		held_way(db, &r->dst.sdkey, &r->fdir.sdkey, r->fname, r->flen);
+	}
 	if ((rc = r4_obj_save(db, &r->src)))
 		return rc;
 	if (r->have_dst && (flags & R4_RENAME_EXCHANGE) && (rc = r4_obj_save(db, &r->dst)))

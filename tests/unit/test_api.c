@@ -151,6 +151,58 @@ static void test_rename_flags(r4_db *db)
 	CHECK_RC(r4_rename(db, "/r2/empty", "/r2/empty", 0));	/* same name: nothing */
 }
 
+/* Stamp path's mtime and ctime 1000 (an old time any change replaces). */
+static void stamp_old(r4_db *db, const char *path)
+{
+	struct r4_setattr sa = {.mask = R4_SET_MTIME | R4_SET_CTIME};
+
+	sa.mtime.tv_sec = sa.ctime.tv_sec = 1000;
+	CHECK_RC(r4_setattr(db, path, &sa));
+}
+
+/* Did a change stamp path's mtime (m) and ctime since stamp_old? */
+static void check_stamped(r4_db *db, const char *path, bool m)
+{
+	struct r4_stat st;
+
+	CHECK_RC(r4_stat(db, path, &st));
+	CHECK(st.ctime.tv_sec > 1000);
+	CHECK(m ? st.mtime.tv_sec > 1000 : st.mtime.tv_sec == 1000);
+}
+
+/* rename(2) changes both directories' mtime and ctime, and the ctime of
+ * what it moves and of what it replaces (its link count drops) or
+ * exchanges with (generic/309). */
+static void test_rename_times(r4_db *db)
+{
+	static const char *const all[] = {"/rt1", "/rt2", "/rt1/a", "/rt2/a", "/rt2/b"};
+
+	CHECK_RC(r4_mkdir(db, "/rt1", 0755, 0, 0));
+	CHECK_RC(r4_mkdir(db, "/rt2", 0755, 0, 0));
+	CHECK_RC(r4_create(db, "/rt1/a", 0644, 0, 0));
+	CHECK_RC(r4_create(db, "/rt2/a", 0644, 0, 0));
+	CHECK_RC(r4_link(db, "/rt2/a", "/rt2/b"));	/* replaced, it lives on as b */
+	for (size_t i = 0; i < sizeof(all) / sizeof(*all); i++)
+		stamp_old(db, all[i]);
+	CHECK_RC(r4_rename(db, "/rt1/a", "/rt2/a", 0));
+	check_stamped(db, "/rt1", true);
+	check_stamped(db, "/rt2", true);
+	check_stamped(db, "/rt2/a", false);
+	check_stamped(db, "/rt2/b", false);
+	/* exchanged across directories, and within one */
+	CHECK_RC(r4_create(db, "/rt1/a", 0644, 0, 0));
+	for (size_t i = 0; i < sizeof(all) / sizeof(*all); i++)
+		stamp_old(db, all[i]);
+	CHECK_RC(r4_rename(db, "/rt1/a", "/rt2/b", R4_RENAME_EXCHANGE));
+	check_stamped(db, "/rt1", true);
+	check_stamped(db, "/rt2", true);
+	check_stamped(db, "/rt1/a", false);
+	check_stamped(db, "/rt2/b", false);
+	stamp_old(db, "/rt2");
+	CHECK_RC(r4_rename(db, "/rt2/a", "/rt2/b", R4_RENAME_EXCHANGE));
+	check_stamped(db, "/rt2", true);
+}
+
 static void test_times(r4_db *db)
 {
 	struct r4_setattr sa = {0};
@@ -589,6 +641,7 @@ int main(void)
 		test_refusals(db);
 		test_nlink_and_blocks(db);
 		test_rename_flags(db);
+		test_rename_times(db);
 		test_times(db);
 		test_statfs_inodes(db);
 		test_readdir_cursor(db);
