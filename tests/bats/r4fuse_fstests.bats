@@ -58,3 +58,20 @@ renameat2() {
 	run "$R4" fsck "$IMG"
 	assert_success
 }
+
+@test "generic/258: a time before 1970 is the format's first second, not 2096" {
+	mount_r4
+	touch "$MNT/old"
+	touch -d '1960-01-01 00:00:00 UTC' "$MNT/old"
+	run stat -c '%.9X %.9Y' "$MNT/old"
+	assert_output '0.000000000 0.000000000'
+	umount_r4
+	# as stored: what the next mount, r4sh and fsck.reiser4 read
+	run "$R4SH" -c '/old/..atime' -c '/old/..mtime' "$IMG"
+	assert_output $'0\n0'
+	mount_r4
+	run stat -c '%X %Y' "$MNT/old"
+	assert_output '0 0'
+	umount_r4
+	fsck_reiser4 "$IMG"
+}

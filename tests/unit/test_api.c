@@ -239,6 +239,15 @@ static void test_times(r4_db *db)
 	CHECK_EQ(st.mtime.tv_nsec, 0);
 	CHECK_EQ(st.ctime.tv_sec, 4294967295);
 	CHECK_EQ(st.ctime.tv_nsec, 7);
+	/* before 1970: the lower end, as generic/258's touch -d 1960-01-01
+	 * (which read back as 2096 while seconds were cast) */
+	sa.mask = R4_SET_ATIME | R4_SET_MTIME;
+	sa.atime = (struct timespec){-315619200, 5};
+	sa.mtime = (struct timespec){-1, 999999999};	/* 1969-12-31 23:59:59.999999999 */
+	CHECK_RC(r4_setattr(db, "/tm", &sa));
+	CHECK_RC(r4_stat(db, "/tm", &st));
+	CHECK(st.atime.tv_sec == 0 && st.atime.tv_nsec == 0);
+	CHECK(st.mtime.tv_sec == 0 && st.mtime.tv_nsec == 0);
 }
 
 /* statfs's object counts: files - ffree is the number of objects (df -i's
