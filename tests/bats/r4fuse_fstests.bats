@@ -75,3 +75,43 @@ renameat2() {
 	umount_r4
 	fsck_reiser4 "$IMG"
 }
+
+# generic/683 (fallocate) and 685 (fallocate --zero-range): a file of
+# root's, mode $1, after uid 65534 (no member of its group) or root
+# allocates 64 KiB in it.
+setid_after() {
+	local who=$1 mode=$2 op=$3
+	rm -f "$MNT/w/f"
+	touch "$MNT/w/f"
+	chmod "$mode" "$MNT/w/f"
+	if [ "$who" = root ]; then
+		fallocate $op -l 64K "$MNT/w/f"
+	else
+		setpriv --reuid=65534 --regid=65534 --clear-groups fallocate $op -l 64K "$MNT/w/f"
+	fi
+	stat -c '%a %s' "$MNT/w/f"
+}
+
+@test "generic/683, 685: fallocate and zero-range by a non-member drop setuid and setgid" {
+	need_cmd setpriv
+	need_cmd fallocate
+	"$R4SH" -c 'mkdir /w' -c '/w/..mode <- "0777"' "$IMG" >/dev/null
+	# a mount point uid 65534 can reach ($T is 0700)
+	MNT=$(mktemp -d /tmp/r4mnt.XXXXXX)
+	MNT_EXTRA=$MNT
+	chmod 755 "$MNT"
+	mount_r4 -o allow_other
+	for op in "" -z; do
+		run setid_after nobody 6666 "$op"
+		assert_output '666 65536'
+		run setid_after nobody 6676 "$op"
+		assert_output '676 65536'
+		run setid_after nobody 4666 "$op"
+		assert_output '666 65536'
+		run setid_after root 6676 "$op"
+		assert_output '6676 65536'
+	done
+	umount_r4
+	run "$R4" fsck "$IMG"
+	assert_success
+}
