@@ -1202,6 +1202,48 @@ int r4_file_readdir(r4_file *f, struct r4_dirpos *pos, r4_dirent_fn fn, void *ct
 	return r4_db_seen(f->db, rc);
 }
 
+struct seek_ctx {
+	const struct r4_dirpos *at;	/* the listing's cursor */
+	struct r4_dirpos found;
+	uint64_t tell;
+};
+
+static int seek_fn(void *ctx, const char *name, size_t len, const r4_key *sdkey)
+{
+	struct seek_ctx *s = ctx;
+
+	(void)name;
+	(void)len;
+	(void)sdkey;
+	if (r4_dirpos_tell(s->at) != s->tell)
+		return 0;
+	s->found = *s->at;	/* (the cursor goes back before it: the stop) */
+	return 1;
+}
+
+int r4_file_dirseek(r4_file *f, uint64_t tell, struct r4_dirpos *pos)
+{
+	struct r4_dirpos at = {0};
+	struct seek_ctx s = {.at = &at, .tell = tell};
+	struct r4_inode dir;
+	int rc;
+
+	if (!tell) {
+		*pos = at;
+		return 0;
+	}
+	if ((rc = file_load(f, &dir)))
+		return rc == -ESTALE ? -EINVAL : rc;	/* removed while open: no entries */
+	rc = !S_ISDIR(dir.sd.sd_mode) ? -ENOTDIR : (rc = file_may(f, &dir, 4)) ? rc
+	     : r4_dir_iterate(f->db, &dir, &at, seek_fn, &s);
+	r4_obj_fini(&dir);
+	if (!rc && !s.found.started)
+		rc = -EINVAL;
+	if (!rc)
+		*pos = s.found;
+	return r4_db_seen(f->db, rc);
+}
+
 /* A change through an open file: r4_file_write, _append (sa NULL: the
  * bytes buf[0, len) at off, or at the end) and r4_file_setattr (sa).
  * Checked for the opener, audited, applied: one operation. */

@@ -115,3 +115,47 @@ setid_after() {
 	run "$R4" fsck "$IMG"
 	assert_success
 }
+
+@test "generic/676: seekdir to any telldir position of a 4000-entry directory, in any open" {
+	mount_r4
+	mkdir "$MNT/big"
+	(cd "$MNT/big" && seq -f 'entry-%g-of-a-long-name' 4000 | xargs touch)
+	run perl -e '
+		my $d = "$ARGV[0]/big";
+		sub rest { my ($dh, $n) = @_; my @r;
+			while (@r < $n && defined(my $e = readdir($dh))) { push @r, $e } "@r" }
+		opendir(my $dh, $d) or die;
+		my (@tell, @after, $n);
+		while (1) {
+			if ($n % 500 == 7) { push @tell, telldir($dh); push @after, rest($dh, 20); $n += 20 }
+			defined(readdir($dh)) or last;
+			$n++;
+		}
+		print "entries $n marks ", scalar(@tell), "\n";
+		# back to an early one, then to a later one, then through the rest
+		for my $i (1, 7, 0, 5, 3) {
+			seekdir($dh, $tell[$i]);
+			print "seekdir $i: ", rest($dh, 20) eq $after[$i] ? "same" : "differs", "\n";
+		}
+		# another open of the directory takes the same positions
+		opendir(my $other, $d) or die;
+		seekdir($other, $tell[6]);
+		print "other open: ", rest($other, 20) eq $after[6] ? "same" : "differs", "\n";
+		# an entry gone after its position was handed out: the position stays
+		my ($gone) = split / /, $after[1];
+		unlink("$d/$gone") or die;
+		seekdir($dh, $tell[2]);
+		print "after unlink: ", rest($dh, 20) eq $after[2] ? "same" : "differs", "\n";
+	' "$MNT"
+	assert_success
+	assert_output - <<'OUT'
+entries 4002 marks 8
+seekdir 1: same
+seekdir 7: same
+seekdir 0: same
+seekdir 5: same
+seekdir 3: same
+other open: same
+after unlink: same
+OUT
+}

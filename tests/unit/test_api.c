@@ -497,6 +497,93 @@ static void test_symlink_limits(void)
 /* deg_hash gives every long name the same hash: 300 names sharing their
  * first 15 bytes all get one key, spread over several items and leaves.
  * Lookup, listing, unlink and rename must still tell them apart. */
+struct tells {
+	char name[160][64];
+	uint64_t tell[160];
+	int n, max;
+	const struct r4_dirpos *pos;	/* the listing's cursor */
+};
+
+static int tell_fn(void *ctx, const char *name, size_t len, uint64_t ino, uint32_t type)
+{
+	struct tells *t = ctx;
+
+	(void)ino;
+	(void)type;
+	if (t->n >= t->max)
+		return 1;
+	snprintf(t->name[t->n], sizeof(t->name[0]), "%.*s", (int)len, name);
+	t->tell[t->n++] = r4_dirpos_tell(t->pos);	/* (past this entry) */
+	return 0;
+}
+
+/* The entries of f listed from tell on (at most max); their count. */
+static int list_from(r4_file *f, uint64_t tell, struct tells *t, int max)
+{
+	struct r4_dirpos pos;
+
+	t->n = 0;
+	t->max = max;
+	t->pos = &pos;
+	CHECK_RC(r4_file_dirseek(f, tell, &pos));
+	CHECK_RC(r4_file_readdir(f, &pos, tell_fn, t));
+	return t->n;
+}
+
+/* A position as a number (r4_dirpos_tell) names the entry it follows in
+ * any listing, and r4_file_dirseek finds it again (generic/676).  Where
+ * entries share a key (deg_hash), it is a place among them: removing one
+ * of them moves the others'; with keys of their own (gone), removing an
+ * entry takes its position alone. */
+static void test_dir_tell(r4_db *db, const char *dir, int count, bool gone)
+{
+	static struct tells all, again, one;
+	r4_file *f = NULL, *g = NULL;
+	struct r4_dirpos pos;
+	char p[160];
+
+	CHECK_RC(r4_file_open(db, dir, &f));
+	CHECK_RC(r4_file_open(db, dir, &g));
+	if (!f || !g)
+		return;
+	CHECK_EQ(list_from(f, 0, &all, 160), count);
+	CHECK_EQ(list_from(g, 0, &again, 160), count);
+	for (int i = 0; i < all.n; i++) {
+		CHECK(all.tell[i] && all.tell[i] < (UINT64_C(1) << 63));
+		CHECK_EQ(all.tell[i], again.tell[i]);
+		for (int j = 0; j < i; j++)
+			if (all.tell[j] == all.tell[i])
+				CHECK_EQ(j, i);
+	}
+	for (int i = 0; i < all.n; i += 25) {
+		CHECK_EQ(list_from(i % 2 ? f : g, all.tell[i], &one, 1), i + 1 < all.n);
+		CHECK(i + 1 == all.n || !strcmp(one.name[0], all.name[i + 1]));
+	}
+	CHECK_EQ(list_from(f, all.tell[all.n - 1], &one, 1), 0);
+	CHECK_EQ(r4_file_dirseek(f, 12345, &pos), -EINVAL);	/* (no entry's) */
+	if (gone) {
+		snprintf(p, sizeof(p), "%s/%.63s", dir, all.name[count / 2]);
+		CHECK_RC(r4_unlink(db, p));
+		CHECK_EQ(r4_file_dirseek(f, all.tell[count / 2], &pos), -EINVAL);
+		CHECK_EQ(list_from(g, all.tell[count / 2 - 1], &one, 1), 1);
+		CHECK(!strcmp(one.name[0], all.name[count / 2 + 1]));
+	}
+	r4_file_close(g);
+	r4_file_close(f);
+}
+
+static void test_readdir_tell(r4_db *db)
+{
+	char p[128];
+
+	CHECK_RC(r4_mkdir(db, "/tl", 0755, 0, 0));
+	for (int i = 0; i < 150; i++) {
+		snprintf(p, sizeof(p), i % 3 ? "/tl/%d" : "/tl/a-name-longer-than-a-key-holds-%d", i);
+		CHECK_RC(r4_create(db, p, 0644, 0, 0));
+	}
+	test_dir_tell(db, "/tl", 152, true);
+}
+
 static void test_collisions(void)
 {
 	struct r4_open_opts oo = {.rw = true, .cache_nodes = 16};
@@ -543,6 +630,7 @@ static void test_collisions(void)
 	n = 0;
 	CHECK_RC(r4_readdir(db, "/c", &(struct r4_dirpos){0}, count_fn, &n));
 	CHECK_EQ(n, 152);
+	test_dir_tell(db, "/c", 152, false);
 	r4_close(db);
 	int fsck = t_fsck(img);
 
@@ -654,6 +742,7 @@ int main(void)
 		test_times(db);
 		test_statfs_inodes(db);
 		test_readdir_cursor(db);
+		test_readdir_tell(db);
 		test_dotdot_names(db);
 		test_space_reclaimed(db);
 		r4_close(db);
