@@ -972,59 +972,20 @@ static void fb_statfs(fuse_req_t req, fuse_ino_t id)
 	fuse_reply_statfs(req, &sv);
 }
 
-/*
- * fallocate: the modes done fully.  r4 keeps no preallocated extents, so
- * space is allocated the way writing does: mode 0 (and KEEP_SIZE inside
- * the file) rewrites the range with what it holds, so holes get blocks
- * and the size grows to the end; ZERO_RANGE writes zeros.  The space is
- * checked first, so that a full volume refuses the call before it
- * changes anything.  Punching holes, collapsing and inserting ranges
- * answer EOPNOTSUPP.
- */
-static int fallocate_range(r4_file *f, int mode, off_t off, off_t len, char *buf)
-{
-	bool zero = mode & FALLOC_FL_ZERO_RANGE;
-	struct r4_statfs sf;
-	struct r4_stat st;
-	int rc;
-
-	if ((rc = r4_file_stat(f, &st)) || (rc = r4_statfs(B.db, &sf)))
-		return rc;
-	if ((mode & FALLOC_FL_KEEP_SIZE) && (uint64_t)(off + len) > st.size)
-		return -EOPNOTSUPP;	/* blocks past the end: none in r4 */
-	if ((uint64_t)len / sf.bsize + 1 > sf.bavail)
-		return -ENOSPC;
-	if ((rc = br_change_begin()))
-		return rc;
-	for (off_t at = off; !rc && at < off + len;) {
-		size_t n = (size_t)(off + len - at < (1 << 20) ? off + len - at : 1 << 20), got = 0;
-
-		if (zero || (uint64_t)at >= st.size)
-			memset(buf, 0, n);
-		else if ((rc = r4_file_read(f, (uint64_t)at, buf, n, &got)))
-			break;
-		else if (got < n)
-			memset(buf + got, 0, n - got);
-		if (!(rc = r4_file_write(f, (uint64_t)at, buf, n)))
-			at += (off_t)n;
-	}
-	return br_change_end("fallocate", rc);
-}
+/* fallocate(2): one engine call, whose modes are Linux's values */
+_Static_assert(FALLOC_FL_KEEP_SIZE == R4_FALLOC_KEEP_SIZE &&
+		       FALLOC_FL_ZERO_RANGE == R4_FALLOC_ZERO_RANGE,
+	       "r4.h's fallocate modes are Linux's");
 
 static void fb_fallocate(fuse_req_t req, fuse_ino_t id, int mode, off_t off, off_t len,
 			 struct fuse_file_info *fi)
 {
 	struct handle *h = handle_of(fi);
 	struct caller c;
-	char *buf;
 	int rc;
 
 	(void)id;
-	if (mode & ~(FALLOC_FL_KEEP_SIZE | FALLOC_FL_ZERO_RANGE)) {
-		fuse_reply_err(req, EOPNOTSUPP);
-		return;
-	}
-	if (off < 0 || len <= 0 || off > INT64_MAX - len) {
+	if (off < 0 || len <= 0) {
 		fuse_reply_err(req, EINVAL);
 		return;
 	}
@@ -1032,16 +993,10 @@ static void fb_fallocate(fuse_req_t req, fuse_ino_t id, int mode, off_t off, off
 		fuse_reply_err(req, EBADF);
 		return;
 	}
-	if (!(buf = malloc(1 << 20))) {
-		fuse_reply_err(req, ENOMEM);
-		return;
-	}
 	br_enter(req, &c);
-	/* (audited as the writes of the range it rewrites: engine/audit.c) */
-	rc = fallocate_range(h->file, mode, off, len, buf);
+	CHANGE("fallocate", r4_file_fallocate(h->file, (unsigned)mode, (uint64_t)off, (uint64_t)len));
 	rc = fb_err("fallocate", h->n, rc);
 	br_unlock();
-	free(buf);
 	fuse_reply_err(req, rc);
 }
 

@@ -364,6 +364,25 @@ int r4_file_write(r4_file *f, uint64_t off, const void *buf, size_t len);
 /* A write at the end as it is now (O_APPEND), audited as an append. */
 int r4_file_append(r4_file *f, const void *buf, size_t len);
 int r4_file_setattr(r4_file *f, const struct r4_setattr *sa);
+/*
+ * fallocate(2) of [off, off + len) (Linux's mode values).  r4 keeps no
+ * preallocated blocks, so it writes zeros where blocks must come: mode 0
+ * into the range's holes and past the end, growing the size to off + len
+ * (a tail or compressed body only grows); R4_FALLOC_ZERO_RANGE over all of
+ * the range.  With R4_FALLOC_KEEP_SIZE the size stays, and a range past
+ * it is -EOPNOTSUPP (r4 cannot hold blocks past the end); any other mode
+ * is -EOPNOTSUPP.  Checked as a write (-EBADF, -EACCES, -EISDIR, -EINVAL
+ * for other objects, -EINVAL for len 0, -EFBIG past 2^62), it drops
+ * set-id bits and stamps mtime and ctime as a write does, and is audited
+ * as one write of len bytes.  Space is checked before any change: a volume
+ * that cannot hold it refuses it whole with -ENOSPC.  At most 16 MiB (a
+ * compressed file: 1 MiB) is written per operation; a longer range is
+ * several (the memory bound runs between them), and one failing after the
+ * space check (an I/O error; -ENOSPC where a compressed file's clusters
+ * of zeros do not compress) leaves those before it done.
+ */
+enum { R4_FALLOC_KEEP_SIZE = 0x01, R4_FALLOC_ZERO_RANGE = 0x10 };
+int r4_file_fallocate(r4_file *f, unsigned mode, uint64_t off, uint64_t len);
 int r4_file_readlink(r4_file *f, char *buf, size_t n, size_t *len);
 /*
  * open(2) of f's object with flags (O_ACCMODE, O_TRUNC) for the acting

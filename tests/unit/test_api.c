@@ -250,6 +250,159 @@ static void test_times(r4_db *db)
 	CHECK(st.mtime.tv_sec == 0 && st.mtime.tv_nsec == 0);
 }
 
+/* An open file of path (made), its handle. */
+static r4_file *opened(r4_db *db, const char *path)
+{
+	r4_file *f = NULL;
+
+	CHECK_RC(r4_create(db, path, 0644, 0, 0));
+	CHECK_RC(r4_file_open(db, path, &f));
+	return f;
+}
+
+/* Does path hold only zeros in [off, off + len)? */
+static bool zeros_at(r4_db *db, const char *path, uint64_t off, size_t len)
+{
+	static uint8_t buf[1 << 16];
+	size_t got = 0;
+
+	if (len > sizeof(buf) || r4_read(db, path, off, buf, len, &got) || got != len)
+		return false;
+	for (size_t i = 0; i < len; i++)
+		if (buf[i])
+			return false;
+	return true;
+}
+
+/*
+ * fallocate (r4_file_fallocate): mode 0 gives holes and the space past
+ * the end blocks and keeps the data, ZERO_RANGE writes zeros, KEEP_SIZE
+ * keeps the size; the modes r4 cannot do, and a volume that cannot hold
+ * the range, change nothing.  (Set-id bits: test_perm; the record:
+ * test_audit.)
+ */
+static void test_fallocate(void)
+{
+	struct r4_stat st, st2;
+	struct r4_statfs sf, sf2;
+	r4_db *db = fresh();
+	r4_file *f, *g, *h;
+	char buf[8];
+	size_t got;
+
+	if (!db)
+		return;
+	f = opened(db, "/fa");
+	CHECK_RC(r4_file_write(f, 0, "abc", 3));
+	CHECK_RC(r4_file_write(f, 3 << 20, "end", 3));	/* a hole of 3 MiB before it */
+	CHECK_RC(r4_file_stat(f, &st));
+	CHECK(st.blocks < 64);
+	CHECK_RC(r4_file_fallocate(f, 0, 0, 4 << 20));
+	CHECK_RC(r4_file_stat(f, &st));
+	CHECK_EQ(st.size, 4 << 20);
+	CHECK_EQ(st.blocks, (4 << 20) / 512);
+	CHECK_RC(r4_read(db, "/fa", 0, buf, 3, &got));
+	CHECK(got == 3 && !memcmp(buf, "abc", 3));
+	CHECK_RC(r4_read(db, "/fa", 3 << 20, buf, 3, &got));
+	CHECK(got == 3 && !memcmp(buf, "end", 3));
+	CHECK(zeros_at(db, "/fa", 3, 4096) && zeros_at(db, "/fa", (3 << 20) + 3, 4096));
+	/* ZERO_RANGE (with KEEP_SIZE: inside the file) */
+	CHECK_RC(r4_file_fallocate(f, R4_FALLOC_ZERO_RANGE | R4_FALLOC_KEEP_SIZE, 1, (3 << 20) + 1));
+	CHECK_RC(r4_read(db, "/fa", 0, buf, 1, &got));
+	CHECK(got == 1 && buf[0] == 'a');
+	CHECK(zeros_at(db, "/fa", 1, 4096) && zeros_at(db, "/fa", 3 << 20, 2));
+	CHECK_RC(r4_read(db, "/fa", (3 << 20) + 2, buf, 1, &got));
+	CHECK(got == 1 && buf[0] == 'd');
+	/* refused, changing nothing */
+	CHECK_RC(r4_file_stat(f, &st));
+	CHECK_EQ(r4_file_fallocate(f, R4_FALLOC_KEEP_SIZE, 4 << 20, 1), -EOPNOTSUPP);
+	CHECK_EQ(r4_file_fallocate(f, R4_FALLOC_KEEP_SIZE | 0x02, 0, 1), -EOPNOTSUPP);	/* punch */
+	CHECK_EQ(r4_file_fallocate(f, 0, 0, 0), -EINVAL);
+	CHECK_EQ(r4_file_fallocate(f, 0, UINT64_C(1) << 62, 1), -EFBIG);
+	CHECK_RC(r4_file_open(db, "/", &g));
+	CHECK_EQ(r4_file_fallocate(g, 0, 0, 1), -EISDIR);
+	r4_file_close(g);
+	CHECK_RC(r4_file_stat(f, &st2));
+	CHECK(st2.size == st.size && st2.blocks == st.blocks);
+	/* more than one operation's piece (16 MiB), into a new file */
+	g = opened(db, "/fb");
+	CHECK_RC(r4_file_fallocate(g, 0, 1000, 20 << 20));
+	CHECK_RC(r4_file_stat(g, &st));
+	CHECK_EQ(st.size, 1000 + (20 << 20));
+	CHECK(zeros_at(db, "/fb", 0, 4096) && zeros_at(db, "/fb", 16 << 20, 4096));
+	/* a tail body: made blocks by the first of the pieces; one in tails
+	 * only grows */
+	h = opened(db, "/fd");
+	CHECK_RC(r4_file_write(h, 0, "abc", 3));
+	CHECK_RC(r4_file_fallocate(h, 0, 0, 20 << 20));
+	CHECK_RC(r4_file_stat(h, &st));
+	CHECK(st.size == 20 << 20 && st.blocks == (20 << 20) / 512);
+	CHECK(zeros_at(db, "/fd", 3, 4096) && zeros_at(db, "/fd", 16 << 20, 4096));
+	r4_file_close(h);
+	h = opened(db, "/fe");
+	CHECK_RC(r4_pseudo_write(db, "/fe", R4_PSEUDO_PLUGIN, "formatting", "tails", 5, NULL,
+				 NULL));
+	CHECK_RC(r4_file_write(h, 0, "abc", 3));
+	CHECK_RC(r4_file_fallocate(h, R4_FALLOC_ZERO_RANGE, 1, 20000));
+	CHECK_RC(r4_read(db, "/fe", 0, buf, 2, &got));
+	CHECK(got == 2 && !memcmp(buf, "a", 2));
+	CHECK_RC(r4_file_stat(h, &st));
+	CHECK_EQ(st.size, 20001);
+	r4_file_close(h);
+	CHECK_RC(r4_sync(db));
+	/* a volume that cannot hold it refuses the whole, in one piece or many */
+	h = opened(db, "/fc");
+	CHECK_RC(r4_statfs(db, &sf));
+	CHECK_EQ(r4_file_fallocate(h, 0, 0, (sf.bavail + 1) * sf.bsize), -ENOSPC);
+	CHECK_RC(r4_file_fallocate(h, 0, 0, (sf.bavail - 2048) * sf.bsize));
+	CHECK_RC(r4_file_stat(h, &st));
+	CHECK_RC(r4_statfs(db, &sf));
+	CHECK_EQ(r4_file_fallocate(h, 0, st.size, (sf.bavail + 1) * sf.bsize), -ENOSPC);
+	CHECK_RC(r4_file_stat(h, &st2));
+	CHECK_RC(r4_statfs(db, &sf2));
+	CHECK_EQ(st2.size, st.size);
+	CHECK_EQ(st2.blocks, st.blocks);
+	CHECK_EQ(sf2.bavail, sf.bavail);
+	CHECK_EQ(r4_txn_error(db), 0);
+	r4_file_close(h);
+	r4_file_close(g);
+	r4_file_close(f);
+	r4_close(db);
+	CHECK(t_fsck(img) != 0);	/* (clean, or no fsck.reiser4 here) */
+}
+
+/* fallocate of a compressed file (ccreg40, mkfs.reiser4's default): its
+ * end grows by clusters of zeros; zero range writes them over its data. */
+static void test_fallocate_ccreg(void)
+{
+	struct r4_open_opts oo = {.rw = true};
+	struct r4_mkfs_opts mo;
+	struct r4_stat st;
+	r4_db *db = NULL;
+	r4_file *f;
+	char buf[4];
+	size_t got;
+
+	r4_mkfs_defaults(&mo);
+	mo.create = 4;
+	CHECK_RC(r4_mkfs(img, 64u << 20, &mo));
+	CHECK_RC(r4_open(img, &oo, &db));
+	if (!db)
+		return;
+	f = opened(db, "/cc");
+	CHECK_RC(r4_file_write(f, 0, "abcd", 4));
+	CHECK_RC(r4_file_fallocate(f, 0, 0, 20 << 20));
+	CHECK_RC(r4_file_fallocate(f, R4_FALLOC_ZERO_RANGE | R4_FALLOC_KEEP_SIZE, 1, 18 << 20));
+	CHECK_RC(r4_file_stat(f, &st));
+	CHECK_EQ(st.size, 20 << 20);
+	CHECK_RC(r4_read(db, "/cc", 0, buf, 4, &got));
+	CHECK(got == 4 && !memcmp(buf, "a\0\0\0", 4));
+	CHECK(zeros_at(db, "/cc", 17 << 20, 4096) && zeros_at(db, "/cc", (20 << 20) - 4096, 4096));
+	r4_file_close(f);
+	r4_close(db);
+	CHECK(t_fsck(img) != 0);
+}
+
 /* statfs's object counts: files - ffree is the number of objects (df -i's
  * Used), and ffree what could still be made. */
 static void test_statfs_inodes(r4_db *db)
@@ -747,6 +900,8 @@ int main(void)
 		test_space_reclaimed(db);
 		r4_close(db);
 	}
+	test_fallocate();
+	test_fallocate_ccreg();
 	test_symlink_limits();
 	test_collisions();
 	test_transactions();
