@@ -28,6 +28,13 @@ renameat2() {
 		"$nr" "$@"
 }
 
+# Each ctime in $2 (one a line) later than the one on its line in $1.
+all_later() {
+	paste <(echo "$1") <(echo "$2") | while read -r before after; do
+		[[ $after > $before ]] || fail "ctime $before, then $after"
+	done
+}
+
 @test "generic/309: a rename over an entry stamps both directories and what it replaced" {
 	mount_r4
 	mkdir "$MNT/d1" "$MNT/d2"
@@ -40,20 +47,14 @@ renameat2() {
 	refute_line --index 0 1000
 	refute_line --index 1 1000
 	assert_line --index 2 1000	# (b's contents did not change)
-	c1=$(stat -c %.9Z "$MNT/d1" "$MNT/d2" "$MNT/d2/b")
-	paste <(echo "$c0") <(echo "$c1") | while read -r before after; do
-		[[ $after > $before ]] || fail "ctime $before, after the rename $after"
-	done
+	all_later "$c0" "$(stat -c %.9Z "$MNT/d1" "$MNT/d2" "$MNT/d2/b")"
 	# RENAME_EXCHANGE across directories: both directories, both files
 	touch -m -d @1000 "$MNT/d1" "$MNT/d2"
 	c0=$(stat -c %.9Z "$MNT/d1" "$MNT/d2" "$MNT/d1/x" "$MNT/d2/y")
 	renameat2 "$MNT/d1/x" "$MNT/d2/y" 2
 	run stat -c %Y "$MNT/d1" "$MNT/d2"
 	refute_line 1000
-	c1=$(stat -c %.9Z "$MNT/d1" "$MNT/d2" "$MNT/d2/y" "$MNT/d1/x")
-	paste <(echo "$c0") <(echo "$c1") | while read -r before after; do
-		[[ $after > $before ]] || fail "ctime $before, after the exchange $after"
-	done
+	all_later "$c0" "$(stat -c %.9Z "$MNT/d1" "$MNT/d2" "$MNT/d2/y" "$MNT/d1/x")"
 	umount_r4
 	run "$R4" fsck "$IMG"
 	assert_success
@@ -76,9 +77,9 @@ renameat2() {
 	fsck_reiser4 "$IMG"
 }
 
-# generic/683 (fallocate) and 685 (fallocate --zero-range): a file of
-# root's, mode $1, after uid 65534 (no member of its group) or root
-# allocates 64 KiB in it.
+# generic/683 (fallocate) and 685 (fallocate --zero-range): the mode and
+# size of a file of root's, mode $2, after $1 (nobody: uid 65534, no
+# member of its group; or root) allocates 64 KiB in it with fallocate $3.
 setid_after() {
 	local who=$1 mode=$2 op=$3
 	rm -f "$MNT/w/f"
