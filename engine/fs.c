@@ -1230,6 +1230,48 @@ int r4_file_readdir(r4_file *f, struct r4_dirpos *pos, r4_dirent_fn fn, void *ct
 	return r4_db_seen(f->db, rc);
 }
 
+struct seek_ctx {
+	const struct r4_dirpos *at;	/* the listing's cursor */
+	struct r4_dirpos found;
+	uint64_t tell;
+};
+
+static int seek_fn(void *ctx, const char *name, size_t len, const r4_key *sdkey)
+{
+	struct seek_ctx *s = ctx;
+
+	(void)name;
+	(void)len;
+	(void)sdkey;
+	if (r4_dirpos_tell(s->at) != s->tell)
+		return 0;
+	s->found = *s->at;	/* (the cursor goes back before it: the stop) */
+	return 1;
+}
+
+int r4_file_dirseek(r4_file *f, uint64_t tell, struct r4_dirpos *pos)
+{
+	struct r4_dirpos at = {0};
+	struct seek_ctx s = {.at = &at, .tell = tell};
+	struct r4_inode dir;
+	int rc;
+
+	if (!tell) {
+		*pos = at;
+		return 0;
+	}
+	if ((rc = file_load(f, &dir)))
+		return rc == -ESTALE ? -EINVAL : rc;	/* removed while open: no entries */
+	rc = !S_ISDIR(dir.sd.sd_mode) ? -ENOTDIR : (rc = file_may(f, &dir, 4)) ? rc
+	     : r4_dir_iterate(f->db, &dir, &at, seek_fn, &s);
+	r4_obj_fini(&dir);
+	if (!rc && !s.found.started)
+		rc = -EINVAL;
+	if (!rc)
+		*pos = s.found;
+	return r4_db_seen(f->db, rc);
+}
+
 /* A change through an open file: r4_file_write, _append (sa NULL: the
  * bytes buf[0, len) at off, or at the end) and r4_file_setattr (sa).
  * Checked for the opener, audited, applied: one operation. */
@@ -1429,6 +1471,139 @@ int r4_file_removexattr(r4_file *f, const char *name)
 	int rc = r4_xattr_name(name, false);
 
 	return rc ? rc : xattr_change(f, name, NULL, 0, 0, true);
+}
+
+/* A fallocate: where its zeros go (r4_reg_fill_spans), the pieces they
+ * are written in (r4_reg_fill_piece, r4_reg_fill_next) and where their
+ * walk is, and a buffer of zeros. */
+struct fill {
+	r4_file *f;
+	unsigned mode;
+	uint64_t off, len;
+	struct r4_span *v;
+	size_t n, i;
+	uint64_t piece, o;
+	uint8_t *buf;
+};
+
+/*
+ * Its first operation: checked, audited, set-id bits dropped, room for
+ * every piece checked, and the first piece written.  When the spans fit
+ * in one piece, that piece runs from the first to the end of the last,
+ * with the file's data between them read back and written again, and is
+ * the only one (all of it one operation).
+ */
+static int fill_first(struct fill *fl)
+{
+	r4_file *f = fl->f;
+	struct r4_db *db = f->db;
+	struct r4_audit au = {0};
+	struct r4_inode ino;
+	struct r4_stat st;
+	struct r4_txn_op op;
+	uint64_t end = fl->off + fl->len, k = 0, cost, most = 0;
+	size_t got = 0;
+	bool whole;
+	int rc;
+
+	if ((rc = r4_txn_op_begin(db, &op)))
+		return rc;
+	op.held = f->held;
+	if ((rc = file_load(f, &ino)))
+		goto out;
+	r4_fs_stat_of(db, &ino, &st);
+	if ((rc = has_body(&ino)) ||
+	    (rc = (f->oflags & O_ACCMODE) == O_RDONLY ? -EBADF : file_may(f, &ino, 2)))
+		goto fini;
+	if ((fl->mode & R4_FALLOC_KEEP_SIZE) && end > st.size) {
+		rc = -EOPNOTSUPP;	/* blocks past the end: none in r4 */
+		goto fini;
+	}
+	fl->piece = r4_reg_fill_piece(&ino);
+	if ((rc = r4_reg_fill_spans(db, &ino, fl->off, end, fl->mode & R4_FALLOC_ZERO_RANGE,
+				    &fl->v, &fl->n)) ||
+	    (rc = audit_obj(f, &au, &ino, "write", fl->len)))
+		goto fini;
+	if ((whole = fl->n && fl->v[fl->n - 1].end - fl->v[0].off <= fl->piece)) {
+		fl->v[0].end = fl->v[fl->n - 1].end;
+		fl->n = 1;
+	} else if ((rc = r4_reg_fill_cost(db, &ino, fl->v, fl->n, fl->piece, &cost)) ||
+		   (rc = r4_txn_room(db, cost, false))) {
+		goto fini;
+	}
+	for (size_t j = 0; j < fl->n; j++)
+		most = R4_MAX(most, R4_MIN(fl->v[j].end - fl->v[j].off, fl->piece));
+	if ((rc = r4_audit_grab(db, &au)))
+		goto fini;
+	if (most && !(fl->buf = r4_calloc(1, most))) {
+		rc = -ENOMEM;
+		goto fini;
+	}
+	fl->o = fl->n ? fl->v[0].off : 0;
+	if (whole) {
+		k = fl->v[0].end - fl->o;
+		fl->i = fl->n;	/* (the only piece) */
+	} else {
+		r4_reg_fill_next(fl->v, fl->n, fl->piece, &fl->i, &fl->o, &k);
+	}
+	if (whole && !(fl->mode & R4_FALLOC_ZERO_RANGE) &&
+	    (rc = r4_reg_read(db, &ino, fl->o, fl->buf, k, &got)))
+		goto fini;
+	/* as a write: set-id bits go, the times are stamped */
+	ino.sd.sd_mode = (uint16_t)r4_perm_after_write(r4_perm_actor(db), &st);
+	if (k) {
+		rc = r4_reg_write(db, &ino, fl->o, fl->buf, k);
+	} else if (!(rc = r4_txn_grab(db, E(db), false))) {
+		r4_obj_touch(db, &ino, true, true);
+		rc = r4_obj_save(db, &ino);
+	}
+	if (!rc)
+		rc = r4_audit_write(db, &au);
+	fl->o += k;
+fini:
+	r4_obj_fini(&ino);
+out:
+	r4_audit_fini(&au);
+	return r4_txn_op_end(db, &op, rc);
+}
+
+/* One more piece of zeros, an operation of its own. */
+static int fill_piece(struct fill *fl, uint64_t k)
+{
+	struct r4_inode ino;
+	struct r4_txn_op op;
+	int rc;
+
+	if ((rc = r4_txn_op_begin(fl->f->db, &op)))
+		return rc;
+	op.held = fl->f->held;
+	if (!(rc = file_load(fl->f, &ino))) {
+		rc = r4_reg_write(fl->f->db, &ino, fl->o, fl->buf, k);
+		r4_obj_fini(&ino);
+	}
+	return r4_txn_op_end(fl->f->db, &op, rc);
+}
+
+int r4_file_fallocate(r4_file *f, unsigned mode, uint64_t off, uint64_t len)
+{
+	struct fill fl = {.f = f, .mode = mode, .off = off, .len = len};
+	uint64_t k;
+	int rc;
+
+	if (mode & ~(unsigned)(R4_FALLOC_KEEP_SIZE | R4_FALLOC_ZERO_RANGE))
+		return -EOPNOTSUPP;
+	if (!len)
+		return -EINVAL;
+	if (off + len < off || off + len > ((uint64_t)1 << 62))
+		return -EFBIG;
+	rc = fill_first(&fl);
+	while (!rc && r4_reg_fill_next(fl.v, fl.n, fl.piece, &fl.i, &fl.o, &k)) {
+		rc = fill_piece(&fl, k);
+		fl.o += k;
+	}
+	r4_free(fl.v);
+	r4_free(fl.buf);
+	return rc;
 }
 
 int r4_fs_set_plugin(struct r4_db *db, const char *path, unsigned member, unsigned id)
@@ -1864,10 +2039,16 @@ static int rename_at(struct r4_db *db, struct rename_ctx *r, unsigned flags)
 	rc = (flags & R4_RENAME_EXCHANGE) ? rename_exchange(db, r) : rename_move(db, r);
 	if (rc)
 		return rc;
+	/* both directories' entries changed, and the objects moved (the one
+	 * replaced lost a link: drop_link stamped it) */
+	r4_obj_touch(db, &r->fdir, true, true);
+	r4_obj_touch(db, &r->tdir, true, true);
 	r4_obj_touch(db, &r->src, false, true);
 	held_way(db, &r->src.sdkey, &r->tdir.sdkey, r->tname, r->tlen);
-	if (r->have_dst && (flags & R4_RENAME_EXCHANGE))
+	if (r->have_dst && (flags & R4_RENAME_EXCHANGE)) {
+		r4_obj_touch(db, &r->dst, false, true);
 		held_way(db, &r->dst.sdkey, &r->fdir.sdkey, r->fname, r->flen);
+	}
 	if ((rc = r4_obj_save(db, &r->src)))
 		return rc;
 	if (r->have_dst && (flags & R4_RENAME_EXCHANGE) && (rc = r4_obj_save(db, &r->dst)))

@@ -646,7 +646,7 @@ struct iter_ctx {
 static int iter_fn(void *ctx, const struct r4_dirent *e)
 {
 	struct iter_ctx *it = ctx;
-	struct r4_dirpos *pos = it->pos;
+	struct r4_dirpos *pos = it->pos, was = *pos;
 	char shortname[24];
 	const char *name = (const char *)e->de_name;
 	size_t len = e->de_namelen;
@@ -662,8 +662,8 @@ static int iter_fn(void *ctx, const struct r4_dirent *e)
 		len = r4_key_entry_name(&e->de_key, shortname);
 		name = shortname;
 	}
-	if ((rc = it->fn(it->ctx, name, len, &e->de_sdkey)))
-		return rc < 0 ? rc : 1;
+	/* past the entry while the callback runs (r4_dirpos_tell), back if
+	 * it stops there */
 	if (pos->started && !r4_key_cmp(&e->de_key, &last)) {
 		pos->dup++;
 	} else {
@@ -671,7 +671,32 @@ static int iter_fn(void *ctx, const struct r4_dirent *e)
 		pos->dup = 1;
 		pos->started = true;
 	}
+	if ((rc = it->fn(it->ctx, name, len, &e->de_sdkey))) {
+		*pos = was;
+		return rc < 0 ? rc : 1;
+	}
 	return 0;
+}
+
+/* splitmix64's finalizer: every bit of x moves about half of the result's */
+static uint64_t mix(uint64_t x)
+{
+	x = (x ^ (x >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
+	x = (x ^ (x >> 27)) * UINT64_C(0x94d049bb133111eb);
+	return x ^ (x >> 31);
+}
+
+uint64_t r4_dirpos_tell(const struct r4_dirpos *pos)
+{
+	uint64_t h = 0;
+
+	if (!pos->started)
+		return 0;
+	/* (k[0] is the directory's: the same for all its entries) */
+	for (unsigned i = 1; i < 4; i++)
+		h = mix(h ^ pos->k[i]);
+	h = mix(h ^ pos->dup) >> 1;
+	return h ? h : 1;
 }
 
 int r4_dir_iterate(struct r4_db *db, const struct r4_inode *dir, struct r4_dirpos *pos,

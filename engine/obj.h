@@ -232,6 +232,33 @@ int r4_reg_seek(struct r4_db *db, const struct r4_inode *ino, uint64_t off, bool
 /* The most r4_reg_write of len bytes at ino's end can grab (it reads the
  * body's items). */
 int r4_reg_append_cost(struct r4_db *db, const struct r4_inode *ino, uint64_t len, uint64_t *cost);
+/*
+ * fallocate (fs.c r4_file_fallocate): where zeros go so that [off, end)
+ * holds blocks: with zero all of it, else what holds no data, the holes
+ * of an extent body and what lies past the end (a tail or compressed body
+ * keeps no blocks to give: only its end grows).  *v: the spans in order,
+ * adjacent ones joined (r4_free it).
+ */
+struct r4_span {
+	uint64_t off, end;
+};
+int r4_reg_fill_spans(struct r4_db *db, const struct r4_inode *ino, uint64_t off, uint64_t end,
+		      bool zero, struct r4_span **v, size_t *n);
+/* How much of them one operation writes: 16 MiB; 1 MiB of a compressed
+ * file, whose write grabs for clusters as if they did not compress. */
+uint64_t r4_reg_fill_piece(const struct r4_inode *ino);
+/* The next piece [*o, *o + *k) of spans v[0, n), cut at multiples of
+ * piece (*i, *o: where the walk is, 0 and v[0].off to begin); false
+ * after the last. */
+bool r4_reg_fill_next(const struct r4_span *v, size_t n, uint64_t piece, size_t *i, uint64_t *o,
+		      uint64_t *k);
+/* What writing v's pieces, one operation each, takes in all, generously:
+ * each piece's blocks (as if a compressed file's did not compress), path
+ * and stat data, the map stored again once (or tails each time, or a
+ * compressed file made reg40); checked before the first, so that a
+ * volume that cannot hold it refuses the whole fallocate. */
+int r4_reg_fill_cost(struct r4_db *db, const struct r4_inode *ino, const struct r4_span *v,
+		     size_t n, uint64_t piece, uint64_t *cost);
 /* Switch the formatting policy (0 extents, 1 tails, 2 smart) and lay the
  * body out again as it says; -EOPNOTSUPP for a compressed file. */
 int r4_reg_reformat(struct r4_db *db, struct r4_inode *ino, unsigned formatting);

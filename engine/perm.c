@@ -9,8 +9,8 @@
  * a choice: search on every directory on the way, write and search to
  * change an entry, the sticky bit, setgid inheritance and the umask for
  * new objects, chown and chmod by the owner, the clearing of set-id bits
- * (should_remove_suid), utimens "now" for writers, open modes, extended
- * attributes (xattr_permission).
+ * (setattr_should_drop_suidgid), utimens "now" for writers, open modes,
+ * extended attributes (xattr_permission).
  *
  * Every function lets a trusted caller (who NULL) through.  uid 0 passes
  * every check but executing a file without any x bit (R4L executes
@@ -291,12 +291,15 @@ int r4_perm_setattr(struct r4_db *db, const struct r4_ident *who, const struct r
 }
 
 /* st's mode less the set-id bits a change by who clears (chown: also
- * root's). */
-static uint32_t drop_setid(const struct r4_stat *st)
+ * root's), as Linux's setattr_should_drop_suidgid: setuid always; setgid
+ * when the group may execute, or when who is neither root nor in the
+ * file's group (setattr_should_drop_sgid, since Linux 6.2). */
+static uint32_t drop_setid(const struct r4_ident *who, const struct r4_stat *st)
 {
 	uint32_t m = st->mode & ~(uint32_t)S_ISUID;
 
-	if ((st->mode & S_ISGID) && (st->mode & S_IXGRP))
+	if ((st->mode & S_ISGID) &&
+	    ((st->mode & S_IXGRP) || (who->uid && !r4_in_group(who, st->gid))))
 		m &= ~(uint32_t)S_ISGID;
 	return m;
 }
@@ -311,9 +314,9 @@ void r4_perm_setattr_effects(const struct r4_ident *who, const struct r4_stat *s
 		return;
 	if (!chown && !((sa->mask & R4_SET_SIZE) && who->uid))
 		return;
-	if (drop_setid(st) != st->mode) {
+	if (drop_setid(who, st) != st->mode) {
 		sa->mask |= R4_SET_MODE;
-		sa->mode = drop_setid(st);
+		sa->mode = drop_setid(who, st);
 	}
 }
 
@@ -321,7 +324,7 @@ uint32_t r4_perm_after_write(const struct r4_ident *who, const struct r4_stat *s
 {
 	if (!who || who->uid == 0 || S_ISDIR(st->mode))
 		return st->mode;
-	return drop_setid(st);
+	return drop_setid(who, st);
 }
 
 int r4_perm_open(struct r4_db *db, const struct r4_ident *who, const struct r4_stat *st,

@@ -62,8 +62,9 @@ int r4_perm_link(const struct r4_stat *src);
 int r4_perm_setattr(struct r4_db *db, const struct r4_ident *who, const struct r4_stat *st,
 		    struct r4_setattr *sa, bool writer);
 /* What a change by who does to the set-id bits of a non-directory st
- * (Linux's should_remove_suid): a chown drops setuid, and setgid with
- * group execute; so does a write or truncate by anyone but root.  sa
+ * (Linux's setattr_should_drop_suidgid): a chown drops setuid, and
+ * setgid with group execute or when who is neither root nor in st's
+ * group; so does a write, truncate or fallocate by anyone but root.  sa
  * gains R4_SET_MODE when bits go. */
 void r4_perm_setattr_effects(const struct r4_ident *who, const struct r4_stat *st,
 			     struct r4_setattr *sa);

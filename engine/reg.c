@@ -1552,6 +1552,122 @@ int r4_reg_append_cost(struct r4_db *db, const struct r4_inode *ino, uint64_t le
 	return rc;
 }
 
+/* ---- fallocate: where its zeros go, and what writing them grabs ---- */
+
+static int span_add(struct r4_span **v, size_t *n, size_t *cap, uint64_t off, uint64_t end)
+{
+	if (off >= end)
+		return 0;
+	if (*n && (*v)[*n - 1].end == off) {
+		(*v)[*n - 1].end = end;
+		return 0;
+	}
+	if (r4_grow(v, cap, *n + 1, sizeof(**v), 8))
+		return -ENOMEM;
+	(*v)[(*n)++] = (struct r4_span){off, end};
+	return 0;
+}
+
+int r4_reg_fill_spans(struct r4_db *db, const struct r4_inode *ino, uint64_t off, uint64_t end,
+		      bool zero, struct r4_span **v, size_t *n)
+{
+	uint64_t size = ino->sd.sd_size, in = R4_MIN(end, size), at = 0;
+	enum body_kind kind;
+	struct map m = {0};
+	size_t cap = 0;
+	int rc;
+
+	*v = NULL;
+	*n = 0;
+	if (zero)
+		return span_add(v, n, &cap, off, end);
+	if ((rc = body_kind(db, ino, &kind)))
+		return rc;
+	if (kind == BODY_EXTENTS && (rc = map_load(db, ino, &m)))
+		goto out;
+	/* holes: the map's, and past it (none for a tail or compressed body) */
+	for (size_t i = 0; i < m.n && !rc; i++) {
+		uint64_t a = at * db->bs, b = (at += m.e[i].ex_width) * db->bs;
+
+		if (!m.e[i].ex_start)
+			rc = span_add(v, n, &cap, R4_MAX(a, off), R4_MIN(b, in));
+	}
+	if (!rc && (kind == BODY_EXTENTS || (kind == BODY_NONE && !r4_ccreg_is(ino))))
+		rc = span_add(v, n, &cap, R4_MAX(at * db->bs, off), in);
+	if (!rc)
+		rc = span_add(v, n, &cap, R4_MAX(off, size), end);
+out:
+	r4_free(m.e);
+	if (rc) {
+		r4_free(*v);
+		*v = NULL;
+		*n = 0;
+	}
+	return rc;
+}
+
+uint64_t r4_reg_fill_piece(const struct r4_inode *ino)
+{
+	return r4_ccreg_is(ino) ? (uint64_t)1 << 20 : (uint64_t)16 << 20;
+}
+
+bool r4_reg_fill_next(const struct r4_span *v, size_t n, uint64_t piece, size_t *i, uint64_t *o,
+		      uint64_t *k)
+{
+	while (*i < n && *o >= v[*i].end)
+		if (++*i < n)
+			*o = v[*i].off;
+	if (*i >= n)
+		return false;
+	*k = R4_MIN(v[*i].end, (*o / piece + 1) * piece) - *o;
+	return true;
+}
+
+int r4_reg_fill_cost(struct r4_db *db, const struct r4_inode *ino, const struct r4_span *v,
+		     size_t n, uint64_t piece, uint64_t *cost)
+{
+	uint64_t size = ino->sd.sd_size, body, o = n ? v[0].off : 0, k, c = 0, pieces = 0;
+	bool cc = r4_ccreg_is(ino);
+	enum body_kind kind;
+	struct map m = {0};
+	size_t i = 0;
+	int rc;
+
+	if ((rc = body_kind(db, ino, &kind)) || (rc = body_items(db, ino, 0, &body)) ||
+	    (kind == BODY_EXTENTS && (rc = map_load(db, ino, &m))))
+		goto out;
+	cc = cc || kind == BODY_CTAILS;
+	for (; r4_reg_fill_next(v, n, piece, &i, &o, &k); o += k, pieces++) {
+		uint64_t newsize = R4_MAX(size, o + k);
+
+		/* each piece: its blocks (and the pages of the two it may share
+		 * with its neighbours), the path to them and the stat data (a
+		 * compressed file's clusters of zeros take less) */
+		c += data_cost(db, k) + 2 + 2 * E(db);
+		if (!cc && kind != BODY_EXTENTS && want_tails(db, ino, newsize)) {
+			/* (tails written again whole, each piece) */
+			c += r4_txn_remove_cost(db, body) + tails_cost(db, newsize);
+			body = newsize / 256 + 2;
+			kind = BODY_TAILS;
+		} else if (!cc && kind != BODY_EXTENTS) {
+			/* what the body held becomes blocks */
+			c += r4_txn_remove_cost(db, body) + data_cost(db, size) + map_cost(db, 0, 6);
+			kind = BODY_EXTENTS;
+		}
+		size = newsize;
+	}
+	/* once: the map stored again, grown by 3 units a piece at most; a
+	 * compressed file in mode conv made reg40 whole */
+	if (kind == BODY_EXTENTS)
+		c += map_cost(db, m.items + pieces, 3 * (m.n + 3 * pieces) + 3);
+	if (cc && ino->cmode == R4_CMODE_CONV)
+		c += r4_txn_remove_cost(db, body) + data_cost(db, size) + map_cost(db, 0, 4 + 3 * pieces);
+	*cost = c;
+out:
+	r4_free(m.e);
+	return rc;
+}
+
 static int reg40_truncate(struct r4_db *db, struct r4_inode *ino, unsigned kind, uint64_t size)
 {
 	uint64_t old = ino->sd.sd_size;

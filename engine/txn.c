@@ -144,19 +144,26 @@ uint64_t r4_txn_slack(const struct r4_db *db)
 	return avail > need ? avail - need : 0;
 }
 
+int r4_txn_room(const struct r4_db *db, uint64_t n, bool removal)
+{
+	assert(db->in_txn && db->op.depth);
+	return db->op.need0 + db->op.grabbed + n + (removal ? 0 : r4_txn_reserve(db)) >
+			       r4_alloc_avail(db->alloc)
+		       ? -ENOSPC
+		       : 0;
+}
+
 int r4_txn_grab(struct r4_db *db, uint64_t n, bool removal)
 {
-	uint64_t avail = r4_alloc_avail(db->alloc), want;
+	int rc;
 
 	assert(db->in_txn && db->op.depth);
 	if (db->op.depth > 1)
 		return 0;	/* the outermost operation grabbed for it */
 	assert(db->gen == db->op.gen);
-	want = db->op.need0 + db->op.grabbed + n + (removal ? 0 : r4_txn_reserve(db));
-	if (want > avail)
-		return -ENOSPC;
-	db->op.grabbed += n;
-	return 0;
+	if (!(rc = r4_txn_room(db, n, removal)))
+		db->op.grabbed += n;
+	return rc;
 }
 
 uint64_t r4_txn_bfree(const struct r4_db *db)

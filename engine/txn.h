@@ -103,6 +103,10 @@ uint64_t r4_txn_reserve(const struct r4_db *db);
 uint64_t r4_txn_slack(const struct r4_db *db);
 /* n more blocks for the running operation; -ENOSPC (nothing changes). */
 int r4_txn_grab(struct r4_db *db, uint64_t n, bool removal);
+/* Could the running operation grab n more blocks?  -ENOSPC if not;
+ * grabs nothing: a check, before the first of several operations, of
+ * what they will grab one after another. */
+int r4_txn_room(const struct r4_db *db, uint64_t n, bool removal);
 /* Free blocks as r4_statfs counts them: the last commit's log blocks are
  * free, new data and new nodes are used at once; after a commit that
  * failed while planning, what was free before it began. */

@@ -84,8 +84,8 @@ struct handle {
 					   its last close) does not remove it */
 	bool append;			/* O_APPEND: each write goes to the end */
 	struct special *sp;		/* or a pseudo file or the control file (special.c) */
-	struct r4_dirpos *cur;		/* a directory: cur[i] resumes at entry i */
-	size_t ncur, capcur;
+	struct mark *marks;		/* a directory: the offsets handed out (ops.c) */
+	size_t nmarks, capmarks;
 	char *list;			/* a meta view directory: its names, one per line */
 	size_t nlist;
 	struct handle *prev, *next;	/* in B.handles */

@@ -247,7 +247,7 @@ static void handle_free(struct handle *h)
 		h->next->prev = h->prev;
 	h->n->opens--;
 	node_unref(h->n);
-	free(h->cur);
+	free(h->marks);
 	free(h->list);
 	free(h);
 }
@@ -266,13 +266,65 @@ static int handle_close(struct handle *h)
 
 /* ---- directories ---- */
 
-/* cur[ncur] = the cursor before entry ncur (after the one before it). */
-static int cur_put(struct handle *h, const struct r4_dirpos *pos)
+/*
+ * A directory's readdir offsets are the engine's r4_dirpos_tell of the
+ * cursor after each entry: the same for an entry in every open of the
+ * directory while it exists, and found again by r4_file_dirseek.  Each
+ * handle keeps the cursors of the offsets it handed out (a table open
+ * by tell), so that they stay valid while it is open, even after their
+ * entries went, and seeking to one costs no listing.
+ */
+struct mark {
+	uint64_t tell;			/* 0: a free slot */
+	struct r4_dirpos pos;
+};
+
+static struct mark *mark_slot(struct mark *m, size_t cap, uint64_t tell)
 {
-	if (r4_grow(&h->cur, &h->capcur, h->ncur + 1, sizeof(*h->cur), 64))
-		return -ENOMEM;
-	h->cur[h->ncur] = *pos;
+	size_t i = (size_t)tell & (cap - 1);
+
+	while (m[i].tell && m[i].tell != tell)
+		i = (i + 1) & (cap - 1);
+	return &m[i];
+}
+
+static int mark_put(struct handle *h, const struct r4_dirpos *pos)
+{
+	uint64_t tell = r4_dirpos_tell(pos);
+	struct mark *s;
+
+	if (2 * (h->nmarks + 1) > h->capmarks) {
+		size_t cap = h->capmarks ? 2 * h->capmarks : 256;
+		struct mark *m = calloc(cap, sizeof(*m));
+
+		if (!m)
+			return -ENOMEM;
+		for (size_t i = 0; i < h->capmarks; i++)
+			if (h->marks[i].tell)
+				*mark_slot(m, cap, h->marks[i].tell) = h->marks[i];
+		free(h->marks);
+		h->marks = m;
+		h->capmarks = cap;
+	}
+	s = mark_slot(h->marks, h->capmarks, tell);
+	h->nmarks += !s->tell;
+	*s = (struct mark){tell, *pos};
 	return 0;
+}
+
+/* The cursor of offset off: one this handle gave, or the engine finds it
+ * (another open of the directory gave it). */
+static int mark_get(struct handle *h, off_t off, struct r4_dirpos *pos)
+{
+	struct mark *s;
+
+	if (off < 0)
+		return -EINVAL;
+	if (h->capmarks && (s = mark_slot(h->marks, h->capmarks, (uint64_t)off))->tell) {
+		*pos = s->pos;
+		return 0;
+	}
+	return r4_file_dirseek(h->file, (uint64_t)off, pos);
 }
 
 struct fill_ctx {
@@ -283,12 +335,11 @@ struct fill_ctx {
 	struct r4_dirpos *pos;
 };
 
-/* One entry more, numbered ncur + 1 (0 is the start); 1 when full. */
-static int dir_add(struct fill_ctx *c, const char *name, uint64_t ino, uint32_t type)
+/* One entry more; off: where the next call goes on; 1 when full. */
+static int dir_add(struct fill_ctx *c, const char *name, uint64_t ino, uint32_t type, off_t off)
 {
 	struct stat st = {.st_ino = ino, .st_mode = type};
-	size_t n = fuse_add_direntry(c->req, c->buf + c->used, c->size - c->used, name, &st,
-				     (off_t)c->h->ncur + 1);
+	size_t n = fuse_add_direntry(c->req, c->buf + c->used, c->size - c->used, name, &st, off);
 
 	if (n > c->size - c->used)
 		return 1;	/* this entry comes next time */
@@ -300,7 +351,6 @@ static int dir_fn(void *ctx, const char *name, size_t len, uint64_t ino, uint32_
 {
 	struct fill_ctx *c = ctx;
 	char n[256];
-	int rc;
 
 	if (len > 255)
 		return 0;
@@ -308,12 +358,10 @@ static int dir_fn(void *ctx, const char *name, size_t len, uint64_t ino, uint32_
 	n[len] = 0;
 	if (sp_reserved(c->h->n, n))
 		return 0;	/* the control file's or meta view's name comes first */
-	if (cur_put(c->h, c->pos))
+	/* (c->pos stands after this entry already) */
+	if (mark_put(c->h, c->pos))
 		return -ENOMEM;
-	if ((rc = dir_add(c, n, ino, type)))
-		return rc;
-	c->h->ncur++;
-	return 0;
+	return dir_add(c, n, ino, type, (off_t)r4_dirpos_tell(c->pos));
 }
 
 /* A meta view directory: the names read at opendir, entry i at offset i. */
@@ -330,8 +378,7 @@ static void list_fill(struct fill_ctx *c, off_t off)
 		if (i < (size_t)off)
 			continue;
 		*e = 0;
-		h->ncur = i;
-		rc = dir_add(c, s, 0xffffffff, 0);	/* (unknown; 0 would hide it) */
+		rc = dir_add(c, s, 0xffffffff, 0, (off_t)i + 1);	/* (unknown; 0 would hide it) */
 		*e = '\n';
 		if (rc)
 			break;
@@ -357,26 +404,9 @@ static void fb_readdir(fuse_req_t req, fuse_ino_t id, size_t size, off_t off,
 		free(c.buf);
 		return;
 	}
-	/*
-	 * Offsets are stable across changes: offset i resumes at the cursor
-	 * (a key, r4_readdir) that stood before entry i of this open
-	 * directory, so entries added or removed between calls neither
-	 * repeat nor hide the others.
-	 */
-	if (off < 0 || (off && (size_t)off > h->ncur)) {
-		free(c.buf);
-		fuse_reply_err(req, EINVAL);	/* no offset this directory handed out */
-		return;
-	}
-	if (off)
-		pos = h->cur[off];
-	h->ncur = (size_t)off;
 	pthread_mutex_lock(&B.mu);
-	rc = r4_file_readdir(h->file, &pos, dir_fn, &c);
-	if (rc > 0)
+	if (!(rc = mark_get(h, off, &pos)) && (rc = r4_file_readdir(h->file, &pos, dir_fn, &c)) > 0)
 		rc = 0;
-	if (!rc)
-		rc = cur_put(h, &pos);	/* where the next call goes on */
 	rc = fb_err("readdir", h->n, rc);
 	pthread_mutex_unlock(&B.mu);
 	if (rc)
@@ -984,59 +1014,20 @@ static void fb_statfs(fuse_req_t req, fuse_ino_t id)
 	fuse_reply_statfs(req, &sv);
 }
 
-/*
- * fallocate: the modes done fully.  r4 keeps no preallocated extents, so
- * space is allocated the way writing does: mode 0 (and KEEP_SIZE inside
- * the file) rewrites the range with what it holds, so holes get blocks
- * and the size grows to the end; ZERO_RANGE writes zeros.  The space is
- * checked first, so that a full volume refuses the call before it
- * changes anything.  Punching holes, collapsing and inserting ranges
- * answer EOPNOTSUPP.
- */
-static int fallocate_range(r4_file *f, int mode, off_t off, off_t len, char *buf)
-{
-	bool zero = mode & FALLOC_FL_ZERO_RANGE;
-	struct r4_statfs sf;
-	struct r4_stat st;
-	int rc;
-
-	if ((rc = r4_file_stat(f, &st)) || (rc = r4_statfs(B.db, &sf)))
-		return rc;
-	if ((mode & FALLOC_FL_KEEP_SIZE) && (uint64_t)(off + len) > st.size)
-		return -EOPNOTSUPP;	/* blocks past the end: none in r4 */
-	if ((uint64_t)len / sf.bsize + 1 > sf.bavail)
-		return -ENOSPC;
-	if ((rc = br_change_begin()))
-		return rc;
-	for (off_t at = off; !rc && at < off + len;) {
-		size_t n = (size_t)(off + len - at < (1 << 20) ? off + len - at : 1 << 20), got = 0;
-
-		if (zero || (uint64_t)at >= st.size)
-			memset(buf, 0, n);
-		else if ((rc = r4_file_read(f, (uint64_t)at, buf, n, &got)))
-			break;
-		else if (got < n)
-			memset(buf + got, 0, n - got);
-		if (!(rc = r4_file_write(f, (uint64_t)at, buf, n)))
-			at += (off_t)n;
-	}
-	return br_change_end("fallocate", rc);
-}
+/* fallocate(2): one engine call, whose modes are Linux's values */
+_Static_assert(FALLOC_FL_KEEP_SIZE == R4_FALLOC_KEEP_SIZE &&
+		       FALLOC_FL_ZERO_RANGE == R4_FALLOC_ZERO_RANGE,
+	       "r4.h's fallocate modes are Linux's");
 
 static void fb_fallocate(fuse_req_t req, fuse_ino_t id, int mode, off_t off, off_t len,
 			 struct fuse_file_info *fi)
 {
 	struct handle *h = handle_of(fi);
 	struct caller c;
-	char *buf;
 	int rc;
 
 	(void)id;
-	if (mode & ~(FALLOC_FL_KEEP_SIZE | FALLOC_FL_ZERO_RANGE)) {
-		fuse_reply_err(req, EOPNOTSUPP);
-		return;
-	}
-	if (off < 0 || len <= 0 || off > INT64_MAX - len) {
+	if (off < 0 || len <= 0) {
 		fuse_reply_err(req, EINVAL);
 		return;
 	}
@@ -1044,16 +1035,10 @@ static void fb_fallocate(fuse_req_t req, fuse_ino_t id, int mode, off_t off, off
 		fuse_reply_err(req, EBADF);
 		return;
 	}
-	if (!(buf = malloc(1 << 20))) {
-		fuse_reply_err(req, ENOMEM);
-		return;
-	}
 	br_enter(req, &c);
-	/* (audited as the writes of the range it rewrites: engine/audit.c) */
-	rc = fallocate_range(h->file, mode, off, len, buf);
+	CHANGE("fallocate", r4_file_fallocate(h->file, (unsigned)mode, (uint64_t)off, (uint64_t)len));
 	rc = fb_err("fallocate", h->n, rc);
 	br_unlock();
-	free(buf);
 	fuse_reply_err(req, rc);
 }
 

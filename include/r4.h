@@ -284,9 +284,11 @@ int r4_truncate(r4_db *db, const char *path, uint64_t size);
 /*
  * Directory listing with a cursor that survives changes between calls:
  * entries are delivered in key order after the cursor; each delivered
- * entry advances it.  The callback returns nonzero to stop (that entry
- * counts as not delivered).  "." and ".." come first.  The callback
- * must not change the image (collect, then act).
+ * entry advances it, before the callback runs (so the callback may
+ * r4_dirpos_tell it).  The callback returns nonzero to stop (that entry
+ * counts as not delivered, and the cursor goes back before it).  "." and
+ * ".." come first.  The callback must not change the image (collect,
+ * then act).
  */
 struct r4_dirpos {
 	uint64_t k[4];			/* key of the last delivered entry */
@@ -296,6 +298,16 @@ struct r4_dirpos {
 typedef int (*r4_dirent_fn)(void *ctx, const char *name, size_t len, uint64_t ino,
 			    uint32_t type /* S_IF* */);
 int r4_readdir(r4_db *db, const char *path, struct r4_dirpos *pos, r4_dirent_fn fn, void *ctx);
+/*
+ * Where a cursor stands as one number (a readdir offset, telldir): 0 at
+ * the start, else 1 to 2^63 - 1, a digest of the key of the entry it
+ * stands after, so the same for that entry in every listing of the
+ * directory while the entry exists.  (Entries that share a key, which
+ * only a degenerate hash makes, are told apart by their place among
+ * them, which removing one of them moves.)  r4_file_dirseek turns it
+ * back.
+ */
+uint64_t r4_dirpos_tell(const struct r4_dirpos *pos);
 
 struct r4_statfs {
 	uint32_t bsize;
@@ -353,10 +365,33 @@ int r4_file_seek(r4_file *f, uint64_t off, int whence, uint64_t *out);
  * while a handle holds it, r4_file_stat of any handle on it gives its
  * stat when removed, nlink 0). */
 int r4_file_readdir(r4_file *f, struct r4_dirpos *pos, r4_dirent_fn fn, void *ctx);
+/* *pos = the cursor of directory f whose r4_dirpos_tell is tell (0: the
+ * start), found by listing f; -EINVAL when no entry of f gives it (the
+ * entry went). */
+int r4_file_dirseek(r4_file *f, uint64_t tell, struct r4_dirpos *pos);
 int r4_file_write(r4_file *f, uint64_t off, const void *buf, size_t len);
 /* A write at the end as it is now (O_APPEND), audited as an append. */
 int r4_file_append(r4_file *f, const void *buf, size_t len);
 int r4_file_setattr(r4_file *f, const struct r4_setattr *sa);
+/*
+ * fallocate(2) of [off, off + len) (Linux's mode values).  r4 keeps no
+ * preallocated blocks, so it writes zeros where blocks must come: mode 0
+ * into the range's holes and past the end, growing the size to off + len
+ * (a tail or compressed body only grows); R4_FALLOC_ZERO_RANGE over all of
+ * the range.  With R4_FALLOC_KEEP_SIZE the size stays, and a range past
+ * it is -EOPNOTSUPP (r4 cannot hold blocks past the end); any other mode
+ * is -EOPNOTSUPP.  Checked as a write (-EBADF, -EACCES, -EISDIR, -EINVAL
+ * for other objects, -EINVAL for len 0, -EFBIG past 2^62), it drops
+ * set-id bits and stamps mtime and ctime as a write does, and is audited
+ * as one write of len bytes.  Space is checked before any change: a volume
+ * that cannot hold it refuses it whole with -ENOSPC.  At most 16 MiB (a
+ * compressed file: 1 MiB) is written per operation; a longer range is
+ * several (the memory bound runs between them), and one failing after the
+ * space check (an I/O error; -ENOSPC where a compressed file's clusters
+ * of zeros do not compress) leaves those before it done.
+ */
+enum { R4_FALLOC_KEEP_SIZE = 0x01, R4_FALLOC_ZERO_RANGE = 0x10 };
+int r4_file_fallocate(r4_file *f, unsigned mode, uint64_t off, uint64_t len);
 int r4_file_readlink(r4_file *f, char *buf, size_t n, size_t *len);
 /*
  * open(2) of f's object with flags (O_ACCMODE, O_TRUNC) for the acting

@@ -151,6 +151,58 @@ static void test_rename_flags(r4_db *db)
 	CHECK_RC(r4_rename(db, "/r2/empty", "/r2/empty", 0));	/* same name: nothing */
 }
 
+/* Stamp path's mtime and ctime 1000 (an old time any change replaces). */
+static void stamp_old(r4_db *db, const char *path)
+{
+	struct r4_setattr sa = {.mask = R4_SET_MTIME | R4_SET_CTIME};
+
+	sa.mtime.tv_sec = sa.ctime.tv_sec = 1000;
+	CHECK_RC(r4_setattr(db, path, &sa));
+}
+
+/* Did a change stamp path's mtime (m) and ctime since stamp_old? */
+static void check_stamped(r4_db *db, const char *path, bool m)
+{
+	struct r4_stat st;
+
+	CHECK_RC(r4_stat(db, path, &st));
+	CHECK(st.ctime.tv_sec > 1000);
+	CHECK(m ? st.mtime.tv_sec > 1000 : st.mtime.tv_sec == 1000);
+}
+
+/* rename(2) changes both directories' mtime and ctime, and the ctime of
+ * what it moves and of what it replaces (its link count drops) or
+ * exchanges with (generic/309). */
+static void test_rename_times(r4_db *db)
+{
+	static const char *const all[] = {"/rt1", "/rt2", "/rt1/a", "/rt2/a", "/rt2/b"};
+
+	CHECK_RC(r4_mkdir(db, "/rt1", 0755, 0, 0));
+	CHECK_RC(r4_mkdir(db, "/rt2", 0755, 0, 0));
+	CHECK_RC(r4_create(db, "/rt1/a", 0644, 0, 0));
+	CHECK_RC(r4_create(db, "/rt2/a", 0644, 0, 0));
+	CHECK_RC(r4_link(db, "/rt2/a", "/rt2/b"));	/* replaced, it lives on as b */
+	for (size_t i = 0; i < sizeof(all) / sizeof(*all); i++)
+		stamp_old(db, all[i]);
+	CHECK_RC(r4_rename(db, "/rt1/a", "/rt2/a", 0));
+	check_stamped(db, "/rt1", true);
+	check_stamped(db, "/rt2", true);
+	check_stamped(db, "/rt2/a", false);
+	check_stamped(db, "/rt2/b", false);
+	/* exchanged across directories, and within one */
+	CHECK_RC(r4_create(db, "/rt1/a", 0644, 0, 0));
+	for (size_t i = 0; i < sizeof(all) / sizeof(*all); i++)
+		stamp_old(db, all[i]);
+	CHECK_RC(r4_rename(db, "/rt1/a", "/rt2/b", R4_RENAME_EXCHANGE));
+	check_stamped(db, "/rt1", true);
+	check_stamped(db, "/rt2", true);
+	check_stamped(db, "/rt1/a", false);
+	check_stamped(db, "/rt2/b", false);
+	stamp_old(db, "/rt2");
+	CHECK_RC(r4_rename(db, "/rt2/a", "/rt2/b", R4_RENAME_EXCHANGE));
+	check_stamped(db, "/rt2", true);
+}
+
 static void test_times(r4_db *db)
 {
 	struct r4_setattr sa = {0};
@@ -187,6 +239,168 @@ static void test_times(r4_db *db)
 	CHECK_EQ(st.mtime.tv_nsec, 0);
 	CHECK_EQ(st.ctime.tv_sec, 4294967295);
 	CHECK_EQ(st.ctime.tv_nsec, 7);
+	/* before 1970: the lower end, as generic/258's touch -d 1960-01-01
+	 * (which read back as 2096 while seconds were cast) */
+	sa.mask = R4_SET_ATIME | R4_SET_MTIME;
+	sa.atime = (struct timespec){-315619200, 5};
+	sa.mtime = (struct timespec){-1, 999999999};	/* 1969-12-31 23:59:59.999999999 */
+	CHECK_RC(r4_setattr(db, "/tm", &sa));
+	CHECK_RC(r4_stat(db, "/tm", &st));
+	CHECK(st.atime.tv_sec == 0 && st.atime.tv_nsec == 0);
+	CHECK(st.mtime.tv_sec == 0 && st.mtime.tv_nsec == 0);
+}
+
+/* An open file of path (made), its handle. */
+static r4_file *opened(r4_db *db, const char *path)
+{
+	r4_file *f = NULL;
+
+	CHECK_RC(r4_create(db, path, 0644, 0, 0));
+	CHECK_RC(r4_file_open(db, path, &f));
+	return f;
+}
+
+/* Does path hold only zeros in [off, off + len)? */
+static bool zeros_at(r4_db *db, const char *path, uint64_t off, size_t len)
+{
+	static uint8_t buf[1 << 16];
+	size_t got = 0;
+
+	if (len > sizeof(buf) || r4_read(db, path, off, buf, len, &got) || got != len)
+		return false;
+	for (size_t i = 0; i < len; i++)
+		if (buf[i])
+			return false;
+	return true;
+}
+
+/*
+ * fallocate (r4_file_fallocate): mode 0 gives holes and the space past
+ * the end blocks and keeps the data, ZERO_RANGE writes zeros, KEEP_SIZE
+ * keeps the size; the modes r4 cannot do, and a volume that cannot hold
+ * the range, change nothing.  (Set-id bits: test_perm; the record:
+ * test_audit.)
+ */
+static void test_fallocate(void)
+{
+	struct r4_stat st, st2;
+	struct r4_statfs sf, sf2;
+	r4_db *db = fresh();
+	r4_file *f, *g, *h;
+	char buf[8];
+	size_t got;
+
+	if (!db)
+		return;
+	f = opened(db, "/fa");
+	CHECK_RC(r4_file_write(f, 0, "abc", 3));
+	CHECK_RC(r4_file_write(f, 3 << 20, "end", 3));	/* a hole of 3 MiB before it */
+	CHECK_RC(r4_file_stat(f, &st));
+	CHECK(st.blocks < 64);
+	CHECK_RC(r4_file_fallocate(f, 0, 0, 4 << 20));
+	CHECK_RC(r4_file_stat(f, &st));
+	CHECK_EQ(st.size, 4 << 20);
+	CHECK_EQ(st.blocks, (4 << 20) / 512);
+	CHECK_RC(r4_read(db, "/fa", 0, buf, 3, &got));
+	CHECK(got == 3 && !memcmp(buf, "abc", 3));
+	CHECK_RC(r4_read(db, "/fa", 3 << 20, buf, 3, &got));
+	CHECK(got == 3 && !memcmp(buf, "end", 3));
+	CHECK(zeros_at(db, "/fa", 3, 4096) && zeros_at(db, "/fa", (3 << 20) + 3, 4096));
+	/* ZERO_RANGE (with KEEP_SIZE: inside the file) */
+	CHECK_RC(r4_file_fallocate(f, R4_FALLOC_ZERO_RANGE | R4_FALLOC_KEEP_SIZE, 1, (3 << 20) + 1));
+	CHECK_RC(r4_read(db, "/fa", 0, buf, 1, &got));
+	CHECK(got == 1 && buf[0] == 'a');
+	CHECK(zeros_at(db, "/fa", 1, 4096) && zeros_at(db, "/fa", 3 << 20, 2));
+	CHECK_RC(r4_read(db, "/fa", (3 << 20) + 2, buf, 1, &got));
+	CHECK(got == 1 && buf[0] == 'd');
+	/* refused, changing nothing */
+	CHECK_RC(r4_file_stat(f, &st));
+	CHECK_EQ(r4_file_fallocate(f, R4_FALLOC_KEEP_SIZE, 4 << 20, 1), -EOPNOTSUPP);
+	CHECK_EQ(r4_file_fallocate(f, R4_FALLOC_KEEP_SIZE | 0x02, 0, 1), -EOPNOTSUPP);	/* punch */
+	CHECK_EQ(r4_file_fallocate(f, 0, 0, 0), -EINVAL);
+	CHECK_EQ(r4_file_fallocate(f, 0, UINT64_C(1) << 62, 1), -EFBIG);
+	CHECK_RC(r4_file_open(db, "/", &g));
+	CHECK_EQ(r4_file_fallocate(g, 0, 0, 1), -EISDIR);
+	r4_file_close(g);
+	CHECK_RC(r4_file_stat(f, &st2));
+	CHECK(st2.size == st.size && st2.blocks == st.blocks);
+	/* more than one operation's piece (16 MiB), into a new file */
+	g = opened(db, "/fb");
+	CHECK_RC(r4_file_fallocate(g, 0, 1000, 20 << 20));
+	CHECK_RC(r4_file_stat(g, &st));
+	CHECK_EQ(st.size, 1000 + (20 << 20));
+	CHECK(zeros_at(db, "/fb", 0, 4096) && zeros_at(db, "/fb", 16 << 20, 4096));
+	/* a tail body: made blocks by the first of the pieces; one in tails
+	 * only grows */
+	h = opened(db, "/fd");
+	CHECK_RC(r4_file_write(h, 0, "abc", 3));
+	CHECK_RC(r4_file_fallocate(h, 0, 0, 20 << 20));
+	CHECK_RC(r4_file_stat(h, &st));
+	CHECK(st.size == 20 << 20 && st.blocks == (20 << 20) / 512);
+	CHECK(zeros_at(db, "/fd", 3, 4096) && zeros_at(db, "/fd", 16 << 20, 4096));
+	r4_file_close(h);
+	h = opened(db, "/fe");
+	CHECK_RC(r4_pseudo_write(db, "/fe", R4_PSEUDO_PLUGIN, "formatting", "tails", 5, NULL,
+				 NULL));
+	CHECK_RC(r4_file_write(h, 0, "abc", 3));
+	CHECK_RC(r4_file_fallocate(h, R4_FALLOC_ZERO_RANGE, 1, 20000));
+	CHECK_RC(r4_read(db, "/fe", 0, buf, 2, &got));
+	CHECK(got == 2 && !memcmp(buf, "a", 2));
+	CHECK_RC(r4_file_stat(h, &st));
+	CHECK_EQ(st.size, 20001);
+	r4_file_close(h);
+	CHECK_RC(r4_sync(db));
+	/* a volume that cannot hold it refuses the whole, in one piece or many */
+	h = opened(db, "/fc");
+	CHECK_RC(r4_statfs(db, &sf));
+	CHECK_EQ(r4_file_fallocate(h, 0, 0, (sf.bavail + 1) * sf.bsize), -ENOSPC);
+	CHECK_RC(r4_file_fallocate(h, 0, 0, (sf.bavail - 2048) * sf.bsize));
+	CHECK_RC(r4_file_stat(h, &st));
+	CHECK_RC(r4_statfs(db, &sf));
+	CHECK_EQ(r4_file_fallocate(h, 0, st.size, (sf.bavail + 1) * sf.bsize), -ENOSPC);
+	CHECK_RC(r4_file_stat(h, &st2));
+	CHECK_RC(r4_statfs(db, &sf2));
+	CHECK_EQ(st2.size, st.size);
+	CHECK_EQ(st2.blocks, st.blocks);
+	CHECK_EQ(sf2.bavail, sf.bavail);
+	CHECK_EQ(r4_txn_error(db), 0);
+	r4_file_close(h);
+	r4_file_close(g);
+	r4_file_close(f);
+	r4_close(db);
+	CHECK(t_fsck(img) != 0);	/* (clean, or no fsck.reiser4 here) */
+}
+
+/* fallocate of a compressed file (ccreg40, mkfs.reiser4's default): its
+ * end grows by clusters of zeros; zero range writes them over its data. */
+static void test_fallocate_ccreg(void)
+{
+	struct r4_open_opts oo = {.rw = true};
+	struct r4_mkfs_opts mo;
+	struct r4_stat st;
+	r4_db *db = NULL;
+	r4_file *f;
+	char buf[4];
+	size_t got;
+
+	r4_mkfs_defaults(&mo);
+	mo.create = 4;
+	CHECK_RC(r4_mkfs(img, 64u << 20, &mo));
+	CHECK_RC(r4_open(img, &oo, &db));
+	if (!db)
+		return;
+	f = opened(db, "/cc");
+	CHECK_RC(r4_file_write(f, 0, "abcd", 4));
+	CHECK_RC(r4_file_fallocate(f, 0, 0, 20 << 20));
+	CHECK_RC(r4_file_fallocate(f, R4_FALLOC_ZERO_RANGE | R4_FALLOC_KEEP_SIZE, 1, 18 << 20));
+	CHECK_RC(r4_file_stat(f, &st));
+	CHECK_EQ(st.size, 20 << 20);
+	CHECK_RC(r4_read(db, "/cc", 0, buf, 4, &got));
+	CHECK(got == 4 && !memcmp(buf, "a\0\0\0", 4));
+	CHECK(zeros_at(db, "/cc", 17 << 20, 4096) && zeros_at(db, "/cc", (20 << 20) - 4096, 4096));
+	r4_file_close(f);
+	r4_close(db);
+	CHECK(t_fsck(img) != 0);
 }
 
 /* statfs's object counts: files - ffree is the number of objects (df -i's
@@ -436,6 +650,93 @@ static void test_symlink_limits(void)
 /* deg_hash gives every long name the same hash: 300 names sharing their
  * first 15 bytes all get one key, spread over several items and leaves.
  * Lookup, listing, unlink and rename must still tell them apart. */
+struct tells {
+	char name[160][64];
+	uint64_t tell[160];
+	int n, max;
+	const struct r4_dirpos *pos;	/* the listing's cursor */
+};
+
+static int tell_fn(void *ctx, const char *name, size_t len, uint64_t ino, uint32_t type)
+{
+	struct tells *t = ctx;
+
+	(void)ino;
+	(void)type;
+	if (t->n >= t->max)
+		return 1;
+	snprintf(t->name[t->n], sizeof(t->name[0]), "%.*s", (int)len, name);
+	t->tell[t->n++] = r4_dirpos_tell(t->pos);	/* (past this entry) */
+	return 0;
+}
+
+/* The entries of f listed from tell on (at most max); their count. */
+static int list_from(r4_file *f, uint64_t tell, struct tells *t, int max)
+{
+	struct r4_dirpos pos;
+
+	t->n = 0;
+	t->max = max;
+	t->pos = &pos;
+	CHECK_RC(r4_file_dirseek(f, tell, &pos));
+	CHECK_RC(r4_file_readdir(f, &pos, tell_fn, t));
+	return t->n;
+}
+
+/* A position as a number (r4_dirpos_tell) names the entry it follows in
+ * any listing, and r4_file_dirseek finds it again (generic/676).  Where
+ * entries share a key (deg_hash), it is a place among them: removing one
+ * of them moves the others'; with keys of their own (gone), removing an
+ * entry takes its position alone. */
+static void test_dir_tell(r4_db *db, const char *dir, int count, bool gone)
+{
+	static struct tells all, again, one;
+	r4_file *f = NULL, *g = NULL;
+	struct r4_dirpos pos;
+	char p[160];
+
+	CHECK_RC(r4_file_open(db, dir, &f));
+	CHECK_RC(r4_file_open(db, dir, &g));
+	if (!f || !g)
+		return;
+	CHECK_EQ(list_from(f, 0, &all, 160), count);
+	CHECK_EQ(list_from(g, 0, &again, 160), count);
+	for (int i = 0; i < all.n; i++) {
+		CHECK(all.tell[i] && all.tell[i] < (UINT64_C(1) << 63));
+		CHECK_EQ(all.tell[i], again.tell[i]);
+		for (int j = 0; j < i; j++)
+			if (all.tell[j] == all.tell[i])
+				CHECK_EQ(j, i);
+	}
+	for (int i = 0; i < all.n; i += 25) {
+		CHECK_EQ(list_from(i % 2 ? f : g, all.tell[i], &one, 1), i + 1 < all.n);
+		CHECK(i + 1 == all.n || !strcmp(one.name[0], all.name[i + 1]));
+	}
+	CHECK_EQ(list_from(f, all.tell[all.n - 1], &one, 1), 0);
+	CHECK_EQ(r4_file_dirseek(f, 12345, &pos), -EINVAL);	/* (no entry's) */
+	if (gone) {
+		snprintf(p, sizeof(p), "%s/%.63s", dir, all.name[count / 2]);
+		CHECK_RC(r4_unlink(db, p));
+		CHECK_EQ(r4_file_dirseek(f, all.tell[count / 2], &pos), -EINVAL);
+		CHECK_EQ(list_from(g, all.tell[count / 2 - 1], &one, 1), 1);
+		CHECK(!strcmp(one.name[0], all.name[count / 2 + 1]));
+	}
+	r4_file_close(g);
+	r4_file_close(f);
+}
+
+static void test_readdir_tell(r4_db *db)
+{
+	char p[128];
+
+	CHECK_RC(r4_mkdir(db, "/tl", 0755, 0, 0));
+	for (int i = 0; i < 150; i++) {
+		snprintf(p, sizeof(p), i % 3 ? "/tl/%d" : "/tl/a-name-longer-than-a-key-holds-%d", i);
+		CHECK_RC(r4_create(db, p, 0644, 0, 0));
+	}
+	test_dir_tell(db, "/tl", 152, true);
+}
+
 static void test_collisions(void)
 {
 	struct r4_open_opts oo = {.rw = true, .cache_nodes = 16};
@@ -482,6 +783,7 @@ static void test_collisions(void)
 	n = 0;
 	CHECK_RC(r4_readdir(db, "/c", &(struct r4_dirpos){0}, count_fn, &n));
 	CHECK_EQ(n, 152);
+	test_dir_tell(db, "/c", 152, false);
 	r4_close(db);
 	int fsck = t_fsck(img);
 
@@ -589,13 +891,17 @@ int main(void)
 		test_refusals(db);
 		test_nlink_and_blocks(db);
 		test_rename_flags(db);
+		test_rename_times(db);
 		test_times(db);
 		test_statfs_inodes(db);
 		test_readdir_cursor(db);
+		test_readdir_tell(db);
 		test_dotdot_names(db);
 		test_space_reclaimed(db);
 		r4_close(db);
 	}
+	test_fallocate();
+	test_fallocate_ccreg();
 	test_symlink_limits();
 	test_collisions();
 	test_transactions();

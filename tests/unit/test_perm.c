@@ -230,6 +230,54 @@ static void test_attrs(void)
 	r4_close(db);
 }
 
+/* A write, truncate or fallocate by anyone but root drops setuid, and
+ * setgid when the group may execute or the writer is not in the file's
+ * group (Linux 6.2's rule; generic/683 and 685 saw a non-member's
+ * fallocate keep it). */
+static void test_setid_writes(void)
+{
+	static const struct {
+		const struct r4_ident *who;
+		uint32_t mode, after;
+	} c[] = {
+		{&USER, 06666, 02666},	/* in group 100: setgid stays without g+x */
+		{&USER, 06676, 0676},
+		{&OTHER, 06666, 0666},	/* not in group 100 */
+		{&OTHER, 02666, 0666},
+		{&OTHER, 04666, 0666},
+		{&ROOT, 06676, 06676},	/* root's writes keep both */
+	};
+	r4_db *db = fresh();
+	r4_file *root = NULL, *f = NULL;
+	struct r4_stat st;
+
+	CHECK_RC(r4_file_root(db, &root));
+	CHECK_RC(mk(root, "sg", S_IFREG | 0666, &f));
+	CHECK_RC(r4_file_setattr(f, &(struct r4_setattr){.mask = R4_SET_GID, .gid = 100}));
+	for (size_t i = 0; i < sizeof(c) / sizeof(*c); i++)
+		for (int op = 0; op < 4; op++) {
+			static const char *const name[] = {"write", "truncate", "fallocate",
+							   "zero range"};
+
+			r4_act_as(db, NULL, 0);
+			CHECK_RC(chmod_(f, c[i].mode));
+			CHECK_RC(r4_act_as(db, c[i].who, 0));
+			CHECK_RC(op == 0   ? r4_file_write(f, 0, "x", 1)
+				 : op == 1 ? r4_file_setattr(f, &(struct r4_setattr){.mask = R4_SET_SIZE})
+				 : op == 2 ? r4_file_fallocate(f, 0, 0, 65536)
+					   : r4_file_fallocate(f, R4_FALLOC_ZERO_RANGE, 0, 65536));
+			CHECK_RC(r4_file_stat(f, &st));
+			if ((st.mode & 07777) != c[i].after)
+				printf("case %zu (%s): mode %o, not %o\n", i, name[op], st.mode & 07777,
+				       c[i].after);
+			CHECK_EQ(st.mode & 07777, c[i].after);
+		}
+	r4_act_as(db, NULL, 0);
+	r4_file_close(f);
+	r4_file_close(root);
+	r4_close(db);
+}
+
 int main(void)
 {
 	char dir[] = "/tmp/r4permXXXXXX";
@@ -240,6 +288,7 @@ int main(void)
 	test_link_way();
 	test_entries();
 	test_attrs();
+	test_setid_writes();
 	if (t_fail)
 		fprintf(stderr, "images kept in %s\n", dir);
 	else if (t_rmdir(dir))
