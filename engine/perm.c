@@ -249,15 +249,19 @@ int r4_perm_link(const struct r4_stat *src)
 
 /* ---- attributes ---- */
 
-/* A chmod that only clears set-id bits, by one who may write: what the
- * kernel sends before a write by a non-owner (file_remove_privs). */
+static uint32_t drop_setid(const struct r4_ident *who, const struct r4_stat *st);
+
+/* A mode that only clears set-id bits, set by one who may write: what the
+ * kernel sends before a write by a non-owner (file_remove_privs), or with
+ * the size of a truncate(2) (whose size the rules below check). */
 static bool drops_privs(struct r4_db *db, const struct r4_ident *who, const struct r4_stat *st,
 			const struct r4_setattr *sa)
 {
 	uint32_t was = st->mode & 07777, cleared = was & ~sa->mode & 07777;
 
-	return sa->mask == R4_SET_MODE && cleared && !(cleared & ~(uint32_t)(S_ISUID | S_ISGID)) &&
-	       (sa->mode & 07777) == (was & ~cleared) && r4_allows(db, who, st, 2);
+	return !(sa->mask & (R4_SET_UID | R4_SET_GID)) && cleared &&
+	       !(cleared & ~(uint32_t)(S_ISUID | S_ISGID)) && (sa->mode & 07777) == (was & ~cleared) &&
+	       r4_allows(db, who, st, 2);
 }
 
 int r4_perm_setattr(struct r4_db *db, const struct r4_ident *who, const struct r4_stat *st,
@@ -268,11 +272,12 @@ int r4_perm_setattr(struct r4_db *db, const struct r4_ident *who, const struct r
 	if (!who)
 		return 0;
 	if (sa->mask & R4_SET_MODE) {
-		if (!owner && drops_privs(db, who, st, sa))
-			return 0;
-		if (!owner)
+		if (!owner && !drops_privs(db, who, st, sa))
 			return -EPERM;
-		if (who->uid && !r4_in_group(who, (sa->mask & R4_SET_GID) ? sa->gid : st->gid))
+		if (!owner)	/* (the kernel's FUSE asks by the rule before 6.2) */
+			sa->mode = (sa->mode & ~(uint32_t)07777) | (drop_setid(who, st) & 07777);
+		if (owner && who->uid &&
+		    !r4_in_group(who, (sa->mask & R4_SET_GID) ? sa->gid : st->gid))
 			sa->mode &= ~(uint32_t)S_ISGID;
 	}
 	if ((sa->mask & R4_SET_UID) && who->uid && (!owner || sa->uid != st->uid))

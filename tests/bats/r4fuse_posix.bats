@@ -112,6 +112,17 @@ setid_after() {
 		run setid_after root 6676 "$op"
 		assert_output '6676 65536'
 	done
+	# inside the file's data, and truncate(2): the kernel's FUSE sends a
+	# SETATTR dropping setuid alone (the rule before Linux 6.2) first, or
+	# with the size; r4 drops setgid too
+	for op in "fallocate -o 4096 -l 4096" "fallocate -z -o 4096 -l 4096" "truncate -s 100"; do
+		head -c 16384 /dev/zero >"$MNT/w/g"
+		chmod 6666 "$MNT/w/g"
+		stat "$MNT/w/g" >/dev/null
+		setpriv --reuid=65534 --regid=65534 --clear-groups $op "$MNT/w/g"
+		run stat -c '%a' "$MNT/w/g"
+		assert_output 666
+	done
 	umount_r4
 	run "$R4" fsck "$IMG"
 	assert_success

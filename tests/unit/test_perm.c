@@ -218,6 +218,32 @@ static void test_attrs(void)
 	CHECK_RC(chmod_(fn, 06777));
 	CHECK_RC(r4_act_as(db, &OTHER, 0));
 	CHECK_RC(chmod_(fn, 0777));
+	/* ... and with a truncate(2)'s size: the size is the writer's to set;
+	 * the kernel's FUSE asks by the rule before Linux 6.2 (setgid only
+	 * with g+x), the bits go by today's (also for a non-member) */
+	r4_act_as(db, NULL, 0);
+	CHECK_RC(chmod_(fn, 06666));
+	CHECK_RC(r4_act_as(db, &OTHER, 0));
+	CHECK_RC(r4_file_setattr(fn, &(struct r4_setattr){.mask = R4_SET_MODE | R4_SET_SIZE,
+							.mode = 02666, .size = 3}));
+	CHECK_RC(r4_file_stat(fn, &st));
+	CHECK_EQ(st.mode & 07777, 0666);
+	CHECK_EQ(st.size, 3);
+	r4_act_as(db, NULL, 0);
+	CHECK_RC(chmod_(fn, 06666));
+	CHECK_RC(r4_act_as(db, &OTHER, 0));
+	CHECK_RC(chmod_(fn, 02666));
+	CHECK_EQ(mode_of(fn), S_IFREG | 0666);
+	/* ... but not a mode that changes more, nor with an owner */
+	r4_act_as(db, NULL, 0);
+	CHECK_RC(chmod_(fn, 06777));
+	CHECK_RC(r4_act_as(db, &OTHER, 0));
+	CHECK_EQ(r4_file_setattr(fn, &(struct r4_setattr){.mask = R4_SET_MODE | R4_SET_SIZE,
+							  .mode = 0770, .size = 3}), -EPERM);
+	CHECK_EQ(r4_file_setattr(fn, &(struct r4_setattr){.mask = R4_SET_MODE | R4_SET_UID,
+							  .mode = 0777, .uid = OTHER.uid}), -EPERM);
+	CHECK_EQ(mode_of(fn), S_IFREG | 06777);
+	CHECK_RC(chmod_(fn, 0777));
 	/* default_permissions: the kernel checks, the engine does not */
 	CHECK_RC(r4_act_as(db, &OTHER, R4_AS_NOCHECK));
 	CHECK_RC(chmod_(fn, 0700));
