@@ -336,7 +336,7 @@ int r4_perm_open(struct r4_db *db, const struct r4_ident *who, const struct r4_s
 		 int flags)
 {
 	int acc = flags & O_ACCMODE;
-	unsigned want = acc == O_RDONLY ? 4 : acc == O_WRONLY ? 2 : 6;
+	unsigned want = flags & R4_O_EXEC ? 1 : acc == O_RDONLY ? 4 : acc == O_WRONLY ? 2 : 6;
 
 	if (flags & O_TRUNC)
 		want |= 2;

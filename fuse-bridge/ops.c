@@ -795,7 +795,7 @@ static void fb_open(fuse_req_t req, fuse_ino_t id, struct fuse_file_info *fi)
 	else if (n->kind != K_OBJ)
 		rc = sp_open(n, fi, &h->sp);
 	else
-		rc = open_obj(n, fi->flags & (O_ACCMODE | O_TRUNC), h);
+		rc = open_obj(n, fi->flags & (O_ACCMODE | O_TRUNC | R4_O_EXEC), h);
 	if (!rc && !h->sp)
 		file_opened(h, fi);
 	reply_open(req, "open", &c, n, h, rc, fi);

@@ -394,14 +394,17 @@ enum { R4_FALLOC_KEEP_SIZE = 0x01, R4_FALLOC_ZERO_RANGE = 0x10 };
 int r4_file_fallocate(r4_file *f, unsigned mode, uint64_t off, uint64_t len);
 int r4_file_readlink(r4_file *f, char *buf, size_t n, size_t *len);
 /*
- * open(2) of f's object with flags (O_ACCMODE, O_TRUNC) for the acting
- * identity: the way to it (-EACCES), read and/or write as asked, O_TRUNC
- * needs write and empties the file in this call; a directory opens
- * read-only (-EISDIR).  *out: a strong handle that remembers it was
- * opened, so reads, writes and stats through it ask nothing more (writes
- * need a mode that writes: -EBADF).
+ * open(2) of f's object with flags (O_ACCMODE, O_TRUNC, R4_O_EXEC) for
+ * the acting identity: the way to it (-EACCES), read and/or write as
+ * asked, O_TRUNC needs write and empties the file in this call; a
+ * directory opens read-only (-EISDIR).  *out: a strong handle that
+ * remembers it was opened, so reads, writes and stats through it ask
+ * nothing more (writes need a mode that writes: -EBADF).
  */
 int r4_file_reopen(r4_file *f, int flags, r4_file **out);
+/* An open for execve(2): execute permission instead of read (the
+ * kernel's __FMODE_EXEC, which FUSE passes in an OPEN's flags). */
+#define R4_O_EXEC 040
 /* access(2): may the acting identity reach f and have want (4, 2, 1) on it? */
 int r4_file_access(r4_file *f, unsigned want);
 /*

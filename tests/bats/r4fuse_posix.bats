@@ -2,7 +2,8 @@
 # r4fuse: what fstests found on the mount (issue 23), each as the test
 # that failed saw it: generic/309 (a rename's times), generic/258 (times
 # before 1970), generic/683 and 685 (set-id bits after fallocate),
-# generic/676 (seekdir in a large directory).
+# generic/676 (seekdir in a large directory), generic/126 (execute
+# without read).
 
 setup() {
 	load helper
@@ -170,4 +171,24 @@ seekdir 3: same
 other open: same
 after unlink: same
 OUT
+}
+
+@test "generic/126: a file its caller may execute but not read runs; reading it is refused" {
+	need_cmd setpriv
+	MNT=$(mktemp -d /tmp/r4mnt.XXXXXX)
+	MNT_EXTRA=$MNT
+	chmod 755 "$MNT"
+	mount_r4 -o allow_other
+	cp /bin/true "$MNT/t"
+	chmod 0711 "$MNT/t"
+	run setpriv --reuid=65534 --regid=65534 --clear-groups "$MNT/t"
+	assert_success
+	run setpriv --reuid=65534 --regid=65534 --clear-groups cat "$MNT/t"
+	assert_failure
+	assert_output --partial 'Permission denied'
+	chmod 0744 "$MNT/t"
+	run setpriv --reuid=65534 --regid=65534 --clear-groups "$MNT/t"
+	assert_failure
+	assert_output --partial 'Permission denied'
+	umount_r4
 }

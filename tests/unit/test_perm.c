@@ -165,7 +165,7 @@ static void test_entries(void)
 static void test_attrs(void)
 {
 	r4_db *db = fresh();
-	r4_file *root = NULL, *f = NULL, *fn = NULL, *w = NULL;
+	r4_file *root = NULL, *f = NULL, *fn = NULL, *w = NULL, *x = NULL;
 	struct r4_stat st;
 
 	CHECK_RC(r4_file_root(db, &root));
@@ -244,6 +244,17 @@ static void test_attrs(void)
 							  .mode = 0777, .uid = OTHER.uid}), -EPERM);
 	CHECK_EQ(mode_of(fn), S_IFREG | 06777);
 	CHECK_RC(chmod_(fn, 0777));
+	/* an open for execve needs execute, not read */
+	r4_act_as(db, NULL, 0);
+	CHECK_RC(chmod_(fn, 0711));
+	CHECK_RC(r4_act_as(db, &OTHER, 0));
+	CHECK_EQ(r4_file_reopen(fn, O_RDONLY, &x), -EACCES);
+	CHECK_RC(r4_file_reopen(fn, O_RDONLY | R4_O_EXEC, &x));
+	r4_file_close(x);
+	r4_act_as(db, NULL, 0);
+	CHECK_RC(chmod_(fn, 0744));
+	CHECK_RC(r4_act_as(db, &OTHER, 0));
+	CHECK_EQ(r4_file_reopen(fn, O_RDONLY | R4_O_EXEC, &x), -EACCES);
 	/* default_permissions: the kernel checks, the engine does not */
 	CHECK_RC(r4_act_as(db, &OTHER, R4_AS_NOCHECK));
 	CHECK_RC(chmod_(fn, 0700));
