@@ -136,7 +136,10 @@ static void model_take(struct model *m, struct model *src)
 static void model_own(struct mfile *f, size_t need)
 {
 	if (f->shared || need > f->cap) {
-		size_t cap = need > f->cap + f->cap / 2 ? need : f->cap + f->cap / 2;
+		/* (a copy grows from the size: from the shared cap, every
+		 * transaction's copy would grow by half again) */
+		size_t base = f->shared ? f->size : f->cap;
+		size_t cap = need > base + base / 2 ? need : base + base / 2;
 		uint8_t *d = f->shared ? xrealloc(NULL, cap) : xrealloc(f->data, cap);
 
 		if (f->shared && f->size)
