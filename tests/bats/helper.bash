@@ -29,6 +29,9 @@
 #                     the test runs next meets the image as a user's
 #                     command does right after unmount; for mount_r4_fg,
 #                     also wait for r4fuse and fail unless it exited 0
+#   public_mnt        MNT becomes a fresh directory under /tmp that other
+#                     users can reach (for tests that act as another uid:
+#                     $T is 0700); fuse_teardown removes it
 #   fuse_conn DIR     the mount's FUSE connection (/sys/fs/fuse/connections/N)
 #   fuse_unmount DIR  fusermount3 -u DIR; one that hangs 10 s is aborted
 #                     through its connection, then lazily unmounted
@@ -172,6 +175,12 @@ mount_r4_fg() {
 	return 1
 }
 
+public_mnt() {
+	MNT=$(mktemp -d /tmp/r4mnt.XXXXXX)
+	MNT_PUBLIC=$MNT
+	chmod 755 "$MNT"
+}
+
 umount_r4() {
 	local rc=0
 
@@ -243,6 +252,7 @@ fuse_teardown() {
 		sleep 0.1
 	done
 	[ -z "$pids" ] || kill -9 $pids 2>/dev/null || true
+	[ -z "${MNT_PUBLIC:-}" ] || rmdir "$MNT_PUBLIC" 2>/dev/null || true
 }
 
 need_fusectl() {

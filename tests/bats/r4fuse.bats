@@ -13,7 +13,6 @@ setup() {
 
 teardown() {
 	fuse_teardown
-	[ -n "${MNT_EXTRA:-}" ] && rmdir "$MNT_EXTRA" 2>/dev/null
 	r4_teardown
 }
 
@@ -136,9 +135,7 @@ OUT
 
 @test "r4sh MOUNTPOINT: R4L through the control file, reads through the mount" {
 	"$R4SH" -c '/bank/alice/..mode <- "0640"' "$IMG" >/dev/null
-	MNT=$(mktemp -d /tmp/r4mnt.XXXXXX)	# (one uid 1000 can reach)
-	MNT_EXTRA=$MNT
-	chmod 755 "$MNT"
+	public_mnt
 	mount_r4 -o allow_other
 	run "$R4SH" -c 'ls -l /bank' -c '/bank/(alice <- "60", bob <- "90")' \
 		-c '/bank/alice + "/" + /bank/bob' "$MNT"
@@ -216,9 +213,7 @@ OUT
 	need_cmd setpriv
 	"$R4SH" -c 'mkdir /d' -c '/d/x <- "1"; /d/s <- "secret"' -c '/d/s/..mode <- "0600"' \
 		-c 'mkdir /p' -c '/p/..mode <- "0700"' "$IMG" >/dev/null
-	MNT=$(mktemp -d /tmp/r4mnt.XXXXXX)
-	MNT_EXTRA=$MNT
-	chmod 755 "$MNT"
+	public_mnt
 	mount_r4 -o allow_other
 	as1000() { setpriv --reuid=1000 --regid=1000 --clear-groups "$@"; }
 	# a write-only pseudo file exists, and writing it does what it says
@@ -273,10 +268,7 @@ OUT
 	need_cmd setpriv
 	"$R4SH" -c '/bank/alice/..mode <- "0640"' -c 'mkdir /pub' -c '/pub/..mode <- "0777"' \
 		"$IMG" >/dev/null
-	# a mount point uid 1000 can reach ($T is 0700)
-	MNT=$(mktemp -d /tmp/r4mnt.XXXXXX)
-	MNT_EXTRA=$MNT
-	chmod 755 "$MNT"
+	public_mnt
 	mount_r4 -o allow_other
 	as1000() { setpriv --reuid=1000 --regid=1000 --clear-groups "$@"; }
 	run as1000 cat "$MNT/bank/bob"
@@ -305,9 +297,7 @@ OUT
 	need_cmd setpriv
 	"$R4SH" -c 'mkdir /etc' -c '/etc/..new/(name <- "passwd", type <- aggregate) <- "root:x:0:0:root:/root:/bin/sh\nalice:x:1001:1001:Alice:/home/alice:/bin/bash\n"' \
 		-c '/etc/passwd/alice/shell/..acl/(uid <- #1001, access <- write)' "$IMG" >/dev/null
-	MNT=$(mktemp -d /tmp/r4mnt.XXXXXX)
-	MNT_EXTRA=$MNT
-	chmod 755 "$MNT"
+	public_mnt
 	mount_r4 -o allow_other
 	as1001() { setpriv --reuid=1001 --regid=1001 --clear-groups "$@"; }
 	run cat "$MNT/etc/passwd"
@@ -521,9 +511,7 @@ permission_rules() {
 		-c '/priv/..mode <- "0700"' -c '/priv/f <- "secret"' -c 'mkdir /sg' \
 		-c '/sg/..gid <- "50"' -c '/sg/..mode <- "2777"' -c '/pub/root <- "r"' \
 		-c '/pub/root/..mode <- "0666"' "$IMG" >/dev/null
-	MNT=$(mktemp -d /tmp/r4mnt.XXXXXX)
-	MNT_EXTRA=$MNT
-	chmod 755 "$MNT"
+	public_mnt
 	mount_r4 -o "allow_other$1"
 	as1000() { setpriv --reuid=1000 --regid=1000 --clear-groups "$@"; }
 	# search permission on the way
@@ -759,10 +747,7 @@ OUT
 		-c '/srv/f/..audit/(log <- /srv/log)' -c '/srv/log/..audit/(log <- /srv/log)' \
 		-c 'mkdir /d' -c '/d/..mode <- "0777"; /d/log <- ""' -c '/d/..audit/(log <- /d/log)' \
 		"$IMG" >/dev/null
-	# a mount point uid 1001 can reach ($T is 0700)
-	MNT=$(mktemp -d /tmp/r4mnt.XXXXXX)
-	MNT_EXTRA=$MNT
-	chmod 755 "$MNT"
+	public_mnt
 	R4_TEST_CLOCK=1700000000 mount_r4 -o allow_other
 	as1001() { setpriv --reuid=1001 --regid=1001 --clear-groups "$@"; }
 	echo hello >"$MNT/srv/f"

@@ -11,15 +11,11 @@ setup() {
 	fuse_setup 64M
 	need_cmd setpriv
 	"$R4SH" -c 'mkdir /w' -c '/w/..mode <- "0777"' "$IMG" >/dev/null
-	# a mount point uid 65534 can reach ($T is 0700)
-	MNT=$(mktemp -d /tmp/r4mnt.XXXXXX)
-	MNT_EXTRA=$MNT
-	chmod 755 "$MNT"
+	public_mnt
 }
 
 teardown() {
 	fuse_teardown
-	[ -n "${MNT_EXTRA:-}" ] && rmdir "$MNT_EXTRA" 2>/dev/null
 	r4_teardown
 }
 

@@ -13,7 +13,6 @@ setup() {
 
 teardown() {
 	fuse_teardown
-	[ -n "${MNT_EXTRA:-}" ] && rmdir "$MNT_EXTRA" 2>/dev/null
 	r4_teardown
 }
 
@@ -98,10 +97,7 @@ setid_after() {
 	need_cmd setpriv
 	need_cmd fallocate
 	"$R4SH" -c 'mkdir /w' -c '/w/..mode <- "0777"' "$IMG" >/dev/null
-	# a mount point uid 65534 can reach ($T is 0700)
-	MNT=$(mktemp -d /tmp/r4mnt.XXXXXX)
-	MNT_EXTRA=$MNT
-	chmod 755 "$MNT"
+	public_mnt
 	mount_r4 -o allow_other
 	for op in "" -z; do
 		run setid_after nobody 6666 "$op"
@@ -175,9 +171,7 @@ OUT
 
 @test "generic/126: a file its caller may execute but not read runs; reading it is refused" {
 	need_cmd setpriv
-	MNT=$(mktemp -d /tmp/r4mnt.XXXXXX)
-	MNT_EXTRA=$MNT
-	chmod 755 "$MNT"
+	public_mnt
 	mount_r4 -o allow_other
 	cp /bin/true "$MNT/t"
 	chmod 0711 "$MNT/t"

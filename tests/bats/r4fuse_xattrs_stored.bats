@@ -17,7 +17,6 @@ setup() {
 
 teardown() {
 	fuse_teardown
-	[ -n "${MNT_EXTRA:-}" ] && rmdir "$MNT_EXTRA" 2>/dev/null
 	r4_teardown
 }
 
@@ -150,10 +149,7 @@ user.odd name: é/..x=\"a b\""
 		-c 'mkdir /d/sticky' -c '/d/sticky/..mode <- "1777"' \
 		-c 'mkdir /d/closed' -c '/d/closed/..mode <- "0700"' -c '/d/closed/in <- "x"' \
 		"$IMG" >/dev/null
-	# a mount point uid 65534 can reach ($T is 0700)
-	MNT=$(mktemp -d /tmp/r4mnt.XXXXXX)
-	MNT_EXTRA=$MNT
-	chmod 755 "$MNT"
+	public_mnt
 	for opts in allow_other allow_other,default_permissions; do
 		mount_r4 -o "$opts"
 		setfattr -n user.x -v 1 "$MNT/d/a" "$MNT/d/priv" "$MNT/d/sticky" "$MNT/d/closed/in"
