@@ -907,6 +907,17 @@ static int file_may(r4_file *f, const struct r4_inode *ino, unsigned want)
 	return r4_perm_may(f->db, who, &st, want) ? 0 : -EACCES;
 }
 
+/* May f write its object's body (a write, a fallocate): a regular file,
+ * a handle opened for writing, or the way and write permission. */
+static int file_may_write(r4_file *f, const struct r4_inode *ino)
+{
+	int rc = has_body(ino);
+
+	if (rc)
+		return rc;
+	return (f->oflags & O_ACCMODE) == O_RDONLY ? -EBADF : file_may(f, ino, 2);
+}
+
 /* ---- audit records of the handle calls (audit.c) ----
  *
  * Each change through a handle records, for the acting identity, what
@@ -1299,8 +1310,8 @@ static int file_change(r4_file *f, uint64_t off, bool append, const void *buf, s
 		/* a size set is a truncate (with the times it sets), else a setattr */
 		if (!(rc = file_reach(f, &ino)))
 			rc = r4_perm_setattr(f->db, r4_perm_checked(f->db), &st, &s, writer);
-	} else if (!(rc = has_body(&ino))) {
-		rc = (f->oflags & O_ACCMODE) == O_RDONLY ? -EBADF : file_may(f, &ino, 2);
+	} else {
+		rc = file_may_write(f, &ino);
 	}
 	if (rc || (rc = audit_obj(f, &au, &ino, what, sa ? (size ? s.size : 0) : len)) ||
 	    (rc = r4_audit_grab(f->db, &au)))
@@ -1512,8 +1523,7 @@ static int fill_first(struct fill *fl)
 	if ((rc = file_load(f, &ino)))
 		goto out;
 	r4_fs_stat_of(db, &ino, &st);
-	if ((rc = has_body(&ino)) ||
-	    (rc = (f->oflags & O_ACCMODE) == O_RDONLY ? -EBADF : file_may(f, &ino, 2)))
+	if ((rc = file_may_write(f, &ino)))
 		goto fini;
 	if ((fl->mode & R4_FALLOC_KEEP_SIZE) && end > st.size) {
 		rc = -EOPNOTSUPP;	/* blocks past the end: none in r4 */
