@@ -27,7 +27,9 @@
 #include <string.h>
 #include <linux/loop.h>
 #include <sys/ioctl.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/sysmacros.h>
 #include <syslog.h>
 #include <time.h>
@@ -278,6 +280,103 @@ void br_destroy(void *data)
 	pthread_mutex_unlock(&B.mu);
 }
 
+/* ---- mount -o remount ---- */
+
+/*
+ * `mount -t fuse.r4 -o remount,OPTS SOURCE DIR` runs mount.fuse.r4 with
+ * remount among its options; libfuse cannot remount, so this does it
+ * with mount(2) here and serves nothing.  The flags are the mount's as
+ * they are (statvfs), changed by what OPTS says (mount(8) passes only
+ * what the command line and fstab give); r4fuse's own options cannot
+ * change on a live mount and are ignored.  Read-only: the kernel flushes
+ * and refuses changes from then on; an fsync of DIR then commits the
+ * daemon's group, so the image holds everything written before.
+ * Read-write needs a daemon that opened the image for writing (holds its
+ * lock): one mounted read-only refuses.
+ */
+static const struct {
+	const char *name;
+	unsigned long flag;
+	bool set;
+} remount_flags[] = {
+	{"ro", MS_RDONLY, true},	 {"rw", MS_RDONLY, false},
+	{"nosuid", MS_NOSUID, true},	 {"suid", MS_NOSUID, false},
+	{"nodev", MS_NODEV, true},	 {"dev", MS_NODEV, false},
+	{"noexec", MS_NOEXEC, true},	 {"exec", MS_NOEXEC, false},
+	{"noatime", MS_NOATIME, true},	 {"atime", MS_NOATIME, false},
+	{"nodiratime", MS_NODIRATIME, true}, {"diratime", MS_NODIRATIME, false},
+	{"relatime", MS_RELATIME, true}, {"norelatime", MS_RELATIME, false},
+};
+
+/* argv's -o options, joined as ",A,B,...,", and its first two words. */
+static void gather(int argc, char **argv, char *opts, size_t size, const char **src,
+		   const char **dir)
+{
+	size_t n = 0;
+
+	for (int i = 1; i < argc; i++) {
+		const char *o = !strcmp(argv[i], "-o") && i + 1 < argc ? argv[++i]
+				: !strncmp(argv[i], "-o", 2) ? argv[i] + 2 : NULL;
+
+		if (o)
+			n += (size_t)snprintf(opts + n, n < size ? size - n : 0, ",%s", o);
+		else if (argv[i][0] != '-')
+			*(*src ? dir : src) = argv[i];
+	}
+	snprintf(opts + (n < size ? n : size - 1), n < size ? size - n : 1, ",");
+}
+
+static int remount(const char *src, const char *dir, char *opts)
+{
+	char real[PATH_MAX];
+	struct statvfs sv;
+	struct r4_holder h;
+	unsigned long fl;
+	int fd, rc;
+
+	if (!src || !dir) {
+		fprintf(stderr, "mount.fuse.r4: remount: want SOURCE DIR -o remount[,OPTIONS]\n");
+		return 2;
+	}
+	if (!realpath(dir, real) || statvfs(real, &sv)) {
+		fprintf(stderr, "mount.fuse.r4: %s: %s\n", dir, strerror(errno));
+		return 1;
+	}
+	if ((rc = r4_holder_find(src, &h)) || strcmp(h.mount, real)) {
+		fprintf(stderr, "mount.fuse.r4: %s: %s\n", src,
+			rc ? r4_strerror(rc) : "not mounted there by r4fuse");
+		return 1;
+	}
+	fl = (sv.f_flag & ST_RDONLY ? MS_RDONLY : 0) | (sv.f_flag & ST_NOSUID ? MS_NOSUID : 0) |
+	     (sv.f_flag & ST_NODEV ? MS_NODEV : 0) | (sv.f_flag & ST_NOEXEC ? MS_NOEXEC : 0) |
+	     (sv.f_flag & ST_NOATIME ? MS_NOATIME : 0) |
+	     (sv.f_flag & ST_NODIRATIME ? MS_NODIRATIME : 0) |
+	     (sv.f_flag & ST_RELATIME ? MS_RELATIME : 0);
+	for (char *save, *o = strtok_r(opts, ",", &save); o; o = strtok_r(NULL, ",", &save))
+		for (size_t i = 0; i < sizeof(remount_flags) / sizeof(remount_flags[0]); i++)
+			if (!strcmp(o, remount_flags[i].name))
+				fl = remount_flags[i].set ? fl | remount_flags[i].flag
+					: fl & ~remount_flags[i].flag;
+	if (!(fl & MS_RDONLY) && !h.held) {
+		fprintf(stderr, "mount.fuse.r4: %s: served read-only (r4fuse -o ro holds no lock); "
+			"unmount it and mount it read-write\n", real);
+		return 1;
+	}
+	if (mount(src, real, NULL, MS_REMOUNT | fl, NULL)) {
+		fprintf(stderr, "mount.fuse.r4: %s: remount: %s\n", real, strerror(errno));
+		return 1;
+	}
+	if ((fl & MS_RDONLY) && h.held) {
+		if ((fd = open(real, O_RDONLY | O_DIRECTORY)) < 0 || fsync(fd)) {
+			fprintf(stderr, "mount.fuse.r4: %s: commit: %s\n", real, strerror(errno));
+			rc = 1;
+		}
+		if (fd >= 0)
+			close(fd);
+	}
+	return rc;
+}
+
 /* ---- options and main ---- */
 
 struct opts {
@@ -352,6 +451,8 @@ static void usage(FILE *f)
 		"                   -d shows them; cp -a, rsync -aX, tar --xattrs copy them)\n"
 		"  -o dev, -o suid  (root) device files and set-id bits work (default: nodev,\n"
 		"                   nosuid; as mount.fuse.r4, dev,suid unless nodev, nosuid)\n"
+		"  -o remount[,ro|rw,nosuid,...]  change a live mount's flags (what\n"
+		"                   mount -o remount runs; ro also commits)\n"
 		"  and libfuse's options: allow_other, max_idle_threads, clone_fd, ...\n");
 }
 
@@ -649,8 +750,13 @@ int fuse_bridge_main(int argc, char **argv)
 	struct fuse_args args = FUSE_ARGS_INIT(argc, argv);
 	struct opts o = {.commit = 5, .entry_timeout = 1, .attr_timeout = 1, .dev = -1, .suid = -1};
 	struct fuse_cmdline_opts co = {0};
+	const char *src = NULL, *dir = NULL;
+	char all[4096];
 	int rc = 2;
 
+	gather(argc, argv, all, sizeof(all), &src, &dir);
+	if (strstr(all, ",remount,"))
+		return remount(src, dir, all);
 	if (fuse_opt_parse(&args, &o, opt_specs, opt_proc) < 0)
 		goto out;
 	if (o.help || !o.image) {

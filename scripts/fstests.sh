@@ -67,7 +67,7 @@ r4=$repo/$build/r4
 [[ -x $r4 && -L $repo/$build/mount.fuse.r4 ]] || die "$build: no r4 or mount.fuse.r4 after make"
 
 dir=$(mkdir -p "$dir" && cd "$dir" && pwd)
-results=${results:-$dir/results}
+results=$(realpath -m "${results:-$dir/results}")	# (fstests takes a relative one as under its tree)
 mkdir -p "$dir/bin" "$dir/test" "$dir/scratch" "$results"
 
 # Undone at exit, whatever happens: the mounts, the daemons, the loop

@@ -375,6 +375,48 @@ OUT
 	assert_output fstab
 }
 
+@test "as a mount helper: -o remount,ro commits and refuses changes, -o remount,rw allows them again" {
+	# what mount(8) runs for `mount -t fuse.r4 -o remount,ro IMG DIR`
+	"$R4_BUILD/mount.fuse.r4" "$IMG" "$MNT" -o rw
+	echo before >"$MNT/bank/note"
+	exec 4>"$MNT/bank/open"
+	run "$R4_BUILD/mount.fuse.r4" "$IMG" "$MNT" -o remount,ro
+	assert_failure 1
+	assert_output "mount.fuse.r4: $MNT: remount: Device or resource busy"
+	exec 4>&-
+	"$R4_BUILD/mount.fuse.r4" "$IMG" "$MNT" -o remount,ro,nosuid
+	run awk -v m="$MNT" '$5 == m { print $6 }' /proc/self/mountinfo
+	assert_output ro,nosuid,relatime
+	run touch "$MNT/bank/new"
+	assert_failure
+	assert_output --partial "Read-only file system"
+	# committed at the remount: a reader beside the mount sees it
+	run "$R4" cat "$IMG" /bank/note
+	assert_output before
+	"$R4_BUILD/mount.fuse.r4" "$IMG" "$MNT" -o remount,rw
+	run awk -v m="$MNT" '$5 == m { print $6 }' /proc/self/mountinfo
+	assert_output rw,nosuid,relatime
+	echo after >>"$MNT/bank/note"
+	umount "$MNT"
+	run "$R4" cat "$IMG" /bank/note
+	assert_output $'before\nafter'
+	fsck_reiser4 "$IMG"
+}
+
+@test "as a mount helper: -o remount,rw of a read-only mount, or of what is not mounted there, is refused" {
+	"$R4_BUILD/mount.fuse.r4" "$IMG" "$MNT" -o ro
+	run "$R4_BUILD/mount.fuse.r4" "$IMG" "$MNT" -o remount,rw
+	assert_failure 1
+	assert_output "mount.fuse.r4: $MNT: served read-only (r4fuse -o ro holds no lock); unmount it and mount it read-write"
+	"$R4" mkfs "$T/b.img" 16M >/dev/null
+	run "$R4_BUILD/mount.fuse.r4" "$T/b.img" "$MNT" -o remount,ro
+	assert_failure 1
+	assert_output "mount.fuse.r4: $T/b.img: not mounted there by r4fuse"
+	run awk -v m="$MNT" '$5 == m { print $6 }' /proc/self/mountinfo
+	assert_output --regexp '^ro,'
+	umount_r4
+}
+
 @test "an open file unlinked: readable and writable to its last close, then gone" {
 	mount_r4
 	echo hello >"$MNT/bank/tmp"
