@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 #include <uuid/uuid.h>
 
@@ -416,7 +417,41 @@ static int cmd_ls(int argc, char **argv)
 	return rc ? R4_EXIT_FAIL : R4_EXIT_OK;
 }
 
-/* Copy host path src (file, directory, symlink) to image path dst. */
+/*
+ * The extended attributes of host file or directory src onto dst, which
+ * import just made: each through r4_file_setxattr, so r4 keeps what it
+ * keeps on the mount (docs/semantics.md).  A name r4 cannot store
+ * (-EOPNOTSUPP: a namespace other than user., trusted., security.) is
+ * said and left out; any other refusal fails the import.
+ */
+static int import_xattrs(r4_db *db, const char *src, const char *dst)
+{
+	static char names[R4_XATTR_LIST_MAX], value[R4_XATTR_SIZE_MAX];
+	ssize_t n = llistxattr(src, names, sizeof(names));
+	r4_file *f;
+	int rc;
+
+	if (n <= 0)
+		return n < 0 && errno != ENOTSUP ? -errno : 0;
+	if ((rc = r4_file_open(db, dst, &f)))
+		return rc;
+	for (const char *name = names; name < names + n && !rc; name += strlen(name) + 1) {
+		ssize_t len = lgetxattr(src, name, value, sizeof(value));
+
+		if (len < 0) {
+			rc = errno == ENODATA ? 0 : -errno;	/* (gone meanwhile) */
+		} else if ((rc = r4_file_setxattr(f, name, value, (size_t)len, 0)) == -EOPNOTSUPP) {
+			fprintf(stderr, "%s: %s: attribute '%s' not kept: %s\n", sh_prog, src, name,
+				r4_strerror(rc));
+			rc = 0;
+		}
+	}
+	r4_file_close(f);
+	return rc;
+}
+
+/* Copy host path src (file, directory, symlink, node) to image path dst,
+ * with the extended attributes of files and directories. */
 static int import_one(r4_db *db, const char *src, const char *dst)
 {
 	struct stat st;
@@ -428,8 +463,10 @@ static int import_one(r4_db *db, const char *src, const char *dst)
 		DIR *d;
 		struct dirent *de;
 
-		if (strcmp(dst, "/") && (rc = r4_mkdir(db, dst, st.st_mode & 07777, st.st_uid,
-						       st.st_gid)) && rc != -EEXIST)
+		if (strcmp(dst, "/") && !(rc = r4_mkdir(db, dst, st.st_mode & 07777, st.st_uid,
+							st.st_gid)))
+			rc = import_xattrs(db, src, dst);
+		if (rc && rc != -EEXIST)
 			return rc;
 		if (!(d = opendir(src)))
 			return -errno;
@@ -473,7 +510,7 @@ static int import_one(r4_db *db, const char *src, const char *dst)
 	if (!rc && ferror(f))
 		rc = -EIO;
 	fclose(f);
-	return rc;
+	return rc ? rc : import_xattrs(db, src, dst);
 }
 
 /* mkdir -p of dst's parents. */

@@ -443,7 +443,7 @@ int r4_file_error(r4_file *f, bool report);
  *           buf[0, size); *len as for get.
  *   remove: -ENODATA when there is none.
  * By handle only (what the bridge has): a host with paths opens a handle
- * with r4_file_open.  (To do: r4 import and export carry attributes so.)
+ * with r4_file_open (as r4 import does).
  */
 #define R4_XATTR_NAME_MAX 255		/* XATTR_NAME_MAX */
 #define R4_XATTR_SIZE_MAX 65536		/* XATTR_SIZE_MAX */

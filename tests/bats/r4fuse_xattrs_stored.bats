@@ -192,3 +192,28 @@ user.x=\"1\""
 	done
 	both_clean
 }
+
+@test "r4 import keeps the attributes of files and directories; a name r4 cannot store is said and left out" {
+	mkdir -p "$T/src/dir"
+	printf 'x' >"$T/src/dir/f"
+	ln -s f "$T/src/dir/l"
+	setfattr -n user.colour -v blue "$T/src/dir" 2>/dev/null ||
+		skip "$T: no user.* attributes on this host file system"
+	python3 -c 'import os, sys; os.setxattr(sys.argv[1], "user.big", b"a" * 65536)' "$T/src/dir/f"
+	setfattr -n trusted.t -v 1 "$T/src/dir/f"
+	setfattr -n security.s -v 2 "$T/src/dir/f"
+	run "$R4" import "$IMG" "$T/src" /in
+	assert_success
+	assert_output ''
+	mount_r4
+	cmp <(attrs "$T/src") <(attrs "$MNT/in")
+	run getfattr --absolute-names --only-values -n user.colour "$MNT/in/dir"
+	assert_output blue
+	umount_r4
+	both_clean
+	# a namespace r4 has no store for: said, the rest imported
+	setfacl -m u:65534:r "$T/src/dir/f" 2>/dev/null || skip "no setfacl here"
+	run "$R4" import "$IMG" "$T/src" /again
+	assert_success
+	assert_output "r4: $T/src/dir/f: attribute 'system.posix_acl_access' not kept: Operation not supported"
+}
