@@ -46,6 +46,8 @@ struct node {
 	struct node *parent;		/* the directory it was last found in (K_OBJ), its
 					   owner (K_PSEUDO), the view's parent (K_META) */
 	char *name;			/* its name there (NULL: not known yet, node_dot) */
+	bool direct_written;		/* written through an O_DIRECT descriptor: no
+					   cached pages kept across opens (ops.c) */
 	struct node *next;		/* in the table's chain */
 };
 
@@ -83,6 +85,7 @@ struct handle {
 	r4_file *file;			/* a regular file or directory, held: unlink (to
 					   its last close) does not remove it */
 	bool append;			/* O_APPEND: each write goes to the end */
+	bool direct;			/* O_DIRECT: its writes pass the kernel's page cache by */
 	struct special *sp;		/* or a pseudo file or the control file (special.c) */
 	struct mark *marks;		/* a directory: the offsets handed out (ops.c) */
 	size_t nmarks, capmarks;

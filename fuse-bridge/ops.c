@@ -771,7 +771,16 @@ static int open_obj(struct node *n, int flags, struct handle *h)
 static void file_opened(struct handle *h, struct fuse_file_info *fi)
 {
 	h->append = (fi->flags & O_APPEND) != 0;
-	fi->keep_cache = 1;	/* only the bridge changes it (or says so) */
+	h->direct = (fi->flags & O_DIRECT) != 0;
+	/*
+	 * Only the bridge changes the file (or says so), so the kernel may
+	 * keep its cached pages across opens; but beside O_DIRECT writes it
+	 * may keep stale ones: a buffered read the bridge answered before
+	 * such a write, whose pages the kernel cached after the write
+	 * dropped them (fstests generic/451).  Once a file was written so,
+	 * each open drops them.
+	 */
+	fi->keep_cache = !h->n->direct_written;
 	/* a close(2) reports lost changes (fb_flush); reading ones have none
 	 * to report: no FLUSH round trip */
 	fi->noflush = (fi->flags & O_ACCMODE) == O_RDONLY;
@@ -885,6 +894,8 @@ static void fb_write(fuse_req_t req, fuse_ino_t id, const char *buf, size_t n, o
 		CHANGE("write", r4_file_append(h->file, buf, n));
 	else
 		CHANGE("write", r4_file_write(h->file, (uint64_t)off, buf, n));
+	if (!rc && h->direct)
+		h->n->direct_written = true;
 	rc = fb_err("write", h->n, rc);
 	br_unlock();
 	if (changed)

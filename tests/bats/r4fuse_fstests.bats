@@ -2,7 +2,8 @@
 # What fstests found wrong on the mount (issue 23), each as the test that
 # found it does it: an open directory a rename replaced (generic/035),
 # file handles (generic/426, 467, 477, 756, 777), SEEK_DATA and SEEK_HOLE
-# (generic/286), and -o dev,suid (generic/184, 306, 434, 633).
+# (generic/286), -o dev,suid (generic/184, 306, 434, 633), and buffered
+# reads beside O_DIRECT writes (generic/451).
 
 setup() { load helper; r4_setup; fuse_setup 64M; HANDLE=$R4_BUILD/tests/r4handle; }
 teardown() { exec 4<&-; fuse_teardown; r4_teardown; }
@@ -242,4 +243,13 @@ EOF2
 	run cat "$MNT/d/e/g2"
 	assert_output two+
 	umount_r4
+}
+
+@test "buffered reads beside O_DIRECT writes see what was written (generic/451)" {
+	mount_r4
+	# AIO O_DIRECT writes, each read back through a new buffered open,
+	# while two threads read the file buffered
+	run "$R4_BUILD/tests/r4dio" "$MNT/f" 3
+	assert_success
+	assert_output --regexp '^[1-9][0-9]* cycles, 0 stale$'
 }
