@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 
+#include "acl.h"
 #include "alloc.h"
 #include "audit.h"
 #include "db.h"
@@ -589,7 +590,59 @@ int r4_truncate(r4_db *db, const char *path, uint64_t size)
 }
 
 /* chmod, chown, utimens and truncate on a loaded object. */
+static int apply_sd(struct r4_db *db, struct r4_inode *ino, const struct r4_setattr *sa);
+
+/* x as object oid's attributes, in the caller's operation, which grabbed
+ * for them (r4_xattr_store_cost) before its first change. */
+static int xattrs_after(struct r4_db *db, uint64_t oid, const struct r4_xattrs *x)
+{
+	struct r4_txn_op op;
+	int rc = r4_txn_op_begin(db, &op);
+
+	if (!rc)
+		rc = r4_txn_op_end(db, &op, r4_xattr_store(db, oid, x, false));
+	return rc;
+}
+
+/* A chmod of ino to mode: its access ACL follows (posix_acl_chmod), the
+ * attributes to store into x (none: empty), what that takes grabbed. */
+static int acl_chmod(struct r4_db *db, const struct r4_inode *ino, uint32_t mode,
+		     struct r4_xattrs *x)
+{
+	uint64_t oid = r4_key_objectid(&ino->sdkey), cost;
+	struct r4_acl a;
+	struct r4_buf b = {0};
+	int rc;
+
+	if (!(r4_acl_kinds(db, oid) & R4_ACL_HAS_ACCESS))
+		return 0;
+	if ((rc = r4_acl_get(db, oid, R4_ACL_ACCESS, &a)) || !a.n)
+		return rc;
+	r4_acl_chmod(&a, mode);
+	if (!(rc = r4_acl_encode(&a, &b)) && !(rc = r4_xattr_load(db, oid, x)) &&
+	    !(rc = r4_xattr_set(x, R4_ACL_ACCESS, b.p, b.len, 0)) &&
+	    !(rc = r4_xattr_store_cost(db, oid, x, &cost)))
+		rc = r4_txn_grab(db, cost, false);
+	r4_buf_free(&b);
+	r4_acl_free(&a);
+	return rc;
+}
+
 static int apply_setattr(struct r4_db *db, struct r4_inode *ino, const struct r4_setattr *sa)
+{
+	struct r4_xattrs x = {0};
+	int rc = 0;
+
+	if (sa->mask & R4_SET_MODE)
+		rc = acl_chmod(db, ino, sa->mode, &x);
+	if (!rc && !(rc = apply_sd(db, ino, sa)) && x.b.len)
+		rc = xattrs_after(db, r4_key_objectid(&ino->sdkey), &x);
+	r4_xattr_fini(&x);
+	return rc;
+}
+
+/* sa to ino's stat data (and a size to its body). */
+static int apply_sd(struct r4_db *db, struct r4_inode *ino, const struct r4_setattr *sa)
 {
 	struct r4_sd *sd = &ino->sd;
 	int rc;
@@ -1430,10 +1483,40 @@ int r4_file_listxattr(r4_file *f, char *buf, size_t size, size_t *len)
 	return r4_db_seen(f->db, rc);
 }
 
-/* Set name of f's object to value[0, n) as flags say, or remove it:
- * checked for the acting identity, audited, stored, in one operation. */
+/*
+ * ACL name of the object ino (st) in x: acl set (mode: ino's, the setter
+ * who), or removed (acl NULL) as Linux's set_acl does: an access ACL sets
+ * the permission bits it implies and stores only what they cannot say
+ * (posix_acl_update_mode: a setter neither root nor in the group loses
+ * setgid); a removal of none is no error.
+ */
+static int acl_apply(const struct r4_ident *who, struct r4_inode *ino, const struct r4_stat *st,
+		     struct r4_xattrs *x, const char *name, struct r4_acl *acl)
+{
+	struct r4_buf b = {0};
+	uint32_t mode = st->mode;
+	int rc;
+
+	if (acl && !strcmp(name, R4_ACL_ACCESS)) {
+		if (r4_acl_mode(acl, &mode))
+			acl = NULL;	/* the mode says it all */
+		if (who && who->uid && !r4_in_group(who, st->gid))
+			mode &= ~(uint32_t)S_ISGID;
+		ino->sd.sd_mode = (uint16_t)mode;
+	}
+	if (!acl)
+		return (rc = r4_xattr_remove(x, name)) == -ENODATA ? 0 : rc;
+	if (!(rc = r4_acl_encode(acl, &b)))
+		rc = r4_xattr_set(x, name, b.p, b.len, 0);
+	r4_buf_free(&b);
+	return rc;
+}
+
+/* Set name of f's object to value[0, n) as flags say, or remove it (ACL
+ * name: to acl, or remove it when acl has no entries): checked for the
+ * acting identity, audited, stored, in one operation. */
 static int xattr_change(r4_file *f, const char *name, const void *value, size_t n, int flags,
-			bool remove)
+			bool remove, struct r4_acl *acl)
 {
 	struct r4_audit au = {0};
 	struct r4_xattrs x = {0};
@@ -1445,10 +1528,17 @@ static int xattr_change(r4_file *f, const char *name, const void *value, size_t 
 	if ((rc = r4_txn_op_begin(f->db, &op)))
 		return rc;
 	op.held = f->held;
-	if ((rc = xattr_at(f, name, 2, &ino, &st)))
+	if ((rc = xattr_at(f, name, 2, &ino, &st))) {
+		/* (removing a default ACL of a non-directory: nothing, as Linux) */
+		if (rc == -EACCES && acl && !acl->n && !r4_file_stat(f, &st) && !S_ISDIR(st.mode))
+			rc = 0;
 		goto out;
+	}
+	if (acl && acl->n && (rc = r4_acl_valid(acl)))
+		goto fini;
 	if (!(rc = r4_xattr_load(f->db, st.ino, &x)))
-		rc = remove ? r4_xattr_remove(&x, name) : r4_xattr_set(&x, name, value, n, flags);
+		rc = acl ? acl_apply(r4_perm_actor(f->db), &ino, &st, &x, name, acl->n ? acl : NULL)
+		   : remove ? r4_xattr_remove(&x, name) : r4_xattr_set(&x, name, value, n, flags);
 	/* the record, the object's ctime, then what it stores */
 	if (!rc && !(rc = audit_obj(f, &au, &ino, "setattr", 0)) &&
 	    !(rc = r4_audit_grab(f->db, &au)) && !(rc = r4_txn_grab(f->db, E(f->db), remove)) &&
@@ -1457,6 +1547,7 @@ static int xattr_change(r4_file *f, const char *name, const void *value, size_t 
 		if (!(rc = r4_obj_save(f->db, &ino)))
 			rc = r4_audit_write(f->db, &au);
 	}
+fini:
 	r4_obj_fini(&ino);
 out:
 	r4_xattr_fini(&x);
@@ -1466,6 +1557,7 @@ out:
 
 int r4_file_setxattr(r4_file *f, const char *name, const void *value, size_t size, int flags)
 {
+	struct r4_acl acl;
 	int rc;
 
 	if (flags & ~(R4_XATTR_CREATE | R4_XATTR_REPLACE))
@@ -1474,14 +1566,22 @@ int r4_file_setxattr(r4_file *f, const char *name, const void *value, size_t siz
 		return rc;
 	if (size > R4_XATTR_SIZE_MAX)
 		return -E2BIG;
-	return xattr_change(f, name, value, size, flags, false);
+	if (!r4_acl_name(name))
+		return xattr_change(f, name, value, size, flags, false, NULL);
+	/* (an ACL's flags say nothing, as Linux's) */
+	if ((rc = r4_acl_parse(value, size, &acl)))
+		return rc;
+	rc = xattr_change(f, name, NULL, 0, 0, !acl.n, &acl);
+	r4_acl_free(&acl);
+	return rc;
 }
 
 int r4_file_removexattr(r4_file *f, const char *name)
 {
+	struct r4_acl none = {0};
 	int rc = r4_xattr_name(name, false);
 
-	return rc ? rc : xattr_change(f, name, NULL, 0, 0, true);
+	return rc ? rc : xattr_change(f, name, NULL, 0, 0, true, r4_acl_name(name) ? &none : NULL);
 }
 
 /* A fallocate: where its zeros go (r4_reg_fill_spans), the pieces they
@@ -2173,10 +2273,41 @@ int r4_file_lookup(r4_file *dir, const char *name, size_t len, r4_file **out)
 	return rc ? r4_db_seen(dir->db, rc) : hold_at(dir->db, &k, &dir->key, name, len, out);
 }
 
+/*
+ * A new object of *mode in directory d as Linux's posix_acl_create: when
+ * d has a default ACL, it and the mode the object is made with (*mode,
+ * no umask) mask each other; the result is the object's access ACL unless
+ * the mode says it all, and a directory inherits the default ACL.  x gets
+ * the object's attributes; *acl says whether d has a default ACL.
+ */
+static int acl_new(struct r4_db *db, const struct r4_stat *d, uint32_t *mode, bool *acl,
+		   struct r4_xattrs *x)
+{
+	struct r4_acl a = {0};
+	struct r4_buf b = {0};
+	int rc;
+
+	*acl = false;
+	if (S_ISLNK(*mode) || !(r4_acl_kinds(db, d->ino) & R4_ACL_HAS_DEFAULT))
+		return 0;
+	if ((rc = r4_acl_get(db, d->ino, R4_ACL_DEFAULT, &a)) || !a.n)
+		return rc;
+	*acl = true;
+	if (S_ISDIR(*mode) && !(rc = r4_acl_encode(&a, &b)))
+		rc = r4_xattr_set(x, R4_ACL_DEFAULT, b.p, b.len, 0);
+	r4_buf_free(&b);
+	if (!rc && r4_acl_create(&a, mode) && !(rc = r4_acl_encode(&a, &b)))
+		rc = r4_xattr_set(x, R4_ACL_ACCESS, b.p, b.len, 0);
+	r4_buf_free(&b);
+	r4_acl_free(&a);
+	return rc;
+}
+
 int r4_file_make(r4_file *dir, const char *name, size_t len, const struct r4_newobj *n,
 		 r4_file **out)
 {
 	struct r4_db *db = dir->db;
+	struct r4_xattrs x = {0};
 	struct r4_audit au = {0};
 	struct r4_sd t;
 	struct at a;
@@ -2190,15 +2321,25 @@ int r4_file_make(r4_file *dir, const char *name, size_t len, const struct r4_new
 		struct r4_newobj o = *n;
 		struct r4_stat d;
 
-		/* owned by the acting identity, its umask, a setgid directory's group */
+		uint64_t cost = 0;
+		bool acl = false;
+
+		/* owned by the acting identity, its umask or the directory's
+		 * default ACL, a setgid directory's group */
 		r4_fs_stat_of(db, &a.dir, &d);
-		r4_perm_new(r4_perm_actor(db), &d, &o.mode, &o.uid, &o.gid);
-		if (!(rc = may_entry(db, &a.dir, NULL)) && !(rc = newobj_tmpl(&o, &t)) &&
+		rc = acl_new(db, &d, &o.mode, &acl, &x);
+		r4_perm_new(r4_perm_actor(db), &d, acl, &o.mode, &o.uid, &o.gid);
+		/* (its attributes: grabbed for before the object is made) */
+		if (!rc && !(rc = may_entry(db, &a.dir, NULL)) && !(rc = newobj_tmpl(&o, &t)) &&
 		    !(rc = audit_entry(db, &au, d.ino, &a.dir.sdkey, name, len, "create", 0)) &&
-		    !(rc = r4_audit_grab(db, &au)) && !(rc = make_at(db, &a, &t, NULL, &k)))
+		    !(rc = r4_audit_grab(db, &au)) &&
+		    !(rc = x.b.len ? r4_xattr_make_cost(db, db->next_oid, x.b.len, &cost) : 0) &&
+		    !(rc = r4_txn_grab(db, cost, false)) && !(rc = make_at(db, &a, &t, NULL, &k)) &&
+		    !(rc = x.b.len ? xattrs_after(db, r4_key_objectid(&k), &x) : 0))
 			rc = r4_audit_write(db, &au);
 		r4_obj_fini(&a.dir);
 	}
+	r4_xattr_fini(&x);
 	r4_audit_fini(&au);
 	if ((rc = r4_txn_op_end(db, &op, rc)))
 		return rc;

@@ -172,6 +172,11 @@ int r4_xattr_remove(struct r4_xattrs *x, const char *name);
 /* Store x as oid's record in the caller's operation: grabs (removal: may
  * use the reserve) before it changes anything. */
 int r4_xattr_store(struct r4_db *db, uint64_t oid, const struct r4_xattrs *x, bool removal);
+/* What storing x as oid's record can take (what r4_xattr_store grabs),
+ * and what making one of len bytes where it has none can. */
+int r4_xattr_store_cost(struct r4_db *db, uint64_t oid, const struct r4_xattrs *x,
+			uint64_t *cost);
+int r4_xattr_make_cost(struct r4_db *db, uint64_t oid, size_t len, uint64_t *cost);
 /* What removing oid's record can add to the commit, and removing it (the
  * object went: inside an operation that grabbed for it). */
 int r4_xattr_drop_cost(struct r4_db *db, uint64_t oid, uint64_t *cost);

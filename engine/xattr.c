@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <sys/stat.h>
 
+#include "acl.h"
 #include "db.h"
 #include "ns.h"
 #include "obj.h"
@@ -40,6 +41,8 @@ int r4_xattr_name(const char *name, bool set)
 
 	if (!n || n > R4_XATTR_NAME_MAX)
 		return -ERANGE;
+	if (r4_acl_name(name))
+		return 0;	/* system.* holds these two (acl.c) */
 	for (unsigned i = 0; spaces[i]; i++) {
 		size_t k = strlen(spaces[i]);
 
@@ -254,6 +257,7 @@ int r4_xattr_drop(struct r4_db *db, uint64_t oid)
 {
 	char path[48];
 
+	r4_acl_note(db, oid, NULL);
 	record_path(path, sizeof(path), oid);
 	return r4_meta_unlink(db, path);
 }
@@ -261,7 +265,7 @@ int r4_xattr_drop(struct r4_db *db, uint64_t oid)
 /* What making oid's record of len bytes can take: "..r4" when there is
  * none, the file (stat data, entry, directory) and its body, as the
  * objects it makes will be (r4_obj_prepare). */
-static int make_cost(struct r4_db *db, uint64_t oid, size_t len, uint64_t *cost)
+int r4_xattr_make_cost(struct r4_db *db, uint64_t oid, size_t len, uint64_t *cost)
 {
 	struct r4_sd t = {.sd_mode = S_IFDIR | 0700};
 	struct r4_inode dir, root, file;
@@ -292,21 +296,35 @@ static int make_cost(struct r4_db *db, uint64_t oid, size_t len, uint64_t *cost)
 	return rc;
 }
 
-int r4_xattr_store(struct r4_db *db, uint64_t oid, const struct r4_xattrs *x, bool removal)
+int r4_xattr_store_cost(struct r4_db *db, uint64_t oid, const struct r4_xattrs *x,
+			uint64_t *cost)
 {
 	uint64_t drop, make = 0;
-	char path[48];
 	int rc;
 
 	if ((rc = r4_xattr_drop_cost(db, oid, &drop)) ||
-	    (x->b.len && (rc = make_cost(db, oid, x->b.len, &make))) ||
-	    (rc = r4_txn_grab(db, drop + make, removal)))
+	    (x->b.len && (rc = r4_xattr_make_cost(db, oid, x->b.len, &make))))
+		return rc;
+	*cost = drop + make;
+	return 0;
+}
+
+int r4_xattr_store(struct r4_db *db, uint64_t oid, const struct r4_xattrs *x, bool removal)
+{
+	uint64_t cost;
+	char path[48];
+	int rc;
+
+	if ((rc = r4_xattr_store_cost(db, oid, x, &cost)) ||
+	    (rc = r4_txn_grab(db, cost, removal)))
 		return rc;
 	/* (the calls below are operations within the caller's, grabbed for) */
 	if ((rc = r4_xattr_drop(db, oid)) || !x->b.len)
 		return rc;
 	record_path(path, sizeof(path), oid);
-	if ((rc = r4_meta_dir(db)) || (rc = r4_create(db, path, 0600, 0, 0)))
+	if ((rc = r4_meta_dir(db)) || (rc = r4_create(db, path, 0600, 0, 0)) ||
+	    (rc = r4_write(db, path, 0, x->b.p, x->b.len)))
 		return rc;
-	return r4_write(db, path, 0, x->b.p, x->b.len);
+	r4_acl_note(db, oid, x);	/* (a failure above fails the transaction) */
+	return 0;
 }

@@ -193,17 +193,17 @@ static void test_calls(void)
 	CHECK_RC(set(f, "user.a", "un", 0));
 	CHECK(!strcmp(get(f, "user.a", &rc), "un"));
 	/* what cannot be stored */
-	CHECK_EQ(set(f, "system.posix_acl_access", "x", 0), -EOPNOTSUPP);
+	CHECK_EQ(set(f, "system.posix_acl_other", "x", 0), -EOPNOTSUPP);	/* (test_acl.c: ACLs) */
 	CHECK_EQ(set(f, "other.x", "x", 0), -EOPNOTSUPP);
 	CHECK_EQ(set(f, "user.r4.mode", "0600", 0), -EPERM);
 	CHECK_EQ(set(f, "user.r4.nosuch", "x", 0), -EPERM);
 	CHECK_EQ(set(f, "user.", "x", 0), -EINVAL);
 	CHECK_EQ(set(f, "", "x", 0), -ERANGE);
-	get(f, "system.posix_acl_access", &rc);
+	get(f, "system.posix_acl_other", &rc);
 	CHECK_EQ(rc, -ENODATA);
 	get(f, "user.r4.mode", &rc);
 	CHECK_EQ(rc, -ENODATA);
-	CHECK_EQ(r4_file_removexattr(f, "system.posix_acl_default"), -ENODATA);
+	CHECK_EQ(r4_file_removexattr(f, "system.posix_acl_other"), -ENODATA);
 	/* remove */
 	CHECK_RC(r4_file_removexattr(f, "user.b"));
 	CHECK_EQ(r4_file_removexattr(f, "user.b"), -ENODATA);
