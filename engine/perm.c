@@ -93,14 +93,15 @@ bool r4_permits(const struct r4_ident *who, const struct r4_stat *st, unsigned w
 }
 
 /* The mode bits, or an access ACL in their place (docs/semantics.md,
- * "POSIX ACLs"); who is not root. */
+ * "POSIX ACLs"); who is not root.  As Linux's acl_permission_check, the
+ * ACL is asked only when the group class (the mask) has a permission. */
 static bool posix_permits(struct r4_db *db, const struct r4_ident *who, const struct r4_stat *st,
 			  unsigned want)
 {
 	struct r4_acl a;
 	bool ok;
 
-	if (!(r4_acl_kinds(db, st->ino) & R4_ACL_HAS_ACCESS))
+	if (!(st->mode & 070) || !(r4_acl_kinds(db, st->ino) & R4_ACL_HAS_ACCESS))
 		return r4_permits(who, st, want);
 	if (r4_acl_get(db, st->ino, R4_ACL_ACCESS, &a))
 		return false;	/* an ACL that cannot be read allows nothing */

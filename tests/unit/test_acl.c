@@ -441,6 +441,11 @@ static void test_abort(void)
 	CHECK_RC(set(f, R4_ACL_ACCESS, deny, N(deny)));
 	CHECK_RC(r4_act_as(db, &U1001, 0));
 	CHECK_EQ(r4_file_access(f, 4), -EACCES);
+	/* a mask of nothing: the mode alone (Linux's acl_permission_check) */
+	CHECK_RC(r4_act_as(db, &OWNER, 0));
+	CHECK_RC(r4_file_setattr(f, &(struct r4_setattr){.mask = R4_SET_MODE, .mode = 0604}));
+	CHECK_RC(r4_act_as(db, &U1001, 0));
+	CHECK_RC(r4_file_access(f, 4));
 	CHECK_RC(r4_act_as(db, NULL, 0));
 	r4_abort(db);
 	CHECK_EQ(get(f, R4_ACL_ACCESS, &a), -ENODATA);
