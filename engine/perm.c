@@ -377,7 +377,10 @@ int r4_perm_xattr(struct r4_db *db, const struct r4_ident *who, const struct r4_
 	bool write = want & 2;
 
 	if (r4_acl_name(name)) {
-		/* (a default ACL only on a directory, for everyone) */
+		/* (none on a symlink, a default ACL only on a directory, for
+		 * everyone) */
+		if (S_ISLNK(st->mode))
+			return write ? -EOPNOTSUPP : -ENODATA;
 		if (!S_ISDIR(st->mode) && !strcmp(name, R4_ACL_DEFAULT))
 			return write ? -EACCES : -ENODATA;
 		return !write || r4_perm_owns(who, st) ? 0 : -EPERM;

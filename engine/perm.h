@@ -84,8 +84,9 @@ int r4_perm_open(struct r4_db *db, const struct r4_ident *who, const struct r4_s
  * directory written by its owner alone (-EPERM); trusted.* root's alone
  * (others: -EPERM to write, -ENODATA to read); security.* read by
  * anyone, written by root (-EPERM); the POSIX ACLs read by anyone,
- * written by the owner (-EPERM), a default ACL on a directory alone (else
- * -EACCES to write, -ENODATA to read, for everyone).
+ * written by the owner (-EPERM), none on a symlink (-EOPNOTSUPP to write,
+ * -ENODATA to read), a default ACL on a directory alone (else -EACCES to
+ * write, -ENODATA to read), for everyone.
  */
 int r4_perm_xattr(struct r4_db *db, const struct r4_ident *who, const struct r4_stat *st,
 		  const char *name, unsigned want);

@@ -1,10 +1,12 @@
 /*
  * xattr.c - extended attributes: the user., trusted. and security.
- * attributes of an object, kept as r4 keeps what the format has no place
- * for (meta.c): a regular file "OID.x" in the root's hidden "..r4", read
- * only by the attribute calls (fs.c's r4_file_*xattr), so that no other
- * call pays for them.  Its bytes (docs/semantics.md, "Extended
- * attributes"):
+ * attributes of an object and its POSIX ACLs (system.posix_acl_access and
+ * _default, whose values acl.c reads), kept as r4 keeps what the format
+ * has no place for (meta.c): a regular file "OID.x" in the root's hidden
+ * "..r4", read only by the attribute calls (fs.c's r4_file_*xattr) and,
+ * for an object with an ACL, its permission checks (acl.c knows which
+ * objects have one), so that no other call pays for them.  Its bytes
+ * (docs/semantics.md, "Extended attributes"):
  *
  *	"R4XATTR1"			8 bytes
  *	then, for each attribute, names in strcmp order, each once:
@@ -121,6 +123,16 @@ static void totals(const struct r4_xattrs *x, size_t *total, size_t *list)
 	}
 }
 
+/* Is v[0, n) an ACL r4 stores: valid, with entries (acl.c)? */
+static bool acl_well_formed(const uint8_t *v, size_t n)
+{
+	struct r4_acl a;
+	bool ok = !r4_acl_parse(v, n, &a) && a.n && !r4_acl_valid(&a);
+
+	r4_acl_free(&a);
+	return ok;
+}
+
 /* Is x a record r4 writes: its magic, each attribute whole with a name
  * that can be stored, in order, within the limits? */
 static bool well_formed(const struct r4_xattrs *x)
@@ -143,7 +155,8 @@ static bool well_formed(const struct r4_xattrs *x)
 		memcpy(name, p + at + HEAD, nl);
 		name[nl] = 0;
 		if (strlen(name) != nl || r4_xattr_name(name, true) ||
-		    (at > MAGIC_LEN && strcmp(prev, name) >= 0))
+		    (at > MAGIC_LEN && strcmp(prev, name) >= 0) ||
+		    (r4_acl_name(name) && !acl_well_formed(p + at + HEAD + nl, vl)))
 			return false;
 		memcpy(prev, name, nl + 1);
 		at += HEAD + nl + vl;
