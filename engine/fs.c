@@ -589,8 +589,40 @@ int r4_truncate(r4_db *db, const char *path, uint64_t size)
 	return r4_txn_op_end(db, &op, rc);
 }
 
-/* chmod, chown, utimens and truncate on a loaded object. */
-static int apply_sd(struct r4_db *db, struct r4_inode *ino, const struct r4_setattr *sa);
+/* sa to ino's stat data (and a size to its body). */
+static int apply_sd(struct r4_db *db, struct r4_inode *ino, const struct r4_setattr *sa)
+{
+	struct r4_sd *sd = &ino->sd;
+	int rc;
+
+	/* (a truncate grabs for the stat data too) */
+	if ((sa->mask & R4_SET_SIZE) ? (rc = do_truncate(db, ino, sa->size))
+				     : (rc = r4_txn_grab(db, E(db), false)))
+		return rc;
+	if (sa->mask & R4_SET_MODE)
+		sd->sd_mode = (uint16_t)((sd->sd_mode & S_IFMT) | (sa->mode & 07777));
+	if (sa->mask & R4_SET_UID)
+		sd->sd_uid = sa->uid;
+	if (sa->mask & R4_SET_GID)
+		sd->sd_gid = sa->gid;
+	r4_obj_touch(db, ino, false, true);
+	if (sa->mask & R4_SET_ATIME)
+		r4_obj_time(&sa->atime, &sd->sd_atime, &sd->sd_atime_ns);
+	if (sa->mask & R4_SET_MTIME)
+		r4_obj_time(&sa->mtime, &sd->sd_mtime, &sd->sd_mtime_ns);
+	if (sa->mask & R4_SET_CTIME)
+		r4_obj_time(&sa->ctime, &sd->sd_ctime, &sd->sd_ctime_ns);
+	/* "now": the change's time, which r4_obj_touch gave ctime */
+	if (sa->mask & R4_SET_ATIME_NOW) {
+		sd->sd_atime = sd->sd_ctime;
+		sd->sd_atime_ns = sd->sd_ctime_ns;
+	}
+	if (sa->mask & R4_SET_MTIME_NOW) {
+		sd->sd_mtime = sd->sd_ctime;
+		sd->sd_mtime_ns = sd->sd_ctime_ns;
+	}
+	return r4_obj_save(db, ino);
+}
 
 /* x as object oid's attributes, in the caller's operation, which grabbed
  * for them (r4_xattr_store_cost) before its first change. */
@@ -628,6 +660,7 @@ static int acl_chmod(struct r4_db *db, const struct r4_inode *ino, uint32_t mode
 	return rc;
 }
 
+/* chmod, chown, utimens and truncate on a loaded object. */
 static int apply_setattr(struct r4_db *db, struct r4_inode *ino, const struct r4_setattr *sa)
 {
 	struct r4_xattrs x = {0};
@@ -639,41 +672,6 @@ static int apply_setattr(struct r4_db *db, struct r4_inode *ino, const struct r4
 		rc = xattrs_after(db, r4_key_objectid(&ino->sdkey), &x);
 	r4_xattr_fini(&x);
 	return rc;
-}
-
-/* sa to ino's stat data (and a size to its body). */
-static int apply_sd(struct r4_db *db, struct r4_inode *ino, const struct r4_setattr *sa)
-{
-	struct r4_sd *sd = &ino->sd;
-	int rc;
-
-	/* (a truncate grabs for the stat data too) */
-	if ((sa->mask & R4_SET_SIZE) ? (rc = do_truncate(db, ino, sa->size))
-				     : (rc = r4_txn_grab(db, E(db), false)))
-		return rc;
-	if (sa->mask & R4_SET_MODE)
-		sd->sd_mode = (uint16_t)((sd->sd_mode & S_IFMT) | (sa->mode & 07777));
-	if (sa->mask & R4_SET_UID)
-		sd->sd_uid = sa->uid;
-	if (sa->mask & R4_SET_GID)
-		sd->sd_gid = sa->gid;
-	r4_obj_touch(db, ino, false, true);
-	if (sa->mask & R4_SET_ATIME)
-		r4_obj_time(&sa->atime, &sd->sd_atime, &sd->sd_atime_ns);
-	if (sa->mask & R4_SET_MTIME)
-		r4_obj_time(&sa->mtime, &sd->sd_mtime, &sd->sd_mtime_ns);
-	if (sa->mask & R4_SET_CTIME)
-		r4_obj_time(&sa->ctime, &sd->sd_ctime, &sd->sd_ctime_ns);
-	/* "now": the change's time, which r4_obj_touch gave ctime */
-	if (sa->mask & R4_SET_ATIME_NOW) {
-		sd->sd_atime = sd->sd_ctime;
-		sd->sd_atime_ns = sd->sd_ctime_ns;
-	}
-	if (sa->mask & R4_SET_MTIME_NOW) {
-		sd->sd_mtime = sd->sd_ctime;
-		sd->sd_mtime_ns = sd->sd_ctime_ns;
-	}
-	return r4_obj_save(db, ino);
 }
 
 int r4_setattr(r4_db *db, const char *path, const struct r4_setattr *sa)
@@ -1530,7 +1528,8 @@ static int xattr_change(r4_file *f, const char *name, const void *value, size_t 
 	op.held = f->held;
 	if ((rc = xattr_at(f, name, 2, &ino, &st))) {
 		/* (removing a default ACL of a non-directory: nothing, as Linux) */
-		if (rc == -EACCES && acl && !acl->n && !r4_file_stat(f, &st) && !S_ISDIR(st.mode))
+		if (rc == -EACCES && acl && !acl->n && !strcmp(name, R4_ACL_DEFAULT) &&
+		    !r4_file_stat(f, &st) && !S_ISDIR(st.mode))
 			rc = 0;
 		goto out;
 	}
@@ -2320,7 +2319,6 @@ int r4_file_make(r4_file *dir, const char *name, size_t len, const struct r4_new
 	if (!(rc = at_file(dir, name, len, true, &a))) {
 		struct r4_newobj o = *n;
 		struct r4_stat d;
-
 		uint64_t cost = 0;
 		bool acl = false;
 

@@ -10,7 +10,8 @@
  * change an entry, the sticky bit, setgid inheritance and the umask for
  * new objects, chown and chmod by the owner, the clearing of set-id bits
  * (setattr_should_drop_suidgid), utimens "now" for writers, open modes,
- * extended attributes (xattr_permission).
+ * extended attributes (xattr_permission), POSIX ACLs in place of the mode
+ * bits (acl.c runs their algorithm).
  *
  * Every function lets a trusted caller (who NULL) through.  uid 0 passes
  * every check but executing a file without any x bit (R4L executes

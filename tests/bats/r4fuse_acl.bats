@@ -92,12 +92,18 @@ other::---"
 	both_clean
 }
 
-@test "chmod changes the owner, mask and other entries; getfacl shows them; a remount keeps them" {
-	mount_r4 -o allow_other
+# chmod_keeps OPTS: chmod on a mount with OPTS changes the ACL's owner,
+# mask and other entries, at once and after a remount
+chmod_keeps() {
+	mount_r4 -o "$1"
 	setfacl -m u:65534:rwx,g:100:rx "$MNT/d/f"
+	run nobody sh -c "echo x >>'$MNT/d/f'"
+	assert_success
 	chmod 0741 "$MNT/d/f"
+	run nobody sh -c "echo x >>'$MNT/d/f'"
+	assert_failure
 	umount_r4
-	mount_r4 -o allow_other
+	mount_r4 -o "$1"
 	run getfacl -pc "$MNT/d/f"
 	assert_output "user::rwx
 user:nobody:rwx	#effective:r--
@@ -111,6 +117,14 @@ other::--x"
 	assert_failure
 	umount_r4
 	both_clean
+}
+
+@test "chmod changes the owner, mask and other entries; getfacl shows them; a remount keeps them" {
+	chmod_keeps allow_other
+}
+
+@test "chmod changes the ACL with default_permissions too (the kernel's cached copy follows)" {
+	chmod_keeps allow_other,default_permissions
 }
 
 # inherits: a default ACL on d/i; what touch and mkdir make in it with

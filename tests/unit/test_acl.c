@@ -7,10 +7,12 @@
  *  - through the handle calls: set, get, list, remove, the errors
  *    (EINVAL, EOPNOTSUPP, EPERM, EACCES, ENODATA), the mode a set gives
  *    (and setgid lost), an ACL the mode says stores nothing;
- *  - enforcement for other identities, chmod's effect, inheritance of a
+ *  - enforcement for other identities, after r4's access rules (..acl),
+ *    chmod's effect, inheritance of a
  *    default ACL by files and directories (no umask) but not symlinks;
  *  - an abort forgets an ACL set in it, the record goes with its object,
- *    and r4's checker and fsck.reiser4 call the image clean.
+ *    and r4's checker and fsck.reiser4 call the image clean; a stored
+ *    ACL that does not read denies, and the checker reports it.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -79,6 +81,15 @@ static void test_format(void)
 	static const uint32_t tag[] = {UO, 6, 0, 0x40, 4, 0, GO, 4, 0, O, 0, 0};
 	static const uint32_t noid[] = {UO, 6, 0, U, 6, NONE, GO, 4, 0, M, 6, 0, O, 0, 0};
 	static const uint32_t justmask[] = {UO, 6, 0, GO, 4, 0, M, 6, 0, O, 0, 0};
+	static const struct {
+		const uint32_t *e;
+		size_t n;
+	} bad[] = {
+		{nomask, N(nomask)}, {noother, N(noother)}, {nogroup, N(nogroup)},
+		{noowner, N(noowner)}, {order, N(order)}, {twice, N(twice)}, {after, N(after)},
+		{maskpos, N(maskpos)}, {twomask, N(twomask)}, {perm, N(perm)}, {tag, N(tag)},
+		{noid, N(noid)},
+	};
 	uint8_t v[256], w[256];
 	struct r4_acl a;
 	struct r4_buf b = {0};
@@ -96,18 +107,8 @@ static void test_format(void)
 	CHECK_RC(valid(base, N(base)));
 	CHECK_RC(valid(named, N(named)));
 	CHECK_RC(valid(justmask, N(justmask)));
-	CHECK_EQ(valid(nomask, N(nomask)), -EINVAL);
-	CHECK_EQ(valid(noother, N(noother)), -EINVAL);
-	CHECK_EQ(valid(nogroup, N(nogroup)), -EINVAL);
-	CHECK_EQ(valid(noowner, N(noowner)), -EINVAL);
-	CHECK_EQ(valid(order, N(order)), -EINVAL);
-	CHECK_EQ(valid(twice, N(twice)), -EINVAL);
-	CHECK_EQ(valid(after, N(after)), -EINVAL);
-	CHECK_EQ(valid(maskpos, N(maskpos)), -EINVAL);
-	CHECK_EQ(valid(twomask, N(twomask)), -EINVAL);
-	CHECK_EQ(valid(perm, N(perm)), -EINVAL);
-	CHECK_EQ(valid(tag, N(tag)), -EINVAL);
-	CHECK_EQ(valid(noid, N(noid)), -EINVAL);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		CHECK_EQ(valid(bad[i].e, bad[i].n), -EINVAL);
 	/* encoded back with the base entries' ids -1, as Linux writes them */
 	CHECK_RC(r4_acl_parse(v, value(v, 2, named, N(named)), &a));
 	CHECK_RC(r4_acl_encode(&a, &b));
@@ -199,15 +200,24 @@ static void test_algorithms(void)
 
 static r4_file *root;
 
+/* The image open again, root on its root. */
+static r4_db *reopen(void)
+{
+	r4_db *db = t_open_rw(img);
+
+	if (db)
+		CHECK_RC(r4_file_root(db, &root));
+	return db;
+}
+
 static r4_db *fresh(void)
 {
 	r4_db *db;
 
 	unlink(img);
 	CHECK_RC(r4_mkfs(img, 32u << 20, NULL));
-	if (!(db = t_open_rw(img)))
+	if (!(db = reopen()))
 		return NULL;
-	CHECK_RC(r4_file_root(db, &root));
 	CHECK_RC(r4_create(db, "/f", 0644, 0, 0));
 	CHECK_RC(r4_mkdir(db, "/d", 0755, 0, 0));
 	CHECK_RC(r4_setattr(db, "/f", &(struct r4_setattr){.mask = R4_SET_MODE | R4_SET_UID |
@@ -259,22 +269,26 @@ static uint32_t mode_of(r4_file *f)
 	return st.mode & 07777;
 }
 
-static void both_clean(const char *what)
+/* db closed with f and opened again, *f on "/f" again; NULL when it did
+ * not open. */
+static r4_db *again(r4_db *db, r4_file **f)
 {
-	struct r4_open_opts o = {0};
-	struct r4_check_result res;
-	r4_db *db = NULL;
-	int f;
+	r4_file_close(*f);
+	done(db);
+	if ((db = reopen()))
+		*f = at(root, "f");
+	return db;
+}
 
-	CHECK_RC(r4_open(img, &o, &db));
-	if (db) {
-		CHECK_RC(r4_check(db, NULL, &res));
-		CHECK_EQ(res.problems, 0);
-		r4_close(db);
-	}
-	if ((f = t_fsck(img)) < 0)
-		printf("skip: fsck.reiser4 not installed (%s)\n", what);
-	CHECK(f != 0);
+/* r4_file_access(f, want) as who. */
+static int may(r4_db *db, r4_file *f, const struct r4_ident *who, unsigned want)
+{
+	int rc;
+
+	CHECK_RC(r4_act_as(db, who, 0));
+	rc = r4_file_access(f, want);
+	CHECK_RC(r4_act_as(db, NULL, 0));
+	return rc;
 }
 
 static const struct r4_ident OWNER = {1000, 1000, NULL, 0, 022};
@@ -351,7 +365,7 @@ static void test_calls(void)
 	r4_file_close(f);
 	r4_file_close(d);
 	done(db);
-	both_clean("set, get, remove");
+	t_both_clean(img, "set, get, remove");
 }
 
 /* A default ACL: what files and directories made in it get, umask aside. */
@@ -412,7 +426,7 @@ static void test_inherit(void)
 	CHECK_RC(r4_file_remove(d, "l", 1, false));
 	r4_file_close(d);
 	done(db);
-	both_clean("inheritance, removal");
+	t_both_clean(img, "inheritance, removal");
 	/* (no record but the directory's is left: reopened, the table agrees) */
 	if ((db = t_open_rw(img))) {
 		char **v;
@@ -439,35 +453,83 @@ static void test_abort(void)
 	CHECK_RC(r4_setattr(db, "/f", &(struct r4_setattr){.mask = R4_SET_MODE, .mode = 0666}));
 	CHECK_RC(r4_begin(db));
 	CHECK_RC(set(f, R4_ACL_ACCESS, deny, N(deny)));
-	CHECK_RC(r4_act_as(db, &U1001, 0));
-	CHECK_EQ(r4_file_access(f, 4), -EACCES);
+	CHECK_EQ(may(db, f, &U1001, 4), -EACCES);
 	/* a mask of nothing: the mode alone (Linux's acl_permission_check) */
 	CHECK_RC(r4_act_as(db, &OWNER, 0));
 	CHECK_RC(r4_file_setattr(f, &(struct r4_setattr){.mask = R4_SET_MODE, .mode = 0604}));
-	CHECK_RC(r4_act_as(db, &U1001, 0));
-	CHECK_RC(r4_file_access(f, 4));
-	CHECK_RC(r4_act_as(db, NULL, 0));
+	CHECK_RC(may(db, f, &U1001, 4));
 	r4_abort(db);
 	CHECK_EQ(get(f, R4_ACL_ACCESS, &a), -ENODATA);
-	CHECK_RC(r4_act_as(db, &U1001, 0));
-	CHECK_RC(r4_file_access(f, 6));
-	CHECK_RC(r4_act_as(db, NULL, 0));
+	CHECK_RC(may(db, f, &U1001, 6));
 	/* committed, then reopened: the table is read from the records */
 	CHECK_RC(set(f, R4_ACL_ACCESS, deny, N(deny)));
-	r4_file_close(f);
-	done(db);
-	if (!(db = t_open_rw(img)))
+	if (!(db = again(db, &f)))
 		return;
-	CHECK_RC(r4_file_root(db, &root));
-	f = at(root, "f");
-	CHECK_RC(r4_act_as(db, &U1001, 0));
-	CHECK_EQ(r4_file_access(f, 4), -EACCES);
-	CHECK_RC(r4_act_as(db, &U1002, 0));
-	CHECK_RC(r4_file_access(f, 6));
-	CHECK_RC(r4_act_as(db, NULL, 0));
+	CHECK_EQ(may(db, f, &U1001, 4), -EACCES);
+	CHECK_RC(may(db, f, &U1002, 6));
 	r4_file_close(f);
 	done(db);
-	both_clean("an abort");
+	t_both_clean(img, "an abort");
+}
+
+/* r4's access rules (..acl) come before an ACL: a rule for the caller
+ * decides; without one, the ACL. */
+static void test_rules(void)
+{
+	static const uint32_t deny[] = {UO, 6, 0, U, 0, 1001, GO, 6, 0, M, 6, 0, O, 6, 0};
+	r4_file *f;
+	r4_db *db = fresh();
+
+	if (!db)
+		return;
+	f = at(root, "f");
+	CHECK_RC(set(f, R4_ACL_ACCESS, deny, N(deny)));
+	CHECK_EQ(may(db, f, &U1001, 4), -EACCES);
+	CHECK_RC(may(db, f, &U1002, 6));
+	CHECK_RC(t_run(db, "/f/..acl/(uid <- #1001; access <- read)"));
+	CHECK_RC(t_run(db, "/f/..acl/(uid <- #1002; access <- denied)"));
+	CHECK_RC(may(db, f, &U1001, 4));
+	CHECK_EQ(may(db, f, &U1001, 2), -EACCES);
+	CHECK_EQ(may(db, f, &U1002, 4), -EACCES);
+	r4_file_close(f);
+	done(db);
+	t_both_clean(img, "rules and an ACL");
+}
+
+/* A stored ACL that does not read: the record is damaged (r4 fsck says
+ * so, and --fix removes it); until then the object denies all but root. */
+static void test_damaged(void)
+{
+	static const char rec[] = "R4XATTR1\x17\x0c\x00\x00\x00system.posix_acl_access"
+				  "\x02\x00\x00\x00\x01\x00\x06\x00\xff\xff\xff\xff";
+	struct r4_check_opts o = {.fix = true};
+	struct r4_check_result res;
+	char path[64];
+	r4_file *f, *l;
+	r4_db *db = fresh();
+
+	if (!db)
+		return;
+	f = at(root, "f");
+	CHECK_RC(r4_symlink(db, "f", "/l", 0, 0));
+	l = at(root, "l");
+	CHECK_EQ(r4_file_setxattr(l, R4_ACL_ACCESS, "\x02\0\0\0", 4, 0), -EOPNOTSUPP);
+	r4_file_close(l);
+	CHECK_RC(r4_setattr(db, "/f", &(struct r4_setattr){.mask = R4_SET_MODE, .mode = 0666}));
+	snprintf(path, sizeof(path), "/..r4/%llu.x", (unsigned long long)r4_file_id(f));
+	CHECK_RC(r4_mkdir(db, "/..r4", 0700, 0, 0));
+	CHECK_RC(r4_create(db, path, 0600, 0, 0));
+	CHECK_RC(r4_write(db, path, 0, rec, sizeof(rec) - 1));
+	if (!(db = again(db, &f)))
+		return;
+	CHECK_EQ(may(db, f, &U1001, 4), -EACCES);
+	r4_file_close(f);
+	CHECK_RC(r4_check(db, NULL, &res));
+	CHECK_EQ(res.problems, 1);
+	CHECK_RC(r4_check(db, &o, &res));
+	CHECK_EQ(res.fixed, 1);
+	done(db);
+	t_both_clean(img, "the fix");
 }
 
 int main(void)
@@ -483,6 +545,8 @@ int main(void)
 	test_calls();
 	test_inherit();
 	test_abort();
+	test_rules();
+	test_damaged();
 	t_rmdir(dir);
 	return T_DONE();
 }
