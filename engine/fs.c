@@ -419,24 +419,85 @@ static int grab_entry(struct r4_db *db, struct at *a, uint64_t n)
 	return rc;
 }
 
-/* A new object named a->name; its stat, and its key, to those not NULL. */
+/* x as object oid's attributes, in the caller's operation, which grabbed
+ * for them (r4_xattr_store_cost) before its first change. */
+static int xattrs_after(struct r4_db *db, uint64_t oid, const struct r4_xattrs *x)
+{
+	struct r4_txn_op op;
+	int rc = r4_txn_op_begin(db, &op);
+
+	if (!rc)
+		rc = r4_txn_op_end(db, &op, r4_xattr_store(db, oid, x, false));
+	return rc;
+}
+
+bool r4_fs_default_acl(struct r4_db *db, const struct r4_stat *d)
+{
+	return r4_acl_kinds(db, d->ino) & R4_ACL_HAS_DEFAULT;
+}
+
+/*
+ * A new object of *mode in directory d as Linux's posix_acl_create: when
+ * d has a default ACL, it and the mode the object is made with (*mode,
+ * no umask) mask each other; the result is the object's access ACL unless
+ * the mode says it all, and a directory inherits the default ACL.  x gets
+ * the object's attributes.
+ */
+static int acl_new(struct r4_db *db, const struct r4_stat *d, uint32_t *mode,
+		   struct r4_xattrs *x)
+{
+	struct r4_acl a = {0};
+	struct r4_buf b = {0};
+	int rc;
+
+	if (S_ISLNK(*mode) || !r4_fs_default_acl(db, d))
+		return 0;
+	if ((rc = r4_acl_get(db, d->ino, R4_ACL_DEFAULT, &a)) || !a.n)
+		return rc;
+	if (S_ISDIR(*mode) && !(rc = r4_acl_encode(&a, &b)))
+		rc = r4_xattr_set(x, R4_ACL_DEFAULT, b.p, b.len, 0);
+	r4_buf_free(&b);
+	if (!rc && r4_acl_create(&a, mode) && !(rc = r4_acl_encode(&a, &b)))
+		rc = r4_xattr_set(x, R4_ACL_ACCESS, b.p, b.len, 0);
+	r4_buf_free(&b);
+	r4_acl_free(&a);
+	return rc;
+}
+
+/* A new object named a->name; its stat, and its key, to those not NULL.
+ * In a directory with a default ACL it gets its ACLs (acl_new). */
 static int make_at(struct r4_db *db, struct at *a, const struct r4_sd *tmpl, struct r4_stat *st,
 		   r4_key *key)
 {
+	struct r4_xattrs x = {0};
+	struct r4_sd t = *tmpl;
 	struct r4_inode ino;
+	struct r4_stat d;
+	uint32_t mode = t.sd_mode;
+	uint64_t cost = 0;
 	int rc;
 
 	if (r4_ns_dot(a->name, a->len))
 		return -EEXIST;
-	if ((rc = grab_entry(db, a, 3 * E(db))) ||	/* stat data, entry, directory */
-	    (rc = r4_obj_create(db, &a->dir, a->name, a->len, tmpl, &ino)))
-		return rc;
+	r4_fs_stat_of(db, &a->dir, &d);
+	if ((rc = acl_new(db, &d, &mode, &x)) ||
+	    (x.b.len && (rc = r4_xattr_make_cost(db, db->next_oid, x.b.len, &cost))))
+		goto out;
+	t.sd_mode = (uint16_t)mode;
+	/* stat data, entry, directory; the attributes */
+	if ((rc = grab_entry(db, a, 3 * E(db) + cost)) ||
+	    (rc = r4_obj_create(db, &a->dir, a->name, a->len, &t, &ino)))
+		goto out;
 	if (st)
 		r4_fs_stat_of(db, &ino, st);
 	if (key)
 		*key = ino.sdkey;
+	if (x.b.len)
+		rc = xattrs_after(db, r4_key_objectid(&ino.sdkey), &x);
 	r4_obj_fini(&ino);
-	return 0;
+out:
+	r4_xattr_fini(&x);
+	return rc;
 }
 
 static int make(struct r4_db *db, const char *path, const struct r4_sd *tmpl, struct r4_stat *st)
@@ -622,18 +683,6 @@ static int apply_sd(struct r4_db *db, struct r4_inode *ino, const struct r4_seta
 		sd->sd_mtime_ns = sd->sd_ctime_ns;
 	}
 	return r4_obj_save(db, ino);
-}
-
-/* x as object oid's attributes, in the caller's operation, which grabbed
- * for them (r4_xattr_store_cost) before its first change. */
-static int xattrs_after(struct r4_db *db, uint64_t oid, const struct r4_xattrs *x)
-{
-	struct r4_txn_op op;
-	int rc = r4_txn_op_begin(db, &op);
-
-	if (!rc)
-		rc = r4_txn_op_end(db, &op, r4_xattr_store(db, oid, x, false));
-	return rc;
 }
 
 /* A chmod of ino to mode: its access ACL follows (posix_acl_chmod), the
@@ -2272,41 +2321,10 @@ int r4_file_lookup(r4_file *dir, const char *name, size_t len, r4_file **out)
 	return rc ? r4_db_seen(dir->db, rc) : hold_at(dir->db, &k, &dir->key, name, len, out);
 }
 
-/*
- * A new object of *mode in directory d as Linux's posix_acl_create: when
- * d has a default ACL, it and the mode the object is made with (*mode,
- * no umask) mask each other; the result is the object's access ACL unless
- * the mode says it all, and a directory inherits the default ACL.  x gets
- * the object's attributes; *acl says whether d has a default ACL.
- */
-static int acl_new(struct r4_db *db, const struct r4_stat *d, uint32_t *mode, bool *acl,
-		   struct r4_xattrs *x)
-{
-	struct r4_acl a = {0};
-	struct r4_buf b = {0};
-	int rc;
-
-	*acl = false;
-	if (S_ISLNK(*mode) || !(r4_acl_kinds(db, d->ino) & R4_ACL_HAS_DEFAULT))
-		return 0;
-	if ((rc = r4_acl_get(db, d->ino, R4_ACL_DEFAULT, &a)) || !a.n)
-		return rc;
-	*acl = true;
-	if (S_ISDIR(*mode) && !(rc = r4_acl_encode(&a, &b)))
-		rc = r4_xattr_set(x, R4_ACL_DEFAULT, b.p, b.len, 0);
-	r4_buf_free(&b);
-	if (!rc && r4_acl_create(&a, mode) && !(rc = r4_acl_encode(&a, &b)))
-		rc = r4_xattr_set(x, R4_ACL_ACCESS, b.p, b.len, 0);
-	r4_buf_free(&b);
-	r4_acl_free(&a);
-	return rc;
-}
-
 int r4_file_make(r4_file *dir, const char *name, size_t len, const struct r4_newobj *n,
 		 r4_file **out)
 {
 	struct r4_db *db = dir->db;
-	struct r4_xattrs x = {0};
 	struct r4_audit au = {0};
 	struct r4_sd t;
 	struct at a;
@@ -2319,25 +2337,18 @@ int r4_file_make(r4_file *dir, const char *name, size_t len, const struct r4_new
 	if (!(rc = at_file(dir, name, len, true, &a))) {
 		struct r4_newobj o = *n;
 		struct r4_stat d;
-		uint64_t cost = 0;
-		bool acl = false;
 
-		/* owned by the acting identity, its umask or the directory's
-		 * default ACL, a setgid directory's group */
+		/* owned by the acting identity, its umask (unless the directory
+		 * has a default ACL: make_at), a setgid directory's group */
 		r4_fs_stat_of(db, &a.dir, &d);
-		rc = acl_new(db, &d, &o.mode, &acl, &x);
-		r4_perm_new(r4_perm_actor(db), &d, acl, &o.mode, &o.uid, &o.gid);
-		/* (its attributes: grabbed for before the object is made) */
-		if (!rc && !(rc = may_entry(db, &a.dir, NULL)) && !(rc = newobj_tmpl(&o, &t)) &&
+		r4_perm_new(r4_perm_actor(db), &d, r4_fs_default_acl(db, &d), &o.mode, &o.uid,
+			    &o.gid);
+		if (!(rc = may_entry(db, &a.dir, NULL)) && !(rc = newobj_tmpl(&o, &t)) &&
 		    !(rc = audit_entry(db, &au, d.ino, &a.dir.sdkey, name, len, "create", 0)) &&
-		    !(rc = r4_audit_grab(db, &au)) &&
-		    !(rc = x.b.len ? r4_xattr_make_cost(db, db->next_oid, x.b.len, &cost) : 0) &&
-		    !(rc = r4_txn_grab(db, cost, false)) && !(rc = make_at(db, &a, &t, NULL, &k)) &&
-		    !(rc = x.b.len ? xattrs_after(db, r4_key_objectid(&k), &x) : 0))
+		    !(rc = r4_audit_grab(db, &au)) && !(rc = make_at(db, &a, &t, NULL, &k)))
 			rc = r4_audit_write(db, &au);
 		r4_obj_fini(&a.dir);
 	}
-	r4_xattr_fini(&x);
 	r4_audit_fini(&au);
 	if ((rc = r4_txn_op_end(db, &op, rc)))
 		return rc;

@@ -87,6 +87,9 @@ int r4_fs_resolve(struct r4_db *db, const char *path, struct r4_inode *out);
  * the new object's stat (fs.c, for exec.c). */
 int r4_fs_make(struct r4_db *db, const char *path, uint32_t mode, uint32_t uid, uint32_t gid,
 	       const uint8_t *target, size_t tlen, struct r4_stat *st);
+/* Has directory d a default ACL, which new objects in it start from
+ * instead of the umask (acl.c; every creation of fs.c applies it)? */
+bool r4_fs_default_acl(struct r4_db *db, const struct r4_stat *d);
 /* Finish what safe-links record (fs.c): orphans a crash left are
  * removed, interrupted truncates done, in one transaction.  r4_open runs
  * it for a read-write handle. */

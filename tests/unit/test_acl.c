@@ -375,6 +375,7 @@ static void test_inherit(void)
 	struct r4_newobj file = {.mode = S_IFREG | 0666}, sub = {.mode = S_IFDIR | 0777},
 			 lnk = {.mode = S_IFLNK | 0777, .target = "f"};
 	r4_file *d, *f, *s, *l, *g;
+	struct r4_stat st;
 	struct r4_acl a;
 	r4_db *db = fresh();
 
@@ -403,6 +404,15 @@ static void test_inherit(void)
 	CHECK_EQ(get(s, R4_ACL_DEFAULT, &a), 5);
 	r4_acl_free(&a);
 	CHECK_EQ(get(l, R4_ACL_ACCESS, &a), -ENODATA);
+	/* what R4L makes there too (as root, umask 022) */
+	CHECK_RC(t_run(db, "/d/r4l <- \"x\""));
+	CHECK_RC(r4_stat(db, "/d/r4l", &st));
+	CHECK_EQ(st.mode & 07777, 0664);
+	g = at(d, "r4l");
+	CHECK_EQ(get(g, R4_ACL_ACCESS, &a), 5);
+	r4_acl_free(&a);
+	r4_file_close(g);
+	CHECK_RC(r4_file_remove(d, "r4l", 3, false));
 	/* 1001 writes what 1002 made */
 	CHECK_RC(r4_act_as(db, &U1001, 0));
 	CHECK_RC(r4_file_access(f, 6));
