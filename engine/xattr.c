@@ -269,10 +269,12 @@ int r4_xattr_drop_cost(struct r4_db *db, uint64_t oid, uint64_t *cost)
 int r4_xattr_drop(struct r4_db *db, uint64_t oid)
 {
 	char path[48];
+	int rc;
 
-	r4_acl_note(db, oid, NULL);
 	record_path(path, sizeof(path), oid);
-	return r4_meta_unlink(db, path);
+	if (!(rc = r4_meta_unlink(db, path)))
+		r4_acl_note(db, oid, NULL);
+	return rc;
 }
 
 /* What making oid's record of len bytes can take: "..r4" when there is

@@ -617,13 +617,6 @@ static struct node *xattr_node(fuse_ino_t id, int none, int *rc)
 	return *rc ? NULL : n;
 }
 
-/* A POSIX ACL's name: a change of one may change what the kernel
- * caches (the mode; the ACL itself with FUSE_CAP_POSIX_ACL). */
-static bool acl_name(const char *name)
-{
-	return !strncmp(name, "system.posix_acl_", 17);
-}
-
 /* The answer to a getxattr or listxattr of size: the size asked for, a
  * buffer too small (the engine said ERANGE), or the bytes. */
 static void xattr_reply(fuse_req_t req, int rc, size_t size, const char *p, size_t n)
@@ -694,8 +687,9 @@ void sp_setxattr(fuse_req_t req, fuse_ino_t id, const char *name, const char *va
 		rc = rc == -ENODATA ? ENOTSUP : fb_err("setxattr", NULL, rc);	/* (of a pseudo file) */
 	}
 	br_unlock();
-	/* the kernel's cached mode, owner, times (an access ACL sets the mode) */
-	if (changed || (!rc && acl_name(name)))
+	/* the kernel's cached mode, owner, times; an access ACL sets the mode
+	 * (the kernel forgets what it cached only with FUSE_CAP_POSIX_ACL) */
+	if (changed || (!rc && !strncmp(name, "system.posix_acl_", 17)))
 		node_invalidate_all();
 	free(p);
 	fuse_reply_err(req, rc);
@@ -738,7 +732,5 @@ void sp_removexattr(fuse_req_t req, fuse_ino_t id, const char *name)
 		CHANGE("removexattr", r4_file_removexattr(n->obj, name));
 	rc = fb_err("removexattr", n, rc);
 	br_unlock();
-	if (!rc && acl_name(name))
-		node_invalidate_all();	/* (the kernel's cached ACL, with FUSE_CAP_POSIX_ACL) */
 	fuse_reply_err(req, rc);
 }
