@@ -123,6 +123,12 @@ struct r4_db {
 		uint32_t *more;		/* a longer list, on the heap */
 	} actor;
 	bool meta_known, meta_present;	/* is there a "..r4" directory (meta.c)? */
+	bool acl_known;		/* the objects with POSIX ACLs, by id (acl.c) */
+	struct r4_acl_obj {
+		uint64_t oid;
+		unsigned kinds;	/* R4_ACL_HAS_* */
+	} *acl;
+	size_t nacl, acl_cap;
 };
 
 /*

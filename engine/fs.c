@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 
+#include "acl.h"
 #include "alloc.h"
 #include "audit.h"
 #include "db.h"
@@ -418,24 +419,85 @@ static int grab_entry(struct r4_db *db, struct at *a, uint64_t n)
 	return rc;
 }
 
-/* A new object named a->name; its stat, and its key, to those not NULL. */
+/* x as object oid's attributes, in the caller's operation, which grabbed
+ * for them (r4_xattr_store_cost) before its first change. */
+static int xattrs_after(struct r4_db *db, uint64_t oid, const struct r4_xattrs *x)
+{
+	struct r4_txn_op op;
+	int rc = r4_txn_op_begin(db, &op);
+
+	if (!rc)
+		rc = r4_txn_op_end(db, &op, r4_xattr_store(db, oid, x, false));
+	return rc;
+}
+
+bool r4_fs_default_acl(struct r4_db *db, const struct r4_stat *d)
+{
+	return r4_acl_kinds(db, d->ino) & R4_ACL_HAS_DEFAULT;
+}
+
+/*
+ * A new object of *mode in directory d as Linux's posix_acl_create: when
+ * d has a default ACL, it and the mode the object is made with (*mode,
+ * no umask) mask each other; the result is the object's access ACL unless
+ * the mode says it all, and a directory inherits the default ACL.  x gets
+ * the object's attributes.
+ */
+static int acl_new(struct r4_db *db, const struct r4_stat *d, uint32_t *mode,
+		   struct r4_xattrs *x)
+{
+	struct r4_acl a = {0};
+	struct r4_buf b = {0};
+	int rc;
+
+	if (S_ISLNK(*mode) || !r4_fs_default_acl(db, d))
+		return 0;
+	if ((rc = r4_acl_get(db, d->ino, R4_ACL_DEFAULT, &a)) || !a.n)
+		return rc;
+	if (S_ISDIR(*mode) && !(rc = r4_acl_encode(&a, &b)))
+		rc = r4_xattr_set(x, R4_ACL_DEFAULT, b.p, b.len, 0);
+	r4_buf_free(&b);
+	if (!rc && r4_acl_create(&a, mode) && !(rc = r4_acl_encode(&a, &b)))
+		rc = r4_xattr_set(x, R4_ACL_ACCESS, b.p, b.len, 0);
+	r4_buf_free(&b);
+	r4_acl_free(&a);
+	return rc;
+}
+
+/* A new object named a->name; its stat, and its key, to those not NULL.
+ * In a directory with a default ACL it gets its ACLs (acl_new). */
 static int make_at(struct r4_db *db, struct at *a, const struct r4_sd *tmpl, struct r4_stat *st,
 		   r4_key *key)
 {
+	struct r4_xattrs x = {0};
+	struct r4_sd t = *tmpl;
 	struct r4_inode ino;
+	struct r4_stat d;
+	uint32_t mode = t.sd_mode;
+	uint64_t cost = 0;
 	int rc;
 
 	if (r4_ns_dot(a->name, a->len))
 		return -EEXIST;
-	if ((rc = grab_entry(db, a, 3 * E(db))) ||	/* stat data, entry, directory */
-	    (rc = r4_obj_create(db, &a->dir, a->name, a->len, tmpl, &ino)))
-		return rc;
+	r4_fs_stat_of(db, &a->dir, &d);
+	if ((rc = acl_new(db, &d, &mode, &x)) ||
+	    (x.b.len && (rc = r4_xattr_make_cost(db, db->next_oid, x.b.len, &cost))))
+		goto out;
+	t.sd_mode = (uint16_t)mode;
+	/* stat data, entry, directory; the attributes */
+	if ((rc = grab_entry(db, a, 3 * E(db) + cost)) ||
+	    (rc = r4_obj_create(db, &a->dir, a->name, a->len, &t, &ino)))
+		goto out;
 	if (st)
 		r4_fs_stat_of(db, &ino, st);
 	if (key)
 		*key = ino.sdkey;
+	if (x.b.len)
+		rc = xattrs_after(db, r4_key_objectid(&ino.sdkey), &x);
 	r4_obj_fini(&ino);
-	return 0;
+out:
+	r4_xattr_fini(&x);
+	return rc;
 }
 
 static int make(struct r4_db *db, const char *path, const struct r4_sd *tmpl, struct r4_stat *st)
@@ -588,8 +650,8 @@ int r4_truncate(r4_db *db, const char *path, uint64_t size)
 	return r4_txn_op_end(db, &op, rc);
 }
 
-/* chmod, chown, utimens and truncate on a loaded object. */
-static int apply_setattr(struct r4_db *db, struct r4_inode *ino, const struct r4_setattr *sa)
+/* sa to ino's stat data (and a size to its body). */
+static int apply_sd(struct r4_db *db, struct r4_inode *ino, const struct r4_setattr *sa)
 {
 	struct r4_sd *sd = &ino->sd;
 	int rc;
@@ -621,6 +683,44 @@ static int apply_setattr(struct r4_db *db, struct r4_inode *ino, const struct r4
 		sd->sd_mtime_ns = sd->sd_ctime_ns;
 	}
 	return r4_obj_save(db, ino);
+}
+
+/* A chmod of ino to mode: its access ACL follows (posix_acl_chmod), the
+ * attributes to store into x (none: empty), what that takes grabbed. */
+static int acl_chmod(struct r4_db *db, const struct r4_inode *ino, uint32_t mode,
+		     struct r4_xattrs *x)
+{
+	uint64_t oid = r4_key_objectid(&ino->sdkey), cost;
+	struct r4_acl a;
+	struct r4_buf b = {0};
+	int rc;
+
+	if (!(r4_acl_kinds(db, oid) & R4_ACL_HAS_ACCESS))
+		return 0;
+	if ((rc = r4_acl_get(db, oid, R4_ACL_ACCESS, &a)) || !a.n)
+		return rc;
+	r4_acl_chmod(&a, mode);
+	if (!(rc = r4_acl_encode(&a, &b)) && !(rc = r4_xattr_load(db, oid, x)) &&
+	    !(rc = r4_xattr_set(x, R4_ACL_ACCESS, b.p, b.len, 0)) &&
+	    !(rc = r4_xattr_store_cost(db, oid, x, &cost)))
+		rc = r4_txn_grab(db, cost, false);
+	r4_buf_free(&b);
+	r4_acl_free(&a);
+	return rc;
+}
+
+/* chmod, chown, utimens and truncate on a loaded object. */
+static int apply_setattr(struct r4_db *db, struct r4_inode *ino, const struct r4_setattr *sa)
+{
+	struct r4_xattrs x = {0};
+	int rc = 0;
+
+	if (sa->mask & R4_SET_MODE)
+		rc = acl_chmod(db, ino, sa->mode, &x);
+	if (!rc && !(rc = apply_sd(db, ino, sa)) && x.b.len)
+		rc = xattrs_after(db, r4_key_objectid(&ino->sdkey), &x);
+	r4_xattr_fini(&x);
+	return rc;
 }
 
 int r4_setattr(r4_db *db, const char *path, const struct r4_setattr *sa)
@@ -1430,10 +1530,40 @@ int r4_file_listxattr(r4_file *f, char *buf, size_t size, size_t *len)
 	return r4_db_seen(f->db, rc);
 }
 
-/* Set name of f's object to value[0, n) as flags say, or remove it:
- * checked for the acting identity, audited, stored, in one operation. */
+/*
+ * ACL name of the object ino (st) in x: acl set (mode: ino's, the setter
+ * who), or removed (acl NULL) as Linux's set_acl does: an access ACL sets
+ * the permission bits it implies and stores only what they cannot say
+ * (posix_acl_update_mode: a setter neither root nor in the group loses
+ * setgid); a removal of none is no error.
+ */
+static int acl_apply(const struct r4_ident *who, struct r4_inode *ino, const struct r4_stat *st,
+		     struct r4_xattrs *x, const char *name, struct r4_acl *acl)
+{
+	struct r4_buf b = {0};
+	uint32_t mode = st->mode;
+	int rc;
+
+	if (acl && !strcmp(name, R4_ACL_ACCESS)) {
+		if (r4_acl_mode(acl, &mode))
+			acl = NULL;	/* the mode says it all */
+		if (who && who->uid && !r4_in_group(who, st->gid))
+			mode &= ~(uint32_t)S_ISGID;
+		ino->sd.sd_mode = (uint16_t)mode;
+	}
+	if (!acl)
+		return (rc = r4_xattr_remove(x, name)) == -ENODATA ? 0 : rc;
+	if (!(rc = r4_acl_encode(acl, &b)))
+		rc = r4_xattr_set(x, name, b.p, b.len, 0);
+	r4_buf_free(&b);
+	return rc;
+}
+
+/* Set name of f's object to value[0, n) as flags say, or remove it (ACL
+ * name: to acl, or remove it when acl has no entries): checked for the
+ * acting identity, audited, stored, in one operation. */
 static int xattr_change(r4_file *f, const char *name, const void *value, size_t n, int flags,
-			bool remove)
+			bool remove, struct r4_acl *acl)
 {
 	struct r4_audit au = {0};
 	struct r4_xattrs x = {0};
@@ -1445,10 +1575,18 @@ static int xattr_change(r4_file *f, const char *name, const void *value, size_t 
 	if ((rc = r4_txn_op_begin(f->db, &op)))
 		return rc;
 	op.held = f->held;
-	if ((rc = xattr_at(f, name, 2, &ino, &st)))
+	if ((rc = xattr_at(f, name, 2, &ino, &st))) {
+		/* (removing a default ACL of a non-directory: nothing, as Linux) */
+		if (rc == -EACCES && acl && !acl->n && !strcmp(name, R4_ACL_DEFAULT) &&
+		    !r4_file_stat(f, &st) && !S_ISDIR(st.mode))
+			rc = 0;
 		goto out;
+	}
+	if (acl && acl->n && (rc = r4_acl_valid(acl)))
+		goto fini;
 	if (!(rc = r4_xattr_load(f->db, st.ino, &x)))
-		rc = remove ? r4_xattr_remove(&x, name) : r4_xattr_set(&x, name, value, n, flags);
+		rc = acl ? acl_apply(r4_perm_actor(f->db), &ino, &st, &x, name, acl->n ? acl : NULL)
+		   : remove ? r4_xattr_remove(&x, name) : r4_xattr_set(&x, name, value, n, flags);
 	/* the record, the object's ctime, then what it stores */
 	if (!rc && !(rc = audit_obj(f, &au, &ino, "setattr", 0)) &&
 	    !(rc = r4_audit_grab(f->db, &au)) && !(rc = r4_txn_grab(f->db, E(f->db), remove)) &&
@@ -1457,6 +1595,7 @@ static int xattr_change(r4_file *f, const char *name, const void *value, size_t 
 		if (!(rc = r4_obj_save(f->db, &ino)))
 			rc = r4_audit_write(f->db, &au);
 	}
+fini:
 	r4_obj_fini(&ino);
 out:
 	r4_xattr_fini(&x);
@@ -1466,6 +1605,7 @@ out:
 
 int r4_file_setxattr(r4_file *f, const char *name, const void *value, size_t size, int flags)
 {
+	struct r4_acl acl;
 	int rc;
 
 	if (flags & ~(R4_XATTR_CREATE | R4_XATTR_REPLACE))
@@ -1474,14 +1614,22 @@ int r4_file_setxattr(r4_file *f, const char *name, const void *value, size_t siz
 		return rc;
 	if (size > R4_XATTR_SIZE_MAX)
 		return -E2BIG;
-	return xattr_change(f, name, value, size, flags, false);
+	if (!r4_acl_name(name))
+		return xattr_change(f, name, value, size, flags, false, NULL);
+	/* (an ACL's flags say nothing, as Linux's) */
+	if ((rc = r4_acl_parse(value, size, &acl)))
+		return rc;
+	rc = xattr_change(f, name, NULL, 0, 0, !acl.n, &acl);
+	r4_acl_free(&acl);
+	return rc;
 }
 
 int r4_file_removexattr(r4_file *f, const char *name)
 {
+	struct r4_acl none = {0};
 	int rc = r4_xattr_name(name, false);
 
-	return rc ? rc : xattr_change(f, name, NULL, 0, 0, true);
+	return rc ? rc : xattr_change(f, name, NULL, 0, 0, true, r4_acl_name(name) ? &none : NULL);
 }
 
 /* A fallocate: where its zeros go (r4_reg_fill_spans), the pieces they
@@ -2190,9 +2338,11 @@ int r4_file_make(r4_file *dir, const char *name, size_t len, const struct r4_new
 		struct r4_newobj o = *n;
 		struct r4_stat d;
 
-		/* owned by the acting identity, its umask, a setgid directory's group */
+		/* owned by the acting identity, its umask (unless the directory
+		 * has a default ACL: make_at), a setgid directory's group */
 		r4_fs_stat_of(db, &a.dir, &d);
-		r4_perm_new(r4_perm_actor(db), &d, &o.mode, &o.uid, &o.gid);
+		r4_perm_new(r4_perm_actor(db), &d, r4_fs_default_acl(db, &d), &o.mode, &o.uid,
+			    &o.gid);
 		if (!(rc = may_entry(db, &a.dir, NULL)) && !(rc = newobj_tmpl(&o, &t)) &&
 		    !(rc = audit_entry(db, &au, d.ino, &a.dir.sdkey, name, len, "create", 0)) &&
 		    !(rc = r4_audit_grab(db, &au)) && !(rc = make_at(db, &a, &t, NULL, &k)))

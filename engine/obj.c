@@ -29,6 +29,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "acl.h"
 #include "ccreg.h"
 #include "key.h"
 #include "perm.h"
@@ -946,6 +947,7 @@ static void hook_aborted(struct r4_db *db)
 		h->lost += h->changed == db->txn_seq;
 	r4_page_discard(db);
 	db->meta_known = false;	/* the transaction may have made "..r4" */
+	r4_acl_forget(db);	/* (and set or removed ACLs) */
 }
 
 static void hook_close(struct r4_db *db)
@@ -955,6 +957,7 @@ static void hook_close(struct r4_db *db)
 	r4_free(db->pages);
 	r4_free(db->fake_files);
 	r4_perm_free(db);
+	r4_acl_forget(db);
 	while (db->held) {	/* (handles left open: their objects stay orphans) */
 		struct r4_held *h = db->held;
 

@@ -87,6 +87,9 @@ int r4_fs_resolve(struct r4_db *db, const char *path, struct r4_inode *out);
  * the new object's stat (fs.c, for exec.c). */
 int r4_fs_make(struct r4_db *db, const char *path, uint32_t mode, uint32_t uid, uint32_t gid,
 	       const uint8_t *target, size_t tlen, struct r4_stat *st);
+/* Has directory d a default ACL, which new objects in it start from
+ * instead of the umask (acl.c; every creation of fs.c applies it)? */
+bool r4_fs_default_acl(struct r4_db *db, const struct r4_stat *d);
 /* Finish what safe-links record (fs.c): orphans a crash left are
  * removed, interrupted truncates done, in one transaction.  r4_open runs
  * it for a read-write handle. */
@@ -172,6 +175,11 @@ int r4_xattr_remove(struct r4_xattrs *x, const char *name);
 /* Store x as oid's record in the caller's operation: grabs (removal: may
  * use the reserve) before it changes anything. */
 int r4_xattr_store(struct r4_db *db, uint64_t oid, const struct r4_xattrs *x, bool removal);
+/* What storing x as oid's record can take (what r4_xattr_store grabs),
+ * and what making one of len bytes where it has none can. */
+int r4_xattr_store_cost(struct r4_db *db, uint64_t oid, const struct r4_xattrs *x,
+			uint64_t *cost);
+int r4_xattr_make_cost(struct r4_db *db, uint64_t oid, size_t len, uint64_t *cost);
 /* What removing oid's record can add to the commit, and removing it (the
  * object went: inside an operation that grabbed for it). */
 int r4_xattr_drop_cost(struct r4_db *db, uint64_t oid, uint64_t *cost);

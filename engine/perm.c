@@ -10,7 +10,8 @@
  * change an entry, the sticky bit, setgid inheritance and the umask for
  * new objects, chown and chmod by the owner, the clearing of set-id bits
  * (setattr_should_drop_suidgid), utimens "now" for writers, open modes,
- * extended attributes (xattr_permission).
+ * extended attributes (xattr_permission), POSIX ACLs in place of the mode
+ * bits (acl.c runs their algorithm).
  *
  * Every function lets a trusted caller (who NULL) through.  uid 0 passes
  * every check but executing a file without any x bit (R4L executes
@@ -19,6 +20,7 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 
+#include "acl.h"
 #include "perm.h"
 
 /* ---- the acting identity (r4_act_as) ---- */
@@ -91,6 +93,24 @@ bool r4_permits(const struct r4_ident *who, const struct r4_stat *st, unsigned w
 	return (bits & want) == want;
 }
 
+/* The mode bits, or an access ACL in their place (docs/semantics.md,
+ * "POSIX ACLs"); who is not root.  As Linux's acl_permission_check, the
+ * ACL is asked only when the group class (the mask) has a permission. */
+static bool posix_permits(struct r4_db *db, const struct r4_ident *who, const struct r4_stat *st,
+			  unsigned want)
+{
+	struct r4_acl a;
+	bool ok;
+
+	if (!(st->mode & 070) || !(r4_acl_kinds(db, st->ino) & R4_ACL_HAS_ACCESS))
+		return r4_permits(who, st, want);
+	if (r4_acl_get(db, st->ino, R4_ACL_ACCESS, &a))
+		return false;	/* an ACL that cannot be read allows nothing */
+	ok = a.n ? r4_acl_permits(&a, who, st->uid, st->gid, want) : r4_permits(who, st, want);
+	r4_acl_free(&a);
+	return ok;
+}
+
 bool r4_allows(r4_db *db, const struct r4_ident *who, const struct r4_stat *st, unsigned want)
 {
 	struct r4_meta m;
@@ -112,14 +132,14 @@ bool r4_allows(r4_db *db, const struct r4_ident *who, const struct r4_stat *st, 
 	}
 	r4_meta_fini(&m);
 	if (best < 0)
-		return r4_permits(who, st, want);
+		return posix_permits(db, who, st, want);
 	/* denied: nothing; read: reading (and searching a directory); write:
 	 * that and writing.  Executing a file also needs its mode bits. */
 	unsigned bits = best == R4_ACCESS_WRITE ? 6 : best == R4_ACCESS_READ ? 4 : 0;
 
 	if (!bits)
 		return false;
-	if ((want & 1) && !S_ISDIR(st->mode) && !r4_permits(who, st, 1))
+	if ((want & 1) && !S_ISDIR(st->mode) && !posix_permits(db, who, st, 1))
 		return false;
 	return (bits & want & 6) == (want & 6);
 }
@@ -226,14 +246,14 @@ int r4_perm_move_dir(struct r4_db *db, const struct r4_ident *who, const struct 
 	return r4_perm_may(db, who, d, 2) ? 0 : -EACCES;
 }
 
-void r4_perm_new(const struct r4_ident *who, const struct r4_stat *d, uint32_t *mode,
+void r4_perm_new(const struct r4_ident *who, const struct r4_stat *d, bool acl, uint32_t *mode,
 		 uint32_t *uid, uint32_t *gid)
 {
 	if (!who)
 		return;
 	*uid = who->uid;
 	*gid = who->gid;
-	if (!S_ISLNK(*mode))
+	if (!S_ISLNK(*mode) && !acl)
 		*mode &= ~(who->umask & 0777);
 	if (d->mode & S_ISGID) {
 		*gid = d->gid;
@@ -357,6 +377,15 @@ int r4_perm_xattr(struct r4_db *db, const struct r4_ident *who, const struct r4_
 {
 	bool write = want & 2;
 
+	if (r4_acl_name(name)) {
+		/* (none on a symlink, a default ACL only on a directory, for
+		 * everyone) */
+		if (S_ISLNK(st->mode))
+			return write ? -EOPNOTSUPP : -ENODATA;
+		if (!S_ISDIR(st->mode) && !strcmp(name, R4_ACL_DEFAULT))
+			return write ? -EACCES : -ENODATA;
+		return !write || r4_perm_owns(who, st) ? 0 : -EPERM;
+	}
 	if (in_space(name, "user.")) {
 		/* (a rule of types, for everyone) */
 		if (!S_ISREG(st->mode) && !S_ISDIR(st->mode))

@@ -46,8 +46,9 @@ int r4_perm_entry(struct r4_db *db, const struct r4_ident *who, const struct r4_
 int r4_perm_move_dir(struct r4_db *db, const struct r4_ident *who, const struct r4_stat *d);
 /* The owner and mode of a new object in directory d: who's uid, its gid
  * or a setgid directory's (a new directory keeps setgid), the umask off
- * the permission bits.  who NULL: as given. */
-void r4_perm_new(const struct r4_ident *who, const struct r4_stat *d, uint32_t *mode,
+ * the permission bits unless acl (d has a default ACL, which masks them
+ * instead: r4_acl_create).  who NULL: as given. */
+void r4_perm_new(const struct r4_ident *who, const struct r4_stat *d, bool acl, uint32_t *mode,
 		 uint32_t *uid, uint32_t *gid);
 /* A new name for src: no directory (-EPERM). */
 int r4_perm_link(const struct r4_stat *src);
@@ -82,7 +83,10 @@ int r4_perm_open(struct r4_db *db, const struct r4_ident *who, const struct r4_s
  * everyone), with read or write permission (-EACCES), in a sticky
  * directory written by its owner alone (-EPERM); trusted.* root's alone
  * (others: -EPERM to write, -ENODATA to read); security.* read by
- * anyone, written by root (-EPERM).
+ * anyone, written by root (-EPERM); the POSIX ACLs read by anyone,
+ * written by the owner (-EPERM), none on a symlink (-EOPNOTSUPP to write,
+ * -ENODATA to read), a default ACL on a directory alone (else -EACCES to
+ * write, -ENODATA to read), for everyone.
  */
 int r4_perm_xattr(struct r4_db *db, const struct r4_ident *who, const struct r4_stat *st,
 		  const char *name, unsigned want);

@@ -677,7 +677,7 @@ int r4_pseudo_make(struct r4_db *db, struct r4_pseudo_ctx *c, const char *path,
 		d = &ds;
 	if ((rc = may_change(db, c, d, NULL, dir, path)))
 		goto out;
-	r4_perm_new(c->actor, d, &mode, &uid, &gid);
+	r4_perm_new(c->actor, d, r4_fs_default_acl(db, d), &mode, &uid, &gid);
 	if (ifmt == S_IFLNK && (!tlen || memchr(tgt, 0, tlen)))
 		rc = -EINVAL;
 	else if (!(rc = r4_fs_make(db, path, mode, uid, gid, tgt, tlen, &made)) &&

@@ -1,10 +1,12 @@
 /*
  * xattr.c - extended attributes: the user., trusted. and security.
- * attributes of an object, kept as r4 keeps what the format has no place
- * for (meta.c): a regular file "OID.x" in the root's hidden "..r4", read
- * only by the attribute calls (fs.c's r4_file_*xattr), so that no other
- * call pays for them.  Its bytes (docs/semantics.md, "Extended
- * attributes"):
+ * attributes of an object and its POSIX ACLs (system.posix_acl_access and
+ * _default, whose values acl.c reads), kept as r4 keeps what the format
+ * has no place for (meta.c): a regular file "OID.x" in the root's hidden
+ * "..r4", read only by the attribute calls (fs.c's r4_file_*xattr) and,
+ * for an object with an ACL, its permission checks (acl.c knows which
+ * objects have one), so that no other call pays for them.  Its bytes
+ * (docs/semantics.md, "Extended attributes"):
  *
  *	"R4XATTR1"			8 bytes
  *	then, for each attribute, names in strcmp order, each once:
@@ -20,6 +22,7 @@
 #include <stdio.h>
 #include <sys/stat.h>
 
+#include "acl.h"
 #include "db.h"
 #include "ns.h"
 #include "obj.h"
@@ -40,6 +43,8 @@ int r4_xattr_name(const char *name, bool set)
 
 	if (!n || n > R4_XATTR_NAME_MAX)
 		return -ERANGE;
+	if (r4_acl_name(name))
+		return 0;	/* system.* holds these two (acl.c) */
 	for (unsigned i = 0; spaces[i]; i++) {
 		size_t k = strlen(spaces[i]);
 
@@ -118,6 +123,16 @@ static void totals(const struct r4_xattrs *x, size_t *total, size_t *list)
 	}
 }
 
+/* Is v[0, n) an ACL r4 stores: valid, with entries (acl.c)? */
+static bool acl_well_formed(const uint8_t *v, size_t n)
+{
+	struct r4_acl a;
+	bool ok = !r4_acl_parse(v, n, &a) && a.n && !r4_acl_valid(&a);
+
+	r4_acl_free(&a);
+	return ok;
+}
+
 /* Is x a record r4 writes: its magic, each attribute whole with a name
  * that can be stored, in order, within the limits? */
 static bool well_formed(const struct r4_xattrs *x)
@@ -140,7 +155,8 @@ static bool well_formed(const struct r4_xattrs *x)
 		memcpy(name, p + at + HEAD, nl);
 		name[nl] = 0;
 		if (strlen(name) != nl || r4_xattr_name(name, true) ||
-		    (at > MAGIC_LEN && strcmp(prev, name) >= 0))
+		    (at > MAGIC_LEN && strcmp(prev, name) >= 0) ||
+		    (r4_acl_name(name) && !acl_well_formed(p + at + HEAD + nl, vl)))
 			return false;
 		memcpy(prev, name, nl + 1);
 		at += HEAD + nl + vl;
@@ -253,15 +269,18 @@ int r4_xattr_drop_cost(struct r4_db *db, uint64_t oid, uint64_t *cost)
 int r4_xattr_drop(struct r4_db *db, uint64_t oid)
 {
 	char path[48];
+	int rc;
 
 	record_path(path, sizeof(path), oid);
-	return r4_meta_unlink(db, path);
+	if (!(rc = r4_meta_unlink(db, path)))
+		r4_acl_note(db, oid, NULL);
+	return rc;
 }
 
 /* What making oid's record of len bytes can take: "..r4" when there is
  * none, the file (stat data, entry, directory) and its body, as the
  * objects it makes will be (r4_obj_prepare). */
-static int make_cost(struct r4_db *db, uint64_t oid, size_t len, uint64_t *cost)
+int r4_xattr_make_cost(struct r4_db *db, uint64_t oid, size_t len, uint64_t *cost)
 {
 	struct r4_sd t = {.sd_mode = S_IFDIR | 0700};
 	struct r4_inode dir, root, file;
@@ -292,21 +311,35 @@ static int make_cost(struct r4_db *db, uint64_t oid, size_t len, uint64_t *cost)
 	return rc;
 }
 
-int r4_xattr_store(struct r4_db *db, uint64_t oid, const struct r4_xattrs *x, bool removal)
+int r4_xattr_store_cost(struct r4_db *db, uint64_t oid, const struct r4_xattrs *x,
+			uint64_t *cost)
 {
 	uint64_t drop, make = 0;
-	char path[48];
 	int rc;
 
 	if ((rc = r4_xattr_drop_cost(db, oid, &drop)) ||
-	    (x->b.len && (rc = make_cost(db, oid, x->b.len, &make))) ||
-	    (rc = r4_txn_grab(db, drop + make, removal)))
+	    (x->b.len && (rc = r4_xattr_make_cost(db, oid, x->b.len, &make))))
+		return rc;
+	*cost = drop + make;
+	return 0;
+}
+
+int r4_xattr_store(struct r4_db *db, uint64_t oid, const struct r4_xattrs *x, bool removal)
+{
+	uint64_t cost;
+	char path[48];
+	int rc;
+
+	if ((rc = r4_xattr_store_cost(db, oid, x, &cost)) ||
+	    (rc = r4_txn_grab(db, cost, removal)))
 		return rc;
 	/* (the calls below are operations within the caller's, grabbed for) */
 	if ((rc = r4_xattr_drop(db, oid)) || !x->b.len)
 		return rc;
 	record_path(path, sizeof(path), oid);
-	if ((rc = r4_meta_dir(db)) || (rc = r4_create(db, path, 0600, 0, 0)))
+	if ((rc = r4_meta_dir(db)) || (rc = r4_create(db, path, 0600, 0, 0)) ||
+	    (rc = r4_write(db, path, 0, x->b.p, x->b.len)))
 		return rc;
-	return r4_write(db, path, 0, x->b.p, x->b.len);
+	r4_acl_note(db, oid, x);	/* (a failure above fails the transaction) */
+	return 0;
 }

@@ -237,6 +237,16 @@ void br_init(void *data, struct fuse_conn_info *conn)
 	 * given out twice: docs/engine.md) */
 	if (conn->capable & FUSE_CAP_EXPORT_SUPPORT)
 		conn->want |= FUSE_CAP_EXPORT_SUPPORT;
+	/* the mode a process creates with comes unmasked, with its umask:
+	 * the engine applies the umask, or a directory's default ACL instead
+	 * (docs/r4fuse.md, "POSIX ACLs") */
+	if (conn->capable & FUSE_CAP_DONT_MASK)
+		conn->want |= FUSE_CAP_DONT_MASK;
+	/* with default_permissions the kernel checks, so it must know ACLs:
+	 * it reads them (getxattr) and caches them; without, it passes them
+	 * through as attributes and the engine checks */
+	if (B.kernel_perms && (conn->capable & FUSE_CAP_POSIX_ACL))
+		conn->want |= FUSE_CAP_POSIX_ACL;
 	pthread_create(&B.committer, NULL, committer, NULL);
 	B.started = true;
 	node_invalidator_start();

@@ -687,8 +687,10 @@ void sp_setxattr(fuse_req_t req, fuse_ino_t id, const char *name, const char *va
 		rc = rc == -ENODATA ? ENOTSUP : fb_err("setxattr", NULL, rc);	/* (of a pseudo file) */
 	}
 	br_unlock();
-	if (changed)
-		node_invalidate_all();	/* the kernel's cached mode, owner, times */
+	/* the kernel's cached mode, owner, times; an access ACL sets the mode
+	 * (the kernel forgets what it cached only with FUSE_CAP_POSIX_ACL) */
+	if (changed || (!rc && !strncmp(name, "system.posix_acl_", 17)))
+		node_invalidate_all();
 	free(p);
 	fuse_reply_err(req, rc);
 }

@@ -220,7 +220,8 @@ int r4_act_as(r4_db *db, const struct r4_ident *who, unsigned flags);
 bool r4_permits(const struct r4_ident *who, const struct r4_stat *st, unsigned want);
 /* r4_permits extended by the object's access rules (LANGUAGE.md 6.4):
  * a rule for who's uid decides, else the most permissive rule for one of
- * its groups, else the mode bits.  uid 0 is not bound by rules. */
+ * its groups, else its POSIX access ACL or the mode bits (docs/semantics.md,
+ * "POSIX ACLs").  uid 0 is not bound by rules or ACLs. */
 bool r4_allows(r4_db *db, const struct r4_ident *who, const struct r4_stat *st, unsigned want);
 enum { R4_ACCESS_DENIED, R4_ACCESS_READ, R4_ACCESS_WRITE };
 /* Are the object's contents computed text: an aggregate (a directory that
@@ -425,7 +426,11 @@ int r4_file_error(r4_file *f, bool report);
  * when read or removed; "user." alone -EINVAL), values of at most
  * R4_XATTR_SIZE_MAX bytes (-E2BIG).  The names user.r4.* are r4's pseudo
  * files (a host serves them: r4_pseudo_read) and are never stored (-EPERM
- * when set).  An object holds at most R4_XATTR_TOTAL_MAX bytes of names
+ * when set).  The POSIX ACLs system.posix_acl_access and _default are
+ * stored too, in Linux's value format, with Linux's rules (validity
+ * -EINVAL, version -EOPNOTSUPP, the owner's -EPERM, a default ACL only on
+ * a directory -EACCES; an empty value or a removal of none: removed, no
+ * error; docs/semantics.md, "POSIX ACLs").  An object holds at most R4_XATTR_TOTAL_MAX bytes of names
  * and values, and names that list in R4_XATTR_LIST_MAX bytes (-ENOSPC).
  * The permission rules are perm.c's, as Linux's xattr_permission for the
  * identity r4_act_as set: user.* only on regular files and directories

@@ -36,6 +36,7 @@ zlib1g-dev        pc:zlib
 libzstd-dev       pc:libzstd
 tmux              cmd:tmux
 attr              cmd:getfattr
+acl               cmd:setfacl
 rsync             cmd:rsync
 tar               cmd:tar
 graphviz          cmd:dot

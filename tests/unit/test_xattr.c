@@ -125,30 +125,6 @@ static const char *record(uint64_t oid)
 	return p;
 }
 
-/* r4's checker and fsck.reiser4 call the closed image clean. */
-static void both_clean(const char *what)
-{
-	struct r4_open_opts o = {0};
-	struct r4_check_result res;
-	r4_db *db = NULL;
-	int f;
-
-	CHECK_RC(r4_open(img, &o, &db));
-	if (db) {
-		CHECK_RC(r4_check(db, NULL, &res));
-		if (res.problems)
-			fprintf(stderr, "r4_check after %s: %llu problems\n", what,
-				(unsigned long long)res.problems);
-		CHECK_EQ(res.problems, 0);
-		r4_close(db);
-	}
-	if ((f = t_fsck(img)) < 0)
-		printf("skip: fsck.reiser4 not installed (%s)\n", what);
-	else if (f != 1)
-		fprintf(stderr, "fsck.reiser4 after %s: see %s.fsck\n", what, img);
-	CHECK(f != 0);
-}
-
 /* Set, get, list, remove, flags, the size probe, odd names, namespaces. */
 static void test_calls(void)
 {
@@ -193,17 +169,17 @@ static void test_calls(void)
 	CHECK_RC(set(f, "user.a", "un", 0));
 	CHECK(!strcmp(get(f, "user.a", &rc), "un"));
 	/* what cannot be stored */
-	CHECK_EQ(set(f, "system.posix_acl_access", "x", 0), -EOPNOTSUPP);
+	CHECK_EQ(set(f, "system.posix_acl_other", "x", 0), -EOPNOTSUPP);	/* (test_acl.c: ACLs) */
 	CHECK_EQ(set(f, "other.x", "x", 0), -EOPNOTSUPP);
 	CHECK_EQ(set(f, "user.r4.mode", "0600", 0), -EPERM);
 	CHECK_EQ(set(f, "user.r4.nosuch", "x", 0), -EPERM);
 	CHECK_EQ(set(f, "user.", "x", 0), -EINVAL);
 	CHECK_EQ(set(f, "", "x", 0), -ERANGE);
-	get(f, "system.posix_acl_access", &rc);
+	get(f, "system.posix_acl_other", &rc);
 	CHECK_EQ(rc, -ENODATA);
 	get(f, "user.r4.mode", &rc);
 	CHECK_EQ(rc, -ENODATA);
-	CHECK_EQ(r4_file_removexattr(f, "system.posix_acl_default"), -ENODATA);
+	CHECK_EQ(r4_file_removexattr(f, "system.posix_acl_other"), -ENODATA);
 	/* remove */
 	CHECK_RC(r4_file_removexattr(f, "user.b"));
 	CHECK_EQ(r4_file_removexattr(f, "user.b"), -ENODATA);
@@ -220,7 +196,7 @@ static void test_calls(void)
 	CHECK_RC(set(f, "user.kept", "across a close", 0));
 	r4_file_close(f);
 	done(db);
-	both_clean("set, replace, remove");
+	t_both_clean(img, "set, replace, remove");
 
 	if (!(db = reopen()))
 		return;
@@ -288,7 +264,7 @@ static void test_limits(void)
 	r4_file_close(g);
 	r4_file_close(f);
 	done(db);
-	both_clean("the limits");
+	t_both_clean(img, "the limits");
 }
 
 /* Which objects may have which attributes, and who may do what, as uid
@@ -382,7 +358,7 @@ static void test_rules(void)
 	r4_file_close(p);
 	r4_file_close(f);
 	done(db);
-	both_clean("the rules");
+	t_both_clean(img, "the rules");
 }
 
 /* The record goes with its object: the last name, the last close of an
@@ -424,7 +400,7 @@ static void test_removal(void)
 	CHECK(!exists(db, record(dof)));
 	r4_file_close(d);
 	done(db);
-	both_clean("the objects removed");
+	t_both_clean(img, "the objects removed");
 }
 
 /* An aborted transaction leaves nothing: not the attribute, not "..r4". */
@@ -452,7 +428,7 @@ static void test_abort(void)
 	CHECK(!strcmp(get(f, "user.a", &rc), "1") && !rc);
 	r4_file_close(f);
 	done(db);
-	both_clean("an abort");
+	t_both_clean(img, "an abort");
 }
 
 /* A full volume refuses a set with ENOSPC before it changes anything; the
@@ -484,7 +460,7 @@ static void test_full(void)
 	printf("# %u sets of 64 KiB before the volume was full\n", ok);
 	r4_file_close(f);
 	done(db);
-	both_clean("a full volume");
+	t_both_clean(img, "a full volume");
 }
 
 /* A set or remove on an audited object records `setattr` 0, as the
@@ -548,7 +524,7 @@ static void test_volumes(void)
 		CHECK_RC(r4_file_setxattr(f, "user.c", big, sizeof(big), 0));
 		r4_file_close(f);
 		done(db);
-		both_clean(v[i].create ? "a ccreg40 volume" : "a volume's formatting");
+		t_both_clean(img, v[i].create ? "a ccreg40 volume" : "a volume's formatting");
 	}
 }
 
@@ -581,7 +557,7 @@ static void test_check(void)
 	CHECK(!exists(db, bad) && !exists(db, "/..r4/999999.x"));
 	CHECK(!r4_stat(db, "/f", &st) && (st.mode & 07777) == 0644);
 	done(db);
-	both_clean("the fix");
+	t_both_clean(img, "the fix");
 }
 
 int main(void)
