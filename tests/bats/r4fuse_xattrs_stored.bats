@@ -214,7 +214,7 @@ user.x=\"1\""
 	run getfattr --absolute-names --only-values -n user.colour "$MNT/in/dir"
 	assert_output blue
 	if [ -n "${acl:-}" ]; then
-		run getfacl -cp "$MNT/in/dir/f"
+		run getfacl -cpn "$MNT/in/dir/f"
 		assert_line user:65534:r--
 	fi
 	umount_r4
