@@ -1594,18 +1594,58 @@ static int fill_piece(struct fill *fl, uint64_t k)
 	return r4_txn_op_end(fl->f->db, &op, rc);
 }
 
+/* PUNCH_HOLE: one operation, checked, audited and stamped as a fill is. */
+static int punch(r4_file *f, uint64_t off, uint64_t len)
+{
+	struct r4_db *db = f->db;
+	struct r4_audit au = {0};
+	struct r4_inode ino;
+	struct r4_stat st;
+	struct r4_txn_op op;
+	int rc;
+
+	if ((rc = r4_txn_op_begin(db, &op)))
+		return rc;
+	op.held = f->held;
+	if ((rc = file_load(f, &ino)))
+		goto out;
+	r4_fs_stat_of(db, &ino, &st);
+	if (!(rc = file_may_write(f, &ino)) && !(rc = audit_obj(f, &au, &ino, "write", len)) &&
+	    !(rc = r4_audit_grab(db, &au))) {
+		ino.sd.sd_mode = (uint16_t)r4_perm_after_write(r4_perm_actor(db), &st);
+		if (!(rc = r4_reg_punch(db, &ino, off, off + len)))
+			rc = r4_audit_write(db, &au);
+	}
+	r4_obj_fini(&ino);
+out:
+	r4_audit_fini(&au);
+	return r4_txn_op_end(db, &op, rc);
+}
+
 int r4_file_fallocate(r4_file *f, unsigned mode, uint64_t off, uint64_t len)
 {
 	struct fill fl = {.f = f, .mode = mode, .off = off, .len = len};
 	uint64_t k;
 	int rc;
 
-	if (mode & ~(unsigned)(R4_FALLOC_KEEP_SIZE | R4_FALLOC_ZERO_RANGE))
-		return -EOPNOTSUPP;
 	if (!len)
 		return -EINVAL;
+	/* one mode, and KEEP_SIZE, which PUNCH_HOLE needs (Linux's vfs_fallocate) */
+	switch (mode & ~(unsigned)R4_FALLOC_KEEP_SIZE) {
+	case 0:
+	case R4_FALLOC_ZERO_RANGE:
+		break;
+	case R4_FALLOC_PUNCH_HOLE:
+		if (mode & R4_FALLOC_KEEP_SIZE)
+			break;
+		/* fallthrough */
+	default:
+		return -EOPNOTSUPP;
+	}
 	if (off + len < off || off + len > ((uint64_t)1 << 62))
 		return -EFBIG;
+	if (mode & R4_FALLOC_PUNCH_HOLE)
+		return punch(f, off, len);
 	rc = fill_first(&fl);
 	while (!rc && r4_reg_fill_next(fl.v, fl.n, fl.piece, &fl.i, &fl.o, &k)) {
 		rc = fill_piece(&fl, k);
