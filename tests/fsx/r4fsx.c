@@ -22,7 +22,8 @@
  * flags and close (up to MAXFDS descriptors open at once, default 8),
  * rename (over existing names, to new ones, across directories; with
  * RENAME_NOREPLACE and RENAME_EXCHANGE; of small directories too),
- * unlink, fsync and fdatasync, mkdir and rmdir, lstat and readdir.
+ * unlink, fsync and fdatasync, mkdir and rmdir, lstat and readdir, and
+ * fallocate's PUNCH_HOLE (KEEP_SIZE; where a write would go).
  *
  * Names come from a fixed pool, so calls on missing names (ENOENT,
  * ENOTEMPTY, EEXIST, ...) are compared as well: files f0..f(NFILES-1)
@@ -75,7 +76,7 @@ enum { DUT, TWIN, NSIDES };		/* side 0 is the file system under test */
 enum op {
 	OP_READ, OP_WRITE, OP_APPEND, OP_TRUNCATE, OP_FTRUNCATE, OP_OPEN, OP_CLOSE,
 	OP_RENAME, OP_LINK, OP_UNLINK, OP_UNLINK_OPEN, OP_FSYNC, OP_MKDIR, OP_RMDIR,
-	OP_STAT, OP_READDIR, OP_NR
+	OP_STAT, OP_READDIR, OP_PUNCH, OP_NR
 };
 
 /* weights out of their sum; OP_UNLINK_OPEN only with -U, OP_LINK with -L */
@@ -91,6 +92,7 @@ static const struct {
 	[OP_UNLINK_OPEN] = {"unlink-open", 20}, [OP_FSYNC] = {"fsync", 20},
 	[OP_MKDIR] = {"mkdir", 25},	   [OP_RMDIR] = {"rmdir", 25},
 	[OP_STAT] = {"stat", 60},	   [OP_READDIR] = {"readdir", 30},
+	[OP_PUNCH] = {"punch", 30},
 };
 
 /* One descriptor on each side, opened by the same call. */
@@ -821,6 +823,27 @@ static void op_ftruncate(struct fsx *x, struct slot *sl)
 	same_fstat(x, sl, "ftruncate");
 }
 
+/* fallocate(2)'s PUNCH_HOLE (with KEEP_SIZE), where a write would go */
+static void op_punch(struct fsx *x, struct slot *sl)
+{
+	uint64_t size = twin_fsize(x, sl);
+	size_t len = pick_len(x);
+	uint64_t off = pick_off(x, size, &len);
+	long rv[NSIDES];
+	int err[NSIDES];
+
+	note(x, "punch %s [fd %d] off %" PRIu64 " len %zu (size %" PRIu64 ")", slot_name(sl),
+	     (int)(sl - x->slot), off, len, size);
+	for (int s = 0; s < NSIDES; s++) {
+		errno = 0;
+		rv[s] = fallocate(sl->fd[s], FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)off,
+				  (off_t)(len ? len : 1));
+		err[s] = errno;
+	}
+	same_ret(x, "fallocate", rv, err, true);
+	same_fstat(x, sl, "punch");
+}
+
 static void op_fsync(struct fsx *x, struct slot *sl)
 {
 	bool data = below(x, 2);
@@ -1077,7 +1100,7 @@ static void do_op(struct fsx *x)
 	struct slot *sl = NULL;
 
 	if (op == OP_READ || op == OP_WRITE || op == OP_FTRUNCATE || op == OP_FSYNC ||
-	    op == OP_CLOSE) {
+	    op == OP_CLOSE || op == OP_PUNCH) {
 		if (!(sl = pick_slot(x)))
 			op = OP_OPEN;
 	}
@@ -1095,6 +1118,7 @@ static void do_op(struct fsx *x)
 	case OP_UNLINK: unlink_name(x, pick_file(x), ""); break;
 	case OP_UNLINK_OPEN: op_unlink_open(x); break;
 	case OP_FSYNC: op_fsync(x, sl); break;
+	case OP_PUNCH: op_punch(x, sl); break;
 	case OP_MKDIR: op_dir(x, true); break;
 	case OP_RMDIR: op_dir(x, false); break;
 	case OP_STAT: op_stat(x); break;
