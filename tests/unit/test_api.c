@@ -463,10 +463,14 @@ static void test_punch(void)
 	CHECK_RC(r4_sync(db));
 	CHECK_RC(r4_file_stat(f, &st));
 	CHECK_EQ(st.blocks, N / 512);
-	/* the middle: blocks 3..13 go, 10000..12287 and 57344..59999 zeroed */
+	/* the middle: blocks 3..13 go, 10000..12287 and 57344..59999 zeroed;
+	 * mtime and ctime stamped */
+	CHECK_RC(r4_file_setattr(f, &(struct r4_setattr){.mask = R4_SET_MTIME | R4_SET_CTIME,
+							  .mtime = {1, 0}, .ctime = {1, 0}}));
 	punched(db, f, "/p", m, N, 10000, 50000);
 	CHECK_RC(r4_file_stat(f, &st));
 	CHECK_EQ(st.blocks, (N - 11 * BS) / 512);
+	CHECK(st.mtime.tv_sec > 1 && st.ctime.tv_sec > 1);
 	CHECK_RC(r4_file_seek(f, 0, SEEK_HOLE, &o));
 	CHECK_EQ(o, 3 * BS);
 	CHECK_RC(r4_file_seek(f, 3 * BS, SEEK_DATA, &o));
