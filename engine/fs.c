@@ -1594,8 +1594,9 @@ static int fill_piece(struct fill *fl, uint64_t k)
 	return r4_txn_op_end(fl->f->db, &op, rc);
 }
 
-/* PUNCH_HOLE: one operation, checked, audited and stamped as a fill is. */
-static int punch(r4_file *f, uint64_t off, uint64_t len)
+/* PUNCH_HOLE, COLLAPSE_RANGE, INSERT_RANGE: one operation, checked,
+ * audited and stamped as a fill is. */
+static int reshape(r4_file *f, unsigned mode, uint64_t off, uint64_t len)
 {
 	struct r4_db *db = f->db;
 	struct r4_audit au = {0};
@@ -1613,7 +1614,10 @@ static int punch(r4_file *f, uint64_t off, uint64_t len)
 	if (!(rc = file_may_write(f, &ino)) && !(rc = audit_obj(f, &au, &ino, "write", len)) &&
 	    !(rc = r4_audit_grab(db, &au))) {
 		ino.sd.sd_mode = (uint16_t)r4_perm_after_write(r4_perm_actor(db), &st);
-		if (!(rc = r4_reg_punch(db, &ino, off, off + len)))
+		rc = mode & R4_FALLOC_PUNCH_HOLE
+			     ? r4_reg_punch(db, &ino, off, off + len)
+			     : r4_reg_shift(db, &ino, off, len, mode == R4_FALLOC_INSERT_RANGE);
+		if (!rc)
 			rc = r4_audit_write(db, &au);
 	}
 	r4_obj_fini(&ino);
@@ -1630,22 +1634,28 @@ int r4_file_fallocate(r4_file *f, unsigned mode, uint64_t off, uint64_t len)
 
 	if (!len)
 		return -EINVAL;
-	/* one mode, and KEEP_SIZE, which PUNCH_HOLE needs (Linux's vfs_fallocate) */
+	/* one mode, and KEEP_SIZE, which PUNCH_HOLE needs and COLLAPSE_RANGE
+	 * and INSERT_RANGE refuse (Linux's vfs_fallocate) */
 	switch (mode & ~(unsigned)R4_FALLOC_KEEP_SIZE) {
 	case 0:
 	case R4_FALLOC_ZERO_RANGE:
 		break;
 	case R4_FALLOC_PUNCH_HOLE:
+		if (!(mode & R4_FALLOC_KEEP_SIZE))
+			return -EOPNOTSUPP;
+		break;
+	case R4_FALLOC_COLLAPSE_RANGE:
+	case R4_FALLOC_INSERT_RANGE:
 		if (mode & R4_FALLOC_KEEP_SIZE)
-			break;
-		/* fallthrough */
+			return -EOPNOTSUPP;
+		break;
 	default:
 		return -EOPNOTSUPP;
 	}
 	if (off + len < off || off + len > ((uint64_t)1 << 62))
 		return -EFBIG;
-	if (mode & R4_FALLOC_PUNCH_HOLE)
-		return punch(f, off, len);
+	if (mode & (R4_FALLOC_PUNCH_HOLE | R4_FALLOC_COLLAPSE_RANGE | R4_FALLOC_INSERT_RANGE))
+		return reshape(f, mode, off, len);
 	rc = fill_first(&fl);
 	while (!rc && r4_reg_fill_next(fl.v, fl.n, fl.piece, &fl.i, &fl.o, &k)) {
 		rc = fill_piece(&fl, k);

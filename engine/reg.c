@@ -1791,6 +1791,68 @@ int r4_reg_punch(struct r4_db *db, struct r4_inode *ino, uint64_t off, uint64_t 
 	return r4_obj_save(db, ino);
 }
 
+/* ---- fallocate's COLLAPSE_RANGE and INSERT_RANGE ---- */
+
+/* Blocks [a, a + n) cut out of the map (their blocks freed at the commit)
+ * and what follows moved down; or (insert) a hole of n blocks put in at
+ * a and what follows moved up.  (Past the map: holes, nothing to move.) */
+static int map_splice(struct r4_db *db, struct map *m, uint64_t a, uint64_t n, bool insert)
+{
+	uint64_t idx = 0, from = insert ? a : a + n;	/* what follows, from */
+	struct map out = {0};
+	int rc = 0;
+
+	for (size_t i = 0; i < m->n && !rc; idx += m->e[i++].ex_width) {
+		struct r4_extent u = m->e[i];
+		uint64_t end = idx + u.ex_width, rest = R4_MAX(idx, from);
+		bool real = u.ex_start > R4_EXTENT_UNALLOC;
+
+		if (a > idx)
+			rc = map_push(&out, u.ex_start, R4_MIN(a, end) - idx);
+		if (!rc && insert && idx <= a && a < end)
+			rc = map_push(&out, R4_EXTENT_HOLE, n);
+		if (!insert && real && R4_MAX(idx, a) < R4_MIN(end, from))
+			r4_reg_forget_blocks(db, u.ex_start + (R4_MAX(idx, a) - idx),
+					     R4_MIN(end, from) - R4_MAX(idx, a));
+		if (!rc && rest < end)
+			rc = map_push(&out, real ? u.ex_start + (rest - idx) : u.ex_start, end - rest);
+	}
+	r4_free(m->e);
+	*m = out;
+	return rc;
+}
+
+int r4_reg_shift(struct r4_db *db, struct r4_inode *ino, uint64_t off, uint64_t len, bool insert)
+{
+	uint64_t size = ino->sd.sd_size, bs = db->bs;
+	uint64_t newsize = insert ? size + len : size - len;
+	enum body_kind kind;
+	struct map m = {0};
+	int rc;
+
+	if (off % bs || len % bs || (insert ? off >= size : off + len >= size))
+		return -EINVAL;
+	if (insert && len > ((uint64_t)1 << 62) - size)
+		return -EFBIG;
+	if ((rc = body_kind(db, ino, &kind)) || (rc = writable_body(db, ino, kind)))
+		return rc;
+	if (compressed_body(ino, kind) || kind == BODY_TAILS)
+		return -EOPNOTSUPP;
+	/* the map stored again, 2 units more at most (a unit cut in two, a
+	 * hole put between); a collapse is a removal */
+	if ((rc = map_load(db, ino, &m)) ||
+	    (rc = r4_txn_grab(db, map_cost(db, m.items, m.n + 2) + E(db), !insert)) ||
+	    (rc = map_splice(db, &m, off / bs, len / bs, insert)) ||
+	    (rc = map_fit(db, &m, newsize)) || (rc = map_store(db, ino, &m)))
+		goto out;
+	set_size(ino, newsize, map_allocated(&m) * bs);
+	r4_obj_touch(db, ino, true, true);
+	rc = r4_obj_save(db, ino);
+out:
+	r4_free(m.e);
+	return rc;
+}
+
 static int reg40_truncate(struct r4_db *db, struct r4_inode *ino, unsigned kind, uint64_t size)
 {
 	uint64_t old = ino->sd.sd_size;

@@ -400,7 +400,13 @@ int r4_file_setattr(r4_file *f, const struct r4_setattr *sa);
  * space check (an I/O error; -ENOSPC where a compressed file's clusters
  * of zeros do not compress) leaves those before it done.
  */
-enum { R4_FALLOC_KEEP_SIZE = 0x01, R4_FALLOC_PUNCH_HOLE = 0x02, R4_FALLOC_ZERO_RANGE = 0x10 };
+enum {
+	R4_FALLOC_KEEP_SIZE = 0x01,
+	R4_FALLOC_PUNCH_HOLE = 0x02,
+	R4_FALLOC_COLLAPSE_RANGE = 0x08,
+	R4_FALLOC_ZERO_RANGE = 0x10,
+	R4_FALLOC_INSERT_RANGE = 0x20,
+};
 int r4_file_fallocate(r4_file *f, unsigned mode, uint64_t off, uint64_t len);
 int r4_file_readlink(r4_file *f, char *buf, size_t n, size_t *len);
 /*
