@@ -1498,8 +1498,9 @@ struct fill {
 };
 
 /*
- * Its first operation: checked, audited, set-id bits dropped, room for
- * every piece checked, and the first piece written.  When the spans fit
+ * Its first operation: checked, audited, set-id bits dropped; a punch,
+ * collapse or insert done (its only operation); else room for every piece
+ * checked, and the first piece written.  When the spans fit
  * in one piece, that piece runs from the first to the end of the last,
  * with the file's data between them read back and written again, and is
  * the only one (all of it one operation).
@@ -1525,6 +1526,19 @@ static int fill_first(struct fill *fl)
 	r4_fs_stat_of(db, &ino, &st);
 	if ((rc = file_may_write(f, &ino)))
 		goto fini;
+	if (fl->mode & (R4_FALLOC_PUNCH_HOLE | R4_FALLOC_COLLAPSE_RANGE | R4_FALLOC_INSERT_RANGE)) {
+		if (!(rc = audit_obj(f, &au, &ino, "write", fl->len)) &&
+		    !(rc = r4_audit_grab(db, &au))) {
+			ino.sd.sd_mode = (uint16_t)r4_perm_after_write(r4_perm_actor(db), &st);
+			rc = fl->mode & R4_FALLOC_PUNCH_HOLE
+				     ? r4_reg_punch(db, &ino, fl->off, end)
+				     : r4_reg_shift(db, &ino, fl->off, fl->len,
+						    fl->mode == R4_FALLOC_INSERT_RANGE);
+			if (!rc)
+				rc = r4_audit_write(db, &au);
+		}
+		goto fini;
+	}
 	if ((fl->mode & R4_FALLOC_KEEP_SIZE) && end > st.size) {
 		rc = -EOPNOTSUPP;	/* blocks past the end: none in r4 */
 		goto fini;
@@ -1594,38 +1608,6 @@ static int fill_piece(struct fill *fl, uint64_t k)
 	return r4_txn_op_end(fl->f->db, &op, rc);
 }
 
-/* PUNCH_HOLE, COLLAPSE_RANGE, INSERT_RANGE: one operation, checked,
- * audited and stamped as a fill is. */
-static int reshape(r4_file *f, unsigned mode, uint64_t off, uint64_t len)
-{
-	struct r4_db *db = f->db;
-	struct r4_audit au = {0};
-	struct r4_inode ino;
-	struct r4_stat st;
-	struct r4_txn_op op;
-	int rc;
-
-	if ((rc = r4_txn_op_begin(db, &op)))
-		return rc;
-	op.held = f->held;
-	if ((rc = file_load(f, &ino)))
-		goto out;
-	r4_fs_stat_of(db, &ino, &st);
-	if (!(rc = file_may_write(f, &ino)) && !(rc = audit_obj(f, &au, &ino, "write", len)) &&
-	    !(rc = r4_audit_grab(db, &au))) {
-		ino.sd.sd_mode = (uint16_t)r4_perm_after_write(r4_perm_actor(db), &st);
-		rc = mode & R4_FALLOC_PUNCH_HOLE
-			     ? r4_reg_punch(db, &ino, off, off + len)
-			     : r4_reg_shift(db, &ino, off, len, mode == R4_FALLOC_INSERT_RANGE);
-		if (!rc)
-			rc = r4_audit_write(db, &au);
-	}
-	r4_obj_fini(&ino);
-out:
-	r4_audit_fini(&au);
-	return r4_txn_op_end(db, &op, rc);
-}
-
 int r4_file_fallocate(r4_file *f, unsigned mode, uint64_t off, uint64_t len)
 {
 	struct fill fl = {.f = f, .mode = mode, .off = off, .len = len};
@@ -1654,8 +1636,6 @@ int r4_file_fallocate(r4_file *f, unsigned mode, uint64_t off, uint64_t len)
 	}
 	if (off + len < off || off + len > ((uint64_t)1 << 62))
 		return -EFBIG;
-	if (mode & (R4_FALLOC_PUNCH_HOLE | R4_FALLOC_COLLAPSE_RANGE | R4_FALLOC_INSERT_RANGE))
-		return reshape(f, mode, off, len);
 	rc = fill_first(&fl);
 	while (!rc && r4_reg_fill_next(fl.v, fl.n, fl.piece, &fl.i, &fl.o, &k)) {
 		rc = fill_piece(&fl, k);

@@ -732,26 +732,31 @@ static void op_read(struct fsx *x, struct slot *sl)
 		x->readn += (uint64_t)rv[DUT];
 }
 
-static void op_write(struct fsx *x, struct slot *sl)
+/* pwrite(2), or (punch) fallocate(2)'s PUNCH_HOLE with KEEP_SIZE there */
+static void op_write(struct fsx *x, struct slot *sl, bool punch)
 {
+	const char *what = punch ? "fallocate" : "pwrite";
 	uint64_t size = twin_fsize(x, sl);
 	size_t len = pick_len(x);
 	uint64_t off = pick_off(x, size, &len);
 	long rv[NSIDES];
 	int err[NSIDES];
 
-	note(x, "pwrite %s [fd %d] off %" PRIu64 " len %zu (size %" PRIu64 ")", slot_name(sl),
-	     (int)(sl - x->slot), off, len, size);
-	fill(x, len);
+	note(x, "%s %s [fd %d] off %" PRIu64 " len %zu (size %" PRIu64 ")",
+	     punch ? "punch" : what, slot_name(sl), (int)(sl - x->slot), off, len, size);
+	if (!punch)
+		fill(x, len);
 	for (int s = 0; s < NSIDES; s++) {
 		errno = 0;
-		rv[s] = pwrite(sl->fd[s], x->wbuf, len, (off_t)off);
+		rv[s] = punch ? fallocate(sl->fd[s], FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+					  (off_t)off, (off_t)(len ? len : 1))
+			      : pwrite(sl->fd[s], x->wbuf, len, (off_t)off);
 		err[s] = errno;
 	}
-	same_ret(x, "pwrite", rv, err, true);
-	if (rv[DUT] > 0)
+	same_ret(x, what, rv, err, true);
+	if (!punch && rv[DUT] > 0)
 		x->written += (uint64_t)rv[DUT];
-	same_fstat(x, sl, "pwrite");
+	same_fstat(x, sl, what);
 }
 
 /* write(2) through an O_APPEND descriptor; a full file is cut to half */
@@ -821,27 +826,6 @@ static void op_ftruncate(struct fsx *x, struct slot *sl)
 	}
 	same_ret(x, "ftruncate", rv, err, true);
 	same_fstat(x, sl, "ftruncate");
-}
-
-/* fallocate(2)'s PUNCH_HOLE (with KEEP_SIZE), where a write would go */
-static void op_punch(struct fsx *x, struct slot *sl)
-{
-	uint64_t size = twin_fsize(x, sl);
-	size_t len = pick_len(x);
-	uint64_t off = pick_off(x, size, &len);
-	long rv[NSIDES];
-	int err[NSIDES];
-
-	note(x, "punch %s [fd %d] off %" PRIu64 " len %zu (size %" PRIu64 ")", slot_name(sl),
-	     (int)(sl - x->slot), off, len, size);
-	for (int s = 0; s < NSIDES; s++) {
-		errno = 0;
-		rv[s] = fallocate(sl->fd[s], FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)off,
-				  (off_t)(len ? len : 1));
-		err[s] = errno;
-	}
-	same_ret(x, "fallocate", rv, err, true);
-	same_fstat(x, sl, "punch");
 }
 
 static void op_fsync(struct fsx *x, struct slot *sl)
@@ -1107,7 +1091,7 @@ static void do_op(struct fsx *x)
 	x->count[op]++;
 	switch (op) {
 	case OP_READ: op_read(x, sl); break;
-	case OP_WRITE: op_write(x, sl); break;
+	case OP_WRITE: op_write(x, sl, false); break;
 	case OP_APPEND: op_append(x); break;
 	case OP_TRUNCATE: op_truncate(x); break;
 	case OP_FTRUNCATE: op_ftruncate(x, sl); break;
@@ -1118,7 +1102,7 @@ static void do_op(struct fsx *x)
 	case OP_UNLINK: unlink_name(x, pick_file(x), ""); break;
 	case OP_UNLINK_OPEN: op_unlink_open(x); break;
 	case OP_FSYNC: op_fsync(x, sl); break;
-	case OP_PUNCH: op_punch(x, sl); break;
+	case OP_PUNCH: op_write(x, sl, true); break;
 	case OP_MKDIR: op_dir(x, true); break;
 	case OP_RMDIR: op_dir(x, false); break;
 	case OP_STAT: op_stat(x); break;

@@ -27,6 +27,20 @@ static r4_db *fresh(void)
 	return db;
 }
 
+/* The same, files made compressed (ccreg40, mkfs.reiser4's default). */
+static r4_db *fresh_ccreg(void)
+{
+	struct r4_open_opts oo = {.rw = true};
+	struct r4_mkfs_opts mo;
+	r4_db *db = NULL;
+
+	r4_mkfs_defaults(&mo);
+	mo.create = 4;
+	CHECK_RC(r4_mkfs(img, 64u << 20, &mo));
+	CHECK_RC(r4_open(img, &oo, &db));
+	return db;
+}
+
 /* A cheap digest of the image file. */
 static unsigned long long image_sum(void)
 {
@@ -374,19 +388,13 @@ static void test_fallocate(void)
  * end grows by clusters of zeros; zero range writes them over its data. */
 static void test_fallocate_ccreg(void)
 {
-	struct r4_open_opts oo = {.rw = true};
-	struct r4_mkfs_opts mo;
 	struct r4_stat st;
-	r4_db *db = NULL;
+	r4_db *db;
 	r4_file *f;
 	char buf[4];
 	size_t got;
 
-	r4_mkfs_defaults(&mo);
-	mo.create = 4;
-	CHECK_RC(r4_mkfs(img, 64u << 20, &mo));
-	CHECK_RC(r4_open(img, &oo, &db));
-	if (!db)
+	if (!(db = fresh_ccreg()))
 		return;
 	f = opened(db, "/cc");
 	CHECK_RC(r4_file_write(f, 0, "abcd", 4));
@@ -420,6 +428,19 @@ static bool same_at(r4_db *db, const char *path, const uint8_t *m, uint64_t off,
 
 	return len <= sizeof(buf) && !r4_read(db, path, off, buf, len, &got) && got == len &&
 	       !memcmp(buf, m + off, len);
+}
+
+/* An open file at path holding m[0, n), made here (no zero byte, other
+ * bytes in each block), committed. */
+static r4_file *committed(r4_db *db, const char *path, uint8_t *m, size_t n)
+{
+	r4_file *f = opened(db, path);
+
+	for (size_t i = 0; i < n; i++)
+		m[i] = (uint8_t)(i * 7 + i / 4096 + 1) | 1;
+	CHECK_RC(r4_file_write(f, 0, m, n));
+	CHECK_RC(r4_sync(db));
+	return f;
 }
 
 /* Punch [off, off + len) of f (path, model m of size bytes): the model's
@@ -456,11 +477,7 @@ static void test_punch(void)
 
 	if (!db)
 		return;
-	for (size_t i = 0; i < N; i++)
-		m[i] = (uint8_t)(i * 7 + i / BS + 1) | 1;
-	f = opened(db, "/p");
-	CHECK_RC(r4_file_write(f, 0, m, N));
-	CHECK_RC(r4_sync(db));
+	f = committed(db, "/p", m, N);
 	CHECK_RC(r4_file_stat(f, &st));
 	CHECK_EQ(st.blocks, N / 512);
 	/* the middle: blocks 3..13 go, 10000..12287 and 57344..59999 zeroed;
@@ -533,17 +550,11 @@ static void test_punch_ccreg(void)
 {
 	enum { CL = 65536, N = 5 * CL + 1000 };
 	static uint8_t m[N];
-	struct r4_open_opts oo = {.rw = true};
-	struct r4_mkfs_opts mo;
 	struct r4_stat st, st2;
-	r4_db *db = NULL;
+	r4_db *db;
 	r4_file *f;
 
-	r4_mkfs_defaults(&mo);
-	mo.create = 4;
-	CHECK_RC(r4_mkfs(img, 64u << 20, &mo));
-	CHECK_RC(r4_open(img, &oo, &db));
-	if (!db)
+	if (!(db = fresh_ccreg()))
 		return;
 	uint64_t x = 1;
 
@@ -609,11 +620,7 @@ static void test_collapse_insert(void)
 
 	if (!db)
 		return;
-	for (size_t i = 0; i < N; i++)
-		m[i] = (uint8_t)(i * 5 + i / BS + 1) | 1;
-	f = opened(db, "/s");
-	CHECK_RC(r4_file_write(f, 0, m, N));
-	CHECK_RC(r4_sync(db));
+	f = committed(db, "/s", m, N);
 	shifted(db, f, "/s", m, &size, false, 4 * BS, 8 * BS);
 	CHECK_RC(r4_file_stat(f, &st));
 	CHECK_EQ(st.blocks, 33 * BS / 512);
