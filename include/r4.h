@@ -387,9 +387,17 @@ int r4_file_setattr(r4_file *f, const struct r4_setattr *sa);
  * tail body, which has no holes, gets zeros; a compressed body loses the
  * clusters inside (holes) and its edge clusters are rewritten.  A punch is
  * one operation, done whole or refused with -ENOSPC having changed
- * nothing; a removal, it may use the reserve.  Any other mode or
- * combination is -EOPNOTSUPP (modes are exclusive, as Linux 6.12's
- * vfs_fallocate says), after -EINVAL for len 0.  Checked as a write
+ * nothing; a removal, it may use the reserve.  R4_FALLOC_COLLAPSE_RANGE
+ * removes the range and moves what follows down (the size shrinks by
+ * len), R4_FALLOC_INSERT_RANGE puts a hole of len bytes in at off and
+ * moves what follows up (the size grows by len): extent bodies only
+ * (-EOPNOTSUPP for tails and compressed bodies), off and len multiples
+ * of the block size and the range inside the file (a collapse must end
+ * before the end, an insert begin before it), else -EINVAL; whole blocks
+ * move, none is copied; one operation each, a collapse a removal.  With
+ * R4_FALLOC_KEEP_SIZE, and any other mode or combination, -EOPNOTSUPP
+ * (modes are exclusive, as Linux 6.12's vfs_fallocate says), after
+ * -EINVAL for len 0.  Checked as a write
  * (-EBADF, -EACCES, -EISDIR, -EINVAL for other objects, -EFBIG past
  * 2^62), it drops set-id bits and stamps mtime and ctime as a write does,
  * and is audited as one write of len bytes.  Space is checked before any
