@@ -501,15 +501,22 @@ static void test_punch(void)
 	punched(db, f, "/p", m, N, N + 5, 10);
 	CHECK_RC(r4_file_stat(f, &st));
 	CHECK_EQ(st.blocks, (N - 12 * BS) / 512);
-	/* in this transaction's own (unplaced) blocks, then whole */
+	/* blocks new in this transaction (not placed yet: in a part, and
+	 * whole) and pages of committed ones; then the whole file */
 	CHECK_RC(r4_begin(db));
-	CHECK_RC(r4_file_write(f, 30 * BS, m + 30 * BS, 1));
-	memcpy(m + 20 * BS, "new", 3);
-	CHECK_RC(r4_file_write(f, 20 * BS, "new", 3));
+	memcpy(m + 5 * BS, "new", 3);
+	CHECK_RC(r4_file_write(f, 5 * BS, "new", 3));
+	memcpy(m + 6 * BS, "more", 4);
+	CHECK_RC(r4_file_write(f, 6 * BS, "more", 4));
+	memcpy(m + 20 * BS, "page", 4);
+	CHECK_RC(r4_file_write(f, 20 * BS, "page", 4));
+	punched(db, f, "/p", m, N, 5 * BS + 1, 1);
+	punched(db, f, "/p", m, N, 6 * BS, BS);
 	punched(db, f, "/p", m, N, 16 * BS, 8 * BS);
 	CHECK_RC(r4_commit(db));
 	CHECK_RC(r4_file_stat(f, &st));
-	CHECK_EQ(st.blocks, (N - 20 * BS) / 512);
+	CHECK_EQ(st.blocks, (N - 19 * BS) / 512);
+	CHECK(same_at(db, "/p", m, 0, N));
 	check_clean(db);
 	punched(db, f, "/p", m, N, 0, N);
 	CHECK_RC(r4_file_stat(f, &st));
