@@ -278,12 +278,14 @@ int r4_reg_punch(struct r4_db *db, struct r4_inode *ino, uint64_t off, uint64_t 
  * INSERT_RANGE: a hole of len bytes goes in at off, what follows moves up,
  * the size grows by len.  The extent map is cut and stored again (whole
  * blocks move, none is copied; a collapse frees the blocks cut out, at
- * the commit).  -EINVAL unless off and len are multiples of the block
- * size and the range lies inside the file (a collapse must leave data
- * after it: off + len < size; an insert: off < size), -EFBIG where the
- * size would pass 2^62, -EOPNOTSUPP for a tail or compressed body.  One
- * operation: it grabs the map stored again (2 units more) and the stat
- * data; a collapse is a removal.  Touches mtime and ctime, saves.
+ * the commit); a collapse to a size the formatting policy keeps in tails
+ * makes the body tails, as a truncate does.  -EINVAL unless off and len
+ * are multiples of the block size and the range lies inside the file (a
+ * collapse must leave data after it: off + len < size; an insert: off <
+ * size), -EFBIG where the size would pass 2^62, -EOPNOTSUPP for a tail or
+ * compressed body.  One operation: it grabs the map stored again (2 units
+ * more), or the tails written, and the stat data; a collapse is a
+ * removal.  Touches mtime and ctime, saves.
  */
 int r4_reg_shift(struct r4_db *db, struct r4_inode *ino, uint64_t off, uint64_t len, bool insert);
 /* Switch the formatting policy (0 extents, 1 tails, 2 smart) and lay the

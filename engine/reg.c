@@ -1828,6 +1828,8 @@ int r4_reg_shift(struct r4_db *db, struct r4_inode *ino, uint64_t off, uint64_t 
 	uint64_t newsize = insert ? size + len : size - len;
 	enum body_kind kind;
 	struct map m = {0};
+	uint8_t *all = NULL;
+	size_t got;
 	int rc;
 
 	if (off % bs || len % bs || (insert ? off >= size : off + len >= size))
@@ -1838,17 +1840,29 @@ int r4_reg_shift(struct r4_db *db, struct r4_inode *ino, uint64_t off, uint64_t 
 		return rc;
 	if (compressed_body(ino, kind) || kind == BODY_TAILS)
 		return -EOPNOTSUPP;
-	/* the map stored again, 2 units more at most (a unit cut in two, a
-	 * hole put between); a collapse is a removal */
-	if ((rc = map_load(db, ino, &m)) ||
-	    (rc = r4_txn_grab(db, map_cost(db, m.items, m.n + 2) + E(db), !insert)) ||
-	    (rc = map_splice(db, &m, off / bs, len / bs, insert)) ||
-	    (rc = map_fit(db, &m, newsize)) || (rc = map_store(db, ino, &m)))
+	if (!insert && want_tails(db, ino, newsize)) {
+		/* it shrinks into tails, as a truncate does: what stays is read */
+		if (!(all = r4_malloc(newsize)))
+			return -ENOMEM;
+		if ((rc = r4_reg_read(db, ino, 0, all, off, &got)) ||
+		    (rc = r4_reg_read(db, ino, off + len, all + off, newsize - off, &got)) ||
+		    (rc = grab_rewrite(db, ino, kind, tails_cost(db, newsize), true)) ||
+		    (rc = to_tails(db, ino, all, newsize)))
+			goto out;
+	} else if ((rc = map_load(db, ino, &m)) ||
+		   /* the map stored again, 2 units more at most (a unit cut in
+		    * two, a hole put between); a collapse is a removal */
+		   (rc = r4_txn_grab(db, map_cost(db, m.items, m.n + 2) + E(db), !insert)) ||
+		   (rc = map_splice(db, &m, off / bs, len / bs, insert)) ||
+		   (rc = map_fit(db, &m, newsize)) || (rc = map_store(db, ino, &m))) {
 		goto out;
-	set_size(ino, newsize, map_allocated(&m) * bs);
+	} else {
+		set_size(ino, newsize, map_allocated(&m) * bs);
+	}
 	r4_obj_touch(db, ino, true, true);
 	rc = r4_obj_save(db, ino);
 out:
+	r4_free(all);
 	r4_free(m.e);
 	return rc;
 }

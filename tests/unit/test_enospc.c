@@ -35,7 +35,8 @@
  *                    volume: the write is refused, the unlink commits
  *   random           random changes near full against an in-memory model
  *                    (R4_SEED, R4_ENOSPC_STEPS), on volumes of 4 and 16 MiB
- *                    (writes, truncates, punches, unlinks, renames ...):
+ *                    (writes, truncates, punches, collapses and inserts,
+ *                    unlinks, renames ...):
  *                    a refused call leaves its transaction usable (half of
  *                    those commit what went before), r4_check after each
  *                    transaction, everything deleted at the end
@@ -232,6 +233,34 @@ static int op_punch(r4_db *db, struct model *m, size_t i, uint64_t off, uint64_t
 		memset(f->data + off, 0, (off + len < f->size ? off + len : f->size) - off);
 	}
 	return rc;
+}
+
+/* COLLAPSE_RANGE, or INSERT_RANGE, of n blocks at block b of file i of m
+ * (an extent file, the range inside it: fallocate's rules). */
+static int op_shift(r4_db *db, struct model *m, size_t i, bool insert, size_t b, size_t n)
+{
+	struct mfile *f = &m->f[i];
+	size_t off = b * BS, len = n * BS;
+	r4_file *h;
+	int rc;
+
+	if ((rc = r4_file_open(db, f->path, &h)))
+		return rc;
+	rc = r4_file_fallocate(h, insert ? R4_FALLOC_INSERT_RANGE : R4_FALLOC_COLLAPSE_RANGE, off,
+			       len);
+	r4_file_close(h);
+	if (rc)
+		return rc;
+	model_own(f, insert ? f->size + len : f->size);
+	if (insert) {
+		memmove(f->data + off + len, f->data + off, f->size - off);
+		memset(f->data + off, 0, len);
+		f->size += len;
+	} else {
+		memmove(f->data + off, f->data + off + len, f->size - off - len);
+		f->size -= len;
+	}
+	return 0;
 }
 
 static int op_make(r4_db *db, struct model *m, const char *path, size_t len, uint32_t seed)
@@ -1190,15 +1219,22 @@ static int random_op(r4_db *db, struct model *m, bool roomy)
 
 		return op_write(db, m, i, f->size, len, (uint32_t)rnd(1000));
 	}
-	if (w < (roomy ? 80 : 58)) {			/* overwrite, maybe past the end */
+	if (w < (roomy ? 76 : 54)) {			/* overwrite, maybe past the end */
 		uint64_t off = f->size ? rnd(f->size) : 0;
 
 		return op_write(db, m, i, off, 1 + rnd(65536), (uint32_t)rnd(1000));
 	}
-	if (w < (roomy ? 82 : 62)) {			/* punch a hole, maybe to past the end */
+	if (w < (roomy ? 78 : 56)) {			/* punch a hole, maybe to past the end */
 		uint64_t off = f->size ? rnd(f->size) : 0;
 
 		return op_punch(db, m, i, off, 1 + rnd(rnd(2) ? 8192 : 262144));
+	}
+	if (f->size > 16384 && w < (roomy ? 80 : 58)) {	/* (extents) collapse or insert */
+		size_t blocks = f->size / BS, b = (size_t)rnd(blocks - 1);
+
+		if (rnd(2))	/* a hole of up to 16 blocks, at a block before the end */
+			return op_shift(db, m, i, true, b + (size_t)rnd(2), 1 + (size_t)rnd(16));
+		return op_shift(db, m, i, false, b, 1 + (size_t)rnd(blocks - 1 - b));
 	}
 	if (w < (roomy ? 85 : 68)) {			/* truncate: shrink, or a hole */
 		size_t size = rnd(3) ? rnd(f->size + 1) : f->size + rnd(65536);
