@@ -664,6 +664,10 @@ static void test_collapse_insert(void)
 	CHECK_EQ(r4_file_fallocate(t, R4_FALLOC_COLLAPSE_RANGE, 0, BS), -EOPNOTSUPP);
 	CHECK_EQ(r4_file_fallocate(t, R4_FALLOC_INSERT_RANGE, 0, BS), -EOPNOTSUPP);
 	CHECK(same_at(db, "/t", m, 0, 3 * BS));
+	/* collapsed to 4 blocks or less: tails (smart), as a truncate makes it */
+	shifted(db, f, "/s", m, &size, false, BS, size / BS * BS - 3 * BS);
+	CHECK_RC(r4_file_stat(f, &st));
+	CHECK(size == 3 * BS + 100 && st.blocks == (size + 511) / 512);
 	r4_file_close(t);
 	r4_file_close(f);
 	check_clean(db);
