@@ -420,7 +420,7 @@ static void check_clean(r4_db *db)
 	CHECK_EQ(res.problems, 0);
 }
 
-/* Bytes [off, off + len) of path are pat's (model m of the file) there. */
+/* Bytes [off, off + len) of path are m's there (m: a model of the file). */
 static bool same_at(r4_db *db, const char *path, const uint8_t *m, uint64_t off, size_t len)
 {
 	static uint8_t buf[1 << 19];
