@@ -746,6 +746,44 @@ int r4_ccreg_truncate(struct r4_db *db, struct r4_inode *ino, uint64_t size)
 	return 0;
 }
 
+int r4_ccreg_punch(struct r4_db *db, struct r4_inode *ino, uint64_t off, uint64_t end)
+{
+	uint64_t size = ino->sd.sd_size, units = 0, whole, upto;
+	uint8_t *zeros = NULL;
+	int64_t delta = 0;
+	struct cc c;
+	int rc;
+
+	assert(off < end && end <= size);
+	if ((rc = cc_open(db, ino, &c)))
+		return rc;
+	/* the clusters wholly inside go, the last one with the end (its
+	 * logical size ends there); the one or two cut in part are rewritten
+	 * with zeros there, unless they are holes */
+	whole = ((off + c.clsize - 1) >> c.shift) << c.shift;
+	upto = end == size ? end : (end >> c.shift) << c.shift;
+	if (whole < upto && !(rc = dc_remove(&c, whole, upto - 1, &units)))
+		delta -= (int64_t)units;
+	for (int side = 0; side < 2 && !rc; side++) {
+		uint64_t a = side ? R4_MAX(off, upto) : off, b = side ? end : R4_MIN(end, whole);
+		uint64_t idx = a >> c.shift, cs = idx << c.shift;
+		size_t n;
+
+		if (a >= b || (side && whole > upto) || (rc = dc_load(&c, idx, &n)) || !n)
+			continue;
+		if (!zeros && !(zeros = r4_calloc(1, c.clsize)))
+			rc = -ENOMEM;
+		else
+			rc = cluster_rewrite(&c, idx, size, lsize_of(&c, idx, size), zeros,
+					     (size_t)(a - cs), (size_t)(b - a), &delta);
+	}
+	r4_free(zeros);
+	cc_close(&c);
+	if (!rc)
+		ino->sd.sd_bytes_rdev = (uint64_t)((int64_t)ino->sd.sd_bytes_rdev + delta);
+	return rc;
+}
+
 int r4_ccreg_check_cluster(const struct r4_logger *lg, uint64_t blk, unsigned compress,
 			   unsigned shift, uint64_t size, uint64_t idx, const uint8_t *s,
 			   size_t n)

@@ -54,6 +54,13 @@ uint64_t r4_ccreg_cost(struct r4_db *db, const struct r4_inode *ino, uint64_t of
 /* Cut or extend to size, rewriting the cluster the new or old end falls in. */
 int r4_ccreg_truncate(struct r4_db *db, struct r4_inode *ino, uint64_t size);
 
+/* fallocate's PUNCH_HOLE of [off, end), off < end <= the size: clusters
+ * wholly inside lose their items (a hole, read as zeros, as the kernel's
+ * cryptcompress reads a cluster without items), the partial ones at the
+ * edges are rewritten with zeros there.  Updates bytes in ino->sd but does
+ * not save it. */
+int r4_ccreg_punch(struct r4_db *db, struct r4_inode *ino, uint64_t off, uint64_t end);
+
 /* The stat data of a new ccreg40 file: pset member `file` = 4, as the kernel's
  * create_object_cryptcompress stores it (the other members are inherited). */
 void r4_ccreg_init_sd(struct r4_sd *sd);

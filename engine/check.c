@@ -68,7 +68,9 @@ enum {					/* struct cobj flags */
 	F_ENTRIES = 1 << 7,		/* cde items under this oid */
 	F_TAIL = 1 << 8,		/* tail items */
 	F_EXTENT = 1 << 9,		/* extent items */
-	F_CTAIL = 1 << 10,		/* ctail items: clusters checked, size and bytes not */
+	F_CTAIL = 1 << 10,		/* ctail items, or a ccreg40 regular file (whose
+					   clusters may all be holes): clusters checked,
+					   size and bytes not */
 	F_BODYBAD = 1 << 11,		/* body problem reported: size not judged */
 	F_FIX_NLINK = 1 << 12,		/* repairs to make */
 	F_FIX_SIZE = 1 << 13,
@@ -543,11 +545,15 @@ static int item_sd(struct chk *c, uint64_t blk, const r4_key *k, const uint8_t *
 	r->nlink = sd.sd_nlink;
 	{
 		uint16_t cl = (uint16_t)c->db->pset.cluster, cz = (uint16_t)c->db->pset.compress;
+		uint16_t file = R4_FILE_REG40;
 
 		if (r4_sd_has(&sd, R4_SDEXT_PSET)) {
 			r4_item_pset_get(&sd.sd_pset, R4_PSET_CLUSTER, &cl);
 			r4_item_pset_get(&sd.sd_pset, R4_PSET_COMPRESSION, &cz);
+			r4_item_pset_get(&sd.sd_pset, R4_PSET_FILE, &file);
 		}
+		if (S_ISREG(sd.sd_mode) && file == R4_FILE_CCREG40)
+			r->flags |= F_CTAIL;
 		const struct r4_cluster_ops *co = r4_plugin_ops(R4_PTYPE_CLUSTER, cl);
 
 		r->cc_shift = co ? (uint8_t)co->shift : 0;

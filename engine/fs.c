@@ -1646,8 +1646,9 @@ struct fill {
 };
 
 /*
- * Its first operation: checked, audited, set-id bits dropped, room for
- * every piece checked, and the first piece written.  When the spans fit
+ * Its first operation: checked, audited, set-id bits dropped; a punch,
+ * collapse or insert done (its only operation); else room for every piece
+ * checked, and the first piece written.  When the spans fit
  * in one piece, that piece runs from the first to the end of the last,
  * with the file's data between them read back and written again, and is
  * the only one (all of it one operation).
@@ -1673,6 +1674,19 @@ static int fill_first(struct fill *fl)
 	r4_fs_stat_of(db, &ino, &st);
 	if ((rc = file_may_write(f, &ino)))
 		goto fini;
+	if (fl->mode & (R4_FALLOC_PUNCH_HOLE | R4_FALLOC_COLLAPSE_RANGE | R4_FALLOC_INSERT_RANGE)) {
+		if (!(rc = audit_obj(f, &au, &ino, "write", fl->len)) &&
+		    !(rc = r4_audit_grab(db, &au))) {
+			ino.sd.sd_mode = (uint16_t)r4_perm_after_write(r4_perm_actor(db), &st);
+			rc = fl->mode & R4_FALLOC_PUNCH_HOLE
+				     ? r4_reg_punch(db, &ino, fl->off, end)
+				     : r4_reg_shift(db, &ino, fl->off, fl->len,
+						    fl->mode == R4_FALLOC_INSERT_RANGE);
+			if (!rc)
+				rc = r4_audit_write(db, &au);
+		}
+		goto fini;
+	}
 	if ((fl->mode & R4_FALLOC_KEEP_SIZE) && end > st.size) {
 		rc = -EOPNOTSUPP;	/* blocks past the end: none in r4 */
 		goto fini;
@@ -1748,10 +1762,26 @@ int r4_file_fallocate(r4_file *f, unsigned mode, uint64_t off, uint64_t len)
 	uint64_t k;
 	int rc;
 
-	if (mode & ~(unsigned)(R4_FALLOC_KEEP_SIZE | R4_FALLOC_ZERO_RANGE))
-		return -EOPNOTSUPP;
 	if (!len)
 		return -EINVAL;
+	/* one mode, and KEEP_SIZE, which PUNCH_HOLE needs and COLLAPSE_RANGE
+	 * and INSERT_RANGE refuse (Linux's vfs_fallocate) */
+	switch (mode & ~(unsigned)R4_FALLOC_KEEP_SIZE) {
+	case 0:
+	case R4_FALLOC_ZERO_RANGE:
+		break;
+	case R4_FALLOC_PUNCH_HOLE:
+		if (!(mode & R4_FALLOC_KEEP_SIZE))
+			return -EOPNOTSUPP;
+		break;
+	case R4_FALLOC_COLLAPSE_RANGE:
+	case R4_FALLOC_INSERT_RANGE:
+		if (mode & R4_FALLOC_KEEP_SIZE)
+			return -EOPNOTSUPP;
+		break;
+	default:
+		return -EOPNOTSUPP;
+	}
 	if (off + len < off || off + len > ((uint64_t)1 << 62))
 		return -EFBIG;
 	rc = fill_first(&fl);

@@ -267,6 +267,35 @@ bool r4_reg_fill_next(const struct r4_span *v, size_t n, uint64_t piece, size_t 
  * volume that cannot hold it refuses the whole fallocate. */
 int r4_reg_fill_cost(struct r4_db *db, const struct r4_inode *ino, const struct r4_span *v,
 		     size_t n, uint64_t piece, uint64_t *cost);
+/*
+ * fallocate's PUNCH_HOLE of [off, end) (fs.c r4_file_fallocate): after it
+ * the range reads as zeros, the size stays, what lies past it is left
+ * alone.  An extent body: its whole blocks become a hole unit and are
+ * freed, the edge blocks' parts zeroed in place.  A tail body has no
+ * holes (tails hold every byte up to the size): its bytes become zeros,
+ * the body written again as tails.  A compressed body: the clusters wholly
+ * inside lose their items (a cluster without items reads as zeros), the
+ * edge clusters are rewritten.  One operation: it grabs, before any
+ * change, a removal's room (the map stored again, 2 units more; the edge
+ * blocks or clusters), touches mtime and ctime and saves the stat data.
+ */
+int r4_reg_punch(struct r4_db *db, struct r4_inode *ino, uint64_t off, uint64_t end);
+/*
+ * fallocate's COLLAPSE_RANGE (insert false): bytes [off, off + len) go
+ * and what follows moves down by len, the size shrinks by len; or
+ * INSERT_RANGE: a hole of len bytes goes in at off, what follows moves up,
+ * the size grows by len.  The extent map is cut and stored again (whole
+ * blocks move, none is copied; a collapse frees the blocks cut out, at
+ * the commit); a collapse to a size the formatting policy keeps in tails
+ * makes the body tails, as a truncate does.  -EINVAL unless off and len
+ * are multiples of the block size and the range lies inside the file (a
+ * collapse must leave data after it: off + len < size; an insert: off <
+ * size), -EFBIG where the size would pass 2^62, -EOPNOTSUPP for a tail or
+ * compressed body.  One operation: it grabs the map stored again (2 units
+ * more), or the tails written, and the stat data; a collapse is a
+ * removal.  Touches mtime and ctime, saves.
+ */
+int r4_reg_shift(struct r4_db *db, struct r4_inode *ino, uint64_t off, uint64_t len, bool insert);
 /* Switch the formatting policy (0 extents, 1 tails, 2 smart) and lay the
  * body out again as it says; -EOPNOTSUPP for a compressed file. */
 int r4_reg_reformat(struct r4_db *db, struct r4_inode *ino, unsigned formatting);

@@ -1668,6 +1668,205 @@ out:
 	return rc;
 }
 
+/* ---- fallocate's PUNCH_HOLE ---- */
+
+/* Blocks [a, b) of the map become a hole; the blocks they held are freed
+ * (at the commit, as a truncate frees them). */
+static int map_hole(struct r4_db *db, struct map *m, uint64_t a, uint64_t b)
+{
+	struct map out = {0};
+	uint64_t idx = 0;
+	int rc = 0;
+
+	for (size_t i = 0; i < m->n && !rc; idx += m->e[i++].ex_width) {
+		struct r4_extent u = m->e[i];
+		uint64_t from = R4_MAX(idx, a), to = R4_MIN(idx + u.ex_width, b);
+		bool real = u.ex_start > R4_EXTENT_UNALLOC;
+
+		if (from >= to) {
+			rc = map_push(&out, u.ex_start, u.ex_width);
+			continue;
+		}
+		if (real)
+			r4_reg_forget_blocks(db, u.ex_start + (from - idx), to - from);
+		if (!(rc = map_push(&out, u.ex_start, from - idx)) &&
+		    !(rc = map_push(&out, R4_EXTENT_HOLE, to - from)))
+			rc = map_push(&out, real ? u.ex_start + (to - idx) : u.ex_start,
+				      idx + u.ex_width - to);
+	}
+	r4_free(m->e);
+	*m = out;
+	return rc;
+}
+
+/* Does block blk of the map hold data (not a hole, nor past the map)? */
+static bool map_holds(const struct map *m, uint64_t blk)
+{
+	for (size_t i = 0; i < m->n; blk -= m->e[i++].ex_width)
+		if (blk < m->e[i].ex_width)
+			return m->e[i].ex_start > R4_EXTENT_UNALLOC;
+	return false;
+}
+
+/*
+ * An extent body: the whole blocks of [off, end) become a hole unit and
+ * are freed, the parts of the one or two blocks at its edges that hold
+ * data are zeroed in place.  The last block's bytes past the size are
+ * zeros already, so a punch to the end frees that block whole.
+ */
+static int extent_punch(struct r4_db *db, struct r4_inode *ino, uint64_t off, uint64_t end)
+{
+	uint64_t bs = db->bs, first = (off + bs - 1) / bs;
+	uint64_t last = (end == ino->sd.sd_size ? end + bs - 1 : end) / bs;
+	uint8_t *zeros = NULL;
+	struct map m;
+	int rc;
+
+	/* the map stored again with 2 units more at most (a unit cut in
+	 * three), and the pages of the two edge blocks */
+	if ((rc = map_load(db, ino, &m)) ||
+	    (rc = r4_txn_grab(db, map_cost(db, m.items, m.n + 2) + data_cost(db, 2 * bs) + E(db),
+			      true)))
+		goto out;
+	for (int side = 0; side < 2 && !rc; side++) {
+		uint64_t a = side ? last * bs : off, b = side ? end : R4_MIN(end, first * bs);
+
+		if (a >= b || (side && last < first) || !map_holds(&m, a / bs))
+			continue;
+		if (!zeros && !(zeros = r4_calloc(1, bs)))
+			rc = -ENOMEM;
+		else
+			rc = map_write(db, ino, &m, a, zeros, b - a);
+	}
+	if (!rc && first < last)
+		rc = map_hole(db, &m, first, last);
+	if (!rc && !(rc = map_store(db, ino, &m)))
+		set_size(ino, ino->sd.sd_size, map_allocated(&m) * bs);
+out:
+	r4_free(zeros);
+	r4_free(m.e);
+	return rc;
+}
+
+/* A compressed body: its clusters' items in the range go, the edge
+ * clusters are stored again. */
+static int ccreg_punch(struct r4_db *db, struct r4_inode *ino, uint64_t off, uint64_t end)
+{
+	uint64_t n = 0;
+	int rc;
+
+	if ((rc = each_body_item(db, ino, off, end, count_fn, &n)) ||
+	    (rc = r4_txn_grab(db, r4_ccreg_cost(db, ino, off, 1) + r4_txn_remove_cost(db, n) +
+			      E(db), true)))
+		return rc;
+	return r4_ccreg_punch(db, ino, off, end);
+}
+
+int r4_reg_punch(struct r4_db *db, struct r4_inode *ino, uint64_t off, uint64_t end)
+{
+	uint64_t size = ino->sd.sd_size;
+	enum body_kind kind;
+	uint8_t *all = NULL;
+	int rc;
+
+	end = R4_MIN(end, size);
+	if ((rc = body_kind(db, ino, &kind)) || (rc = writable_body(db, ino, kind)))
+		return rc;
+	if (off >= end || kind == BODY_NONE) {
+		rc = r4_txn_grab(db, E(db), false);	/* (nothing to punch) */
+	} else if (compressed_body(ino, kind)) {
+		rc = ccreg_punch(db, ino, off, end);
+	} else if (kind == BODY_EXTENTS) {
+		rc = extent_punch(db, ino, off, end);
+	} else if (!(rc = read_all(db, ino, size, &all)) &&
+		   !(rc = grab_rewrite(db, ino, kind, tails_cost(db, size), true))) {
+		/* tails hold every byte up to the size: zeros are written */
+		memset(all + off, 0, end - off);
+		rc = to_tails(db, ino, all, size);
+	}
+	r4_free(all);
+	if (rc)
+		return rc;
+	r4_obj_touch(db, ino, true, true);
+	return r4_obj_save(db, ino);
+}
+
+/* ---- fallocate's COLLAPSE_RANGE and INSERT_RANGE ---- */
+
+/* Blocks [a, a + n) cut out of the map (their blocks freed at the commit)
+ * and what follows moved down; or (insert) a hole of n blocks put in at
+ * a and what follows moved up.  (Past the map: holes, nothing to move.) */
+static int map_splice(struct r4_db *db, struct map *m, uint64_t a, uint64_t n, bool insert)
+{
+	uint64_t idx = 0, from = insert ? a : a + n;	/* what follows, from */
+	struct map out = {0};
+	int rc = 0;
+
+	for (size_t i = 0; i < m->n && !rc; idx += m->e[i++].ex_width) {
+		struct r4_extent u = m->e[i];
+		uint64_t end = idx + u.ex_width, rest = R4_MAX(idx, from);
+		bool real = u.ex_start > R4_EXTENT_UNALLOC;
+
+		if (a > idx)
+			rc = map_push(&out, u.ex_start, R4_MIN(a, end) - idx);
+		if (!rc && insert && idx <= a && a < end)
+			rc = map_push(&out, R4_EXTENT_HOLE, n);
+		if (!insert && real && R4_MAX(idx, a) < R4_MIN(end, from))
+			r4_reg_forget_blocks(db, u.ex_start + (R4_MAX(idx, a) - idx),
+					     R4_MIN(end, from) - R4_MAX(idx, a));
+		if (!rc && rest < end)
+			rc = map_push(&out, real ? u.ex_start + (rest - idx) : u.ex_start, end - rest);
+	}
+	r4_free(m->e);
+	*m = out;
+	return rc;
+}
+
+int r4_reg_shift(struct r4_db *db, struct r4_inode *ino, uint64_t off, uint64_t len, bool insert)
+{
+	uint64_t size = ino->sd.sd_size, bs = db->bs;
+	uint64_t newsize = insert ? size + len : size - len;
+	enum body_kind kind;
+	struct map m = {0};
+	uint8_t *all = NULL;
+	size_t got;
+	int rc;
+
+	if (off % bs || len % bs || (insert ? off >= size : off + len >= size))
+		return -EINVAL;
+	if (insert && len > ((uint64_t)1 << 62) - size)
+		return -EFBIG;
+	if ((rc = body_kind(db, ino, &kind)) || (rc = writable_body(db, ino, kind)))
+		return rc;
+	if (compressed_body(ino, kind) || kind == BODY_TAILS)
+		return -EOPNOTSUPP;
+	if (!insert && want_tails(db, ino, newsize)) {
+		/* it shrinks into tails, as a truncate does: what stays is read */
+		if (!(all = r4_malloc(newsize)))
+			return -ENOMEM;
+		if ((rc = r4_reg_read(db, ino, 0, all, off, &got)) ||
+		    (rc = r4_reg_read(db, ino, off + len, all + off, newsize - off, &got)) ||
+		    (rc = grab_rewrite(db, ino, kind, tails_cost(db, newsize), true)) ||
+		    (rc = to_tails(db, ino, all, newsize)))
+			goto out;
+	} else if ((rc = map_load(db, ino, &m)) ||
+		   /* the map stored again, 2 units more at most (a unit cut in
+		    * two, a hole put between); a collapse is a removal */
+		   (rc = r4_txn_grab(db, map_cost(db, m.items, m.n + 2) + E(db), !insert)) ||
+		   (rc = map_splice(db, &m, off / bs, len / bs, insert)) ||
+		   (rc = map_fit(db, &m, newsize)) || (rc = map_store(db, ino, &m))) {
+		goto out;
+	} else {
+		set_size(ino, newsize, map_allocated(&m) * bs);
+	}
+	r4_obj_touch(db, ino, true, true);
+	rc = r4_obj_save(db, ino);
+out:
+	r4_free(all);
+	r4_free(m.e);
+	return rc;
+}
+
 static int reg40_truncate(struct r4_db *db, struct r4_inode *ino, unsigned kind, uint64_t size)
 {
 	uint64_t old = ino->sd.sd_size;

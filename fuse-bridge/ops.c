@@ -1027,7 +1027,10 @@ static void fb_statfs(fuse_req_t req, fuse_ino_t id)
 
 /* fallocate(2): one engine call, whose modes are Linux's values */
 _Static_assert(FALLOC_FL_KEEP_SIZE == R4_FALLOC_KEEP_SIZE &&
-		       FALLOC_FL_ZERO_RANGE == R4_FALLOC_ZERO_RANGE,
+		       FALLOC_FL_PUNCH_HOLE == R4_FALLOC_PUNCH_HOLE &&
+		       FALLOC_FL_COLLAPSE_RANGE == R4_FALLOC_COLLAPSE_RANGE &&
+		       FALLOC_FL_ZERO_RANGE == R4_FALLOC_ZERO_RANGE &&
+		       FALLOC_FL_INSERT_RANGE == R4_FALLOC_INSERT_RANGE,
 	       "r4.h's fallocate modes are Linux's");
 
 static void fb_fallocate(fuse_req_t req, fuse_ino_t id, int mode, off_t off, off_t len,

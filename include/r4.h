@@ -380,18 +380,42 @@ int r4_file_setattr(r4_file *f, const struct r4_setattr *sa);
  * into the range's holes and past the end, growing the size to off + len
  * (a tail or compressed body only grows); R4_FALLOC_ZERO_RANGE over all of
  * the range.  With R4_FALLOC_KEEP_SIZE the size stays, and a range past
- * it is -EOPNOTSUPP (r4 cannot hold blocks past the end); any other mode
- * is -EOPNOTSUPP.  Checked as a write (-EBADF, -EACCES, -EISDIR, -EINVAL
- * for other objects, -EINVAL for len 0, -EFBIG past 2^62), it drops
- * set-id bits and stamps mtime and ctime as a write does, and is audited
- * as one write of len bytes.  Space is checked before any change: a volume
- * that cannot hold it refuses it whole with -ENOSPC.  At most 16 MiB (a
- * compressed file: 1 MiB) is written per operation; a longer range is
+ * it is -EOPNOTSUPP (r4 cannot hold blocks past the end).
+ * R4_FALLOC_PUNCH_HOLE, only with R4_FALLOC_KEEP_SIZE (alone
+ * -EOPNOTSUPP, as Linux), makes the range read as zeros, the size kept
+ * and the part past it ignored: an extent body's whole blocks inside
+ * become a hole and are freed, its edge blocks are zeroed in place; a
+ * tail body, which has no holes, gets zeros; a compressed body loses the
+ * clusters inside (holes) and its edge clusters are rewritten.  A punch is
+ * one operation, done whole or refused with -ENOSPC having changed
+ * nothing; a removal, it may use the reserve.  R4_FALLOC_COLLAPSE_RANGE
+ * removes the range and moves what follows down (the size shrinks by
+ * len), R4_FALLOC_INSERT_RANGE puts a hole of len bytes in at off and
+ * moves what follows up (the size grows by len): extent bodies only
+ * (-EOPNOTSUPP for tails and compressed bodies), off and len multiples
+ * of the block size and the range inside the file (a collapse must end
+ * before the end, an insert begin before it), else -EINVAL; whole blocks
+ * move, none is copied; one operation each, a collapse a removal.  With
+ * R4_FALLOC_KEEP_SIZE, and any other mode or combination, -EOPNOTSUPP
+ * (modes are exclusive, as Linux 6.12's vfs_fallocate says), after
+ * -EINVAL for len 0.  Checked as a write
+ * (-EBADF, -EACCES, -EISDIR, -EINVAL for other objects, -EFBIG past
+ * 2^62), it drops set-id bits and stamps mtime and ctime as a write does,
+ * and is audited as one write of len bytes.  Space is checked before any
+ * change: a volume that cannot hold it refuses it whole with -ENOSPC.
+ * Filling, at most 16 MiB (a compressed file: 1 MiB) is written per
+ * operation; a longer range is
  * several (the memory bound runs between them), and one failing after the
  * space check (an I/O error; -ENOSPC where a compressed file's clusters
  * of zeros do not compress) leaves those before it done.
  */
-enum { R4_FALLOC_KEEP_SIZE = 0x01, R4_FALLOC_ZERO_RANGE = 0x10 };
+enum {
+	R4_FALLOC_KEEP_SIZE = 0x01,
+	R4_FALLOC_PUNCH_HOLE = 0x02,
+	R4_FALLOC_COLLAPSE_RANGE = 0x08,
+	R4_FALLOC_ZERO_RANGE = 0x10,
+	R4_FALLOC_INSERT_RANGE = 0x20,
+};
 int r4_file_fallocate(r4_file *f, unsigned mode, uint64_t off, uint64_t len);
 int r4_file_readlink(r4_file *f, char *buf, size_t n, size_t *len);
 /*

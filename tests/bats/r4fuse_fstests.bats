@@ -2,8 +2,9 @@
 # What fstests found wrong on the mount (issue 23), each as the test that
 # found it does it: an open directory a rename replaced (generic/035),
 # file handles (generic/426, 467, 477, 756, 777), SEEK_DATA and SEEK_HOLE
-# (generic/286), -o dev,suid (generic/184, 306, 434, 633), and buffered
-# reads beside O_DIRECT writes (generic/451).
+# (generic/286), -o dev,suid (generic/184, 306, 434, 633), buffered reads
+# beside O_DIRECT writes (generic/451), and fallocate's PUNCH_HOLE (the
+# fpunch tests).
 
 setup() { load helper; r4_setup; fuse_setup 64M; HANDLE=$R4_BUILD/tests/r4handle; }
 teardown() { exec 4<&-; fuse_teardown; r4_teardown; }
@@ -178,6 +179,36 @@ EOF2
 	umount_r4
 	run "$R4" fsck -n "$IMG"
 	assert_success
+}
+
+@test "fallocate -p (PUNCH_HOLE): zeros in the range, its blocks freed, SEEK_HOLE finds it" {
+	need_cmd python3
+	mount_r4
+	head -c 1M /dev/urandom >"$T/ref"
+	cp "$T/ref" "$MNT/p"
+	sync "$MNT/p"
+	# blocks 3..123 go, the edges are zeroed; past the end nothing
+	fallocate -p -o 10000 -l 500000 "$MNT/p"
+	fallocate -p -o $((1048576 - 100)) -l 1M "$MNT/p"
+	head -c 500000 /dev/zero | dd of="$T/ref" seek=10000 oflag=seek_bytes conv=notrunc status=none
+	head -c 100 /dev/zero | dd of="$T/ref" seek=1048476 oflag=seek_bytes conv=notrunc status=none
+	cmp "$T/ref" "$MNT/p"
+	run stat -c '%s %b' "$MNT/p"
+	assert_output "1048576 $((2048 - 121 * 8))"
+	run seeks "$MNT/p" hole:0 data:12288
+	assert_output $'hole:0 12288\ndata:12288 507904'
+	# a small file's tail: zeros, no hole
+	printf abcdefgh >"$MNT/t"
+	fallocate -p -o 2 -l 3 "$MNT/t"
+	run od -An -c "$MNT/t"
+	assert_output '   a   b  \0  \0  \0   f   g   h'
+	umount_r4
+	run "$R4" fsck -n "$IMG"
+	assert_success
+	fsck_reiser4 "$IMG"
+	# read back from the image after the unmount
+	mount_r4
+	cmp "$T/ref" "$MNT/p"
 }
 
 # Files and directories whose handles are saved ($T/handles), then moved,

@@ -6,6 +6,7 @@
 #    and the tree again after a remount;
 #  - 8 concurrent r4writer processes (tests/fsx/r4writer.c), each on its
 #    own files and on shared ones, each checked against its own model;
+#  - r4fsx on a volume of compressed files (mkfs.reiser4's default);
 #  - 4 r4fsx at once, each in its own directory;
 #  - compare-and-swap through the control file from two processes.
 # Seeds come from R4_SEED or the clock and are printed (# seed N).
@@ -72,6 +73,14 @@ same_tree() {
 	mount_r4
 	same_tree
 	umount_r4
+}
+
+@test "r4fsx on compressed files (mkfs.reiser4's ccreg40 default): fsck clean" {
+	mkfs_reiser4 "$IMG" 256M
+	mount_r4
+	run_fsx -n $((OPS / 4))
+	umount_r4
+	fsck_both
 }
 
 @test "4 r4fsx at once, each in its own directory with its own twin; fsck clean" {

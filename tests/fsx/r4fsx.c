@@ -22,7 +22,8 @@
  * flags and close (up to MAXFDS descriptors open at once, default 8),
  * rename (over existing names, to new ones, across directories; with
  * RENAME_NOREPLACE and RENAME_EXCHANGE; of small directories too),
- * unlink, fsync and fdatasync, mkdir and rmdir, lstat and readdir.
+ * unlink, fsync and fdatasync, mkdir and rmdir, lstat and readdir, and
+ * fallocate's PUNCH_HOLE (KEEP_SIZE; where a write would go).
  *
  * Names come from a fixed pool, so calls on missing names (ENOENT,
  * ENOTEMPTY, EEXIST, ...) are compared as well: files f0..f(NFILES-1)
@@ -75,7 +76,7 @@ enum { DUT, TWIN, NSIDES };		/* side 0 is the file system under test */
 enum op {
 	OP_READ, OP_WRITE, OP_APPEND, OP_TRUNCATE, OP_FTRUNCATE, OP_OPEN, OP_CLOSE,
 	OP_RENAME, OP_LINK, OP_UNLINK, OP_UNLINK_OPEN, OP_FSYNC, OP_MKDIR, OP_RMDIR,
-	OP_STAT, OP_READDIR, OP_NR
+	OP_STAT, OP_READDIR, OP_PUNCH, OP_NR
 };
 
 /* weights out of their sum; OP_UNLINK_OPEN only with -U, OP_LINK with -L */
@@ -91,6 +92,7 @@ static const struct {
 	[OP_UNLINK_OPEN] = {"unlink-open", 20}, [OP_FSYNC] = {"fsync", 20},
 	[OP_MKDIR] = {"mkdir", 25},	   [OP_RMDIR] = {"rmdir", 25},
 	[OP_STAT] = {"stat", 60},	   [OP_READDIR] = {"readdir", 30},
+	[OP_PUNCH] = {"punch", 30},
 };
 
 /* One descriptor on each side, opened by the same call. */
@@ -730,26 +732,31 @@ static void op_read(struct fsx *x, struct slot *sl)
 		x->readn += (uint64_t)rv[DUT];
 }
 
-static void op_write(struct fsx *x, struct slot *sl)
+/* pwrite(2), or (punch) fallocate(2)'s PUNCH_HOLE with KEEP_SIZE there */
+static void op_write(struct fsx *x, struct slot *sl, bool punch)
 {
+	const char *what = punch ? "fallocate" : "pwrite";
 	uint64_t size = twin_fsize(x, sl);
 	size_t len = pick_len(x);
 	uint64_t off = pick_off(x, size, &len);
 	long rv[NSIDES];
 	int err[NSIDES];
 
-	note(x, "pwrite %s [fd %d] off %" PRIu64 " len %zu (size %" PRIu64 ")", slot_name(sl),
-	     (int)(sl - x->slot), off, len, size);
-	fill(x, len);
+	note(x, "%s %s [fd %d] off %" PRIu64 " len %zu (size %" PRIu64 ")",
+	     punch ? "punch" : what, slot_name(sl), (int)(sl - x->slot), off, len, size);
+	if (!punch)
+		fill(x, len);
 	for (int s = 0; s < NSIDES; s++) {
 		errno = 0;
-		rv[s] = pwrite(sl->fd[s], x->wbuf, len, (off_t)off);
+		rv[s] = punch ? fallocate(sl->fd[s], FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+					  (off_t)off, (off_t)(len ? len : 1))
+			      : pwrite(sl->fd[s], x->wbuf, len, (off_t)off);
 		err[s] = errno;
 	}
-	same_ret(x, "pwrite", rv, err, true);
-	if (rv[DUT] > 0)
+	same_ret(x, what, rv, err, true);
+	if (!punch && rv[DUT] > 0)
 		x->written += (uint64_t)rv[DUT];
-	same_fstat(x, sl, "pwrite");
+	same_fstat(x, sl, what);
 }
 
 /* write(2) through an O_APPEND descriptor; a full file is cut to half */
@@ -1077,14 +1084,14 @@ static void do_op(struct fsx *x)
 	struct slot *sl = NULL;
 
 	if (op == OP_READ || op == OP_WRITE || op == OP_FTRUNCATE || op == OP_FSYNC ||
-	    op == OP_CLOSE) {
+	    op == OP_CLOSE || op == OP_PUNCH) {
 		if (!(sl = pick_slot(x)))
 			op = OP_OPEN;
 	}
 	x->count[op]++;
 	switch (op) {
 	case OP_READ: op_read(x, sl); break;
-	case OP_WRITE: op_write(x, sl); break;
+	case OP_WRITE: op_write(x, sl, false); break;
 	case OP_APPEND: op_append(x); break;
 	case OP_TRUNCATE: op_truncate(x); break;
 	case OP_FTRUNCATE: op_ftruncate(x, sl); break;
@@ -1095,6 +1102,7 @@ static void do_op(struct fsx *x)
 	case OP_UNLINK: unlink_name(x, pick_file(x), ""); break;
 	case OP_UNLINK_OPEN: op_unlink_open(x); break;
 	case OP_FSYNC: op_fsync(x, sl); break;
+	case OP_PUNCH: op_write(x, sl, true); break;
 	case OP_MKDIR: op_dir(x, true); break;
 	case OP_RMDIR: op_dir(x, false); break;
 	case OP_STAT: op_stat(x); break;

@@ -27,6 +27,20 @@ static r4_db *fresh(void)
 	return db;
 }
 
+/* The same, files made compressed (ccreg40, mkfs.reiser4's default). */
+static r4_db *fresh_ccreg(void)
+{
+	struct r4_open_opts oo = {.rw = true};
+	struct r4_mkfs_opts mo;
+	r4_db *db = NULL;
+
+	r4_mkfs_defaults(&mo);
+	mo.create = 4;
+	CHECK_RC(r4_mkfs(img, 64u << 20, &mo));
+	CHECK_RC(r4_open(img, &oo, &db));
+	return db;
+}
+
 /* A cheap digest of the image file. */
 static unsigned long long image_sum(void)
 {
@@ -316,7 +330,6 @@ static void test_fallocate(void)
 	/* refused, changing nothing */
 	CHECK_RC(r4_file_stat(f, &st));
 	CHECK_EQ(r4_file_fallocate(f, R4_FALLOC_KEEP_SIZE, 4 << 20, 1), -EOPNOTSUPP);
-	CHECK_EQ(r4_file_fallocate(f, R4_FALLOC_KEEP_SIZE | 0x02, 0, 1), -EOPNOTSUPP);	/* punch */
 	CHECK_EQ(r4_file_fallocate(f, 0, 0, 0), -EINVAL);
 	CHECK_EQ(r4_file_fallocate(f, 0, UINT64_C(1) << 62, 1), -EFBIG);
 	CHECK_RC(r4_file_open(db, "/", &g));
@@ -375,19 +388,13 @@ static void test_fallocate(void)
  * end grows by clusters of zeros; zero range writes them over its data. */
 static void test_fallocate_ccreg(void)
 {
-	struct r4_open_opts oo = {.rw = true};
-	struct r4_mkfs_opts mo;
 	struct r4_stat st;
-	r4_db *db = NULL;
+	r4_db *db;
 	r4_file *f;
 	char buf[4];
 	size_t got;
 
-	r4_mkfs_defaults(&mo);
-	mo.create = 4;
-	CHECK_RC(r4_mkfs(img, 64u << 20, &mo));
-	CHECK_RC(r4_open(img, &oo, &db));
-	if (!db)
+	if (!(db = fresh_ccreg()))
 		return;
 	f = opened(db, "/cc");
 	CHECK_RC(r4_file_write(f, 0, "abcd", 4));
@@ -399,6 +406,277 @@ static void test_fallocate_ccreg(void)
 	CHECK(got == 4 && !memcmp(buf, "a\0\0\0", 4));
 	CHECK(zeros_at(db, "/cc", 17 << 20, 4096) && zeros_at(db, "/cc", (20 << 20) - 4096, 4096));
 	r4_file_close(f);
+	r4_close(db);
+	CHECK(t_fsck(img) != 0);
+}
+
+/* r4_check finds nothing in the open image. */
+static void check_clean(r4_db *db)
+{
+	struct r4_check_result res;
+
+	CHECK_RC(r4_sync(db));
+	CHECK_RC(r4_check(db, NULL, &res));
+	CHECK_EQ(res.problems, 0);
+}
+
+/* Bytes [off, off + len) of path are m's there (m: a model of the file). */
+static bool same_at(r4_db *db, const char *path, const uint8_t *m, uint64_t off, size_t len)
+{
+	static uint8_t buf[1 << 19];
+	size_t got = 0;
+
+	return len <= sizeof(buf) && !r4_read(db, path, off, buf, len, &got) && got == len &&
+	       !memcmp(buf, m + off, len);
+}
+
+/* An open file at path holding m[0, n), made here (no zero byte, other
+ * bytes in each block), committed. */
+static r4_file *committed(r4_db *db, const char *path, uint8_t *m, size_t n)
+{
+	r4_file *f = opened(db, path);
+
+	for (size_t i = 0; i < n; i++)
+		m[i] = (uint8_t)(i * 7 + i / 4096 + 1) | 1;
+	CHECK_RC(r4_file_write(f, 0, m, n));
+	CHECK_RC(r4_sync(db));
+	return f;
+}
+
+/* Punch [off, off + len) of f (path, model m of size bytes): the model's
+ * bytes there become zeros, and the file reads as the model. */
+static void punched(r4_db *db, r4_file *f, const char *path, uint8_t *m, uint64_t size,
+		    uint64_t off, uint64_t len)
+{
+	struct r4_stat st;
+
+	CHECK_RC(r4_file_fallocate(f, R4_FALLOC_PUNCH_HOLE | R4_FALLOC_KEEP_SIZE, off, len));
+	if (off < size)
+		memset(m + off, 0, (size_t)((off + len < size ? off + len : size) - off));
+	CHECK_RC(r4_file_stat(f, &st));
+	CHECK_EQ(st.size, size);
+	CHECK(same_at(db, path, m, 0, (size_t)size));
+}
+
+/*
+ * PUNCH_HOLE (with KEEP_SIZE): the range reads as zeros, the size stays.
+ * In extents the whole blocks inside become a hole (SEEK_HOLE finds it,
+ * st_blocks drops), committed blocks or blocks of this transaction; the
+ * edges are zeroed in place; past the end nothing happens.  A tail body
+ * gets zeros.  Mode combinations Linux refuses are refused.  Both
+ * checkers find the image clean.
+ */
+static void test_punch(void)
+{
+	enum { BS = 4096, N = 40 * BS };
+	static uint8_t m[N];
+	struct r4_stat st, st2;
+	r4_db *db = fresh();
+	r4_file *f, *t;
+	uint64_t o;
+
+	if (!db)
+		return;
+	f = committed(db, "/p", m, N);
+	CHECK_RC(r4_file_stat(f, &st));
+	CHECK_EQ(st.blocks, N / 512);
+	/* the middle: blocks 3..13 go, 10000..12287 and 57344..59999 zeroed;
+	 * mtime and ctime stamped */
+	CHECK_RC(r4_file_setattr(f, &(struct r4_setattr){.mask = R4_SET_MTIME | R4_SET_CTIME,
+							  .mtime = {1, 0}, .ctime = {1, 0}}));
+	punched(db, f, "/p", m, N, 10000, 50000);
+	CHECK_RC(r4_file_stat(f, &st));
+	CHECK_EQ(st.blocks, (N - 11 * BS) / 512);
+	CHECK(st.mtime.tv_sec > 1 && st.ctime.tv_sec > 1);
+	CHECK_RC(r4_file_seek(f, 0, SEEK_HOLE, &o));
+	CHECK_EQ(o, 3 * BS);
+	CHECK_RC(r4_file_seek(f, 3 * BS, SEEK_DATA, &o));
+	CHECK_EQ(o, 14 * BS);
+	/* the first block, a part of one block, the last bytes and past the end */
+	punched(db, f, "/p", m, N, 0, BS);
+	CHECK_RC(r4_file_seek(f, 0, SEEK_HOLE, &o));
+	CHECK_EQ(o, 0);
+	punched(db, f, "/p", m, N, 20 * BS + 1, 100);
+	punched(db, f, "/p", m, N, N - 100, 1 << 20);
+	punched(db, f, "/p", m, N, N + 5, 10);
+	CHECK_RC(r4_file_stat(f, &st));
+	CHECK_EQ(st.blocks, (N - 12 * BS) / 512);
+	/* blocks new in this transaction (not placed yet: in a part, and
+	 * whole) and pages of committed ones; then the whole file */
+	CHECK_RC(r4_begin(db));
+	memcpy(m + 5 * BS, "new", 3);
+	CHECK_RC(r4_file_write(f, 5 * BS, "new", 3));
+	memcpy(m + 6 * BS, "more", 4);
+	CHECK_RC(r4_file_write(f, 6 * BS, "more", 4));
+	memcpy(m + 20 * BS, "page", 4);
+	CHECK_RC(r4_file_write(f, 20 * BS, "page", 4));
+	punched(db, f, "/p", m, N, 5 * BS + 1, 1);
+	punched(db, f, "/p", m, N, 6 * BS, BS);
+	punched(db, f, "/p", m, N, 16 * BS, 8 * BS);
+	CHECK_RC(r4_commit(db));
+	CHECK_RC(r4_file_stat(f, &st));
+	CHECK_EQ(st.blocks, (N - 19 * BS) / 512);
+	CHECK(same_at(db, "/p", m, 0, N));
+	check_clean(db);
+	punched(db, f, "/p", m, N, 0, N);
+	CHECK_RC(r4_file_stat(f, &st));
+	CHECK(st.size == N && st.blocks == 0);
+	CHECK_EQ(r4_file_seek(f, 0, SEEK_DATA, &o), -ENXIO);
+	/* written again over the hole */
+	CHECK_RC(r4_file_write(f, 5 * BS, "x", 1));
+	m[5 * BS] = 'x';
+	CHECK(same_at(db, "/p", m, 0, N));
+	/* a tail body: zeros */
+	t = opened(db, "/t");
+	CHECK_RC(r4_file_write(t, 0, m + 5 * BS - 1000, 3000));
+	memcpy(m, m + 5 * BS - 1000, 3000);
+	punched(db, t, "/t", m, 3000, 999, 2);
+	punched(db, t, "/t", m, 3000, 2000, 5000);
+	CHECK_RC(r4_file_seek(t, 0, SEEK_HOLE, &o));
+	CHECK_EQ(o, 3000);
+	/* refused, changing nothing: PUNCH_HOLE without KEEP_SIZE or with
+	 * another mode, a length of 0 */
+	CHECK_RC(r4_file_stat(t, &st));
+	CHECK_EQ(r4_file_fallocate(t, R4_FALLOC_PUNCH_HOLE, 0, 1), -EOPNOTSUPP);
+	CHECK_EQ(r4_file_fallocate(t, R4_FALLOC_PUNCH_HOLE | R4_FALLOC_ZERO_RANGE |
+					      R4_FALLOC_KEEP_SIZE, 0, 1), -EOPNOTSUPP);
+	CHECK_EQ(r4_file_fallocate(t, R4_FALLOC_PUNCH_HOLE | R4_FALLOC_KEEP_SIZE, 0, 0), -EINVAL);
+	CHECK_RC(r4_file_stat(t, &st2));
+	CHECK(st2.mtime.tv_sec == st.mtime.tv_sec && st2.mtime.tv_nsec == st.mtime.tv_nsec);
+	CHECK(same_at(db, "/t", m, 0, 3000));
+	check_clean(db);
+	r4_file_close(t);
+	r4_file_close(f);
+	r4_close(db);
+	CHECK(t_fsck(img) != 0);
+}
+
+/* PUNCH_HOLE in a compressed file (64 KiB clusters): the clusters inside
+ * lose their items (holes, read as zeros), the edge ones are rewritten. */
+static void test_punch_ccreg(void)
+{
+	enum { CL = 65536, N = 5 * CL + 1000 };
+	static uint8_t m[N];
+	struct r4_stat st, st2;
+	char *plugin = NULL;
+	size_t len;
+	r4_db *db;
+	r4_file *f;
+
+	if (!(db = fresh_ccreg()))
+		return;
+	for (size_t i = 0; i < N; i++)	/* (bytes that compress: it stays ccreg40) */
+		m[i] = (uint8_t)(i % 61 + i / CL + 1);
+	f = opened(db, "/cc");
+	CHECK_RC(r4_file_write(f, 0, m, N));
+	CHECK_RC(r4_file_stat(f, &st));
+	/* clusters 1 and 2 go, 0 and 3 are cut */
+	punched(db, f, "/cc", m, N, CL - 10, 2 * CL + 20);
+	CHECK_RC(r4_file_stat(f, &st2));
+	CHECK(st2.blocks < st.blocks);
+	/* the last, short cluster whole; a part of one; all */
+	punched(db, f, "/cc", m, N, 5 * CL, 1 << 20);
+	punched(db, f, "/cc", m, N, 4 * CL + 7, 3);
+	check_clean(db);
+	punched(db, f, "/cc", m, N, 0, N);
+	CHECK_RC(r4_file_stat(f, &st));
+	CHECK_EQ(st.blocks, 0);
+	CHECK_RC(r4_pseudo_read(db, "/cc", R4_PSEUDO_PLUGIN, "file", &plugin, &len, NULL));
+	CHECK(plugin && !strcmp(plugin, "ccreg40"));
+	r4_free(plugin);
+	/* no collapse or insert in clusters */
+	CHECK_EQ(r4_file_fallocate(f, R4_FALLOC_COLLAPSE_RANGE, 0, CL), -EOPNOTSUPP);
+	CHECK_EQ(r4_file_fallocate(f, R4_FALLOC_INSERT_RANGE, 0, CL), -EOPNOTSUPP);
+	r4_file_close(f);
+	check_clean(db);	/* (a compressed file of holes only: no items) */
+	r4_close(db);
+	CHECK(t_fsck(img) != 0);
+}
+
+/* COLLAPSE_RANGE and INSERT_RANGE of n bytes at off on model m of *size
+ * bytes (room for the insert), done on f too; then the file reads as m. */
+static void shifted(r4_db *db, r4_file *f, const char *path, uint8_t *m, uint64_t *size,
+		    bool insert, uint64_t off, uint64_t n)
+{
+	struct r4_stat st;
+
+	CHECK_RC(r4_file_fallocate(f, insert ? R4_FALLOC_INSERT_RANGE : R4_FALLOC_COLLAPSE_RANGE,
+				   off, n));
+	if (insert) {
+		memmove(m + off + n, m + off, *size - off);
+		memset(m + off, 0, n);
+		*size += n;
+	} else {
+		memmove(m + off, m + off + n, *size - off - n);
+		*size -= n;
+	}
+	CHECK_RC(r4_file_stat(f, &st));
+	CHECK_EQ(st.size, *size);
+	CHECK(same_at(db, path, m, 0, *size));
+}
+
+/*
+ * COLLAPSE_RANGE and INSERT_RANGE, block-aligned, in extents: the blocks
+ * after the range move (a collapse frees those cut out, an insert puts a
+ * hole in), committed or of this transaction, the last partial block too.
+ * Unaligned ranges, ranges not inside the file, KEEP_SIZE and tail bodies
+ * are refused, changing nothing.
+ */
+static void test_collapse_insert(void)
+{
+	enum { BS = 4096, N = 40 * BS + 100 };
+	static uint8_t m[N + 16 * BS];
+	uint64_t size = N, o;
+	struct r4_stat st;
+	r4_db *db = fresh();
+	r4_file *f, *t;
+
+	if (!db)
+		return;
+	f = committed(db, "/s", m, N);
+	shifted(db, f, "/s", m, &size, false, 4 * BS, 8 * BS);
+	CHECK_RC(r4_file_stat(f, &st));
+	CHECK_EQ(st.blocks, 33 * BS / 512);
+	shifted(db, f, "/s", m, &size, true, 2 * BS, 3 * BS);
+	CHECK_RC(r4_file_stat(f, &st));
+	CHECK_EQ(st.blocks, 33 * BS / 512);
+	CHECK_RC(r4_file_seek(f, 0, SEEK_HOLE, &o));
+	CHECK_EQ(o, 2 * BS);
+	CHECK_RC(r4_file_seek(f, 2 * BS, SEEK_DATA, &o));
+	CHECK_EQ(o, 5 * BS);
+	/* blocks of this transaction, and the last partial one */
+	CHECK_RC(r4_begin(db));
+	memcpy(m + 10 * BS, "new", 3);
+	CHECK_RC(r4_file_write(f, 10 * BS, "new", 3));
+	shifted(db, f, "/s", m, &size, false, 8 * BS, 2 * BS);
+	shifted(db, f, "/s", m, &size, true, 0, BS);
+	shifted(db, f, "/s", m, &size, false, size / BS * BS - BS, BS);
+	CHECK_RC(r4_commit(db));
+	check_clean(db);
+	/* refused, changing nothing */
+	CHECK_EQ(r4_file_fallocate(f, R4_FALLOC_COLLAPSE_RANGE, 1, BS), -EINVAL);
+	CHECK_EQ(r4_file_fallocate(f, R4_FALLOC_INSERT_RANGE, BS, 100), -EINVAL);
+	CHECK_EQ(r4_file_fallocate(f, R4_FALLOC_COLLAPSE_RANGE, 0, size / BS * BS + BS), -EINVAL);
+	CHECK_EQ(r4_file_fallocate(f, R4_FALLOC_INSERT_RANGE, size / BS * BS + BS, BS), -EINVAL);
+	CHECK_EQ(r4_file_fallocate(f, R4_FALLOC_INSERT_RANGE | R4_FALLOC_KEEP_SIZE, 0, BS),
+		 -EOPNOTSUPP);
+	CHECK_EQ(r4_file_fallocate(f, R4_FALLOC_INSERT_RANGE | R4_FALLOC_COLLAPSE_RANGE, 0, BS),
+		 -EOPNOTSUPP);
+	CHECK(same_at(db, "/s", m, 0, size));
+	t = opened(db, "/t");
+	CHECK_RC(r4_pseudo_write(db, "/t", R4_PSEUDO_PLUGIN, "formatting", "tails", 5, NULL,
+				 NULL));
+	CHECK_RC(r4_file_write(t, 0, m, 3 * BS));
+	CHECK_EQ(r4_file_fallocate(t, R4_FALLOC_COLLAPSE_RANGE, 0, BS), -EOPNOTSUPP);
+	CHECK_EQ(r4_file_fallocate(t, R4_FALLOC_INSERT_RANGE, 0, BS), -EOPNOTSUPP);
+	CHECK(same_at(db, "/t", m, 0, 3 * BS));
+	/* collapsed to 4 blocks or less: tails (smart), as a truncate makes it */
+	shifted(db, f, "/s", m, &size, false, BS, size / BS * BS - 3 * BS);
+	CHECK_RC(r4_file_stat(f, &st));
+	CHECK(size == 3 * BS + 100 && st.blocks == (size + 511) / 512);
+	r4_file_close(t);
+	r4_file_close(f);
+	check_clean(db);
 	r4_close(db);
 	CHECK(t_fsck(img) != 0);
 }
@@ -902,6 +1180,9 @@ int main(void)
 	}
 	test_fallocate();
 	test_fallocate_ccreg();
+	test_punch();
+	test_punch_ccreg();
+	test_collapse_insert();
 	test_symlink_limits();
 	test_collisions();
 	test_transactions();

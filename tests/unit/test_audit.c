@@ -72,6 +72,7 @@ static void test_records(void)
 		"1700000000 1001 write /srv/f 5\n"
 		"1700000000 1001 append /srv/f 1\n"
 		"1700000000 1001 write /srv/f 50\n"	/* fallocate: one write of its length */
+		"1700000000 1001 write /srv/f 20\n"	/* a punch too */
 		"1700000000 1001 truncate /srv/f 3\n"
 		"1700000000 1001 setattr /srv/f 0\n"
 		"1700000000 1001 rename /srv/g 1\n"
@@ -105,6 +106,7 @@ static void test_records(void)
 	CHECK_RC(r4_file_write(h, 0, "hello", 5));
 	CHECK_RC(r4_file_append(h, "!", 1));
 	CHECK_RC(r4_file_fallocate(h, 0, 50, 50));
+	CHECK_RC(r4_file_fallocate(h, R4_FALLOC_PUNCH_HOLE | R4_FALLOC_KEEP_SIZE, 10, 20));
 	CHECK_RC(r4_file_setattr(f, &(struct r4_setattr){.mask = R4_SET_SIZE, .size = 3}));
 	CHECK_RC(chmod_of(f, 0600));
 	CHECK_RC(r4_file_rename(s, "f", 1, s, "g", 1, 0));

@@ -18,7 +18,10 @@
  *                    the commit succeeds; the reserve is left
  *   refusals         each kind of write with not one block left: refused,
  *                    nothing changed; with room made in the same
- *                    transaction it is done and commits
+ *                    transaction it is done and commits; a punch (a
+ *                    removal) is done from the reserve, until punches into
+ *                    committed blocks have used it: then refused, nothing
+ *                    changed
  *   fill_txns        the volume filled over many committed transactions
  *                    (tails, 1 MiB files, halving appends and tails), read
  *                    back after reopening; on the full volume transactions
@@ -31,7 +34,9 @@
  *   free_then_write  unlink and new data in one transaction on a full
  *                    volume: the write is refused, the unlink commits
  *   random           random changes near full against an in-memory model
- *                    (R4_SEED, R4_ENOSPC_STEPS), on volumes of 4 and 16 MiB:
+ *                    (R4_SEED, R4_ENOSPC_STEPS), on volumes of 4 and 16 MiB
+ *                    (writes, truncates, punches, collapses and inserts,
+ *                    unlinks, renames ...):
  *                    a refused call leaves its transaction usable (half of
  *                    those commit what went before), r4_check after each
  *                    transaction, everything deleted at the end
@@ -209,6 +214,52 @@ static int op_write(r4_db *db, struct model *m, size_t i, uint64_t off, size_t l
 		model_resize(f, off + len);
 	model_own(f, f->size);
 	memcpy(f->data + off, iobuf, len);
+	return 0;
+}
+
+/* Punch [off, off + len) of file i of m (fallocate's PUNCH_HOLE). */
+static int op_punch(r4_db *db, struct model *m, size_t i, uint64_t off, uint64_t len)
+{
+	struct mfile *f = &m->f[i];
+	r4_file *h;
+	int rc;
+
+	if ((rc = r4_file_open(db, f->path, &h)))
+		return rc;
+	rc = r4_file_fallocate(h, R4_FALLOC_PUNCH_HOLE | R4_FALLOC_KEEP_SIZE, off, len);
+	r4_file_close(h);
+	if (!rc && off < f->size) {
+		model_own(f, f->size);
+		memset(f->data + off, 0, (off + len < f->size ? off + len : f->size) - off);
+	}
+	return rc;
+}
+
+/* COLLAPSE_RANGE, or INSERT_RANGE, of n blocks at block b of file i of m
+ * (an extent file, the range inside it: fallocate's rules). */
+static int op_shift(r4_db *db, struct model *m, size_t i, bool insert, size_t b, size_t n)
+{
+	struct mfile *f = &m->f[i];
+	size_t off = b * BS, len = n * BS;
+	r4_file *h;
+	int rc;
+
+	if ((rc = r4_file_open(db, f->path, &h)))
+		return rc;
+	rc = r4_file_fallocate(h, insert ? R4_FALLOC_INSERT_RANGE : R4_FALLOC_COLLAPSE_RANGE, off,
+			       len);
+	r4_file_close(h);
+	if (rc)
+		return rc;
+	model_own(f, insert ? f->size + len : f->size);
+	if (insert) {
+		memmove(f->data + off + len, f->data + off, f->size - off);
+		memset(f->data + off, 0, len);
+		f->size += len;
+	} else {
+		memmove(f->data + off, f->data + off + len, f->size - off - len);
+		f->size -= len;
+	}
 	return 0;
 }
 
@@ -719,6 +770,28 @@ static void test_refusals(void)
 		if (big >= 0)
 			CHECK_RC(op_unlink(db, &m, (size_t)big));
 	}
+	/* a punch is a removal: done with not one block to promise, until
+	 * punches into committed blocks (each a page to write) have taken
+	 * the reserve too; then refused, nothing changed, and what went
+	 * before commits */
+	int rc = 0;
+	unsigned n = 0;
+
+	CHECK_RC(op_make(db, &m, "/r", MIB, 40));
+	CHECK_RC(op_write(db, &m, m.n - 1, MIB, MIB, 41));
+	CHECK_RC(r4_sync(db));
+	txn_begin(db, &t, &m);
+	t.keep = true;
+	CHECK_RC(op_create(db, &t.pend, "/big"));
+	promise_all(db, &t.pend, t.pend.n - 1, 20);
+	CHECK_RC(op_punch(db, &t.pend, 0, 5000, 20000));
+	while (n < 2 * MIB / BS && !(rc = op_punch(db, &t.pend, t.pend.n - 2, n * BS + 7, 9)))
+		n++;
+	printf("no block to promise: a punch freeing blocks: done; %u punches into committed "
+	       "blocks, then %s\n", n, r4_strerror(rc));
+	CHECK_EQ(txn_end(db, &t, &m, rc, &s), -ENOSPC);
+	CHECK_EQ(verify(db, &m, true, "the punches"), 0);
+	checked(db, "the punches");
 	db = reopen(db);
 	if (db)
 		CHECK_EQ(verify(db, &m, true, "the refusals, reopened"), 0);
@@ -1146,10 +1219,22 @@ static int random_op(r4_db *db, struct model *m, bool roomy)
 
 		return op_write(db, m, i, f->size, len, (uint32_t)rnd(1000));
 	}
-	if (w < (roomy ? 80 : 58)) {			/* overwrite, maybe past the end */
+	if (w < (roomy ? 76 : 54)) {			/* overwrite, maybe past the end */
 		uint64_t off = f->size ? rnd(f->size) : 0;
 
 		return op_write(db, m, i, off, 1 + rnd(65536), (uint32_t)rnd(1000));
+	}
+	if (w < (roomy ? 78 : 56)) {			/* punch a hole, maybe to past the end */
+		uint64_t off = f->size ? rnd(f->size) : 0;
+
+		return op_punch(db, m, i, off, 1 + rnd(rnd(2) ? 8192 : 262144));
+	}
+	if (f->size > 16384 && w < (roomy ? 80 : 58)) {	/* (extents) collapse or insert */
+		size_t blocks = f->size / BS, b = (size_t)rnd(blocks - 1);
+
+		if (rnd(2))	/* a hole of up to 16 blocks, at a block before the end */
+			return op_shift(db, m, i, true, b + (size_t)rnd(2), 1 + (size_t)rnd(16));
+		return op_shift(db, m, i, false, b, 1 + (size_t)rnd(blocks - 1 - b));
 	}
 	if (w < (roomy ? 85 : 68)) {			/* truncate: shrink, or a hole */
 		size_t size = rnd(3) ? rnd(f->size + 1) : f->size + rnd(65536);

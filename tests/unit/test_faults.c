@@ -9,7 +9,8 @@
  * timer), dropped when a commit fails or a call fails half-way (r4_abort);
  * fsync(2) = commit, r4_sync, then r4_file_error; close(2) = r4_file_error.
  * Each thread has its files: it makes them, opens two handles on some,
- * appends and overwrites through them, renames them, fsyncs and closes.
+ * appends, overwrites and punches holes through them, renames them,
+ * fsyncs and closes.
  * The threads take turns in a seeded order, so every run is the same
  * until the fault.
  *
@@ -227,6 +228,24 @@ static void do_write(struct run *r, struct mhandle *h, bool append, uint64_t see
 	call_end(r, rc);
 }
 
+/* fallocate(2)'s PUNCH_HOLE through h: the range reads as zeros. */
+static void do_punch(struct run *r, struct mhandle *h, uint64_t seed)
+{
+	struct mfile *m = &r->files[h->file];
+	uint64_t off = m->pend.size ? next(&seed) % m->pend.size : 0, len = 1 + next(&seed) % 20000;
+	int rc;
+
+	if ((rc = call_begin(r)))
+		return;
+	if (!(rc = r4_file_fallocate(h->f, R4_FALLOC_PUNCH_HOLE | R4_FALLOC_KEEP_SIZE, off, len))) {
+		if (off < m->pend.size)
+			memset(m->pend.data + off, 0,
+			       (off + len < m->pend.size ? off + len : m->pend.size) - off);
+		m->changed = true;
+	}
+	call_end(r, rc);
+}
+
 static void do_rename(struct run *r, int i, unsigned n)
 {
 	struct mfile *m = &r->files[i];
@@ -299,8 +318,10 @@ static void step(struct run *r, unsigned t, unsigned k, uint64_t seed)
 			do_write(r, h, true, seed);
 		break;
 	case 5:
-		if (h)
+		if (h && next(&seed) % 3)
 			do_write(r, h, false, seed);
+		else if (h)
+			do_punch(r, h, seed);
 		break;
 	case 6:
 		do_rename(r, i, k);

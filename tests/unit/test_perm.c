@@ -267,7 +267,7 @@ static void test_attrs(void)
 	r4_close(db);
 }
 
-/* A write, truncate or fallocate by anyone but root drops setuid, and
+/* A write, truncate or fallocate (a punch too) by anyone but root drops setuid, and
  * setgid when the group may execute or the writer is not in the file's
  * group (Linux 6.2's rule; generic/683 and 685 saw a non-member's
  * fallocate keep it). */
@@ -292,9 +292,9 @@ static void test_setid_writes(void)
 	CHECK_RC(mk(root, "sg", S_IFREG | 0666, &f));
 	CHECK_RC(r4_file_setattr(f, &(struct r4_setattr){.mask = R4_SET_GID, .gid = 100}));
 	for (size_t i = 0; i < sizeof(c) / sizeof(*c); i++)
-		for (int op = 0; op < 4; op++) {
+		for (int op = 0; op < 5; op++) {
 			static const char *const name[] = {"write", "truncate", "fallocate",
-							   "zero range"};
+							   "zero range", "punch hole"};
 
 			r4_act_as(db, NULL, 0);
 			CHECK_RC(chmod_(f, c[i].mode));
@@ -302,7 +302,9 @@ static void test_setid_writes(void)
 			CHECK_RC(op == 0   ? r4_file_write(f, 0, "x", 1)
 				 : op == 1 ? r4_file_setattr(f, &(struct r4_setattr){.mask = R4_SET_SIZE})
 				 : op == 2 ? r4_file_fallocate(f, 0, 0, 65536)
-					   : r4_file_fallocate(f, R4_FALLOC_ZERO_RANGE, 0, 65536));
+				 : op == 3 ? r4_file_fallocate(f, R4_FALLOC_ZERO_RANGE, 0, 65536)
+					   : r4_file_fallocate(f, R4_FALLOC_PUNCH_HOLE | R4_FALLOC_KEEP_SIZE,
+							       0, 4096));
 			CHECK_RC(r4_file_stat(f, &st));
 			if ((st.mode & 07777) != c[i].after)
 				printf("case %zu (%s): mode %o, not %o\n", i, name[op], st.mode & 07777,
