@@ -50,6 +50,9 @@ die() { echo "fstests.sh: $*" >&2; exit 1; }
 ((EUID == 0)) || die "run it as root (it mounts, and attaches loop devices)"
 [[ -x $fstests/check ]] ||
 	die "$fstests: no fstests tree (git clone https://git.kernel.org/pub/scm/fs/xfs/xfstests-dev.git $fstests; docs/conformance.md)"
+# (fstests' awk scripts use gawk's functions: with mawk, generic/062 fails
+# on "function asort never defined")
+awk --version 2>/dev/null | grep -q '^GNU Awk' || die "awk is not GNU awk: apt-get install gawk"
 if [[ ! -x $fstests/ltp/fsx ]]; then
 	echo "+ make -C $fstests"
 	make -C "$fstests" -j"$(nproc)" >/dev/null
