@@ -237,6 +237,9 @@ void br_init(void *data, struct fuse_conn_info *conn)
 	 * given out twice: docs/engine.md) */
 	if (conn->capable & FUSE_CAP_EXPORT_SUPPORT)
 		conn->want |= FUSE_CAP_EXPORT_SUPPORT;
+	/* a directory's inode flags (lsattr -d, chattr): fb_ioctl */
+	if (conn->capable & FUSE_CAP_IOCTL_DIR)
+		conn->want |= FUSE_CAP_IOCTL_DIR;
 	pthread_create(&B.committer, NULL, committer, NULL);
 	B.started = true;
 	node_invalidator_start();
