@@ -122,8 +122,9 @@ int r4_perm_flags_body(uint32_t fl, bool adds);
 /* A change of the attributes sa sets (chmod, chown, utimens, truncate):
  * none when immutable; when append-only, only times set to "now". */
 int r4_perm_flags_setattr(uint32_t fl, const struct r4_setattr *sa);
-/* Setting or removing an extended attribute: not when immutable or
- * append-only. */
+/* Setting or removing an extended attribute, or R4L's settings of the
+ * object that Linux would keep in them (rules, audit, plugins): not when
+ * immutable or append-only. */
 int r4_perm_flags_xattr(uint32_t fl);
 /* An entry added to a directory with flags dir: not when immutable. */
 int r4_perm_flags_add(uint32_t dir);

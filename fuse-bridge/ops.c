@@ -1117,7 +1117,6 @@ static void fb_ioctl(fuse_req_t req, fuse_ino_t id, int cmd, void *arg, struct f
 	struct caller who;
 	int rc;
 
-	(void)id;
 	(void)arg;
 	(void)flags;
 	if (!get && c != FS_IOC_SETFLAGS && c != FS_IOC_FSSETXATTR) {
@@ -1139,6 +1138,8 @@ static void fb_ioctl(fuse_req_t req, fuse_ino_t id, int cmd, void *arg, struct f
 		CHANGE("ioctl", r4_file_setflags(h->file, set, mask));
 	rc = fb_err("ioctl", h->n, rc);
 	br_unlock();
+	if (!rc && !get)	/* (the kernel keeps the ctime it had) */
+		node_invalidate_attrs(id);
 	if (rc) {
 		fuse_reply_err(req, rc);
 	} else if (c == FS_IOC_GETFLAGS) {

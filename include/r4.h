@@ -411,7 +411,8 @@ int r4_file_readlink(r4_file *f, char *buf, size_t n, size_t *len);
  * What the flags refuse binds every caller, trusted and root too (-EPERM,
  * as Linux): an immutable object is not written, truncated, fallocated,
  * chmod/chown/utimens'd, opened for writing, linked, unlinked or renamed,
- * its extended attributes not set or removed, and an immutable directory
+ * its extended attributes (and R4L's ..acl, ..audit, ..plugin) not set or
+ * removed, and an immutable directory
  * has no entry added or removed; an append-only object is written only at
  * its end (opened for writing with O_APPEND only), neither truncated nor
  * chmod/chown'd nor given explicit times (only "now"), its extended

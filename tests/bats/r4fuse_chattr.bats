@@ -27,7 +27,10 @@ nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
 	cd "$MNT"
 	run lsattr f
 	assert_output '---------------------- f'
+	before=$(stat -c %z f)
 	chattr +i +A f
+	run stat -c %z f	# ctime changed, and the kernel knows it
+	refute_output "$before"
 	chattr +D d
 	run lsattr f
 	assert_output '----i--A-------------- f'

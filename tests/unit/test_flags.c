@@ -285,6 +285,8 @@ static void test_immutable(void)
 	CHECK(t_run(db, "/f <- \"x\"") != 0);
 	CHECK(t_run(db, "/f/..mode <- \"0600\"") != 0);
 	CHECK(t_run(db, "rm /f") != 0);
+	CHECK(t_run(db, "/f/..audit/(log <- /g)") != 0);
+	CHECK(t_run(db, "/f/..plugin/formatting <- \"tails\"") != 0);
 	CHECK_RC(r4_file_stat(f, &after));
 	CHECK(!memcmp(&before, &after, sizeof(before)));	/* nothing changed, ctime neither */
 	CHECK(!strcmp(contents(db, "/f"), "data"));
