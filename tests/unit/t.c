@@ -33,6 +33,29 @@ int t_fsck(const char *img)
 	return system(cmd) == 0;
 }
 
+void t_both_clean(const char *img, const char *what)
+{
+	struct r4_open_opts o = {0};
+	struct r4_check_result res;
+	r4_db *db = NULL;
+	int f;
+
+	CHECK_RC(r4_open(img, &o, &db));
+	if (db) {
+		CHECK_RC(r4_check(db, NULL, &res));
+		if (res.problems)
+			fprintf(stderr, "r4_check after %s: %llu problems\n", what,
+				(unsigned long long)res.problems);
+		CHECK_EQ(res.problems, 0);
+		r4_close(db);
+	}
+	if ((f = t_fsck(img)) < 0)
+		printf("skip: fsck.reiser4 not installed (%s)\n", what);
+	else if (f != 1)
+		fprintf(stderr, "fsck.reiser4 after %s: see %s.fsck\n", what, img);
+	CHECK(f != 0);
+}
+
 int t_rmdir(const char *dir)
 {
 	char cmd[4200];

@@ -34,6 +34,9 @@ const char *t_tmp(void);
 /* fsck.reiser4 --check -y on img (its output kept in img.fsck): 1 consistent,
  * 0 not, -1 when reiser4progs is not installed (the caller prints a skip). */
 int t_fsck(const char *img);
+/* r4_check and fsck.reiser4 (when installed) call the closed image img
+ * clean (CHECKs; what names the state in their messages). */
+void t_both_clean(const char *img, const char *what);
 /* rm -rf of a test's temporary directory: 0 or -1. */
 int t_rmdir(const char *dir);
 /* img opened read-write (a CHECK), its clock fixed at 1700000000 (what

@@ -93,29 +93,6 @@ static char *contents(r4_db *db, const char *path)
 	return buf;
 }
 
-static void both_clean(const char *what)
-{
-	struct r4_open_opts o = {0};
-	struct r4_check_result res;
-	r4_db *db = NULL;
-	int f;
-
-	CHECK_RC(r4_open(img, &o, &db));
-	if (db) {
-		CHECK_RC(r4_check(db, NULL, &res));
-		if (res.problems)
-			fprintf(stderr, "r4_check after %s: %llu problems\n", what,
-				(unsigned long long)res.problems);
-		CHECK_EQ(res.problems, 0);
-		r4_close(db);
-	}
-	if ((f = t_fsck(img)) < 0)
-		printf("# fsck.reiser4 not installed: not run after %s\n", what);
-	else if (!f)
-		fprintf(stderr, "fsck.reiser4 after %s: see %s.fsck\n", what, img);
-	CHECK(f != 0);
-}
-
 #define SETUP "/f <- \"data\"; /g <- \"\"; /..new/(name <- \"d\"; type <- directory); " \
 	"/d/in <- \"x\""
 
@@ -179,7 +156,7 @@ static void test_stored(void)
 	r4_file_close(f);
 	r4_file_close(d);
 	done(db);
-	both_clean("flags set");
+	t_both_clean(img, "flags set");
 
 	/* kept across a close */
 	if (!(db = t_open_rw(img)))
@@ -322,7 +299,7 @@ static void test_immutable(void)
 	r4_file_close(f);
 	r4_file_close(d);
 	done(db);
-	both_clean("an immutable file and directory");
+	t_both_clean(img, "an immutable file and directory");
 }
 
 static void test_append(void)
@@ -377,7 +354,7 @@ static void test_append(void)
 	r4_file_close(f);
 	r4_file_close(d);
 	done(db);
-	both_clean("an append-only file and directory");
+	t_both_clean(img, "an append-only file and directory");
 }
 
 /* Audited as setattr; ctime stamped; a full volume refuses it whole. */
@@ -437,7 +414,7 @@ static void test_audit_full(void)
 	CHECK_RC(r4_txn_error(db));
 	CHECK_RC(r4_commit(db));
 	done(db);
-	both_clean("a full volume");
+	t_both_clean(img, "a full volume");
 }
 
 int main(void)

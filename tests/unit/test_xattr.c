@@ -128,25 +128,7 @@ static const char *record(uint64_t oid)
 /* r4's checker and fsck.reiser4 call the closed image clean. */
 static void both_clean(const char *what)
 {
-	struct r4_open_opts o = {0};
-	struct r4_check_result res;
-	r4_db *db = NULL;
-	int f;
-
-	CHECK_RC(r4_open(img, &o, &db));
-	if (db) {
-		CHECK_RC(r4_check(db, NULL, &res));
-		if (res.problems)
-			fprintf(stderr, "r4_check after %s: %llu problems\n", what,
-				(unsigned long long)res.problems);
-		CHECK_EQ(res.problems, 0);
-		r4_close(db);
-	}
-	if ((f = t_fsck(img)) < 0)
-		printf("skip: fsck.reiser4 not installed (%s)\n", what);
-	else if (f != 1)
-		fprintf(stderr, "fsck.reiser4 after %s: see %s.fsck\n", what, img);
-	CHECK(f != 0);
+	t_both_clean(img, what);
 }
 
 /* Set, get, list, remove, flags, the size probe, odd names, namespaces. */
