@@ -412,14 +412,13 @@ int r4_file_readlink(r4_file *f, char *buf, size_t n, size_t *len);
  * as Linux): an immutable object is not written, truncated, fallocated,
  * chmod/chown/utimens'd, opened for writing, linked, unlinked or renamed,
  * its extended attributes (and R4L's ..acl, ..audit, ..plugin) not set or
- * removed, and an immutable directory
- * has no entry added or removed; an append-only object is written only at
- * its end (opened for writing with O_APPEND only), neither truncated nor
- * chmod/chown'd nor given explicit times (only "now"), its extended
- * attributes stay, it is not linked, unlinked or renamed, and an
- * append-only directory has entries added, never removed.  R4L's changes
- * (the calls by path) obey them too; SYNC, NOATIME and DIRSYNC are kept
- * and reported only.
+ * removed, and an immutable directory has no entry added or removed; an
+ * append-only object is written only at its end (opened for writing with
+ * O_APPEND only), neither truncated nor chmod/chown'd nor given explicit
+ * times (only "now"), its extended attributes stay, it is not linked,
+ * unlinked or renamed, and an append-only directory has entries added,
+ * never removed.  R4L's changes (the calls by path) obey them too; SYNC,
+ * NOATIME and DIRSYNC are kept and reported only.
  */
 enum {
 	R4_FL_SYNC = 0x8,		/* FS_SYNC_FL (chattr +S) */
@@ -431,12 +430,14 @@ enum {
 };
 int r4_file_setflags(r4_file *f, uint32_t flags, uint32_t mask);
 /*
- * open(2) of f's object with flags (O_ACCMODE, O_TRUNC, R4_O_EXEC) for
- * the acting identity: the way to it (-EACCES), read and/or write as
+ * open(2) of f's object with flags (O_ACCMODE, O_TRUNC, O_APPEND,
+ * R4_O_EXEC) for the acting identity: what its inode flags refuse
+ * (-EPERM, above), the way to it (-EACCES), read and/or write as
  * asked, O_TRUNC needs write and empties the file in this call; a
  * directory opens read-only (-EISDIR).  *out: a strong handle that
  * remembers it was opened, so reads, writes and stats through it ask
- * nothing more (writes need a mode that writes: -EBADF).
+ * no permission more (writes need a mode that writes: -EBADF; the inode
+ * flags are asked at each change).
  */
 int r4_file_reopen(r4_file *f, int flags, r4_file **out);
 /* An open for execve(2): execute permission instead of read (the
