@@ -107,6 +107,23 @@ nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
 	fsck_reiser4 "$IMG"
 }
 
+@test "chattr +i with default_permissions: the kernel checks who, the engine the flags" {
+	mount_r4 -o default_permissions
+	cd "$MNT"
+	chattr +i f
+	run truncate -s 0 f
+	assert_output "truncate: cannot open 'f' for writing: Operation not permitted"
+	run rm -f f
+	assert_output "rm: cannot remove 'f': Operation not permitted"
+	run chmod 600 f
+	assert_output "chmod: changing permissions of 'f': Operation not permitted"
+	run lsattr f
+	assert_output '----i----------------- f'
+	chattr -i f
+	cd /
+	umount_r4
+}
+
 @test "chattr +i: a directory has no entry added or removed; its files change" {
 	mount_r4
 	cd "$MNT"
