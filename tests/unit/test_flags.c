@@ -99,7 +99,8 @@ static char *contents(r4_db *db, const char *path)
 /* What is stored, and what cannot be. */
 static void test_stored(void)
 {
-	r4_file *f, *d, *l;
+	r4_file *f, *d, *g, *l;
+	struct r4_inode ino;
 	struct r4_stat st;
 	r4_db *db = fresh(SETUP, 16u << 20);
 
@@ -137,18 +138,14 @@ static void test_stored(void)
 	CHECK_EQ(r4_file_setflags(l, R4_FL_NOATIME, ~0u), -ENOTTY);
 	r4_file_close(l);
 	/* bits r4 does not know (a kernel's runtime ones) are kept, not shown */
-	{
-		struct r4_inode ino;
-
-		CHECK_RC(r4_begin(db));
-		CHECK_RC(r4_fs_resolve(db, "/g", &ino));
-		ino.sd.sd_mask |= UINT64_C(1) << R4_SDEXT_FLAGS;
-		ino.sd.sd_flags = 1u << 12;	/* S_NOSEC */
-		CHECK_RC(r4_obj_save(db, &ino));
-		r4_obj_fini(&ino);
-		CHECK_RC(r4_commit(db));
-	}
-	r4_file *g = at(root, "g");
+	CHECK_RC(r4_begin(db));
+	CHECK_RC(r4_fs_resolve(db, "/g", &ino));
+	ino.sd.sd_mask |= UINT64_C(1) << R4_SDEXT_FLAGS;
+	ino.sd.sd_flags = 1u << 12;	/* S_NOSEC */
+	CHECK_RC(r4_obj_save(db, &ino));
+	r4_obj_fini(&ino);
+	CHECK_RC(r4_commit(db));
+	g = at(root, "g");
 	CHECK_EQ(flags_of(g), 0);
 	CHECK_RC(r4_file_setflags(g, R4_FL_NOATIME, ~0u));
 	CHECK_EQ(word_of(db, "/g"), (1 << 12) | 2);
@@ -357,12 +354,16 @@ static void test_append(void)
 	t_both_clean(img, "an append-only file and directory");
 }
 
-/* Audited as setattr; ctime stamped; a full volume refuses it whole. */
+/* Audited as setattr; ctime stamped; a full volume refuses it whole (in
+ * one transaction the flags of NFULL files, set one after another after a
+ * fill, outgrow the room left). */
+#define NFULL 1500
 static void test_audit_full(void)
 {
 	struct r4_stat st;
-	char log[256];
+	char log[256], p[16];
 	size_t before = 0, got = 0;
+	int i, rc = 0;
 	r4_file *f;
 	r4_db *db = fresh("/f <- \"x\"; /log <- \"\"; /f/..audit/(log <- /log)", 16u << 20);
 
@@ -387,19 +388,13 @@ static void test_audit_full(void)
 	db = fresh("/f <- \"x\"", 16u << 20);
 	if (!db)
 		return;
-	for (int i = 0; i < 1500; i++) {
-		char p[16];
-
+	for (i = 0; i < NFULL; i++) {
 		snprintf(p, sizeof(p), "/e%d", i);
 		CHECK_RC(r4_create(db, p, 0644, 0, 0));
 	}
 	t_fill(db, "/fill");
 	CHECK_RC(r4_begin(db));
-	int i, rc = 0;
-
-	for (i = 0; i < 1500 && !rc; i++) {
-		char p[16];
-
+	for (i = 0; i < NFULL && !rc; i++) {
 		snprintf(p, sizeof(p), "/e%d", i);
 		f = at(root, p + 1);
 		if ((rc = r4_file_setflags(f, R4_FL_IMMUTABLE, ~0u))) {
