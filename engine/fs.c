@@ -216,6 +216,7 @@ void r4_fs_stat_of(const struct r4_db *db, const struct r4_inode *ino, struct r4
 	st->atime.tv_nsec = sd->sd_atime_ns;
 	st->mtime.tv_nsec = sd->sd_mtime_ns;
 	st->ctime.tv_nsec = sd->sd_ctime_ns;
+	st->flags = r4_perm_flags_of(sd);
 }
 
 int r4_fs_resolve(struct r4_db *db, const char *path, struct r4_inode *out)
@@ -479,6 +480,8 @@ static int make_at(struct r4_db *db, struct at *a, const struct r4_sd *tmpl, str
 
 	if (r4_ns_dot(a->name, a->len))
 		return -EEXIST;
+	if ((rc = r4_perm_flags_add(r4_perm_flags_of(&a->dir.sd))))
+		return rc;
 	r4_fs_stat_of(db, &a->dir, &d);
 	if ((rc = acl_new(db, &d, &mode, &x)) ||
 	    (x.b.len && (rc = r4_xattr_make_cost(db, db->next_oid, x.b.len, &cost))))
@@ -621,7 +624,8 @@ int r4_write(r4_db *db, const char *path, uint64_t off, const void *buf, size_t 
 	if ((rc = check_path(path)) || (rc = r4_txn_op_begin(db, &op)))
 		return rc;
 	if (!(rc = resolve(db, path, &ino))) {
-		if (!(rc = has_body(&ino)))
+		if (!(rc = has_body(&ino)) &&
+		    !(rc = r4_perm_flags_body(r4_perm_flags_of(&ino.sd), off == ino.sd.sd_size)))
 			rc = r4_reg_write(db, &ino, off, buf, len);
 		r4_obj_fini(&ino);
 	}
@@ -644,7 +648,8 @@ int r4_truncate(r4_db *db, const char *path, uint64_t size)
 	if ((rc = check_path(path)) || (rc = r4_txn_op_begin(db, &op)))
 		return rc;
 	if (!(rc = resolve(db, path, &ino))) {
-		rc = do_truncate(db, &ino, size);
+		if (!(rc = r4_perm_flags_body(r4_perm_flags_of(&ino.sd), false)))
+			rc = do_truncate(db, &ino, size);
 		r4_obj_fini(&ino);
 	}
 	return r4_txn_op_end(db, &op, rc);
@@ -656,6 +661,8 @@ static int apply_sd(struct r4_db *db, struct r4_inode *ino, const struct r4_seta
 	struct r4_sd *sd = &ino->sd;
 	int rc;
 
+	if ((rc = r4_perm_flags_setattr(r4_perm_flags_of(sd), sa)))
+		return rc;
 	/* (a truncate grabs for the stat data too) */
 	if ((sa->mask & R4_SET_SIZE) ? (rc = do_truncate(db, ino, sa->size))
 				     : (rc = r4_txn_grab(db, E(db), false)))
@@ -1007,13 +1014,14 @@ static int file_may(r4_file *f, const struct r4_inode *ino, unsigned want)
 	return r4_perm_may(f->db, who, &st, want) ? 0 : -EACCES;
 }
 
-/* May f write its object's body (a write, a fallocate): a regular file,
- * a handle opened for writing, or the way and write permission. */
-static int file_may_write(r4_file *f, const struct r4_inode *ino)
+/* May f write its object's body (a write, a fallocate; adds: one that
+ * only adds, r4_perm_flags_body): a regular file, a handle opened for
+ * writing, or the way and write permission. */
+static int file_may_write(r4_file *f, const struct r4_inode *ino, bool adds)
 {
 	int rc = has_body(ino);
 
-	if (rc)
+	if (rc || (rc = r4_perm_flags_body(r4_perm_flags_of(&ino->sd), adds)))
 		return rc;
 	return (f->oflags & O_ACCMODE) == O_RDONLY ? -EBADF : file_may(f, ino, 2);
 }
@@ -1411,7 +1419,7 @@ static int file_change(r4_file *f, uint64_t off, bool append, const void *buf, s
 		if (!(rc = file_reach(f, &ino)))
 			rc = r4_perm_setattr(f->db, r4_perm_checked(f->db), &st, &s, writer);
 	} else {
-		rc = file_may_write(f, &ino);
+		rc = file_may_write(f, &ino, append || off == st.size);
 	}
 	if (rc || (rc = audit_obj(f, &au, &ino, what, sa ? (size ? s.size : 0) : len)) ||
 	    (rc = r4_audit_grab(f->db, &au)))
@@ -1446,6 +1454,42 @@ int r4_file_append(r4_file *f, const void *buf, size_t len)
 int r4_file_setattr(r4_file *f, const struct r4_setattr *sa)
 {
 	return file_change(f, 0, false, NULL, 0, sa);
+}
+
+int r4_file_setflags(r4_file *f, uint32_t flags, uint32_t mask)
+{
+	struct r4_db *db = f->db;
+	struct r4_audit au = {0};
+	struct r4_inode ino;
+	struct r4_stat st;
+	struct r4_txn_op op;
+	uint32_t word;
+	int rc;
+
+	if ((rc = r4_txn_op_begin(db, &op)))
+		return rc;
+	op.held = f->held;
+	if ((rc = file_load(f, &ino)))
+		goto out;
+	r4_fs_stat_of(db, &ino, &st);
+	word = ino.sd.sd_flags;
+	if (!S_ISREG(st.mode) && !S_ISDIR(st.mode))
+		rc = -ENOTTY;	/* (what ioctl(2) answers for them) */
+	else if (!(rc = file_reach(f, &ino)) &&
+		 !(rc = r4_perm_flags_set(r4_perm_checked(db), &st, flags, mask, &word)) &&
+		 !(rc = audit_obj(f, &au, &ino, "setattr", 0)) && !(rc = r4_audit_grab(db, &au)) &&
+		 !(rc = r4_txn_grab(db, E(db), false))) {	/* its stat data, grown */
+		if (word || r4_sd_has(&ino.sd, R4_SDEXT_FLAGS))
+			ino.sd.sd_mask |= UINT64_C(1) << R4_SDEXT_FLAGS;
+		ino.sd.sd_flags = word;
+		r4_obj_touch(db, &ino, false, true);
+		if (!(rc = r4_obj_save(db, &ino)))
+			rc = r4_audit_write(db, &au);
+	}
+	r4_obj_fini(&ino);
+out:
+	r4_audit_fini(&au);
+	return r4_txn_op_end(db, &op, rc);
 }
 
 /* ---- extended attributes (xattr.c keeps them, perm.c decides) ---- */
@@ -1582,7 +1626,7 @@ static int xattr_change(r4_file *f, const char *name, const void *value, size_t 
 			rc = 0;
 		goto out;
 	}
-	if (acl && acl->n && (rc = r4_acl_valid(acl)))
+	if ((rc = r4_perm_flags_xattr(st.flags)) || (acl && acl->n && (rc = r4_acl_valid(acl))))
 		goto fini;
 	if (!(rc = r4_xattr_load(f->db, st.ino, &x)))
 		rc = acl ? acl_apply(r4_perm_actor(f->db), &ino, &st, &x, name, acl->n ? acl : NULL)
@@ -1672,7 +1716,7 @@ static int fill_first(struct fill *fl)
 	if ((rc = file_load(f, &ino)))
 		goto out;
 	r4_fs_stat_of(db, &ino, &st);
-	if ((rc = file_may_write(f, &ino)))
+	if ((rc = file_may_write(f, &ino, !(fl->mode & ~R4_FALLOC_KEEP_SIZE))))
 		goto fini;
 	if (fl->mode & (R4_FALLOC_PUNCH_HOLE | R4_FALLOC_COLLAPSE_RANGE | R4_FALLOC_INSERT_RANGE)) {
 		if (!(rc = audit_obj(f, &au, &ino, "write", fl->len)) &&
@@ -1921,7 +1965,8 @@ static int remove_at(struct r4_db *db, struct at *a, bool want_dir, struct r4_au
 	if ((rc = r4_dir_lookup(db, &a->dir, a->name, a->len, &k)) ||
 	    (rc = r4_obj_load(db, &k, &ino)))
 		return rc;
-	if (au && (rc = may_entry(db, &a->dir, &ino))) {
+	if ((au && (rc = may_entry(db, &a->dir, &ino))) ||
+	    (rc = r4_perm_flags_remove(r4_perm_flags_of(&a->dir.sd), r4_perm_flags_of(&ino.sd)))) {
 		/* (refused before anything changed) */
 	} else if (want_dir && !S_ISDIR(ino.sd.sd_mode)) {
 		rc = -ENOTDIR;
@@ -1989,7 +2034,8 @@ static int link_at(struct r4_db *db, struct r4_inode *ino, struct at *a)
 		return -ENOENT;	/* an orphan gets no name back (linkat's rule) */
 	if (r4_ns_dot(a->name, a->len))
 		return -EEXIST;
-	if ((rc = grab_entry(db, a, 3 * E(db))) ||	/* entry, both stat data */
+	if ((rc = r4_perm_flags_link(r4_perm_flags_of(&ino->sd), r4_perm_flags_of(&a->dir.sd))) ||
+	    (rc = grab_entry(db, a, 3 * E(db))) ||	/* entry, both stat data */
 	    (rc = r4_dir_add(db, &a->dir, a->name, a->len, &ino->sdkey)))
 		return rc;
 	ino->sd.sd_nlink++;
@@ -2144,12 +2190,24 @@ static int rename_perm(struct r4_db *db, struct rename_ctx *r, unsigned flags)
 	return 0;
 }
 
+/* What the objects' and directories' flags refuse: both entries change. */
+static int rename_flags(const struct rename_ctx *r)
+{
+	uint32_t to = r4_perm_flags_of(r->same_dir ? &r->fdir.sd : &r->tdir.sd);
+	int rc = r4_perm_flags_remove(r4_perm_flags_of(&r->fdir.sd), r4_perm_flags_of(&r->src.sd));
+
+	if (rc)
+		return rc;
+	return r->have_dst ? r4_perm_flags_remove(to, r4_perm_flags_of(&r->dst.sd))
+			   : r4_perm_flags_add(to);
+}
+
 static int rename_checks(struct r4_db *db, struct rename_ctx *r, unsigned flags)
 {
 	bool inside;
 	int rc;
 
-	if ((rc = rename_perm(db, r, flags)))
+	if ((rc = rename_perm(db, r, flags)) || (rc = rename_flags(r)))
 		return rc;
 	if (r4_ns_dot(r->fname, r->flen) || r4_ns_dot(r->tname, r->tlen))
 		return -EINVAL;
@@ -2500,7 +2558,7 @@ int r4_file_reopen(r4_file *f, int flags, r4_file **out)
 
 	if ((flags & O_ACCMODE) != O_RDONLY && !f->db->rw)
 		return -EROFS;
-	if ((rc = r4_file_stat(f, &st)) ||
+	if ((rc = r4_file_stat(f, &st)) || (rc = r4_perm_flags_open(st.flags, flags)) ||
 	    (rc = r4_perm_open(f->db, r4_perm_checked(f->db), &st, flags)) ||
 	    (rc = r4_file_dup(f, &g)))
 		return rc;
@@ -2520,6 +2578,8 @@ int r4_file_access(r4_file *f, unsigned want)
 	struct r4_stat st;
 	int rc = r4_file_stat(f, &st);
 
+	if (!rc && (want & 2))	/* (immutable: -EPERM, as Linux) */
+		rc = r4_perm_flags_open(st.flags, O_WRONLY | O_APPEND);
 	if (!rc && !r4_perm_may(f->db, r4_perm_checked(f->db), &st, want))
 		rc = -EACCES;
 	return rc;

@@ -409,3 +409,106 @@ bool r4_perm_xattr_listed(const struct r4_ident *who, const char *name)
 {
 	return !who || who->uid == 0 || !in_space(name, "trusted.");
 }
+
+/* ---- inode flags (chattr, lsattr) ----
+ *
+ * The flags extension's word is the kernel's inode i_flags (static_stat.c
+ * loads and saves it as it is), so each flag Reiser4 can store is the VFS
+ * bit that means it there.
+ */
+
+static const struct {
+	uint32_t fl;		/* FS_IOC_GETFLAGS value */
+	uint32_t bit;		/* the kernel's S_* bit in the stored word */
+} stored_flags[] = {
+	{R4_FL_SYNC, 1u << 0},	    /* S_SYNC */
+	{R4_FL_NOATIME, 1u << 1},   /* S_NOATIME */
+	{R4_FL_APPEND, 1u << 2},    /* S_APPEND */
+	{R4_FL_IMMUTABLE, 1u << 3}, /* S_IMMUTABLE */
+	{R4_FL_DIRSYNC, 1u << 6},   /* S_DIRSYNC */
+};
+#define NSTORED (sizeof(stored_flags) / sizeof(stored_flags[0]))
+
+uint32_t r4_perm_flags_of(const struct r4_sd *sd)
+{
+	uint32_t fl = 0;
+
+	if (!r4_sd_has(sd, R4_SDEXT_FLAGS))
+		return 0;
+	for (size_t i = 0; i < NSTORED; i++)
+		if (sd->sd_flags & stored_flags[i].bit)
+			fl |= stored_flags[i].fl;
+	return fl;
+}
+
+int r4_perm_flags_set(const struct r4_ident *who, const struct r4_stat *st, uint32_t flags,
+		      uint32_t mask, uint32_t *word)
+{
+	uint32_t storable = 0, want = (st->flags & ~mask) | (flags & mask);
+
+	if (!r4_perm_owns(who, st))
+		return -EPERM;
+	if (((want ^ st->flags) & (R4_FL_IMMUTABLE | R4_FL_APPEND)) && who && who->uid)
+		return -EPERM;	/* (CAP_LINUX_IMMUTABLE) */
+	if (!S_ISDIR(st->mode))
+		want &= ~(uint32_t)R4_FL_DIRSYNC;
+	for (size_t i = 0; i < NSTORED; i++)
+		storable |= stored_flags[i].fl;
+	if (want & ~storable)
+		return -EOPNOTSUPP;
+	if ((st->flags & want & R4_FL_IMMUTABLE) && want != st->flags)
+		return -EPERM;
+	for (size_t i = 0; i < NSTORED; i++)
+		*word = (want & stored_flags[i].fl) ? *word | stored_flags[i].bit
+						    : *word & ~stored_flags[i].bit;
+	return 0;
+}
+
+/* An object whose names and attributes stay as they are. */
+static bool pinned(uint32_t fl)
+{
+	return fl & (R4_FL_IMMUTABLE | R4_FL_APPEND);
+}
+
+int r4_perm_flags_body(uint32_t fl, bool adds)
+{
+	return (fl & R4_FL_IMMUTABLE) || ((fl & R4_FL_APPEND) && !adds) ? -EPERM : 0;
+}
+
+int r4_perm_flags_setattr(uint32_t fl, const struct r4_setattr *sa)
+{
+	unsigned now = R4_SET_ATIME_NOW | R4_SET_MTIME_NOW | R4_SET_CTIME;
+
+	if (!sa->mask)
+		return 0;
+	return (fl & R4_FL_IMMUTABLE) || ((fl & R4_FL_APPEND) && (sa->mask & ~now)) ? -EPERM : 0;
+}
+
+int r4_perm_flags_xattr(uint32_t fl)
+{
+	return pinned(fl) ? -EPERM : 0;
+}
+
+int r4_perm_flags_add(uint32_t dir)
+{
+	return dir & R4_FL_IMMUTABLE ? -EPERM : 0;
+}
+
+int r4_perm_flags_remove(uint32_t dir, uint32_t victim)
+{
+	return pinned(dir) || pinned(victim) ? -EPERM : 0;
+}
+
+int r4_perm_flags_link(uint32_t fl, uint32_t dir)
+{
+	return pinned(fl) ? -EPERM : r4_perm_flags_add(dir);
+}
+
+int r4_perm_flags_open(uint32_t fl, int oflags)
+{
+	bool write = (oflags & O_ACCMODE) != O_RDONLY;
+
+	if ((oflags & O_TRUNC) || (write && !(oflags & O_APPEND)))
+		return r4_perm_flags_body(fl, false);
+	return write ? r4_perm_flags_body(fl, true) : 0;
+}

@@ -93,4 +93,54 @@ int r4_perm_xattr(struct r4_db *db, const struct r4_ident *who, const struct r4_
 /* Does listxattr show name to who?  trusted.* only to root. */
 bool r4_perm_xattr_listed(const struct r4_ident *who, const char *name);
 
+/* ---- inode flags (chattr, lsattr): what they are and what they refuse ----
+ *
+ * Flags are Linux's FS_IOC_GETFLAGS values (R4_FL_* in r4.h).  The stat
+ * data's flags extension holds the word the kernel's Reiser4 keeps, its
+ * inode's i_flags: the VFS's S_SYNC, S_NOATIME, S_APPEND, S_IMMUTABLE and
+ * S_DIRSYNC bits; no other flag can be stored.  Unlike the rules above,
+ * these bind every caller, trusted or root (as Linux's IS_IMMUTABLE and
+ * IS_APPEND do): they are the object's, not its permissions.  Each rule
+ * takes the object's flags (r4_stat.flags, r4_perm_flags_of) and answers 0
+ * or -EPERM.
+ */
+
+/* The flags stored in sd (0 without the extension); bits r4 does not know
+ * (a kernel's runtime bits) are left out. */
+uint32_t r4_perm_flags_of(const struct r4_sd *sd);
+/*
+ * Set the bits of mask in st's flags to those of flags, for who: *word,
+ * the stored word (sd_flags), becomes the new one (the bits r4 does not
+ * know kept).  The owner (or root) only (-EPERM); R4_FL_IMMUTABLE and
+ * R4_FL_APPEND set or cleared by root only (CAP_LINUX_IMMUTABLE: -EPERM);
+ * a flag Reiser4 cannot store is -EOPNOTSUPP (R4_FL_DIRSYNC on a
+ * non-directory is dropped, as ext4 does); while an object stays
+ * immutable no other flag changes (-EPERM, as ext4).  who NULL: trusted.
+ */
+int r4_perm_flags_set(const struct r4_ident *who, const struct r4_stat *st, uint32_t flags,
+		      uint32_t mask, uint32_t *word);
+/* A change of the body of an object with flags fl (write, truncate,
+ * fallocate): none when immutable; when append-only only one that adds
+ * (adds: bytes at the end, or zeros in holes). */
+int r4_perm_flags_body(uint32_t fl, bool adds);
+/* A change of the attributes sa sets (chmod, chown, utimens, truncate):
+ * none when immutable; when append-only, only times set to "now". */
+int r4_perm_flags_setattr(uint32_t fl, const struct r4_setattr *sa);
+/* Setting or removing an extended attribute, or R4L's settings of the
+ * object that Linux would keep in them (rules, audit, plugins): not when
+ * immutable or append-only. */
+int r4_perm_flags_xattr(uint32_t fl);
+/* An entry added to a directory with flags dir: not when immutable. */
+int r4_perm_flags_add(uint32_t dir);
+/* The entry of an object with flags victim removed from (or replaced in)
+ * a directory with flags dir (unlink, rename): not from an immutable or
+ * append-only directory, nor of an immutable or append-only object. */
+int r4_perm_flags_remove(uint32_t dir, uint32_t victim);
+/* A new name for an object with flags fl in a directory with flags dir:
+ * not for an immutable or append-only object (Linux's vfs_link). */
+int r4_perm_flags_link(uint32_t fl, uint32_t dir);
+/* open(2) with oflags: for writing or O_TRUNC not when immutable; when
+ * append-only, for writing with O_APPEND only, and no O_TRUNC. */
+int r4_perm_flags_open(uint32_t fl, int oflags);
+
 #endif

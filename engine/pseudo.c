@@ -1081,6 +1081,9 @@ static int meta_change(struct r4_db *db, struct r4_pseudo_ctx *c, const char *pa
 
 	if (!r4_perm_owns(c->who, st))
 		return SAY(c, -EPERM, "cannot change '%s/%s': only its owner may", path, what);
+	if (r4_perm_flags_xattr(st->flags))
+		return SAY(c, -EPERM, "cannot change '%s/%s': it is immutable or append-only", path,
+			   what);
 	if ((rc = r4_meta_get(db, st->ino, &m)))
 		return SAY(c, rc, "cannot change '%s/%s'", path, what);
 	if (!(rc = fn(db, c, &m, arg)) && (rc = r4_meta_put(db, st->ino, &m)))
@@ -1303,6 +1306,9 @@ static int switch_plugin(struct r4_db *db, struct r4_pseudo_ctx *c, const char *
 			   path, sub, (int)n, (const char *)p, sub);
 	if (!r4_perm_owns(c->who, st))
 		return SAY(c, -EPERM, "cannot switch '%s/..plugin/%s': only its owner may", path, sub);
+	if (r4_perm_flags_xattr(st->flags))
+		return SAY(c, -EPERM, "cannot switch '%s/..plugin/%s': it is immutable or "
+			   "append-only", path, sub);
 	if (is_computed(db, path, st))
 		return SAY(c, -EOPNOTSUPP, "cannot switch '%s/..plugin/%s' of %s", path, sub,
 			   S_ISDIR(st->mode) ? "an aggregate" : "an invert");

@@ -144,6 +144,7 @@ void node_free_all(void);
 void node_invalidator_start(void);
 void node_invalidator_stop(void);
 void node_invalidate_all(void);
+void node_invalidate_attrs(fuse_ino_t id);
 
 /* ---- ops.c: the POSIX operations ---- */
 

@@ -502,6 +502,13 @@ void node_invalidator_stop(void)
 	INV.started = false;
 }
 
+/* After a change of one object's attributes the kernel does not know of
+ * (outside the mutex): its attributes stale now. */
+void node_invalidate_attrs(fuse_ino_t id)
+{
+	fuse_lowlevel_notify_inval_inode(B.se, id, -1, 0);	/* (-1: no pages) */
+}
+
 /* After a change the kernel did not make (outside the mutex): attributes
  * stale now, names and pages by the invalidation thread. */
 void node_invalidate_all(void)

@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/falloc.h>
+#include <linux/fs.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -804,7 +805,7 @@ static void fb_open(fuse_req_t req, fuse_ino_t id, struct fuse_file_info *fi)
 	else if (n->kind != K_OBJ)
 		rc = sp_open(n, fi, &h->sp);
 	else
-		rc = open_obj(n, fi->flags & (O_ACCMODE | O_TRUNC | R4_O_EXEC), h);
+		rc = open_obj(n, fi->flags & (O_ACCMODE | O_TRUNC | O_APPEND | R4_O_EXEC), h);
 	if (!rc && !h->sp)
 		file_opened(h, fi);
 	reply_open(req, "open", &c, n, h, rc, fi);
@@ -1056,6 +1057,107 @@ static void fb_fallocate(fuse_req_t req, fuse_ino_t id, int mode, off_t off, off
 	fuse_reply_err(req, rc);
 }
 
+/* ---- ioctl: inode flags ----
+ *
+ * The kernel's FUSE asks for a regular file's or directory's flags
+ * (chattr, lsattr: FS_IOC_GETFLAGS/SETFLAGS; xfs_io: FS_IOC_FSGETXATTR/
+ * FSSETXATTR) with an ioctl of its own on a handle it opened for it, the
+ * data in and out as cmd says.  Both kinds are one engine call
+ * (r4_file_stat's flags, r4_file_setflags); xflags translate to the
+ * flags they mean, and an xflag or field r4 has no flag for is
+ * EOPNOTSUPP.  Every other ioctl: ENOTTY.
+ */
+
+static const struct {
+	uint32_t x, fl;
+} xflag_map[] = {
+	{FS_XFLAG_IMMUTABLE, R4_FL_IMMUTABLE}, {FS_XFLAG_APPEND, R4_FL_APPEND},
+	{FS_XFLAG_SYNC, R4_FL_SYNC},	       {FS_XFLAG_NOATIME, R4_FL_NOATIME},
+	{FS_XFLAG_NODUMP, R4_FL_NODUMP},
+};
+#define NXFLAGS (sizeof(xflag_map) / sizeof(xflag_map[0]))
+
+/* The flags of a set (flags, and mask: those the request speaks of) from
+ * cmd's data in[0, n). */
+static int ioctl_flags_in(unsigned cmd, const void *in, size_t n, uint32_t *flags, uint32_t *mask)
+{
+	struct fsxattr fa;
+	unsigned int fl;
+
+	if (cmd == FS_IOC_SETFLAGS) {
+		if (n < sizeof(fl))
+			return -EINVAL;
+		memcpy(&fl, in, sizeof(fl));
+		*flags = fl;
+		*mask = ~(uint32_t)0;
+		return 0;
+	}
+	if (n < sizeof(fa))
+		return -EINVAL;
+	memcpy(&fa, in, sizeof(fa));
+	*flags = *mask = 0;
+	for (size_t i = 0; i < NXFLAGS; i++) {
+		*mask |= xflag_map[i].fl;
+		if (fa.fsx_xflags & xflag_map[i].x) {
+			*flags |= xflag_map[i].fl;
+			fa.fsx_xflags &= ~xflag_map[i].x;
+		}
+	}
+	return fa.fsx_xflags || fa.fsx_extsize || fa.fsx_projid || fa.fsx_cowextsize ? -EOPNOTSUPP
+										    : 0;
+}
+
+static void fb_ioctl(fuse_req_t req, fuse_ino_t id, int cmd, void *arg, struct fuse_file_info *fi,
+		     unsigned flags, const void *in, size_t in_size, size_t out_size)
+{
+	struct handle *h = handle_of(fi);
+	unsigned c = (unsigned)cmd;
+	bool get = c == FS_IOC_GETFLAGS || c == FS_IOC_FSGETXATTR;
+	struct fsxattr fa = {0};
+	unsigned int fl = 0;
+	uint32_t set, mask;
+	struct r4_stat st;
+	struct caller who;
+	int rc;
+
+	(void)arg;
+	(void)flags;
+	if (!get && c != FS_IOC_SETFLAGS && c != FS_IOC_FSSETXATTR) {
+		fuse_reply_err(req, ENOTTY);
+		return;
+	}
+	if (!h || !h->file) {	/* (a pseudo file, the control file, the meta view) */
+		fuse_reply_err(req, ENOTTY);
+		return;
+	}
+	if (get && out_size < (c == FS_IOC_GETFLAGS ? sizeof(fl) : sizeof(fa))) {
+		fuse_reply_err(req, EINVAL);
+		return;
+	}
+	br_enter(req, &who);
+	if (get)
+		rc = r4_file_stat(h->file, &st);
+	else if (!(rc = ioctl_flags_in(c, in, in_size, &set, &mask)))
+		CHANGE("ioctl", r4_file_setflags(h->file, set, mask));
+	rc = fb_err("ioctl", h->n, rc);
+	br_unlock();
+	if (!rc && !get)	/* (the kernel keeps the ctime it had) */
+		node_invalidate_attrs(id);
+	if (rc) {
+		fuse_reply_err(req, rc);
+	} else if (c == FS_IOC_GETFLAGS) {
+		fl = st.flags;
+		fuse_reply_ioctl(req, 0, &fl, sizeof(fl));
+	} else if (c == FS_IOC_FSGETXATTR) {
+		for (size_t i = 0; i < NXFLAGS; i++)
+			if (st.flags & xflag_map[i].fl)
+				fa.fsx_xflags |= xflag_map[i].x;
+		fuse_reply_ioctl(req, 0, &fa, sizeof(fa));
+	} else {
+		fuse_reply_ioctl(req, 0, NULL, 0);
+	}
+}
+
 const struct fuse_lowlevel_ops fb_ops = {
 	.init = br_init,
 	.destroy = br_destroy,
@@ -1091,4 +1193,5 @@ const struct fuse_lowlevel_ops fb_ops = {
 	.access = fb_access,
 	.fallocate = fb_fallocate,
 	.lseek = fb_lseek,
+	.ioctl = fb_ioctl,
 };

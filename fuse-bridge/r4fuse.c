@@ -247,6 +247,9 @@ void br_init(void *data, struct fuse_conn_info *conn)
 	 * through as attributes and the engine checks */
 	if (B.kernel_perms && (conn->capable & FUSE_CAP_POSIX_ACL))
 		conn->want |= FUSE_CAP_POSIX_ACL;
+	/* a directory's inode flags (lsattr -d, chattr): fb_ioctl */
+	if (conn->capable & FUSE_CAP_IOCTL_DIR)
+		conn->want |= FUSE_CAP_IOCTL_DIR;
 	pthread_create(&B.committer, NULL, committer, NULL);
 	B.started = true;
 	node_invalidator_start();

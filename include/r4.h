@@ -166,6 +166,7 @@ struct r4_stat {
 	uint64_t blocks;		/* 512-byte units of space the object uses */
 	uint64_t rdev;
 	struct timespec atime, mtime, ctime;
+	uint32_t flags;			/* inode flags (R4_FL_*; r4_file_setflags) */
 };
 
 enum {					/* r4_setattr mask */
@@ -419,12 +420,49 @@ enum {
 int r4_file_fallocate(r4_file *f, unsigned mode, uint64_t off, uint64_t len);
 int r4_file_readlink(r4_file *f, char *buf, size_t n, size_t *len);
 /*
- * open(2) of f's object with flags (O_ACCMODE, O_TRUNC, R4_O_EXEC) for
- * the acting identity: the way to it (-EACCES), read and/or write as
+ * Inode flags (chattr(1), lsattr(1); docs/semantics.md, "Inode flags"), in
+ * Linux's FS_IOC_GETFLAGS values; r4_stat.flags has an object's.  Reiser4
+ * stores R4_FL_SYNC, _NOATIME, _APPEND, _IMMUTABLE and _DIRSYNC, in the
+ * stat data's flags extension (added the first time one is set, then
+ * kept, as the kernel keeps it); others, R4_FL_NODUMP too, are
+ * -EOPNOTSUPP, and _DIRSYNC on a non-directory is dropped (as ext4).
+ * r4_file_setflags sets the bits of mask to those of flags, for the
+ * acting identity: its owner (or root) only (-EPERM); setting or clearing
+ * _IMMUTABLE or _APPEND root only (CAP_LINUX_IMMUTABLE: -EPERM); while an
+ * object stays immutable nothing else changes (-EPERM).  Only regular
+ * files and directories have flags (-ENOTTY).  A change is one operation
+ * that changes ctime and is audited as `setattr` 0; a full volume refuses
+ * it before it changes anything (-ENOSPC).
+ * What the flags refuse binds every caller, trusted and root too (-EPERM,
+ * as Linux): an immutable object is not written, truncated, fallocated,
+ * chmod/chown/utimens'd, opened for writing, linked, unlinked or renamed,
+ * its extended attributes (and R4L's ..acl, ..audit, ..plugin) not set or
+ * removed, and an immutable directory has no entry added or removed; an
+ * append-only object is written only at its end (opened for writing with
+ * O_APPEND only), neither truncated nor chmod/chown'd nor given explicit
+ * times (only "now"), its extended attributes stay, it is not linked,
+ * unlinked or renamed, and an append-only directory has entries added,
+ * never removed.  R4L's changes (the calls by path) obey them too; SYNC,
+ * NOATIME and DIRSYNC are kept and reported only.
+ */
+enum {
+	R4_FL_SYNC = 0x8,		/* FS_SYNC_FL (chattr +S) */
+	R4_FL_IMMUTABLE = 0x10,		/* FS_IMMUTABLE_FL (+i) */
+	R4_FL_APPEND = 0x20,		/* FS_APPEND_FL (+a) */
+	R4_FL_NODUMP = 0x40,		/* FS_NODUMP_FL (+d): not stored */
+	R4_FL_NOATIME = 0x80,		/* FS_NOATIME_FL (+A) */
+	R4_FL_DIRSYNC = 0x10000,	/* FS_DIRSYNC_FL (+D) */
+};
+int r4_file_setflags(r4_file *f, uint32_t flags, uint32_t mask);
+/*
+ * open(2) of f's object with flags (O_ACCMODE, O_TRUNC, O_APPEND,
+ * R4_O_EXEC) for the acting identity: what its inode flags refuse
+ * (-EPERM, above), the way to it (-EACCES), read and/or write as
  * asked, O_TRUNC needs write and empties the file in this call; a
  * directory opens read-only (-EISDIR).  *out: a strong handle that
  * remembers it was opened, so reads, writes and stats through it ask
- * nothing more (writes need a mode that writes: -EBADF).
+ * no permission more (writes need a mode that writes: -EBADF; the inode
+ * flags are asked at each change).
  */
 int r4_file_reopen(r4_file *f, int flags, r4_file **out);
 /* An open for execve(2): execute permission instead of read (the
