@@ -328,6 +328,9 @@ static void test_append(void)
 	CHECK_EQ(r4_file_setattr(f, &(struct r4_setattr){.mask = R4_SET_MTIME}), -EPERM);
 	CHECK_RC(r4_file_setattr(f, &(struct r4_setattr){.mask = R4_SET_MTIME_NOW}));
 	CHECK_EQ(r4_file_fallocate(f, R4_FALLOC_ZERO_RANGE, 0, 2), -EPERM);
+	CHECK_EQ(r4_file_fallocate(f, R4_FALLOC_PUNCH_HOLE | R4_FALLOC_KEEP_SIZE, 0, 2), -EPERM);
+	CHECK_EQ(r4_file_fallocate(f, R4_FALLOC_COLLAPSE_RANGE, 0, 4096), -EPERM);
+	CHECK_EQ(r4_file_fallocate(f, R4_FALLOC_INSERT_RANGE, 0, 4096), -EPERM);
 	CHECK_RC(r4_file_fallocate(f, 0, 0, 8192));	/* zeros where nothing is: allowed */
 	CHECK_EQ(r4_file_setxattr(f, "user.a", "1", 1, 0), -EPERM);
 	CHECK_EQ(r4_file_remove(root, "f", 1, false), -EPERM);
