@@ -1619,7 +1619,7 @@ static int xattr_change(r4_file *f, const char *name, const void *value, size_t 
 	if ((rc = r4_txn_op_begin(f->db, &op)))
 		return rc;
 	op.held = f->held;
-	if ((rc = xattr_at(f, name, 2, &ino, &st))) {
+	if ((rc = xattr_at(f, name, remove ? 3 : 2, &ino, &st))) {
 		/* (removing a default ACL of a non-directory: nothing, as Linux) */
 		if (rc == -EACCES && acl && !acl->n && !strcmp(name, R4_ACL_DEFAULT) &&
 		    !r4_file_stat(f, &st) && !S_ISDIR(st.mode))

@@ -375,8 +375,9 @@ static bool in_space(const char *name, const char *space)
 int r4_perm_xattr(struct r4_db *db, const struct r4_ident *who, const struct r4_stat *st,
 		  const char *name, unsigned want)
 {
-	bool write = want & 2;
+	bool write = want & 2, remove = want & 1;
 
+	want &= 6;
 	if (r4_acl_name(name)) {
 		/* (none on a symlink, a default ACL only on a directory, for
 		 * everyone) */
@@ -398,6 +399,11 @@ int r4_perm_xattr(struct r4_db *db, const struct r4_ident *who, const struct r4_
 	}
 	if (!who || who->uid == 0)
 		return 0;
+	/* a file's capabilities go with a write (Linux's file_remove_privs),
+	 * which the kernel's FUSE asks as a removal by the writer: anyone who
+	 * may write the file may remove them, which gives nothing more */
+	if (remove && !strcmp(name, "security.capability"))
+		return r4_perm_may(db, who, st, 2) ? 0 : -EPERM;
 	/* trusted.*: CAP_SYS_ADMIN; security.*: any reader, and the capability
 	 * module's CAP_SYS_ADMIN to write */
 	if (in_space(name, "trusted."))

@@ -77,13 +77,16 @@ int r4_perm_open(struct r4_db *db, const struct r4_ident *who, const struct r4_s
 		 int flags);
 
 /*
- * want (4 read, 2 set or remove) of the extended attribute name of st, as
+ * want (4 read, 2 set, 3 remove) of the extended attribute name of st, as
  * Linux's xattr_permission with the capability module: user.* only on a
  * regular file or directory (else -EPERM to write, -ENODATA to read, for
  * everyone), with read or write permission (-EACCES), in a sticky
  * directory written by its owner alone (-EPERM); trusted.* root's alone
  * (others: -EPERM to write, -ENODATA to read); security.* read by
- * anyone, written by root (-EPERM); the POSIX ACLs read by anyone,
+ * anyone, written by root (-EPERM), but security.capability removed by
+ * anyone who may write the file (a write removes it: Linux's killpriv,
+ * which the kernel's FUSE sends as a removal by the writer); the POSIX
+ * ACLs read by anyone,
  * written by the owner (-EPERM), none on a symlink (-EOPNOTSUPP to write,
  * -ENODATA to read), a default ACL on a directory alone (else -EACCES to
  * write, -ENODATA to read), for everyone.

@@ -37,6 +37,7 @@ libzstd-dev       pc:libzstd
 tmux              cmd:tmux
 attr              cmd:getfattr
 acl               cmd:setfacl
+libcap2-bin       cmd:setcap
 rsync             cmd:rsync
 tar               cmd:tar
 graphviz          cmd:dot

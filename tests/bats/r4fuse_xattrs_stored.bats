@@ -220,3 +220,31 @@ user.x=\"1\""
 	umount_r4
 	both_clean
 }
+
+@test "a write, fallocate or chown removes a file's capabilities, as the writer may (generic/688)" {
+	need_cmd setcap "libcap2-bin not installed"
+	need_cmd setpriv
+	"$R4SH" -c '/d/..mode <- "0777"' -c '/d/ro <- "r"' "$IMG" >/dev/null
+	public_mnt
+	mount_r4 -o allow_other
+	chmod 0777 "$MNT/d/a"
+	for f in a b ro; do setcap cap_setuid+ep "$MNT/d/$f"; done
+	run getcap "$MNT/d/a"
+	assert_output "$MNT/d/a cap_setuid=ep"
+	# by a user who may write it: the kernel removes them as that user
+	run nobody fallocate -l 64k "$MNT/d/a"
+	assert_success
+	run getcap "$MNT/d/a"
+	assert_output ''
+	run nobody setfattr -x security.capability "$MNT/d/ro"
+	assert_output "setfattr: $MNT/d/ro: Operation not permitted"
+	# by root: a write, a chown
+	echo more >>"$MNT/d/b"
+	run getcap "$MNT/d/b"
+	assert_output ''
+	chown 65534 "$MNT/d/ro"
+	run getcap "$MNT/d/ro"
+	assert_output ''
+	umount_r4
+	both_clean
+}
