@@ -64,6 +64,7 @@ build) san=() ;;
 build/san) san=(SAN=1) ;;
 *) die "R4_BUILD=$build: want build or build/san" ;;
 esac
+commit=$(git -C "$repo" describe --always --dirty)	# (what is built, for the summary)
 echo "+ make ${san[*]} all"
 make -j"$(nproc)" "${san[@]}" all >/dev/null
 r4=$repo/$build/r4
@@ -187,7 +188,7 @@ secs=$(($(date +%s) - start))
 # fsck (fstests checks nothing for FSTYP=fuse).
 unmount
 echo
-echo "== summary ($(date -u +%F), r4 $(git -C "$repo" rev-parse --short HEAD), $((secs / 60)) min $((secs % 60)) s)"
+echo "== summary ($(date -u +%F), r4 $commit, $((secs / 60)) min $((secs % 60)) s)"
 # check.log has this run's summary after the lines it had (stdout lacks
 # it when check is stopped).  Its Ran: counts the tests that began, also
 # those that found they cannot run here (Not run:); the excluded ones say
