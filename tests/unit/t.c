@@ -56,6 +56,14 @@ void t_both_clean(const char *img, const char *what)
 	CHECK(f != 0);
 }
 
+r4_file *t_at(r4_file *d, const char *name)
+{
+	r4_file *f = NULL;
+
+	CHECK_RC(r4_file_lookup(d, name, strlen(name), &f));
+	return f;
+}
+
 int t_rmdir(const char *dir)
 {
 	char cmd[4200];

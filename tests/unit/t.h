@@ -37,6 +37,8 @@ int t_fsck(const char *img);
 /* r4's checker (no problems) and fsck.reiser4 (consistent; a skip line
  * when it is not installed) on the closed img, after what (CHECKs). */
 void t_both_clean(const char *img, const char *what);
+/* The object named name in directory d (a CHECK that it is there). */
+r4_file *t_at(r4_file *d, const char *name);
 /* rm -rf of a test's temporary directory: 0 or -1. */
 int t_rmdir(const char *dir);
 /* img opened read-write (a CHECK), its clock fixed at 1700000000 (what

@@ -234,14 +234,6 @@ static void done(r4_db *db)
 	r4_close(db);
 }
 
-static r4_file *at(r4_file *d, const char *name)
-{
-	r4_file *f = NULL;
-
-	CHECK_RC(r4_file_lookup(d, name, strlen(name), &f));
-	return f;
-}
-
 static int set(r4_file *f, const char *name, const uint32_t *e, size_t n)
 {
 	uint8_t v[256];
@@ -276,7 +268,7 @@ static r4_db *again(r4_db *db, r4_file **f)
 	r4_file_close(*f);
 	done(db);
 	if ((db = reopen()))
-		*f = at(root, "f");
+		*f = t_at(root, "f");
 	return db;
 }
 
@@ -308,8 +300,8 @@ static void test_calls(void)
 
 	if (!db)
 		return;
-	f = at(root, "f");
-	d = at(root, "d");
+	f = t_at(root, "f");
+	d = t_at(root, "d");
 	CHECK_EQ(get(f, R4_ACL_ACCESS, &a), -ENODATA);
 	CHECK_EQ(get(f, R4_ACL_DEFAULT, &a), -ENODATA);
 	CHECK_EQ(get(d, R4_ACL_DEFAULT, &a), -ENODATA);
@@ -381,7 +373,7 @@ static void test_inherit(void)
 
 	if (!db)
 		return;
-	d = at(root, "d");
+	d = t_at(root, "d");
 	CHECK_RC(r4_act_as(db, &OWNER, 0));
 	CHECK_RC(set(d, R4_ACL_DEFAULT, dflt, N(dflt)));
 	CHECK_EQ(get(d, R4_ACL_DEFAULT, &a), 5);
@@ -408,7 +400,7 @@ static void test_inherit(void)
 	CHECK_RC(t_run(db, "/d/r4l <- \"x\""));
 	CHECK_RC(r4_stat(db, "/d/r4l", &st));
 	CHECK_EQ(st.mode & 07777, 0664);
-	g = at(d, "r4l");
+	g = t_at(d, "r4l");
 	CHECK_EQ(get(g, R4_ACL_ACCESS, &a), 5);
 	r4_acl_free(&a);
 	r4_file_close(g);
@@ -459,7 +451,7 @@ static void test_abort(void)
 
 	if (!db)
 		return;
-	f = at(root, "f");
+	f = t_at(root, "f");
 	CHECK_RC(r4_setattr(db, "/f", &(struct r4_setattr){.mask = R4_SET_MODE, .mode = 0666}));
 	CHECK_RC(r4_begin(db));
 	CHECK_RC(set(f, R4_ACL_ACCESS, deny, N(deny)));
@@ -492,7 +484,7 @@ static void test_rules(void)
 
 	if (!db)
 		return;
-	f = at(root, "f");
+	f = t_at(root, "f");
 	CHECK_RC(set(f, R4_ACL_ACCESS, deny, N(deny)));
 	CHECK_EQ(may(db, f, &U1001, 4), -EACCES);
 	CHECK_RC(may(db, f, &U1002, 6));
@@ -520,9 +512,9 @@ static void test_damaged(void)
 
 	if (!db)
 		return;
-	f = at(root, "f");
+	f = t_at(root, "f");
 	CHECK_RC(r4_symlink(db, "f", "/l", 0, 0));
-	l = at(root, "l");
+	l = t_at(root, "l");
 	CHECK_EQ(r4_file_setxattr(l, R4_ACL_ACCESS, "\x02\0\0\0", 4, 0), -EOPNOTSUPP);
 	r4_file_close(l);
 	CHECK_RC(r4_setattr(db, "/f", &(struct r4_setattr){.mask = R4_SET_MODE, .mode = 0666}));

@@ -44,15 +44,6 @@ static r4_db *fresh(const char *setup, uint64_t size)
 	return db;
 }
 
-/* name in dir, looked up. */
-static r4_file *at(r4_file *d, const char *name)
-{
-	r4_file *f = NULL;
-
-	CHECK_RC(r4_file_lookup(d, name, strlen(name), &f));
-	return f;
-}
-
 static int chmod_of(r4_file *f, uint32_t mode)
 {
 	return r4_file_setattr(f, &(struct r4_setattr){.mask = R4_SET_MODE, .mode = mode});
@@ -99,9 +90,9 @@ static void test_records(void)
 		return;
 	CHECK_RC(r4_act_as(db, &who, R4_AS_NOCHECK));
 	CHECK_RC(r4_file_root(db, &root));
-	s = at(root, "srv");
-	dd = at(root, "d");
-	f = at(s, "f");
+	s = t_at(root, "srv");
+	dd = t_at(root, "d");
+	f = t_at(s, "f");
 	CHECK_RC(r4_file_reopen(f, O_RDWR | O_TRUNC, &h));
 	CHECK_RC(r4_file_write(h, 0, "hello", 5));
 	CHECK_RC(r4_file_append(h, "!", 1));
@@ -131,7 +122,7 @@ static void test_records(void)
 	/* changes to the log itself are not recorded */
 	CHECK_RC(t_run(db, "/srv/log/..audit/(log <- /srv/log)"));
 	CHECK_RC(r4_file_close(f));
-	f = at(s, "log");
+	f = t_at(s, "log");
 	CHECK_RC(r4_file_setattr(f, &(struct r4_setattr){.mask = R4_SET_MTIME_NOW}));
 	CHECK(!strcmp(contents(db, "/srv/log"), srv));
 	CHECK(!strcmp(contents(db, "/d/log"), d));
@@ -153,9 +144,9 @@ static void test_missing_log(void)
 	if (!db)
 		return;
 	CHECK_RC(r4_file_root(db, &root));
-	s = at(root, "srv");
-	dd = at(root, "d");
-	f = at(s, "f");
+	s = t_at(root, "srv");
+	dd = t_at(root, "d");
+	f = t_at(s, "f");
 	CHECK_RC(r4_file_reopen(f, O_RDWR, &h));
 	CHECK_RC(r4_rename(db, "/srv/log", "/srv/log.1", 0));
 	CHECK_RC(r4_begin(db));
@@ -203,8 +194,8 @@ static void test_full_volume(void)
 		return;
 	t_fill(db, "/fill");
 	CHECK_RC(r4_file_root(db, &root));
-	s = at(root, "srv");
-	f = at(s, "f");
+	s = t_at(root, "srv");
+	f = t_at(s, "f");
 	CHECK_RC(r4_begin(db));
 	for (unsigned i = 0; i < 100000 && !(rc = chmod_of(f, i % 2 ? 0644 : 0600)); i++)
 		ok++;
@@ -235,7 +226,7 @@ static void test_log_dir_moved(void)
 	if (!db)
 		return;
 	CHECK_RC(r4_file_root(db, &root));
-	a = at(root, "a");
+	a = t_at(root, "a");
 	CHECK_RC(r4_file_rename(root, "a", 1, root, "b", 1, 0));
 	CHECK(!strcmp(contents(db, "/b/log"),
 		      "1700000000 0 setattr /a 0\n1700000000 0 rename /b 1\n"));

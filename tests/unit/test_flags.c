@@ -53,14 +53,6 @@ static void done(r4_db *db)
 	r4_close(db);
 }
 
-static r4_file *at(r4_file *d, const char *name)
-{
-	r4_file *f = NULL;
-
-	CHECK_RC(r4_file_lookup(d, name, strlen(name), &f));
-	return f;
-}
-
 static uint32_t flags_of(r4_file *f)
 {
 	struct r4_stat st = {0};
@@ -106,8 +98,8 @@ static void test_stored(void)
 
 	if (!db)
 		return;
-	f = at(root, "f");
-	d = at(root, "d");
+	f = t_at(root, "f");
+	d = t_at(root, "d");
 	CHECK_EQ(word_of(db, "/f"), -1);	/* none until needed */
 	CHECK_EQ(flags_of(f), 0);
 	/* a flag Reiser4 cannot store: refused, nothing added */
@@ -145,7 +137,7 @@ static void test_stored(void)
 	CHECK_RC(r4_obj_save(db, &ino));
 	r4_obj_fini(&ino);
 	CHECK_RC(r4_commit(db));
-	g = at(root, "g");
+	g = t_at(root, "g");
 	CHECK_EQ(flags_of(g), 0);
 	CHECK_RC(r4_file_setflags(g, R4_FL_NOATIME, ~0u));
 	CHECK_EQ(word_of(db, "/g"), (1 << 12) | 2);
@@ -171,8 +163,8 @@ static void test_who(void)
 
 	if (!db)
 		return;
-	f = at(root, "f");
-	o = at(root, "g");	/* root's, writable by all */
+	f = t_at(root, "f");
+	o = t_at(root, "g");	/* root's, writable by all */
 	CHECK_RC(r4_act_as(db, &USER, 0));
 	CHECK_RC(r4_file_setflags(f, R4_FL_NOATIME, ~0u));	/* the owner */
 	CHECK_EQ(r4_file_setflags(f, R4_FL_IMMUTABLE, ~0u), -EPERM);	/* root's alone */
@@ -247,8 +239,8 @@ static void test_immutable(void)
 
 	if (!db)
 		return;
-	f = at(root, "f");
-	d = at(root, "d");
+	f = t_at(root, "f");
+	d = t_at(root, "d");
 	CHECK_RC(r4_file_setxattr(f, "user.k", "v", 1, 0));
 	CHECK_RC(r4_file_setflags(f, R4_FL_IMMUTABLE, R4_FL_IMMUTABLE));
 	CHECK_RC(r4_file_stat(f, &before));
@@ -285,7 +277,7 @@ static void test_immutable(void)
 	CHECK_EQ(r4_file_remove(root, "d", 1, true), -EPERM);	/* (not empty anyway) */
 	CHECK_EQ(r4_file_setattr(d, &(struct r4_setattr){.mask = R4_SET_MODE, .mode = 0700}),
 		 -EPERM);
-	in = at(d, "in");
+	in = t_at(d, "in");
 	CHECK_RC(r4_file_write(in, 0, "y", 1));
 	CHECK_RC(r4_act_as(db, NULL, 0));
 	CHECK_EQ(r4_mkdir(db, "/d/sub", 0755, 0, 0), -EPERM);
@@ -306,8 +298,8 @@ static void test_append(void)
 
 	if (!db)
 		return;
-	f = at(root, "f");
-	d = at(root, "d");
+	f = t_at(root, "f");
+	d = t_at(root, "d");
 	CHECK_RC(r4_file_setflags(f, R4_FL_APPEND, ~0u));
 	CHECK_RC(r4_file_setflags(d, R4_FL_APPEND, ~0u));
 	CHECK_RC(r4_act_as(db, &ROOT, 0));
@@ -372,7 +364,7 @@ static void test_audit_full(void)
 
 	if (!db)
 		return;
-	f = at(root, "f");
+	f = t_at(root, "f");
 	CHECK_RC(r4_read(db, "/log", 0, log, sizeof(log) - 1, &before));	/* (the setup's) */
 	CHECK_RC(r4_act_as(db, &ROOT, 0));
 	CHECK_RC(r4_file_setflags(f, R4_FL_NOATIME, ~0u));
@@ -399,7 +391,7 @@ static void test_audit_full(void)
 	CHECK_RC(r4_begin(db));
 	for (i = 0; i < NFULL && !rc; i++) {
 		snprintf(p, sizeof(p), "/e%d", i);
-		f = at(root, p + 1);
+		f = t_at(root, p + 1);
 		if ((rc = r4_file_setflags(f, R4_FL_IMMUTABLE, ~0u))) {
 			CHECK_EQ(rc, -ENOSPC);
 			CHECK_EQ(flags_of(f), 0);

@@ -70,14 +70,6 @@ static void make(r4_db *db, const char *path, uint32_t mode, uint32_t uid)
 	CHECK_RC(r4_setattr(db, path, &sa));
 }
 
-static r4_file *at(r4_file *d, const char *name)
-{
-	r4_file *f = NULL;
-
-	CHECK_RC(r4_file_lookup(d, name, strlen(name), &f));
-	return f;
-}
-
 static int set(r4_file *f, const char *name, const char *v, int flags)
 {
 	return r4_file_setxattr(f, name, v, strlen(v), flags);
@@ -137,7 +129,7 @@ static void test_calls(void)
 
 	if (!db)
 		return;
-	f = at(root, "f");
+	f = t_at(root, "f");
 	CHECK(!strcmp(names(f), ""));
 	CHECK_EQ(r4_file_getxattr(f, "user.a", buf, sizeof(buf), &len), -ENODATA);
 	CHECK_RC(set(f, "user.b", "two", 0));
@@ -200,7 +192,7 @@ static void test_calls(void)
 
 	if (!(db = reopen()))
 		return;
-	f = at(root, "f");
+	f = t_at(root, "f");
 	CHECK(!strcmp(get(f, "user.kept", &rc), "across a close") && !rc);
 	r4_file_close(f);
 	done(db);
@@ -220,8 +212,8 @@ static void test_limits(void)
 	if (!db)
 		return;
 	memset(big, 'v', sizeof(big));
-	f = at(root, "f");
-	g = at(root, "g");
+	f = t_at(root, "f");
+	g = t_at(root, "g");
 	memset(name, 'n', sizeof(name));
 	memcpy(name, "user.", 5);
 	name[R4_XATTR_NAME_MAX + 1] = 0;
@@ -286,14 +278,14 @@ static void test_rules(void)
 	make(db, "/a", S_IFREG | 0600, 0);
 	CHECK_RC(r4_symlink(db, "f", "/l", 0, 0));
 	CHECK_RC(t_run(db, "/a/..acl/(uid <- #1000; access <- read)"));
-	f = at(root, "f");
-	p = at(root, "priv");
-	l = at(root, "l");
-	d = at(root, "d");
-	s = at(root, "s");
-	u = at(root, "u");
-	h = at(d, "h");
-	a = at(root, "a");
+	f = t_at(root, "f");
+	p = t_at(root, "priv");
+	l = t_at(root, "l");
+	d = t_at(root, "d");
+	s = t_at(root, "s");
+	u = t_at(root, "u");
+	h = t_at(d, "h");
+	a = t_at(root, "a");
 	/* types: user.* only on regular files and directories, for everyone */
 	CHECK_EQ(set(l, "user.x", "1", 0), -EPERM);
 	get(l, "user.x", &rc);
@@ -373,9 +365,9 @@ static void test_removal(void)
 	if (!db)
 		return;
 	make(db, "/d", S_IFDIR | 0755, 0);
-	f = at(root, "f");
-	g = at(root, "g");
-	d = at(root, "d");
+	f = t_at(root, "f");
+	g = t_at(root, "g");
+	d = t_at(root, "d");
 	fo = r4_file_id(f);
 	go = r4_file_id(g);
 	dof = r4_file_id(d);
@@ -412,7 +404,7 @@ static void test_abort(void)
 
 	if (!db)
 		return;
-	f = at(root, "f");
+	f = t_at(root, "f");
 	CHECK_RC(r4_begin(db));
 	CHECK_RC(set(f, "user.a", "1", 0));
 	CHECK(exists(db, "/..r4"));
@@ -444,7 +436,7 @@ static void test_full(void)
 
 	if (!db)
 		return;
-	f = at(root, "f");
+	f = t_at(root, "f");
 	CHECK_RC(set(f, "user.small", "1", 0));
 	t_fill(db, "/fill");
 	CHECK_RC(r4_begin(db));
@@ -475,7 +467,7 @@ static void test_audit(void)
 
 	if (!db)
 		return;
-	f = at(root, "f");
+	f = t_at(root, "f");
 	CHECK_RC(set(f, "user.a", "1", 0));
 	CHECK_RC(r4_act_as(db, &USER, 0));
 	CHECK_RC(r4_file_removexattr(f, "user.a"));
@@ -514,7 +506,7 @@ static void test_volumes(void)
 		if (!(db = reopen()))
 			return;
 		CHECK_RC(r4_create(db, "/f", 0644, 0, 0));
-		f = at(root, "f");
+		f = t_at(root, "f");
 		memset(big, (int)i, sizeof(big));
 		CHECK_RC(set(f, "user.small", "s", 0));
 		CHECK_RC(r4_file_setxattr(f, "user.a", big, sizeof(big), 0));
@@ -543,7 +535,7 @@ static void test_check(void)
 
 	if (!db)
 		return;
-	f = at(root, "f");
+	f = t_at(root, "f");
 	CHECK_RC(set(f, "user.a", "1", 0));
 	snprintf(bad, sizeof(bad), "%s", record(r4_file_id(f)));
 	r4_file_close(f);
