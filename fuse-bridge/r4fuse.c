@@ -308,18 +308,18 @@ void br_destroy(void *data)
  * lock): one mounted read-only refuses.
  */
 static const struct {
-	const char *name;
-	unsigned long flag;
-	bool set;
+	const char *on, *off;		/* the options that set and clear it */
+	unsigned long ms, st;		/* the flag to mount(2), from statvfs(3) */
 } remount_flags[] = {
-	{"ro", MS_RDONLY, true},	 {"rw", MS_RDONLY, false},
-	{"nosuid", MS_NOSUID, true},	 {"suid", MS_NOSUID, false},
-	{"nodev", MS_NODEV, true},	 {"dev", MS_NODEV, false},
-	{"noexec", MS_NOEXEC, true},	 {"exec", MS_NOEXEC, false},
-	{"noatime", MS_NOATIME, true},	 {"atime", MS_NOATIME, false},
-	{"nodiratime", MS_NODIRATIME, true}, {"diratime", MS_NODIRATIME, false},
-	{"relatime", MS_RELATIME, true}, {"norelatime", MS_RELATIME, false},
+	{"ro", "rw", MS_RDONLY, ST_RDONLY},
+	{"nosuid", "suid", MS_NOSUID, ST_NOSUID},
+	{"nodev", "dev", MS_NODEV, ST_NODEV},
+	{"noexec", "exec", MS_NOEXEC, ST_NOEXEC},
+	{"noatime", "atime", MS_NOATIME, ST_NOATIME},
+	{"nodiratime", "diratime", MS_NODIRATIME, ST_NODIRATIME},
+	{"relatime", "norelatime", MS_RELATIME, ST_RELATIME},
 };
+#define NREMOUNT (sizeof(remount_flags) / sizeof(remount_flags[0]))
 
 /* argv's -o options, joined as ",A,B,...,", and its first two words. */
 static void gather(int argc, char **argv, char *opts, size_t size, const char **src,
@@ -360,16 +360,15 @@ static int remount(const char *src, const char *dir, char *opts)
 			rc ? r4_strerror(rc) : "not mounted there by r4fuse");
 		return 1;
 	}
-	fl = (sv.f_flag & ST_RDONLY ? MS_RDONLY : 0) | (sv.f_flag & ST_NOSUID ? MS_NOSUID : 0) |
-	     (sv.f_flag & ST_NODEV ? MS_NODEV : 0) | (sv.f_flag & ST_NOEXEC ? MS_NOEXEC : 0) |
-	     (sv.f_flag & ST_NOATIME ? MS_NOATIME : 0) |
-	     (sv.f_flag & ST_NODIRATIME ? MS_NODIRATIME : 0) |
-	     (sv.f_flag & ST_RELATIME ? MS_RELATIME : 0);
+	fl = 0;
+	for (size_t i = 0; i < NREMOUNT; i++)
+		fl |= sv.f_flag & remount_flags[i].st ? remount_flags[i].ms : 0;
 	for (char *save, *o = strtok_r(opts, ",", &save); o; o = strtok_r(NULL, ",", &save))
-		for (size_t i = 0; i < sizeof(remount_flags) / sizeof(remount_flags[0]); i++)
-			if (!strcmp(o, remount_flags[i].name))
-				fl = remount_flags[i].set ? fl | remount_flags[i].flag
-					: fl & ~remount_flags[i].flag;
+		for (size_t i = 0; i < NREMOUNT; i++)
+			if (!strcmp(o, remount_flags[i].on))
+				fl |= remount_flags[i].ms;
+			else if (!strcmp(o, remount_flags[i].off))
+				fl &= ~remount_flags[i].ms;
 	if (!(fl & MS_RDONLY) && !h.held) {
 		fprintf(stderr, "mount.fuse.r4: %s: served read-only (r4fuse -o ro holds no lock); "
 			"unmount it and mount it read-write\n", real);
