@@ -240,23 +240,34 @@ bool r4_acl_create(struct r4_acl *a, uint32_t *mode)
 	return more;
 }
 
+int r4_acl_from(struct r4_db *db, uint64_t oid, const struct r4_xattrs *x, const char *which,
+		struct r4_acl *a)
+{
+	const uint8_t *v;
+	size_t n;
+	int rc = 0;
+
+	a->e = NULL;
+	a->n = 0;
+	if (!r4_xattr_find(x, which, &v, &n) && (rc = r4_acl_parse(v, n, a)) != -ENOMEM &&
+	    (rc || (rc = r4_acl_valid(a)))) {
+		r4_acl_free(a);
+		rc = R4_CORRUPT(&db->lg, 0, "object %llu: its %s does not read",
+				(unsigned long long)oid, which);
+	}
+	return rc;
+}
+
 int r4_acl_get(struct r4_db *db, uint64_t oid, const char *which, struct r4_acl *a)
 {
 	struct r4_xattrs x;
-	const uint8_t *v;
-	size_t n;
 	int rc;
 
 	a->e = NULL;
 	a->n = 0;
 	if ((rc = r4_xattr_load(db, oid, &x)))
 		return rc;
-	if (!r4_xattr_find(&x, which, &v, &n) && (rc = r4_acl_parse(v, n, a)) != -ENOMEM &&
-	    (rc || (rc = r4_acl_valid(a)))) {
-		r4_acl_free(a);
-		rc = R4_CORRUPT(&db->lg, 0, "object %llu: its %s does not read",
-				(unsigned long long)oid, which);
-	}
+	rc = r4_acl_from(db, oid, &x, which, a);
 	r4_xattr_fini(&x);
 	return rc;
 }

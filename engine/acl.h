@@ -64,8 +64,11 @@ void r4_acl_chmod(struct r4_acl *a, uint32_t mode);
  * other; true when a is more than the mode says (then store it). */
 bool r4_acl_create(struct r4_acl *a, uint32_t *mode);
 
-/* Object oid's ACL which (R4_ACL_ACCESS or _DEFAULT): a->n 0 when none. */
+/* Object oid's ACL which (R4_ACL_ACCESS or _DEFAULT): a->n 0 when none;
+ * -EUCLEAN when it does not read.  _from: out of its attributes x, loaded. */
 int r4_acl_get(struct r4_db *db, uint64_t oid, const char *which, struct r4_acl *a);
+int r4_acl_from(struct r4_db *db, uint64_t oid, const struct r4_xattrs *x, const char *which,
+		struct r4_acl *a);
 /* R4_ACL_HAS_* of object oid, from what the engine knows of all objects
  * (learned once per open and after an abort, kept by the changes). */
 unsigned r4_acl_kinds(struct r4_db *db, uint64_t oid);

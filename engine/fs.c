@@ -704,11 +704,14 @@ static int acl_chmod(struct r4_db *db, const struct r4_inode *ino, uint32_t mode
 
 	if (!(r4_acl_kinds(db, oid) & R4_ACL_HAS_ACCESS))
 		return 0;
-	if ((rc = r4_acl_get(db, oid, R4_ACL_ACCESS, &a)) || !a.n)
+	/* (the record read once: its ACL, then all of it stored again) */
+	if ((rc = r4_xattr_load(db, oid, x)) || (rc = r4_acl_from(db, oid, x, R4_ACL_ACCESS, &a)) ||
+	    !a.n) {
+		r4_xattr_fini(x);	/* (nothing to store) */
 		return rc;
+	}
 	r4_acl_chmod(&a, mode);
-	if (!(rc = r4_acl_encode(&a, &b)) && !(rc = r4_xattr_load(db, oid, x)) &&
-	    !(rc = r4_xattr_set(x, R4_ACL_ACCESS, b.p, b.len, 0)) &&
+	if (!(rc = r4_acl_encode(&a, &b)) && !(rc = r4_xattr_set(x, R4_ACL_ACCESS, b.p, b.len, 0)) &&
 	    !(rc = r4_xattr_store_cost(db, oid, x, &cost)))
 		rc = r4_txn_grab(db, cost, false);
 	r4_buf_free(&b);
