@@ -9,7 +9,9 @@
  *   defer   blocks freed in the running transaction, still set in work -
  * plus per zone (one bitmap block) its count of free bits in work, so
  * allocation skips full zones, and a touched flag, so commit and abort
- * visit only zones that changed.  Bits from `blocks` up to the end of the
+ * visit only zones that changed; and the number of runs of free bits in
+ * work (a run's first bit is clear, the one before it set), kept as the
+ * words change: what placing new data can split it into (alloc.h).  Bits from `blocks` up to the end of the
  * last zone (and of the last word) are set in work and commit and never
  * cleared; there is always at least one such bit, so a scan for a run of
  * clear bits stops inside the arrays.  Invariants: defer is a subset of work; outside touched zones
@@ -19,7 +21,8 @@
  * once assert it on the free count); nfree is the sum of
  * zfree, and after apply or abort each touched zone's count is that of the
  * clear bits of commit (zone_ok, counts_ok; under R4_CHECK_INVARIANTS, as
- * they recount what apply touched: untouched zones equal commit already).
+ * they recount what apply touched: untouched zones equal commit already),
+ * and nruns that of the runs of clear bits of work (runs_ok).
  *
  * Zones are (bs - 4) * 8 bits, a whole number of bytes but not of words
  * (32736 bits = 511.5 words at 4 KiB), so encoding, comparing and
@@ -49,6 +52,7 @@ struct r4_alloc {
 	uint32_t *zfree;		/* free bits of work in each zone */
 	uint8_t *zstate;		/* Z_ flags */
 	uint64_t nfree;			/* free bits of work below blocks */
+	uint64_t nruns;			/* runs of free bits of work */
 	uint64_t ndefer;		/* bits set in defer */
 	uint64_t commit_free;		/* free bits of commit below blocks */
 	uint64_t cursor;		/* end of the last allocation */
@@ -84,6 +88,38 @@ static uint64_t word_mask(size_t i, uint64_t lo, uint64_t hi)
 	return m;
 }
 
+/* Runs of clear bits of work beginning in words [i0, i1] (block 0 is
+ * always used, so a run never begins before the volume). */
+static uint64_t run_starts(const struct r4_alloc *a, size_t i0, size_t i1)
+{
+	uint64_t n = 0;
+
+	for (size_t i = i0; i <= i1 && i < a->nwords; i++) {
+		uint64_t before = a->work[i] << 1 | (i ? a->work[i - 1] >> 63 : 1);
+
+		n += (uint64_t)__builtin_popcountll(~a->work[i] & before);
+	}
+	return n;
+}
+
+/* Words [i0, i1] of work are about to change (runs_end after): the runs
+ * beginning in them and in the word after, whose first bit's neighbour
+ * they hold. */
+static uint64_t runs_begin(const struct r4_alloc *a, size_t i0, size_t i1)
+{
+	return run_starts(a, i0, i1 + 1);
+}
+
+static void runs_end(struct r4_alloc *a, size_t i0, size_t i1, uint64_t before)
+{
+	a->nruns = a->nruns + run_starts(a, i0, i1 + 1) - before;
+}
+
+static bool runs_ok(const struct r4_alloc *a)
+{
+	return a->nruns == run_starts(a, 0, a->nwords - 1);
+}
+
 /* Zone z's deferred frees are blocks in use (before apply folds them in). */
 static bool defer_ok(const struct r4_alloc *a, uint64_t z)
 {
@@ -113,7 +149,7 @@ static bool counts_ok(const struct r4_alloc *a)
 
 	for (uint64_t z = 0; z < a->nzones; z++)
 		sum += a->zfree[z];
-	return sum == a->nfree && a->nfree == a->commit_free && a->ndefer == 0;
+	return sum == a->nfree && a->nfree == a->commit_free && a->ndefer == 0 && runs_ok(a);
 }
 
 static uint64_t zone_end(const struct r4_alloc *a, uint64_t z)
@@ -134,14 +170,16 @@ static void recount_zone(struct r4_alloc *a, uint64_t z)
 /* Set bits [lo, hi) of work (one zone at most); returns how many were clear. */
 static uint64_t work_set(struct r4_alloc *a, uint64_t lo, uint64_t hi)
 {
-	uint64_t n = 0;
+	size_t i0 = (size_t)(lo / 64), i1 = (size_t)((hi - 1) / 64);
+	uint64_t n = 0, runs = runs_begin(a, i0, i1);
 
-	for (size_t i = (size_t)(lo / 64); (uint64_t)i * 64 < hi; i++) {
+	for (size_t i = i0; i <= i1; i++) {
 		uint64_t m = word_mask(i, lo, hi);
 
 		n += (uint64_t)__builtin_popcountll(m & ~a->work[i]);
 		a->work[i] |= m;
 	}
+	runs_end(a, i0, i1, runs);
 	return n;
 }
 
@@ -203,7 +241,10 @@ static void defer_piece(struct r4_alloc *a, uint64_t z, uint64_t lo, uint64_t hi
 
 static void release_piece(struct r4_alloc *a, uint64_t z, uint64_t lo, uint64_t hi)
 {
-	for (size_t i = (size_t)(lo / 64); (uint64_t)i * 64 < hi; i++) {
+	size_t i0 = (size_t)(lo / 64), i1 = (size_t)((hi - 1) / 64);
+	uint64_t runs = runs_begin(a, i0, i1);
+
+	for (size_t i = i0; i <= i1; i++) {
 		uint64_t m = word_mask(i, lo, hi) & a->work[i] & ~a->commit[i] & ~a->defer[i] &
 			     ~pinned(a, z, i);
 		uint64_t n = (uint64_t)__builtin_popcountll(m);
@@ -212,6 +253,7 @@ static void release_piece(struct r4_alloc *a, uint64_t z, uint64_t lo, uint64_t 
 		a->zfree[z] += (uint32_t)n;
 		a->nfree += n;
 	}
+	runs_end(a, i0, i1, runs);
 }
 
 void r4_alloc_mark_used(struct r4_alloc *a, uint64_t start, uint64_t count)
@@ -254,6 +296,11 @@ uint64_t r4_alloc_free_count(const struct r4_alloc *a)
 uint64_t r4_alloc_avail(const struct r4_alloc *a)
 {
 	return a->nfree;
+}
+
+uint64_t r4_alloc_runs(const struct r4_alloc *a)
+{
+	return a->nruns;
 }
 
 uint64_t r4_alloc_committed_free_count(const struct r4_alloc *a)
@@ -427,10 +474,12 @@ int r4_alloc_encode(struct r4_alloc *a, int (*emit)(void *ctx, uint64_t blk, con
 void r4_alloc_apply(struct r4_alloc *a)
 {
 	for (uint64_t z = 0; z < a->nzones; z++) {
-		uint64_t g0 = z * (a->span / 8);
+		uint64_t g0 = z * (a->span / 8), runs;
+		size_t i0 = (size_t)(z * a->span / 64), i1 = (size_t)((zone_end(a, z) - 1) / 64);
 
 		if (!a->zstate[z])
 			continue;
+		runs = runs_begin(a, i0, i1);
 		R4_INVARIANT(defer_ok(a, z));
 		for (uint64_t j = 0; j < a->span / 8; j++) {
 			uint8_t v = (uint8_t)(get_byte(a->work, g0 + j) &
@@ -440,6 +489,7 @@ void r4_alloc_apply(struct r4_alloc *a)
 			set_byte(a->work, g0 + j, v);
 			set_byte(a->defer, g0 + j, 0);
 		}
+		runs_end(a, i0, i1, runs);
 		recount_zone(a, z);
 		R4_INVARIANT(zone_ok(a, z));
 		a->zstate[z] = 0;
@@ -470,12 +520,17 @@ void r4_alloc_abort(struct r4_alloc *a)
 	for (uint64_t z = 0; z < a->nzones; z++) {
 		uint64_t g0 = z * (a->span / 8);
 
+		size_t i0 = (size_t)(z * a->span / 64), i1 = (size_t)((zone_end(a, z) - 1) / 64);
+		uint64_t runs;
+
 		if (!(a->zstate[z] & Z_TOUCHED))
 			continue;
+		runs = runs_begin(a, i0, i1);
 		for (uint64_t j = 0; j < a->span / 8; j++) {
 			set_byte(a->work, g0 + j, get_byte(a->commit, g0 + j));
 			set_byte(a->defer, g0 + j, 0);
 		}
+		runs_end(a, i0, i1, runs);
 		recount_zone(a, z);
 		R4_INVARIANT(zone_ok(a, z));
 		a->zstate[z] &= (uint8_t)~Z_TOUCHED;
@@ -538,6 +593,7 @@ static void count_all(struct r4_alloc *a)
 	}
 	a->commit_free = a->nfree;
 	a->ndefer = 0;
+	a->nruns = run_starts(a, 0, a->nwords - 1);
 }
 
 int r4_alloc_new(uint32_t bs, uint64_t blocks, struct r4_alloc **out)

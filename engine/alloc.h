@@ -82,6 +82,9 @@ bool r4_alloc_is_used(const struct r4_alloc *a, uint64_t blk);
 uint64_t r4_alloc_free_count(const struct r4_alloc *a);
 /* Free blocks this transaction can still allocate (deferred frees are not). */
 uint64_t r4_alloc_avail(const struct r4_alloc *a);
+/* Runs of free blocks this transaction can allocate: new data placed by
+ * r4_alloc_alloc_run in k requests takes at most runs + 2k pieces. */
+uint64_t r4_alloc_runs(const struct r4_alloc *a);
 /* Free blocks in the last committed state (what the super block says). */
 uint64_t r4_alloc_committed_free_count(const struct r4_alloc *a);
 

@@ -76,6 +76,7 @@ struct r4_db {
 	 * until commit places them; the files that got some (by stat-data key) */
 	uint64_t next_fake_data;
 	uint64_t fake_data;	/* fake data blocks alive: free space they will take */
+	uint64_t fake_units;	/* at least the extent units holding them (txn.c) */
 	uint64_t spilled;	/* pages written out early (memory bound), ever */
 	uint64_t flushed_early;	/* nodes written out early (memory bound), ever */
 	r4_key *fake_files;

@@ -212,6 +212,7 @@ void r4_page_discard(struct r4_db *db)
 	pages_clear(db);
 	db->nfake_files = 0;
 	db->fake_data = 0;
+	db->fake_units = 0;
 }
 
 void r4_reg_forget_blocks(struct r4_db *db, uint64_t start, uint64_t count)
@@ -565,11 +566,11 @@ int r4_reg_remove_cost(struct r4_db *db, const struct r4_inode *ino, uint64_t *c
  */
 #define E(db) r4_txn_insert_cost(db)
 
-/* n new (fake) blocks, and, once there is new data, r4_txn_need's room
- * for extent items to grow when it is placed. */
+/* n new (fake) blocks in a unit of their own, and the growth of extent
+ * items when they are placed (r4_txn_fake_cost). */
 static uint64_t fake_cost(const struct r4_db *db, uint64_t n)
 {
-	return n ? n + n / 64 + 1 + (db->fake_data ? 0 : 2 * E(db)) : 0;
+	return r4_txn_fake_cost(db, n, n ? 1 : 0);
 }
 
 /* len bytes written into blocks: each new, or a page of a real one. */
@@ -815,6 +816,7 @@ static int fake_run(struct r4_db *db, uint64_t n, uint64_t *start)
 	*start = db->next_fake_data;
 	db->next_fake_data += n;
 	db->fake_data += n;
+	db->fake_units++;
 	return 0;
 }
 
@@ -1140,8 +1142,11 @@ static int place(struct r4_db *db, bool relocate_all)
 		qsort(pl.over, pl.nover, sizeof(*pl.over), cmp_u64);
 	for (size_t i = 0; i < n && !rc; i++)
 		rc = place_file(&pl, &db->fake_files[i]);
-	if (!rc)
+	if (!rc) {
+		assert(!db->fake_data);
 		db->nfake_files = 0;
+		db->fake_units = 0;
+	}
 	r4_free(pl.over);
 	return rc;
 }
@@ -1626,7 +1631,7 @@ bool r4_reg_fill_next(const struct r4_span *v, size_t n, uint64_t piece, size_t 
 int r4_reg_fill_cost(struct r4_db *db, const struct r4_inode *ino, const struct r4_span *v,
 		     size_t n, uint64_t piece, uint64_t *cost)
 {
-	uint64_t size = ino->sd.sd_size, body, o = n ? v[0].off : 0, k, c = 0, pieces = 0;
+	uint64_t size = ino->sd.sd_size, body, o = n ? v[0].off : 0, k, c = 0, pieces = 0, blocks = 0;
 	bool cc = r4_ccreg_is(ino);
 	enum body_kind kind;
 	struct map m = {0};
@@ -1640,10 +1645,10 @@ int r4_reg_fill_cost(struct r4_db *db, const struct r4_inode *ino, const struct 
 	for (; r4_reg_fill_next(v, n, piece, &i, &o, &k); o += k, pieces++) {
 		uint64_t newsize = R4_MAX(size, o + k);
 
-		/* each piece: its blocks (and the pages of the two it may share
-		 * with its neighbours), the path to them and the stat data (a
-		 * compressed file's clusters of zeros take less) */
-		c += data_cost(db, k) + 2 + 2 * E(db);
+		/* each piece: the blocks it touches, new or a page of one that
+		 * holds data, in a unit of their own (a compressed file's
+		 * clusters of zeros take less) */
+		blocks += (o + k + db->bs - 1) / db->bs - o / db->bs;
 		if (!cc && kind != BODY_EXTENTS && want_tails(db, ino, newsize)) {
 			/* (tails written again whole, each piece) */
 			c += r4_txn_remove_cost(db, body) + tails_cost(db, newsize);
@@ -1656,10 +1661,13 @@ int r4_reg_fill_cost(struct r4_db *db, const struct r4_inode *ino, const struct 
 		}
 		size = newsize;
 	}
-	/* once: the map stored again, grown by 3 units a piece at most; a
-	 * compressed file in mode conv made reg40 whole */
+	/* once: the new blocks, the path to them and the stat data, the map
+	 * stored again (its items now, in as many as it needs, grown by 3
+	 * units a piece at most; the pieces' items between are in nodes
+	 * dirty already); a compressed file in mode conv made reg40 whole */
+	c += r4_txn_fake_cost(db, blocks, pieces) + 2 + 2 * E(db);
 	if (kind == BODY_EXTENTS)
-		c += map_cost(db, m.items + pieces, 3 * (m.n + 3 * pieces) + 3);
+		c += map_cost(db, m.items, 3 * (m.n + 3 * pieces) + 3);
 	if (cc && ino->cmode == R4_CMODE_CONV)
 		c += r4_txn_remove_cost(db, body) + data_cost(db, size) + map_cost(db, 0, 4 + 3 * pieces);
 	*cost = c;
@@ -1678,6 +1686,7 @@ static int map_hole(struct r4_db *db, struct map *m, uint64_t a, uint64_t b)
 	uint64_t idx = 0;
 	int rc = 0;
 
+	db->fake_units++;	/* (a unit of new data cut in two) */
 	for (size_t i = 0; i < m->n && !rc; idx += m->e[i++].ex_width) {
 		struct r4_extent u = m->e[i];
 		uint64_t from = R4_MAX(idx, a), to = R4_MIN(idx + u.ex_width, b);
@@ -1723,10 +1732,11 @@ static int extent_punch(struct r4_db *db, struct r4_inode *ino, uint64_t off, ui
 	int rc;
 
 	/* the map stored again with 2 units more at most (a unit cut in
-	 * three), and the pages of the two edge blocks */
+	 * three: of new data, two to place), and the pages of the two edge
+	 * blocks */
 	if ((rc = map_load(db, ino, &m)) ||
-	    (rc = r4_txn_grab(db, map_cost(db, m.items, m.n + 2) + data_cost(db, 2 * bs) + E(db),
-			      true)))
+	    (rc = r4_txn_grab(db, map_cost(db, m.items, m.n + 2) + data_cost(db, 2 * bs) +
+				      r4_txn_fake_cost(db, 0, 1) + E(db), true)))
 		goto out;
 	for (int side = 0; side < 2 && !rc; side++) {
 		uint64_t a = side ? last * bs : off, b = side ? end : R4_MIN(end, first * bs);
@@ -1802,6 +1812,7 @@ static int map_splice(struct r4_db *db, struct map *m, uint64_t a, uint64_t n, b
 	struct map out = {0};
 	int rc = 0;
 
+	db->fake_units++;	/* (a unit of new data cut in two) */
 	for (size_t i = 0; i < m->n && !rc; idx += m->e[i++].ex_width) {
 		struct r4_extent u = m->e[i];
 		uint64_t end = idx + u.ex_width, rest = R4_MAX(idx, from);
@@ -1851,8 +1862,10 @@ int r4_reg_shift(struct r4_db *db, struct r4_inode *ino, uint64_t off, uint64_t 
 			goto out;
 	} else if ((rc = map_load(db, ino, &m)) ||
 		   /* the map stored again, 2 units more at most (a unit cut in
-		    * two, a hole put between); a collapse is a removal */
-		   (rc = r4_txn_grab(db, map_cost(db, m.items, m.n + 2) + E(db), !insert)) ||
+		    * two, a hole put between; of new data, two to place); a
+		    * collapse is a removal */
+		   (rc = r4_txn_grab(db, map_cost(db, m.items, m.n + 2) + r4_txn_fake_cost(db, 0, 1) +
+					     E(db), !insert)) ||
 		   (rc = map_splice(db, &m, off / bs, len / bs, insert)) ||
 		   (rc = map_fit(db, &m, newsize)) || (rc = map_store(db, ino, &m))) {
 		goto out;

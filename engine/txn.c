@@ -115,6 +115,24 @@ uint64_t r4_txn_remove_cost(const struct r4_db *db, uint64_t items)
 	return items ? 2 * items + 2 * (uint64_t)db->height : 0;
 }
 
+/* What placing `fake` new data blocks, held by `units` extent units, adds
+ * to the extent items: a unit a piece placed, and r4_alloc_alloc_run
+ * places them in no more pieces than blocks, nor than the free space's
+ * runs and two a unit (alloc.h).  As r4_txn_tree_cost, generously: a
+ * block for 64 units, a path split for each item grown. */
+static uint64_t fake_growth(const struct r4_db *db, uint64_t fake, uint64_t units)
+{
+	uint64_t pieces = R4_MIN(fake, r4_alloc_runs(db->alloc) + 2 * units);
+
+	return fake ? pieces / 64 + 1 + 2 * r4_txn_insert_cost(db) : 0;
+}
+
+uint64_t r4_txn_fake_cost(const struct r4_db *db, uint64_t n, uint64_t units)
+{
+	return n + fake_growth(db, db->fake_data + n, db->fake_units + units) -
+	       fake_growth(db, db->fake_data, db->fake_units);
+}
+
 uint64_t r4_txn_need(const struct r4_db *db)
 {
 	uint64_t bitmaps = r4_format_bitmap_count(db->bs, db->block_count);
@@ -126,10 +144,7 @@ uint64_t r4_txn_need(const struct r4_db *db)
 	uint64_t cap = r4_wr_capacity(db->bs);
 
 	blocks += bitmaps + 1 + (over + cap - 1) / cap + 1;
-	/* new data placed in runs the free space has: its extent items grow */
-	if (db->fake_data)
-		blocks += db->fake_data / 64 + 2 * r4_txn_insert_cost(db);
-	return blocks;
+	return blocks + fake_growth(db, db->fake_data, db->fake_units);
 }
 
 uint64_t r4_txn_reserve(const struct r4_db *db)

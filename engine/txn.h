@@ -97,6 +97,9 @@ uint64_t r4_txn_tree_cost(const struct r4_db *db, uint64_t items, uint64_t bytes
 /* items removed (in a row): the nodes holding them and those above. */
 uint64_t r4_txn_remove_cost(const struct r4_db *db, uint64_t items);
 uint64_t r4_txn_need(const struct r4_db *db);
+/* What n more new data blocks, in `units` more extent units, add to it:
+ * the blocks, and the growth of extent items when they are placed. */
+uint64_t r4_txn_fake_cost(const struct r4_db *db, uint64_t n, uint64_t units);
 /* What only removals may use. */
 uint64_t r4_txn_reserve(const struct r4_db *db);
 /* Blocks the transaction can allocate beyond its need. */

@@ -141,3 +141,22 @@ EOF
 	run cat "$T/err"
 	assert_output 'r4fuse: errors=bogus: want remount-ro or continue'
 }
+
+@test "fallocate of all but 512 KiB of what df says is free succeeds, and the volume is full (generic/103)" {
+	mount_r4_fg
+	for i in $(seq 16); do touch "$MNT/f.$i"; done
+	avail=$(df -P -k "$MNT" | awk 'NR == 2 { print $4 }')
+	want=$(( (avail - 512) * 1024 ))
+	fallocate -l "$want" "$MNT/spc"
+	run stat -c %s "$MNT/spc"
+	assert_output "$want"
+	run df -P -k "$MNT"
+	assert_line --index 1 --regexp ' [0-9]{1,3} +100% '
+	# what is left is little, and reports so; removal works
+	run fallocate -l 4M "$MNT/more"
+	assert_output --partial 'No space left on device'
+	rm "$MNT"/f.*
+	umount_r4
+	"$R4" cat "$IMG" /spc | cmp - <(head -c "$want" /dev/zero)
+	fsck_reiser4 "$IMG"
+}

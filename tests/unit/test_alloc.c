@@ -315,12 +315,14 @@ static void test_model(unsigned long seed)
 			memcpy(work, comm, sizeof(work));
 			memset(defr, 0, sizeof(defr));
 		}
-		uint64_t nf = 0;
+		uint64_t nf = 0, runs = 0;
 		for (uint64_t i = 0; i < N; i++) {
 			bad += r4_alloc_is_used(a, i) != work[i];
 			nf += !work[i] || defr[i];
+			runs += !work[i] && (i == 0 || work[i - 1]);
 		}
 		bad += nf != r4_alloc_free_count(a);
+		bad += runs != r4_alloc_runs(a);
 	}
 	if (bad)
 		fprintf(stderr, "model: mismatch at op %d (R4_SEED=%lu)\n", op, seed);

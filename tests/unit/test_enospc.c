@@ -1167,6 +1167,78 @@ static void test_free_then_write(void)
 	r4_close(db);
 }
 
+/*
+ * Free space in runs of 5 blocks (a volume of 5-block files, every other
+ * one deleted): new data is placed in a run each 5 blocks, and its extent
+ * items grow by a unit each.  What a transaction is promised
+ * still commits; then, the scattered files gone, nearly every free block
+ * can be promised to a fallocate.
+ */
+static void test_scattered(void)
+{
+	struct model m = {0};
+	struct stats s = {0};
+	struct txn t = {0};
+	r4_db *db = fresh(8);
+	char path[32];
+	uint64_t got, free1;
+	r4_file *h;
+	int rc = 0;
+
+	if (!db)
+		return;
+	for (unsigned n = 0; !rc; ) {
+		txn_begin(db, &t, &m);
+		t.keep = true;
+		for (unsigned k = 0; k < 256 && !rc; k++, n++) {
+			snprintf(path, sizeof(path), "/s%05u", n);
+			rc = op_make(db, &t.pend, path, 5 * BS, n);
+		}
+		rc = txn_end(db, &t, &m, rc, &s);
+	}
+	txn_begin(db, &t, &m);
+	for (size_t i = t.pend.n; i-- > 0;)
+		if (i % 2 == 0)
+			CHECK_RC(op_unlink(db, &t.pend, i));
+	CHECK_RC(txn_end(db, &t, &m, 0, &s));
+	CHECK_RC(r4_sync(db));
+	free1 = bavail(db);
+	txn_begin(db, &t, &m);
+	t.keep = true;
+	CHECK_RC(op_create(db, &t.pend, "/big"));
+	got = promise_all(db, &t.pend, t.pend.n - 1, 77) / BS;
+	CHECK_EQ(txn_end(db, &t, &m, -ENOSPC, &s), -ENOSPC);	/* (commits) */
+	printf("scattered: %zu 5-block files left, %llu blocks free for new data, %llu "
+	       "promised in one transaction and committed\n", m.n - 1, (unsigned long long)free1,
+	       (unsigned long long)got);
+	CHECK(got * 10 > free1 * 9);
+	CHECK_EQ(verify(db, &m, true, "scattered"), 0);
+	fsck_clean(db, "scattered");
+	/* the rest deleted, their runs free again: a fallocate of all but
+	 * 128 blocks of the free space (in runs of 5 blocks, and the rest) */
+	txn_begin(db, &t, &m);
+	for (size_t i = t.pend.n; i-- > 0;)
+		if (t.pend.f[i].path[1] == 's')
+			CHECK_RC(op_unlink(db, &t.pend, i));
+	CHECK_RC(txn_end(db, &t, &m, 0, &s));
+	CHECK_RC(r4_sync(db));
+	free1 = bavail(db);
+	CHECK_RC(r4_file_open(db, "/big", &h));
+	if (h) {
+		CHECK_RC(r4_file_fallocate(h, 0, m.f[0].size, (free1 - 128) * BS));
+		r4_file_close(h);
+		model_resize(&m.f[0], m.f[0].size + (free1 - 128) * BS);
+	}
+	CHECK_EQ(m.n, 1);
+	CHECK_EQ(verify(db, &m, true, "a fallocate of nearly all"), 0);
+	printf("scattered, the rest deleted: a fallocate of %llu blocks, %llu free\n",
+	       (unsigned long long)(free1 - 128), (unsigned long long)free1);
+	fsck_clean(db, "a fallocate of nearly all");
+	txn_fini(&t);
+	model_free(&m);
+	r4_close(db);
+}
+
 /* ---- random: changes near full against the model ---- */
 
 static uint64_t rng;
@@ -1370,7 +1442,8 @@ int main(void)
 	} parts[] = {
 		{"one_txn", test_one_txn}, {"refusals", test_refusals},
 		{"fill_txns", test_fill_txns}, {"full_delete", test_full_delete},
-		{"free_then_write", test_free_then_write}, {"random", test_random},
+		{"free_then_write", test_free_then_write}, {"scattered", test_scattered},
+		{"random", test_random},
 	};
 	const char *only = getenv("R4_ENOSPC_PART");	/* one part, by name */
 
