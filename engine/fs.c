@@ -465,40 +465,64 @@ static int acl_new(struct r4_db *db, const struct r4_stat *d, uint32_t *mode,
 	return rc;
 }
 
-/* A new object named a->name; its stat, and its key, to those not NULL.
- * In a directory with a default ACL it gets its ACLs (acl_new). */
-static int make_at(struct r4_db *db, struct at *a, const struct r4_sd *tmpl, struct r4_stat *st,
-		   r4_key *key)
+/* A new object from tmpl as name in dir, before any change: its stat
+ * data *t (in a directory with a default ACL, with its ACLs' mode:
+ * acl_new), its attributes x (r4_xattr_fini them) and what making it
+ * grabs (*cost). */
+static int make_plan(struct r4_db *db, const struct r4_inode *dir, const char *name, size_t len,
+		     const struct r4_sd *tmpl, struct r4_sd *t, struct r4_xattrs *x, uint64_t *cost)
 {
-	struct r4_xattrs x = {0};
-	struct r4_sd t = *tmpl;
-	struct r4_inode ino;
 	struct r4_stat d;
-	uint32_t mode = t.sd_mode;
-	uint64_t cost = 0;
+	uint32_t mode = tmpl->sd_mode;
 	int rc;
 
-	if (r4_ns_dot(a->name, a->len))
+	if (r4_ns_dot(name, len))
 		return -EEXIST;
-	if ((rc = r4_perm_flags_add(r4_perm_flags_of(&a->dir.sd))))
+	if ((rc = r4_perm_flags_add(r4_perm_flags_of(&dir->sd))))
 		return rc;
-	r4_fs_stat_of(db, &a->dir, &d);
-	if ((rc = acl_new(db, &d, &mode, &x)) ||
-	    (x.b.len && (rc = r4_xattr_make_cost(db, db->next_oid, x.b.len, &cost))))
-		goto out;
-	t.sd_mode = (uint16_t)mode;
-	/* stat data, entry, directory; the attributes */
-	if ((rc = grab_entry(db, a, 3 * E(db) + cost)) ||
-	    (rc = r4_obj_create(db, &a->dir, a->name, a->len, &t, &ino)))
-		goto out;
+	r4_fs_stat_of(db, dir, &d);
+	*cost = 0;
+	if ((rc = acl_new(db, &d, &mode, x)) ||
+	    (x->b.len && (rc = r4_xattr_make_cost(db, db->next_oid, x->b.len, cost))))
+		return rc;
+	*t = *tmpl;
+	t->sd_mode = (uint16_t)mode;
+	*cost += 3 * E(db);	/* stat data, entry, directory; the attributes */
+	return 0;
+}
+
+/* ... made, once grabbed for; its stat, and its key, to those not NULL. */
+static int make_done(struct r4_db *db, struct r4_inode *dir, const char *name, size_t len,
+		     const struct r4_sd *t, const struct r4_xattrs *x, struct r4_stat *st,
+		     r4_key *key)
+{
+	struct r4_inode ino;
+	int rc = r4_obj_create(db, dir, name, len, t, &ino);
+
+	if (rc)
+		return rc;
 	if (st)
 		r4_fs_stat_of(db, &ino, st);
 	if (key)
 		*key = ino.sdkey;
-	if (x.b.len)
-		rc = xattrs_after(db, r4_key_objectid(&ino.sdkey), &x);
+	if (x->b.len)
+		rc = xattrs_after(db, r4_key_objectid(&ino.sdkey), x);
 	r4_obj_fini(&ino);
-out:
+	return rc;
+}
+
+/* A new object named a->name (make_plan, make_done). */
+static int make_at(struct r4_db *db, struct at *a, const struct r4_sd *tmpl, struct r4_stat *st,
+		   r4_key *key)
+{
+	struct r4_xattrs x = {0};
+	struct r4_sd t;
+	uint64_t cost;
+	int rc;
+
+	if (!(rc = make_plan(db, &a->dir, a->name, a->len, tmpl, &t, &x, &cost)) &&
+	    !(rc = grab_entry(db, a, cost)))
+		rc = make_done(db, &a->dir, a->name, a->len, &t, &x, st, key);
 	r4_xattr_fini(&x);
 	return rc;
 }
@@ -2118,7 +2142,44 @@ struct rename_ctx {
 	size_t flen, tlen;
 	bool have_dst, same_dir;
 	struct r4_audit *au;	/* the handle call: for the acting identity, recorded */
+	struct r4_sd wt;	/* R4_RENAME_WHITEOUT: the whiteout's stat data, */
+	struct r4_xattrs wx;	/* its attributes (make_plan) */
 };
+
+/* renameat2(2)'s flags: EXCHANGE alone, the others in any mix. */
+static int check_rename_flags(unsigned flags)
+{
+	unsigned all = R4_RENAME_NOREPLACE | R4_RENAME_EXCHANGE | R4_RENAME_WHITEOUT;
+
+	return (flags & ~all) || ((flags & R4_RENAME_EXCHANGE) && flags != R4_RENAME_EXCHANGE)
+	       ? -EINVAL : 0;
+}
+
+static void rename_fini(struct rename_ctx *r)
+{
+	r4_obj_fini(&r->fdir);
+	r4_obj_fini(&r->tdir);
+	r4_obj_fini(&r->src);
+	r4_obj_fini(&r->dst);
+	r4_xattr_fini(&r->wx);
+}
+
+/* The whiteout RENAME_WHITEOUT leaves at the old name: a character
+ * device 0:0 with mode 0, made as a new object there (its owner, a
+ * default ACL's), and what making it grabs (*cost). */
+static int whiteout_plan(struct r4_db *db, struct rename_ctx *r, uint64_t *cost)
+{
+	struct r4_newobj o = {S_IFCHR, 0, 0, 0, NULL};
+	struct r4_stat d;
+	struct r4_sd t;
+	int rc;
+
+	r4_fs_stat_of(db, &r->fdir, &d);
+	r4_perm_new(r4_perm_actor(db), &d, r4_fs_default_acl(db, &d), &o.mode, &o.uid, &o.gid);
+	if ((rc = newobj_tmpl(&o, &t)))
+		return rc;
+	return make_plan(db, &r->fdir, r->fname, r->flen, &t, &r->wt, &r->wx, cost);
+}
 
 static int rename_exchange(struct r4_db *db, struct rename_ctx *r)
 {
@@ -2258,6 +2319,7 @@ static int rename_audit(struct r4_db *db, struct rename_ctx *r, unsigned flags)
 /* rename(2) with r's directories loaded and its names set. */
 static int rename_at(struct r4_db *db, struct rename_ctx *r, unsigned flags)
 {
+	uint64_t wcost = 0;
 	r4_key k;
 	int rc;
 
@@ -2279,13 +2341,18 @@ static int rename_at(struct r4_db *db, struct rename_ctx *r, unsigned flags)
 		if (!r4_key_cmp(&r->src.sdkey, &r->dst.sdkey))
 			return 1;	/* same object: rename(2) does nothing */
 	}
-	if ((rc = rename_checks(db, r, flags)) || (r->au && (rc = rename_audit(db, r, flags))))
+	if ((rc = rename_checks(db, r, flags)) || (r->au && (rc = rename_audit(db, r, flags))) ||
+	    ((flags & R4_RENAME_WHITEOUT) && (rc = whiteout_plan(db, r, &wcost))))
 		return rc;
-	/* two entries, four stat data, a "..", and what the name replaced held */
+	/* two entries, four stat data, a "..", and what the name replaced
+	 * held; a whiteout is no removal's, and may not take the reserve */
 	if ((rc = r->have_dst && !(flags & R4_RENAME_EXCHANGE) ? grab_drop(db, &r->dst, 4 * E(db))
-		  : r4_txn_grab(db, 7 * E(db), true)))
+		  : r4_txn_grab(db, 7 * E(db), true)) ||
+	    (wcost && (rc = r4_txn_grab(db, wcost, false))))
 		return rc;
 	rc = (flags & R4_RENAME_EXCHANGE) ? rename_exchange(db, r) : rename_move(db, r);
+	if (!rc && (flags & R4_RENAME_WHITEOUT))
+		rc = make_done(db, &r->fdir, r->fname, r->flen, &r->wt, &r->wx, NULL, NULL);
 	if (rc)
 		return rc;
 	/* both directories' entries changed, and the objects moved (the one
@@ -2325,19 +2392,14 @@ int r4_rename(r4_db *db, const char *from, const char *to, unsigned flags)
 	struct r4_txn_op op;
 	int rc;
 
-	if ((flags & ~3u) || flags == 3)
-		return -EINVAL;
-	if ((rc = check_path(from)) || (rc = check_path(to)) ||
+	if ((rc = check_rename_flags(flags)) || (rc = check_path(from)) || (rc = check_path(to)) ||
 	    (rc = r4_txn_op_begin(db, &op)))
 		return rc;
 	memset(&r, 0, sizeof(r));
 	rc = rename_in(db, &r, from, to, flags);
 	if (rc == 1)
 		rc = 0;
-	r4_obj_fini(&r.fdir);
-	r4_obj_fini(&r.tdir);
-	r4_obj_fini(&r.src);
-	r4_obj_fini(&r.dst);
+	rename_fini(&r);
 	return r4_txn_op_end(db, &op, rc);
 }
 
@@ -2506,9 +2568,7 @@ int r4_file_rename(r4_file *fdir, const char *fname, size_t flen, r4_file *tdir,
 	struct r4_txn_op op;
 	int rc;
 
-	if ((flags & ~3u) || flags == 3)
-		return -EINVAL;
-	if ((rc = r4_txn_op_begin(db, &op)))
+	if ((rc = check_rename_flags(flags)) || (rc = r4_txn_op_begin(db, &op)))
 		return rc;
 	memset(&r, 0, sizeof(r));
 	r.au = &au;
@@ -2527,10 +2587,7 @@ int r4_file_rename(r4_file *fdir, const char *fname, size_t flen, r4_file *tdir,
 		}
 	}
 	r4_audit_fini(&au);
-	r4_obj_fini(&r.fdir);
-	r4_obj_fini(&r.tdir);
-	r4_obj_fini(&r.src);
-	r4_obj_fini(&r.dst);
+	rename_fini(&r);
 	return r4_txn_op_end(db, &op, rc);
 }
 

@@ -597,7 +597,7 @@ static void fb_rename(fuse_req_t req, fuse_ino_t parent, const char *name, fuse_
 		rc = -EINVAL;
 		goto out;
 	}
-	if ((flags & ~(unsigned)(RENAME_NOREPLACE | RENAME_EXCHANGE))) {
+	if ((flags & ~(unsigned)(RENAME_NOREPLACE | RENAME_EXCHANGE | RENAME_WHITEOUT))) {
 		rc = -EINVAL;
 		goto out;
 	}
@@ -608,7 +608,8 @@ static void fb_rename(fuse_req_t req, fuse_ino_t parent, const char *name, fuse_
 	if (CHANGE("rename", r4_file_rename(p->obj, name, strlen(name), q->obj, newname,
 					     strlen(newname),
 					     (flags & RENAME_NOREPLACE ? R4_RENAME_NOREPLACE : 0) |
-					     (flags & RENAME_EXCHANGE ? R4_RENAME_EXCHANGE : 0))))
+					     (flags & RENAME_EXCHANGE ? R4_RENAME_EXCHANGE : 0) |
+					     (flags & RENAME_WHITEOUT ? R4_RENAME_WHITEOUT : 0))))
 		goto out;
 	/* the nodes follow their objects (and their engine handles the way
 	 * they are reached now) */

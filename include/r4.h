@@ -272,9 +272,13 @@ int r4_link(r4_db *db, const char *oldpath, const char *newpath);
 int r4_unlink(r4_db *db, const char *path);	/* -EISDIR for a directory */
 int r4_rmdir(r4_db *db, const char *path);	/* -ENOTEMPTY, -ENOTDIR, -EBUSY for "/" */
 
-enum { R4_RENAME_NOREPLACE = 1, R4_RENAME_EXCHANGE = 2 };
+enum { R4_RENAME_NOREPLACE = 1, R4_RENAME_EXCHANGE = 2, R4_RENAME_WHITEOUT = 4 };
 /* rename(2) semantics: over a file or an empty directory; -EINVAL into its
- * own subtree; flags as renameat2(2). */
+ * own subtree; flags as renameat2(2).  R4_RENAME_WHITEOUT leaves at the
+ * old name, in the same operation, a whiteout: a character device 0:0
+ * with mode 0, owned as a new object of the identity r4_act_as set (else
+ * 0:0); with R4_RENAME_EXCHANGE -EINVAL.  It is no removal: it may not
+ * use the reserve kept for removals (-ENOSPC, nothing changed). */
 int r4_rename(r4_db *db, const char *from, const char *to, unsigned flags);
 
 /* Read up to len bytes at off (holes read as zeros); *got < len at EOF. */

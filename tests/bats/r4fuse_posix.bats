@@ -3,7 +3,7 @@
 # that failed saw it: generic/309 (a rename's times), generic/258 (times
 # before 1970), generic/683 and 685 (set-id bits after fallocate),
 # generic/676 (seekdir in a large directory), generic/126 (execute
-# without read).
+# without read), generic/078 (renameat2's RENAME_WHITEOUT).
 
 setup() {
 	load helper
@@ -16,7 +16,8 @@ teardown() {
 	r4_teardown
 }
 
-# renameat2(2) with flags (2: RENAME_EXCHANGE), through perl's syscall
+# renameat2(2) with flags (1: RENAME_NOREPLACE, 2: RENAME_EXCHANGE, 4:
+# RENAME_WHITEOUT), through perl's syscall
 renameat2() {
 	local nr
 	case $(uname -m) in
@@ -184,5 +185,66 @@ OUT
 	run setpriv --reuid=65534 --regid=65534 --clear-groups "$MNT/t"
 	assert_failure
 	assert_output --partial 'Permission denied'
+	umount_r4
+}
+
+@test "generic/078: RENAME_WHITEOUT moves the file and leaves a character device 0:0 at its name" {
+	mount_r4
+	mkdir -p "$MNT/d1/sub" "$MNT/d2"
+	echo one >"$MNT/d1/a"
+	echo two >"$MNT/d2/b"
+	ino=$(stat -c %i "$MNT/d1/a")
+	renameat2 "$MNT/d1/a" "$MNT/d2/b" 4	# over b, to another directory
+	run stat -c '%F %t:%T %a %h %u:%g %s' "$MNT/d1/a"
+	assert_output 'character special file 0:0 0 1 0:0 0'
+	run stat -c '%i %h' "$MNT/d2/b"
+	assert_output "$ino 1"
+	run cat "$MNT/d2/b"
+	assert_output one
+	# NOREPLACE too, to a free name; a directory
+	renameat2 "$MNT/d2/b" "$MNT/d2/c" 5
+	renameat2 "$MNT/d1/sub" "$MNT/d2/sub" 4
+	# refused: NOREPLACE onto a name (a whiteout), EXCHANGE with WHITEOUT
+	run renameat2 "$MNT/d2/c" "$MNT/d1/a" 5
+	assert_failure
+	assert_output 'File exists'
+	run renameat2 "$MNT/d2/c" "$MNT/d1/a" 6
+	assert_failure
+	assert_output 'Invalid argument'
+	check() {
+		stat -c '%n %F %t:%T %h' "$MNT/d1/a" "$MNT/d1/sub" "$MNT/d2/b" "$MNT/d2/c" \
+			"$MNT/d2/sub" "$MNT/d1" "$MNT/d2"
+		ls "$MNT/d1" "$MNT/d2"
+		cat "$MNT/d2/c"
+	}
+	want=$(cat <<OUT
+$MNT/d1/a character special file 0:0 1
+$MNT/d1/sub character special file 0:0 1
+$MNT/d2/b character special file 0:0 1
+$MNT/d2/c regular file 0:0 1
+$MNT/d2/sub directory 0:0 2
+$MNT/d1 directory 0:0 2
+$MNT/d2 directory 0:0 3
+$MNT/d1:
+a
+sub
+
+$MNT/d2:
+b
+c
+sub
+one
+OUT
+	)
+	run check
+	assert_output "$want"
+	umount_r4
+	run "$R4" fsck "$IMG"
+	assert_success
+	fsck_reiser4 "$IMG"
+	# as stored: the next mount sees the same
+	mount_r4
+	run check
+	assert_output "$want"
 	umount_r4
 }

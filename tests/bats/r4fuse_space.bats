@@ -4,7 +4,8 @@
 # writes, and can always be emptied; a commit that fails makes every
 # fsync and close of a file whose changes were lost say so, once per
 # descriptor, turns the mount read-only and names what was lost; a file
-# the lost group made answers ESTALE, never another file's bytes.
+# the lost group made answers ESTALE, never another file's bytes; a
+# rename with RENAME_WHITEOUT on a full volume (generic/626).
 
 setup() {
 	load helper
@@ -158,5 +159,45 @@ EOF
 	rm "$MNT"/f.*
 	umount_r4
 	"$R4" cat "$IMG" /spc | cmp - <(head -c "$want" /dev/zero)
+	fsck_reiser4 "$IMG"
+}
+
+@test "generic/626: RENAME_WHITEOUT on a full volume is refused, nothing changed; a plain rename is done" {
+	[ "$(uname -m)" = x86_64 ] || skip "renameat2's syscall number: x86_64's here"
+	mount_r4
+	for i in $(seq 0 63); do echo "$i" >"$MNT/src$i"; done
+	run dd if=/dev/zero of="$MNT/fill" bs=1M conv=fsync
+	assert_output --partial 'No space left on device'
+	run perl -e 'for my $i (1 .. 10000) {
+			open(my $f, ">", "$ARGV[0]/e$i") or do { print "$!\n"; exit 0 } }' "$MNT"
+	assert_output 'No space left on device'
+	# renameat2(srcI, dstI, RENAME_WHITEOUT) of each, then one without it
+	r2() {
+		perl -e 'my ($d, $fl) = (shift, shift);
+			for (@ARGV) { my ($a, $b) = split /:/;
+				print syscall(316, -100, "$d/$a", -100, "$d/$b", $fl + 0) ? "$!\n" : "ok\n" }' "$@"
+	}
+	run r2 "$MNT" 4 $(for i in $(seq 0 63); do echo "src$i:dst$i"; done)
+	assert_output "$(for i in $(seq 0 63); do echo 'No space left on device'; done)"
+	run r2 "$MNT" 0 src0:moved
+	assert_output ok
+	umount_r4
+	mount_r4
+	run ls "$MNT"
+	refute_line --regexp '^dst'
+	for i in $(seq 1 63); do
+		[ "$(stat -c %F "$MNT/src$i")" = 'regular file' ] && [ "$(cat "$MNT/src$i")" = "$i" ]
+	done
+	run cat "$MNT/moved"
+	assert_output 0
+	# with room again
+	rm "$MNT/fill"
+	run r2 "$MNT" 4 src1:dst1
+	assert_output ok
+	run stat -c '%F %t:%T' "$MNT/src1"
+	assert_output 'character special file 0:0'
+	umount_r4
+	run "$R4" fsck "$IMG"
+	assert_success
 	fsck_reiser4 "$IMG"
 }

@@ -1,6 +1,6 @@
 /*
  * test_api.c - exact outcomes of the fs API's rules: errnos of refusals,
- * renameat2 flags, nlink bookkeeping, st_blocks, nanosecond times, the
+ * renameat2 flags (RENAME_WHITEOUT's whiteouts), nlink bookkeeping, st_blocks, nanosecond times, the
  * readdir cursor across changes, transactions (abort restores, a failure
  * after a change poisons), and images byte-for-byte untouched by a
  * refused or aborted change; the helpers r4.h offers programs too
@@ -1071,6 +1071,137 @@ static void test_collisions(void)
 		CHECK(fsck == 1);
 }
 
+/* path is a whiteout: a character device 0:0 with mode 0, owned uid:gid. */
+static void check_whiteout(r4_db *db, const char *path, uint32_t uid, uint32_t gid)
+{
+	struct r4_stat st;
+
+	CHECK_RC(r4_stat(db, path, &st));
+	CHECK_EQ(st.mode, S_IFCHR);
+	CHECK_EQ(st.rdev, 0);
+	CHECK_EQ(st.nlink, 1);
+	CHECK_EQ(st.size, 0);
+	CHECK(st.uid == uid && st.gid == gid);
+}
+
+/* The file at path holds exactly want (at most 15 bytes). */
+static bool holds(r4_db *db, const char *path, const char *want)
+{
+	char buf[16];
+	size_t got = 0;
+
+	return !r4_read(db, path, 0, buf, sizeof(buf), &got) && got == strlen(want) &&
+	       !memcmp(buf, want, got);
+}
+
+static uint64_t objects(r4_db *db)
+{
+	struct r4_info in;
+
+	CHECK_RC(r4_info(db, &in));
+	return in.file_count;
+}
+
+/*
+ * renameat2's RENAME_WHITEOUT: the object moves as without the flag (over
+ * another name, refused by NOREPLACE; a directory to another parent), and
+ * in the same operation a whiteout takes its old name, owned as a new
+ * object of the acting identity there (a setgid directory's group).
+ * EXCHANGE with it is EINVAL.  On a full volume it is refused (it makes
+ * an object: it may not take the removals' reserve) and the image is
+ * untouched, where a plain rename is done.
+ */
+static void test_rename_whiteout(void)
+{
+	struct r4_ident who = {1000, 1000, NULL, 0, 022};
+	struct r4_setattr sa = {.mask = R4_SET_MODE | R4_SET_GID, .mode = 02777, .gid = 77};
+	struct r4_stat a, w, w2, st;
+	r4_file *root = NULL, *fw, *fw2;
+	unsigned long long sum;
+	uint64_t n0;
+	r4_db *db = fresh();
+
+	if (!db)
+		return;
+	CHECK_RC(t_run(db, "/..new/(name <- \"w\"; type <- directory); /w/a <- \"AAAA\"; "
+		      "/w/c <- \"CC\""));
+	CHECK_RC(r4_stat(db, "/w/a", &a));
+	CHECK_RC(r4_stat(db, "/w", &w));
+	n0 = objects(db);
+	/* to a new name */
+	CHECK_RC(r4_rename(db, "/w/a", "/w/b", R4_RENAME_WHITEOUT));
+	check_whiteout(db, "/w/a", 0, 0);
+	CHECK_RC(r4_stat(db, "/w/b", &st));
+	CHECK_EQ(st.ino, a.ino);
+	CHECK(holds(db, "/w/b", "AAAA"));
+	CHECK_RC(r4_stat(db, "/w", &st));
+	CHECK(st.size == w.size + 1 && st.nlink == w.nlink);
+	CHECK_EQ(objects(db), n0 + 1);
+	/* over another file, which goes */
+	CHECK_RC(r4_rename(db, "/w/b", "/w/c", R4_RENAME_WHITEOUT));
+	check_whiteout(db, "/w/b", 0, 0);
+	CHECK(holds(db, "/w/c", "AAAA"));
+	CHECK_EQ(objects(db), n0 + 1);
+	/* refusals change nothing */
+	CHECK_EQ(r4_rename(db, "/w/c", "/w/a", R4_RENAME_WHITEOUT | R4_RENAME_NOREPLACE), -EEXIST);
+	CHECK_EQ(r4_rename(db, "/w/c", "/w/a", R4_RENAME_WHITEOUT | R4_RENAME_EXCHANGE), -EINVAL);
+	CHECK_EQ(r4_rename(db, "/w/c", "/w/x", 8), -EINVAL);
+	CHECK_EQ(r4_rename(db, "/w/none", "/w/x", R4_RENAME_WHITEOUT), -ENOENT);
+	CHECK(holds(db, "/w/c", "AAAA"));
+	check_whiteout(db, "/w/a", 0, 0);
+	CHECK_EQ(r4_stat(db, "/w/x", &st), -ENOENT);
+	CHECK_EQ(objects(db), n0 + 1);
+	/* NOREPLACE onto a free name */
+	CHECK_RC(r4_rename(db, "/w/c", "/w/e", R4_RENAME_WHITEOUT | R4_RENAME_NOREPLACE));
+	check_whiteout(db, "/w/c", 0, 0);
+	CHECK(holds(db, "/w/e", "AAAA"));
+	/* a directory to another parent, by the handle call as an identity,
+	 * out of a setgid directory */
+	CHECK_RC(r4_setattr(db, "/w", &sa));
+	CHECK_RC(r4_mkdir(db, "/w/d", 0777, 0, 0));
+	CHECK_RC(r4_mkdir(db, "/w/d/sub", 0755, 0, 0));
+	CHECK_RC(r4_mkdir(db, "/w2", 0777, 0, 0));
+	CHECK_RC(r4_stat(db, "/w", &w));
+	CHECK_RC(r4_stat(db, "/w2", &w2));
+	CHECK_RC(r4_act_as(db, &who, 0));
+	CHECK_RC(r4_file_root(db, &root));
+	fw = t_at(root, "w");
+	fw2 = t_at(root, "w2");
+	CHECK_EQ(r4_file_rename(fw, "d", 1, fw2, "d", 1, R4_RENAME_WHITEOUT | R4_RENAME_EXCHANGE),
+		 -EINVAL);
+	CHECK_RC(r4_file_rename(fw, "d", 1, fw2, "d", 1, R4_RENAME_WHITEOUT));
+	CHECK_RC(r4_act_as(db, NULL, 0));
+	check_whiteout(db, "/w/d", 1000, 77);
+	CHECK_RC(r4_stat(db, "/w2/d/sub", &st));
+	CHECK_RC(r4_stat(db, "/w2/d/..", &st));
+	CHECK_EQ(st.ino, w2.ino);
+	CHECK_RC(r4_stat(db, "/w", &st));
+	CHECK_EQ(st.nlink, w.nlink - 1);
+	CHECK_RC(r4_stat(db, "/w2", &st));
+	CHECK_EQ(st.nlink, w2.nlink + 1);
+	r4_file_close(fw);
+	r4_file_close(fw2);
+	r4_file_close(root);
+	check_clean(db);
+	/* a full volume */
+	t_fill(db, "/fill");
+	CHECK_RC(r4_sync(db));
+	sum = image_sum();
+	n0 = objects(db);
+	CHECK_EQ(r4_rename(db, "/w/e", "/w/f", R4_RENAME_WHITEOUT), -ENOSPC);
+	CHECK(!r4_in_txn(db));
+	CHECK(image_sum() == sum);
+	CHECK(holds(db, "/w/e", "AAAA"));
+	CHECK_EQ(r4_stat(db, "/w/f", &st), -ENOENT);
+	CHECK_EQ(objects(db), n0);
+	CHECK_RC(r4_rename(db, "/w/e", "/w/f", 0));
+	CHECK(holds(db, "/w/f", "AAAA"));
+	CHECK_RC(r4_unlink(db, "/fill"));
+	check_clean(db);
+	r4_close(db);
+	t_both_clean(img, "whiteouts");
+}
+
 static void test_transactions(void)
 {
 	struct r4_open_opts oo = {.rw = true};
@@ -1184,6 +1315,7 @@ int main(void)
 	test_punch_ccreg();
 	test_collapse_insert();
 	test_symlink_limits();
+	test_rename_whiteout();
 	test_collisions();
 	test_transactions();
 	test_helpers();
