@@ -566,17 +566,18 @@ int r4_reg_remove_cost(struct r4_db *db, const struct r4_inode *ino, uint64_t *c
  */
 #define E(db) r4_txn_insert_cost(db)
 
-/* n new (fake) blocks in a unit of their own, and the growth of extent
- * items when they are placed (r4_txn_fake_cost). */
-static uint64_t fake_cost(const struct r4_db *db, uint64_t n)
+/* len bytes written into blocks: each new, or a page of a real one; the
+ * new ones in up to `units` units (one for each hole the write meets),
+ * with the growth of extent items when they are placed
+ * (r4_txn_fake_cost). */
+static uint64_t data_cost_in(const struct r4_db *db, uint64_t len, uint64_t units)
 {
-	return r4_txn_fake_cost(db, n, n ? 1 : 0);
+	return len ? r4_txn_fake_cost(db, (len + db->bs - 1) / db->bs + 1, units) : 0;
 }
 
-/* len bytes written into blocks: each new, or a page of a real one. */
 static uint64_t data_cost(const struct r4_db *db, uint64_t len)
 {
-	return fake_cost(db, len ? (len + db->bs - 1) / db->bs + 1 : 0);
+	return data_cost_in(db, len, 1);
 }
 
 /* An extent map of `items` items stored again as `units` units. */
@@ -1330,7 +1331,7 @@ static int fast_write(struct r4_db *db, struct r4_inode *ino, uint64_t off, cons
 	 * a page each for those not pending yet, the new blocks, at most one
 	 * unit more (in place or as an item), and the stat data */
 	if ((first < end && (rc = each_body_item(db, ino, off, o.end, over_fn, &o))) ||
-	    (rc = r4_txn_grab(db, o.fresh + fake_cost(db, append) + (append ? E(db) : 0) + E(db),
+	    (rc = r4_txn_grab(db, o.fresh + r4_txn_fake_cost(db, append, 1) + (append ? E(db) : 0) + E(db),
 			      false)))
 		goto out;
 	o.check = false;
@@ -1396,8 +1397,8 @@ static int extent_write(struct r4_db *db, struct r4_inode *ino, enum body_kind k
 			goto out;
 	} else if ((rc = map_load(db, ino, &m)) ||
 		   /* a write splits each hole it meets in up to 3 units */
-		   (rc = r4_txn_grab(db, data_cost(db, len) + map_cost(db, m.items, 3 * m.n + 3) +
-				     E(db), false))) {
+		   (rc = r4_txn_grab(db, data_cost_in(db, len, m.n + 1) +
+				     map_cost(db, m.items, 3 * m.n + 3) + E(db), false))) {
 		goto out;
 	}
 	if (len && (rc = map_write(db, ino, &m, off, buf, len)))
@@ -1550,7 +1551,8 @@ int r4_reg_append_cost(struct r4_db *db, const struct r4_inode *ino, uint64_t le
 	else if (kind != BODY_EXTENTS)
 		*cost = data_cost(db, size) + data_cost(db, len) + map_cost(db, 0, 6);
 	else if (!(rc = map_load(db, ino, &m)))	/* (a fast append, or the map again) */
-		*cost = 1 + data_cost(db, len) + E(db) + map_cost(db, m.items, 3 * m.n + 3);
+		*cost = 1 + data_cost_in(db, len, m.n + 1) + E(db) +
+			map_cost(db, m.items, 3 * m.n + 3);
 	r4_free(m.e);
 	if (!rc)
 		*cost += body + E(db);
