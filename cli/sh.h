@@ -54,6 +54,9 @@ const struct sh_cmd *sh_find(const char *name, size_t len);
 const struct sh_cmd *sh_verb_of(const char *line, size_t len);
 /* Run one verb line: 0 or -errno (reported already). */
 int sh_verb(struct sh *sh, const struct sh_cmd *c, const char *line, size_t len);
+/* p[0, n) as a JSON string, quotes included (bytes past ASCII as \u00XX:
+ * read as Latin-1). */
+void sh_json_string(FILE *f, const char *p, size_t n);
 /* One node of r4_dump_tree as .tree and `r4 dump` print it; ctx points
  * to the tree's height (unsigned). */
 int sh_print_node(void *ctx, const struct r4_dump_node *n);

@@ -16,7 +16,7 @@
 
 /* ---- output ---- */
 
-static void json_string(FILE *f, const char *p, size_t n)
+void sh_json_string(FILE *f, const char *p, size_t n)
 {
 	fputc('"', f);
 	for (size_t i = 0; i < n; i++) {
@@ -53,13 +53,13 @@ static void print_value(struct sh *sh, const struct r4_run *r, const struct r4_r
 		json_range(stdout, r->diags, v->off, v->len);
 		if (v->path) {
 			printf(", \"path\": ");
-			json_string(stdout, v->path, strlen(v->path));
+			sh_json_string(stdout, v->path, strlen(v->path));
 		}
 		if (v->err)
 			printf(", \"unread\": \"%s\"", r4_strerror(v->err));
 		else {
 			printf(", \"value\": ");
-			json_string(stdout, v->bytes, v->size);
+			sh_json_string(stdout, v->bytes, v->size);
 		}
 		printf("}\n");
 		return;
@@ -87,7 +87,7 @@ static void print_diags(struct sh *sh, const struct r4_run *r)
 			printf("{\"statement\": %u, \"range\": ", ++sh->stmt);
 			json_range(stdout, r->diags, d->loc.off, d->loc.len);
 			printf(", \"error\": ");
-			json_string(stdout, d->msg, strlen(d->msg));
+			sh_json_string(stdout, d->msg, strlen(d->msg));
 			printf(", \"errno\": \"%s\"}\n", r4_strerror(r->rc));
 		}
 	}

@@ -1160,6 +1160,37 @@ struct r4_dump_node {
  * the walk and is returned. */
 int r4_dump_tree(r4_db *db, int (*fn)(void *ctx, const struct r4_dump_node *n), void *ctx);
 
+/* ---- the layout report: r4 frag (engine/frag.c, docs/repack.md) ---- */
+
+struct r4_frag {
+	double data_frag;		/* measurefs.reiser4 -D: the mean over objects of
+					   bad ranges / blocks of each one's body */
+	double tree_frag;		/* measurefs.reiser4 -T: bad ranges / blocks over the
+					   node pointers and extent units, depth first */
+	double leaf_fill, twig_fill;	/* percent of a node's room past its header that
+					   items use, mean over the leaves, the twigs */
+	double seeks_per_mib;		/* seeks / MiB the walk reads */
+	uint64_t seeks, read_blocks;	/* the walk's: blocks not after the one read
+					   before; blocks read (tree nodes and data) */
+	uint64_t objects;		/* objects data_frag averages over */
+	uint64_t files, dirs, others;	/* objects the walk reached, by type */
+	uint64_t extents, data_blocks;	/* allocated extent units, the blocks they hold */
+	uint64_t leaves, twigs;		/* formatted nodes of levels 1 and 2 */
+	uint32_t blocksize;
+};
+
+/*
+ * How the blocks of the volume (path NULL or "/") or of the subtree at
+ * path lie: fragmentation as measurefs.reiser4 counts it, node packing,
+ * and the seeks of a walk that reads the tree in readdir order, parent
+ * directories first (docs/repack.md says each figure exactly).  For a
+ * subtree, the figures count its objects, the nodes holding their items
+ * and the pointers to those.  Read only; -EBUSY inside a transaction
+ * (blocks are placed at commit), the path's errors as r4_stat's,
+ * -EUCLEAN for an item that does not decode, -ENOMEM.
+ */
+int r4_frag(r4_db *db, const char *path, struct r4_frag *out);
+
 /* ---- consistency check and repair: r4 fsck (engine/check.c, docs/fsck.md) ---- */
 
 /* What part of the image a problem lies in.  Order matters: it is the
