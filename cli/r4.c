@@ -41,7 +41,8 @@ static int usage(FILE *f)
 		"       %s fsck IMAGE [-n | --fix | -y]  check the image; repair what is safe\n"
 		"                                       (-n: read-only, even while in use)\n"
 		"       %s repack [-n | --dry-run] [-v] [--commit SIZE] IMAGE [PATH]\n"
-		"                          move file bodies into walk order, each in one run\n"
+		"                                       file bodies into walk order, one run each\n"
+		"                                       (-n: say what would move; -v: each file moved)\n"
 		"       %s dump [--dot] IMAGE  the storage tree: nodes, items, keys (--dot: Graphviz)\n"
 		"       %s plugins [TYPE]      the plugins r4 knows: type, id, label, what it does\n"
 		"       %s parse (-c CMD | -f SCRIPT)  the AST of an R4L command, or its errors\n"
@@ -762,11 +763,9 @@ static void repack_file(void *ctx, const struct r4_repack_file *f,
 			       f->runs == 1 ? "" : "s", (unsigned long long)f->new_runs,
 			       f->new_runs == 1 ? "" : "s", (unsigned long long)f->to);
 		else
-			printf("skipped %s: %llu blocks in %llu run%s: %s\n", f->path,
-			       (unsigned long long)f->blocks, (unsigned long long)f->runs,
-			       f->runs == 1 ? "" : "s",
-			       f->what == R4_REPACK_NO_ROOM ? "no room for it in the free space"
-							    : "data not placed yet");
+			printf("skipped %s: %llu blocks in %llu run%s: no room for it in the free "
+			       "space\n", f->path, (unsigned long long)f->blocks,
+			       (unsigned long long)f->runs, f->runs == 1 ? "" : "s");
 	}
 	if (ui->bar) {
 		fprintf(stderr, "\rrepacking: %llu files, %llu moved (%llu blocks)",
@@ -853,12 +852,10 @@ static int cmd_repack(int argc, char **argv)
 		printf(" (%llu blocks, %llu runs into %llu)", (unsigned long long)st.blocks_moved,
 		       (unsigned long long)st.runs_before, (unsigned long long)st.runs_after);
 	printf(", %llu in place, %llu skipped%s\n", (unsigned long long)st.in_place,
-	       (unsigned long long)(st.no_room + st.busy), ui.dry ? " (dry run: nothing written)" : "");
+	       (unsigned long long)st.no_room, ui.dry ? " (dry run: nothing written)" : "");
 	if (st.no_room)
 		printf("skipped %llu: no room for them in the free space\n",
 		       (unsigned long long)st.no_room);
-	if (st.busy)
-		printf("skipped %llu: data not placed yet\n", (unsigned long long)st.busy);
 	if (st.stopped) {
 		printf("stopped: interrupted; what was moved is committed, run it again to go on\n");
 		return R4_EXIT_FAIL;

@@ -11,10 +11,12 @@
  * into the first free run at or after t that holds it (the run at t when
  * the pass is appending into free space), else, a file in pieces only,
  * the first run anywhere that holds it, else as few of the largest free
- * runs as are fewer than the runs it has; t follows it.  A file in one run
- * is never moved backwards or split, so after a pass every file it
- * reached is one run, in walk order, and the next pass moves nothing
- * (unless this one wrapped round, or found no room for a file).
+ * runs as are fewer than the runs it has; t follows it.  A file that finds
+ * no room stays (skipped); t follows it too when it is one run, as there
+ * is nowhere better for it.  A file in one run is never moved backwards or
+ * split, so after a pass every file it reached is one run, in walk order,
+ * and the next pass moves nothing (unless this one wrapped round, or found
+ * no room for a file: the next may find room in what this one freed).
  *
  * Each move is one operation in the pass's transaction (r4_reg_move:
  * grab, copy, map stored again, old blocks freed at commit), committed
@@ -326,35 +328,37 @@ static int visit_file(struct pass *ps, const struct r4_inode *ino)
 	f.new_runs = f.runs;
 	if (f.runs == 1 && f.from >= ps->t) {
 		f.what = R4_REPACK_IN_PLACE;
-		ps->t = end;
 	} else if (!(to = r4_malloc(f.runs * sizeof(*to)))) {
 		rc = -ENOMEM;
-	} else if (!(nto = choose(ps, &f, to))) {
-		f.what = R4_REPACK_NO_ROOM;
+		goto out;
 	} else {
-		rc = ps->o->dry_run ? dry_move(ps, map, n, to, nto, f.blocks)
-				    : real_move(ps, ino, to, nto);
-		f.what = rc == -ENOSPC ? R4_REPACK_NO_ROOM
-			 : rc == -EAGAIN ? R4_REPACK_BUSY
-					 : R4_REPACK_MOVED;
-		if (rc == -ENOSPC || rc == -EAGAIN)
+		nto = choose(ps, &f, to);
+		rc = !nto	     ? -ENOSPC
+		     : ps->o->dry_run ? dry_move(ps, map, n, to, nto, f.blocks)
+				      : real_move(ps, ino, to, nto);
+		if (rc == -ENOSPC) {
+			f.what = R4_REPACK_NO_ROOM;
 			rc = 0;
-		else if (!rc) {
+		} else if (rc) {
+			goto out;
+		} else {
+			f.what = R4_REPACK_MOVED;
 			f.to = to[0].ex_start;
 			f.new_runs = nto;
-			ps->t = to[nto - 1].ex_start + to[nto - 1].ex_width;
+			end = to[nto - 1].ex_start + to[nto - 1].ex_width;
 			ps->since += f.blocks;
 			st->blocks_moved += f.blocks;
 			st->runs_before += f.runs;
 			st->runs_after += nto;
 		}
 	}
-	if (rc)
-		goto out;
+	/* t follows the file where it is now (a file in one run with no room
+	 * after t too: there is nowhere better for it) */
+	if (f.what == R4_REPACK_MOVED || f.new_runs == 1)
+		ps->t = end;
 	st->in_place += f.what == R4_REPACK_IN_PLACE;
 	st->moved += f.what == R4_REPACK_MOVED;
 	st->no_room += f.what == R4_REPACK_NO_ROOM;
-	st->busy += f.what == R4_REPACK_BUSY;
 	if (ps->o->file)
 		ps->o->file(ps->o->ctx, &f, st);
 	if (!ps->o->dry_run && ps->since * db->bs >= limit)

@@ -1164,7 +1164,6 @@ enum r4_repack_what {
 	R4_REPACK_MOVED,	/* moved (with dry_run: would be) */
 	R4_REPACK_NO_ROOM,	/* the free space has no run it fits, nor fewer runs
 				   than it has now; or the space is reserved */
-	R4_REPACK_BUSY,		/* it holds data the running transaction has not placed */
 };
 
 struct r4_repack_file {
@@ -1178,7 +1177,7 @@ struct r4_repack_file {
 
 struct r4_repack_stats {
 	uint64_t files;		/* extent files met (a file of several names once) */
-	uint64_t in_place, moved, no_room, busy;	/* files, as r4_repack_what */
+	uint64_t in_place, moved, no_room;	/* files, as r4_repack_what */
 	uint64_t blocks_moved;
 	uint64_t runs_before, runs_after;	/* of the files moved */
 	uint64_t commits;	/* transactions the pass committed */
