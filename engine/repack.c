@@ -240,23 +240,6 @@ static size_t choose(const struct pass *ps, const struct r4_repack_file *f, stru
 	return f->runs > 1 ? largest_runs(a, f->blocks, f->runs, to) : 0;
 }
 
-/* A dry run's move: in the working bitmap only.  What a real one grabs
- * beyond the blocks (the map stored again) is not counted. */
-static int dry_move(struct pass *ps, const struct r4_extent *map, size_t n,
-		    const struct r4_extent *to, size_t nto, uint64_t blocks)
-{
-	struct r4_db *db = ps->db;
-
-	if (r4_alloc_avail(db->alloc) < r4_txn_need(db) + blocks + r4_txn_reserve(db))
-		return -ENOSPC;
-	for (size_t i = 0; i < nto; i++)
-		r4_alloc_mark_used(db->alloc, to[i].ex_start, to[i].ex_width);
-	for (size_t i = 0; i < n; i++)
-		if (map[i].ex_start > R4_EXTENT_UNALLOC)
-			r4_alloc_free(db->alloc, map[i].ex_start, map[i].ex_width);
-	return 0;
-}
-
 /* Commit what the pass did (a transaction that changed nothing writes
  * nothing, and is not counted). */
 static int commit(struct pass *ps)
@@ -269,28 +252,47 @@ static int commit(struct pass *ps)
 	return rc;
 }
 
-/* A real move: one operation of the pass's transaction (begun if none is
- * open).  Short of room, a transaction that moved something is committed
- * first (its old blocks come back) and the move tried once more. */
-static int real_move(struct pass *ps, const struct r4_inode *ino, const struct r4_extent *to,
-		     size_t nto)
+/*
+ * Move the file (f; its map[0, n)): where it goes is chosen into to (room
+ * for f->runs), *nto runs; -ENOSPC when there is no room.  A dry run's
+ * move is in the working bitmap only (what a real one grabs beyond the
+ * blocks, the map stored again, is not counted).  A real one is one
+ * operation of the pass's transaction (begun if none is open), which
+ * chooses inside it, after what beginning it may allocate (the memory
+ * bound's early writes); short of room, a transaction that moved
+ * something is committed first (its old blocks come back) and the move
+ * tried once more.
+ */
+static int move(struct pass *ps, const struct r4_inode *ino, const struct r4_repack_file *f,
+		const struct r4_extent *map, size_t n, struct r4_extent *to, size_t *nto)
 {
 	struct r4_db *db = ps->db;
 	struct r4_txn_op op;
 	int rc;
 
+	if (ps->o->dry_run) {
+		if (!(*nto = choose(ps, f, to)) ||
+		    r4_alloc_avail(db->alloc) < r4_txn_need(db) + f->blocks + r4_txn_reserve(db))
+			return -ENOSPC;
+		for (size_t i = 0; i < *nto; i++)
+			r4_alloc_mark_used(db->alloc, to[i].ex_start, to[i].ex_width);
+		for (size_t i = 0; i < n; i++)
+			if (map[i].ex_start > R4_EXTENT_UNALLOC)
+				r4_alloc_free(db->alloc, map[i].ex_start, map[i].ex_width);
+		return 0;
+	}
 	for (int again = 0;; again++) {
-		if (!db->in_txn && (rc = r4_begin(db)))
+		if ((!db->in_txn && (rc = r4_begin(db))) || (rc = r4_txn_op_begin(db, &op)))
 			return rc;
-		if ((rc = r4_txn_op_begin(db, &op)))
-			return rc;
-		rc = r4_txn_op_end(db, &op, r4_reg_move(db, ino, to, nto));
+		*nto = choose(ps, f, to);
+		rc = r4_txn_op_end(db, &op, *nto ? r4_reg_move(db, ino, to, *nto) : -ENOSPC);
 		if (rc != -ENOSPC || again || !ps->since || db->txn_err || (rc = commit(ps)))
 			return rc;
 	}
 }
 
-
+/* A regular file the walk meets: in place, moved, or skipped, told to
+ * o->file; a commit when enough was moved. */
 static int visit_file(struct pass *ps, const struct r4_inode *ino)
 {
 	struct r4_db *db = ps->db;
@@ -332,10 +334,7 @@ static int visit_file(struct pass *ps, const struct r4_inode *ino)
 		rc = -ENOMEM;
 		goto out;
 	} else {
-		nto = choose(ps, &f, to);
-		rc = !nto	     ? -ENOSPC
-		     : ps->o->dry_run ? dry_move(ps, map, n, to, nto, f.blocks)
-				      : real_move(ps, ino, to, nto);
+		rc = move(ps, ino, &f, map, n, to, &nto);
 		if (rc == -ENOSPC) {
 			f.what = R4_REPACK_NO_ROOM;
 			rc = 0;
