@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,6 +41,9 @@ static int usage(FILE *f)
 		"       %s import IMAGE SRCDIR [DEST]  copy a host tree into the image\n"
 		"       %s fsck IMAGE [-n | --fix | -y]  check the image; repair what is safe\n"
 		"                                       (-n: read-only, even while in use)\n"
+		"       %s repack [-n | --dry-run] [-v] [--commit SIZE] IMAGE [PATH]\n"
+		"                                       file bodies into walk order, one run each\n"
+		"                                       (-n: say what would move; -v: each file moved)\n"
 		"       %s dump [--dot] IMAGE  the storage tree: nodes, items, keys (--dot: Graphviz)\n"
 		"       %s frag [--json] IMAGE [PATH]  the layout: fragmentation, packing, seeks\n"
 		"       %s plugins [TYPE]      the plugins r4 knows: type, id, label, what it does\n"
@@ -782,6 +786,150 @@ static int cmd_fsck(int argc, char **argv)
 	return res.unfixed ? FSCK_UNFIXED : res.problems ? FSCK_FIXED : FSCK_CLEAN;
 }
 
+/* ---- repack ---- */
+
+static volatile sig_atomic_t repack_interrupted;
+
+static void repack_on_signal(int sig)
+{
+	(void)sig;
+	repack_interrupted = 1;
+}
+
+struct repack_ui {
+	bool dry, verbose;
+	bool bar;		/* stderr is a terminal */
+	bool drawn;		/* a progress line is on the screen */
+};
+
+static bool repack_stop(void *ctx)
+{
+	(void)ctx;
+	return repack_interrupted;
+}
+
+static void repack_clear_bar(struct repack_ui *ui)
+{
+	if (ui->drawn) {
+		fputs("\r\033[K", stderr);
+		ui->drawn = false;
+	}
+}
+
+static void repack_file(void *ctx, const struct r4_repack_file *f,
+			const struct r4_repack_stats *so)
+{
+	struct repack_ui *ui = ctx;
+
+	if (f->what != R4_REPACK_IN_PLACE && (ui->dry || ui->verbose)) {
+		repack_clear_bar(ui);
+		if (f->what == R4_REPACK_MOVED)
+			printf("%s %s: %llu blocks in %llu run%s, to %llu run%s at block %llu\n",
+			       ui->dry ? "would move" : "moved", f->path,
+			       (unsigned long long)f->blocks, (unsigned long long)f->runs,
+			       f->runs == 1 ? "" : "s", (unsigned long long)f->new_runs,
+			       f->new_runs == 1 ? "" : "s", (unsigned long long)f->to);
+		else
+			printf("skipped %s: %llu blocks in %llu run%s: no room for it in the free "
+			       "space\n", f->path, (unsigned long long)f->blocks,
+			       (unsigned long long)f->runs, f->runs == 1 ? "" : "s");
+	}
+	if (ui->bar) {
+		fprintf(stderr, "\rrepacking: %llu files, %llu moved (%llu blocks)",
+			(unsigned long long)so->files, (unsigned long long)so->moved,
+			(unsigned long long)so->blocks_moved);
+		ui->drawn = true;
+	}
+}
+
+/*
+ * r4 repack [-n | --dry-run] [-v] [--commit SIZE] IMAGE [PATH]: one pass
+ * of the repacker over PATH's subtree (docs/repack.md).  A summary line,
+ * one line per kind of skip, and with -n (or -v) a line per file moved or
+ * skipped.  Ctrl-C stops it after the file being moved; what was moved
+ * stays, and a second run goes on.
+ */
+static int cmd_repack(int argc, char **argv)
+{
+	static const struct option lopts[] = {
+		{"dry-run", no_argument, NULL, 'n'}, {"verbose", no_argument, NULL, 'v'},
+		{"commit", required_argument, NULL, 'c'}, {NULL, 0, NULL, 0},
+	};
+	struct repack_ui ui = {.bar = isatty(STDERR_FILENO)};
+	struct r4_repack_opts ro = {.stop = repack_stop, .file = repack_file, .ctx = &ui};
+	struct r4_open_opts oo = {0};
+	struct r4_repack_stats st;
+	struct sigaction sa = {.sa_handler = repack_on_signal};
+	struct r4_holder h;
+	const char *image, *path;
+	r4_db *db = NULL;
+	int c, rc;
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "nv", lopts, NULL)) != -1) {
+		switch (c) {
+		case 'n': ui.dry = true; break;
+		case 'v': ui.verbose = true; break;
+		case 'c':
+			if (r4_parse_size(optarg, &ro.commit_bytes) || !ro.commit_bytes) {
+				fprintf(stderr, "%s: repack: bad size '%s'\n", sh_prog, optarg);
+				return R4_EXIT_USAGE;
+			}
+			break;
+		default:
+			fprintf(stderr, "%s: repack: unknown option '%s'\n", sh_prog, argv[optind - 1]);
+			return usage(stderr);
+		}
+	}
+	if (argc - optind < 1 || argc - optind > 2)
+		return usage(stderr);
+	image = argv[optind];
+	path = argc - optind == 2 ? argv[optind + 1] : "/";
+	ro.dry_run = ui.dry;
+	oo.rw = !ui.dry;
+	/* a dry run reads only, but it would plan against a moving target */
+	if (ui.dry && !r4_holder_find(image, &h) && h.held) {
+		fprintf(stderr, "%s: %s: %s\n", sh_prog, image, h.what);
+		return R4_EXIT_FAIL;
+	}
+	if ((rc = r4_open(image, &oo, &db))) {
+		if (rc == -EBUSY)
+			sh_say_busy(sh_prog, image, NULL);
+		else
+			fprintf(stderr, "%s: cannot open image '%s': %s\n", sh_prog, image,
+				r4_strerror(rc));
+		return R4_EXIT_FAIL;
+	}
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	rc = r4_repack(db, path, &ro, &st);
+	repack_clear_bar(&ui);
+	if (!rc)
+		rc = r4_sync(db);
+	r4_close(db);
+	if (rc) {
+		fprintf(stderr, "%s: repack '%s': %s%s\n", sh_prog, path, r4_strerror(rc),
+			st.commits ? " (what was moved before it stays)" : " (nothing was changed)");
+		return R4_EXIT_FAIL;
+	}
+	printf("%s: %llu file%s with data blocks: %llu %s", path, (unsigned long long)st.files,
+	       st.files == 1 ? "" : "s", (unsigned long long)st.moved,
+	       ui.dry ? "would move" : "moved");
+	if (st.moved)
+		printf(" (%llu blocks, %llu runs into %llu)", (unsigned long long)st.blocks_moved,
+		       (unsigned long long)st.runs_before, (unsigned long long)st.runs_after);
+	printf(", %llu in place, %llu skipped%s\n", (unsigned long long)st.in_place,
+	       (unsigned long long)st.no_room, ui.dry ? " (dry run: nothing written)" : "");
+	if (st.no_room)
+		printf("skipped %llu: no room for them in the free space\n",
+		       (unsigned long long)st.no_room);
+	if (st.stopped) {
+		printf("stopped: interrupted; what was moved is committed, run it again to go on\n");
+		return R4_EXIT_FAIL;
+	}
+	return R4_EXIT_OK;
+}
+
 /*
  * r4 parse -c CMD | -f SCRIPT ('-' for stdin): the AST dump, one line per
  * statement; r4 explain [--script] ...: the plan (--script: one unit per
@@ -982,6 +1130,8 @@ int main(int argc, char **argv)
 		return cmd_import(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "fsck"))
 		return cmd_fsck(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "repack"))
+		return cmd_repack(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "dump"))
 		return cmd_dump(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "frag"))

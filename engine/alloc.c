@@ -356,6 +356,17 @@ static uint64_t free_run(const struct r4_alloc *a, uint64_t b, uint64_t want)
 	return R4_MIN(n, want);
 }
 
+bool r4_alloc_next_run(const struct r4_alloc *a, uint64_t from, uint64_t *start, uint64_t *len)
+{
+	uint64_t b = from < a->blocks ? find_free(a, from, a->blocks) : UINT64_MAX;
+
+	if (b == UINT64_MAX)
+		return false;
+	*start = b;
+	*len = free_run(a, b, a->blocks - b);
+	return true;
+}
+
 int r4_alloc_alloc(struct r4_alloc *a, uint64_t hint, uint64_t want, uint64_t *start,
 		   uint64_t *got)
 {

@@ -87,6 +87,10 @@ uint64_t r4_alloc_avail(const struct r4_alloc *a);
 uint64_t r4_alloc_runs(const struct r4_alloc *a);
 /* Free blocks in the last committed state (what the super block says). */
 uint64_t r4_alloc_committed_free_count(const struct r4_alloc *a);
+/* The run of free blocks (working state) at or after from: true with its
+ * start and length (from on, when from is free), false when none is left.
+ * Allocates nothing: the repacker looks for where a file fits. */
+bool r4_alloc_next_run(const struct r4_alloc *a, uint64_t from, uint64_t *start, uint64_t *len);
 
 /*
  * Commit in two steps, as the journal needs them.  r4_alloc_encode: for

@@ -301,9 +301,25 @@ int r4_reg_shift(struct r4_db *db, struct r4_inode *ino, uint64_t off, uint64_t 
 int r4_reg_reformat(struct r4_db *db, struct r4_inode *ino, unsigned formatting);
 
 /* The extent map of an extent file: every unit in order (holes included);
- * *units is the caller's to r4_free.  -EUCLEAN for a tail body. */
+ * *units is the caller's to r4_free.  None (*n 0) for a body of tails or
+ * compressed clusters, or no body. */
 int r4_reg_map(struct r4_db *db, const struct r4_inode *ino, struct r4_extent **units,
 	       size_t *n);
+/*
+ * The repacker's move (repack.c, docs/repack.md): the allocated blocks of
+ * extent file ino, in order, into the runs to[0, nto), which are free in
+ * the working state, apart, and hold exactly as many blocks; its map is
+ * stored again pointing there (holes stay), the data is copied to the new
+ * blocks at once (free in the committed state: safe before the commit
+ * point, whose sync makes them durable before the map that names them),
+ * and the old blocks are freed at commit.  The stat data is not touched:
+ * size, blocks and times stay.  An operation's part: it grabs the blocks
+ * and the map stored again before any change (-ENOSPC, nothing changed).
+ * -EINVAL for no extent body or runs that do not fit, -EAGAIN when the
+ * body holds new data of the running transaction (placed at commit).
+ */
+int r4_reg_move(struct r4_db *db, const struct r4_inode *ino, const struct r4_extent *to,
+		size_t nto);
 /* The key of byte off of ino's body, and whether k is a key of its body. */
 void r4_reg_body_key(const struct r4_inode *ino, uint64_t off, r4_key *k);
 bool r4_reg_is_body(const struct r4_inode *ino, const r4_key *k);

@@ -717,8 +717,12 @@ static int map_load(struct r4_db *db, const struct r4_inode *ino, struct map *m)
 int r4_reg_map(struct r4_db *db, const struct r4_inode *ino, struct r4_extent **units,
 	       size_t *n)
 {
-	struct map m;
-	int rc = map_load(db, ino, &m);
+	struct map m = {0};
+	enum body_kind kind;
+	int rc = body_kind(db, ino, &kind);
+
+	if (!rc && kind == BODY_EXTENTS)
+		rc = map_load(db, ino, &m);
 
 	if (rc) {
 		r4_free(m.e);
@@ -1155,6 +1159,138 @@ static int place(struct r4_db *db, bool relocate_all)
 int r4_reg_place(struct r4_db *db)
 {
 	return place(db, false);
+}
+
+/* ---- the repacker's move (repack.c) ---- */
+
+enum { MOVE_CHUNK = 64 };	/* blocks copied at a time: 256 KiB */
+
+/* A piece of a move: count blocks from block `from` to block `to`. */
+struct move_seg {
+	uint64_t from, to, count;
+};
+
+/* m's allocated blocks, in order, laid into the runs to[0, nto), which
+ * they fill exactly: the new map in *out, the pieces to copy in *seg. */
+static int move_plan(const struct map *m, const struct r4_extent *to, size_t nto,
+		     struct map *out, struct move_seg **seg, size_t *nseg)
+{
+	size_t t = 0, cap = 0;
+	uint64_t used = 0;	/* blocks of to[t] taken */
+	int rc = 0;
+
+	for (size_t i = 0; i < m->n && !rc; i++) {
+		const struct r4_extent *u = &m->e[i];
+
+		if (u->ex_start <= R4_EXTENT_UNALLOC) {
+			rc = map_push(out, u->ex_start, u->ex_width);
+			continue;
+		}
+		for (uint64_t done = 0; done < u->ex_width && !rc;) {
+			uint64_t k;
+
+			if (t == nto)
+				return -EINVAL;
+			k = R4_MIN(u->ex_width - done, to[t].ex_width - used);
+			if ((rc = map_push(out, to[t].ex_start + used, k)) ||
+			    (rc = r4_grow(seg, &cap, *nseg + 1, sizeof(**seg), 16) ? -ENOMEM : 0))
+				break;
+			(*seg)[(*nseg)++] = (struct move_seg){u->ex_start + done, to[t].ex_start + used, k};
+			done += k;
+			if ((used += k) == to[t].ex_width) {
+				t++;
+				used = 0;
+			}
+		}
+	}
+	return rc ? rc : t == nto ? 0 : -EINVAL;
+}
+
+/* Copy a piece through buf (MOVE_CHUNK blocks): pending pages of this
+ * transaction win over what the image holds, as reads see them. */
+static int move_copy(struct r4_db *db, const struct move_seg *s, uint8_t *buf)
+{
+	for (uint64_t done = 0; done < s->count;) {
+		uint64_t k = R4_MIN(s->count - done, MOVE_CHUNK), from = s->from + done;
+		int rc = 0;
+
+		if (from + k > db->block_count)
+			return R4_CORRUPT(&db->lg, from, "extent points outside the volume");
+		if (db->npages)
+			for (uint64_t i = 0; i < k && !rc; i++)
+				rc = read_block(db, from + i, 0, buf + i * db->bs, db->bs);
+		else
+			rc = r4_io_read(db->io, from * db->bs, buf, k * db->bs);
+		if (rc || (rc = r4_io_write(db->io, (s->to + done) * db->bs, buf, k * db->bs)))
+			return rc;
+		done += k;
+	}
+	return 0;
+}
+
+/* Are the runs to[0, n) free in the working state and apart? */
+static bool runs_free(const struct r4_db *db, const struct r4_extent *to, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		uint64_t s, len;
+
+		if (!to[i].ex_width || !r4_alloc_next_run(db->alloc, to[i].ex_start, &s, &len) ||
+		    s != to[i].ex_start || len < to[i].ex_width)
+			return false;
+		for (size_t j = 0; j < i; j++)
+			if (to[j].ex_start < to[i].ex_start + to[i].ex_width &&
+			    to[i].ex_start < to[j].ex_start + to[j].ex_width)
+				return false;
+	}
+	return true;
+}
+
+int r4_reg_move(struct r4_db *db, const struct r4_inode *ino, const struct r4_extent *to,
+		size_t nto)
+{
+	struct map m = {0}, out = {0};
+	struct move_seg *seg = NULL;
+	size_t nseg = 0;
+	enum body_kind kind;
+	uint8_t *buf = NULL;
+	int rc;
+
+	if ((rc = body_kind(db, ino, &kind)))
+		return rc;
+	if (kind != BODY_EXTENTS || r4_ccreg_is(ino) || !runs_free(db, to, nto))
+		return -EINVAL;
+	if ((rc = map_load(db, ino, &m)))
+		goto out;
+	for (size_t i = 0; i < m.n; i++)
+		if (m.e[i].ex_start == R4_EXTENT_UNALLOC || is_fake_data(m.e[i].ex_start)) {
+			rc = -EAGAIN;	/* new data, placed at commit */
+			goto out;
+		}
+	if ((rc = move_plan(&m, to, nto, &out, &seg, &nseg)) ||
+	    (rc = r4_txn_grab(db, map_allocated(&m) + map_cost(db, m.items, out.n), false)))
+		goto out;
+	if (!(buf = r4_malloc(MOVE_CHUNK * db->bs))) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	/* the new blocks are free in the committed state: written now, they
+	 * are durable before the commit point that makes the map use them */
+	for (size_t i = 0; i < nto; i++)
+		r4_alloc_mark_used(db->alloc, to[i].ex_start, to[i].ex_width);
+	db->gen++;
+	for (size_t i = 0; i < nseg && !rc; i++)
+		rc = move_copy(db, &seg[i], buf);
+	if (rc || (rc = map_store(db, ino, &out)))
+		goto out;
+	for (size_t i = 0; i < m.n; i++)
+		if (m.e[i].ex_start > R4_EXTENT_UNALLOC)
+			r4_reg_forget_blocks(db, m.e[i].ex_start, m.e[i].ex_width);
+out:
+	r4_free(buf);
+	r4_free(seg);
+	r4_free(out.e);
+	r4_free(m.e);
+	return rc;
 }
 
 /* ---- policy and the public operations ---- */

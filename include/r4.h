@@ -1191,6 +1191,64 @@ struct r4_frag {
  */
 int r4_frag(r4_db *db, const char *path, struct r4_frag *out);
 
+/* ---- the repacker: r4 repack (engine/repack.c, docs/repack.md) ---- */
+
+/* What a pass did with one file whose body is in extents. */
+enum r4_repack_what {
+	R4_REPACK_IN_PLACE,	/* one run, at or after the previous file's: left alone */
+	R4_REPACK_MOVED,	/* moved (with dry_run: would be) */
+	R4_REPACK_NO_ROOM,	/* the free space has no run it fits, nor fewer runs
+				   than it has now; or the space is reserved */
+};
+
+struct r4_repack_file {
+	const char *path;	/* the name the walk met it under */
+	uint64_t ino;
+	enum r4_repack_what what;
+	uint64_t blocks;	/* its data blocks */
+	uint64_t runs, new_runs;	/* runs of contiguous blocks before and after */
+	uint64_t from, to;	/* its first block before and after */
+};
+
+struct r4_repack_stats {
+	uint64_t files;		/* extent files met (a file of several names once) */
+	uint64_t in_place, moved, no_room;	/* files, as r4_repack_what */
+	uint64_t blocks_moved;
+	uint64_t runs_before, runs_after;	/* of the files moved */
+	uint64_t commits;	/* transactions the pass committed */
+	bool stopped;		/* o->stop ended it before the end of the walk */
+};
+
+struct r4_repack_opts {
+	uint64_t commit_bytes;	/* commit after this much data moved (0: 4 MiB) */
+	bool dry_run;		/* decide and report, write nothing (a read-only db
+				   will do) */
+	/* asked before each file: true ends the pass there, with what it
+	   moved committed (a host's Ctrl-C); may be NULL */
+	bool (*stop)(void *ctx);
+	/* each extent file met, with the counts so far; may be NULL */
+	void (*file)(void *ctx, const struct r4_repack_file *f, const struct r4_repack_stats *sofar);
+	void *ctx;
+};
+
+/*
+ * One pass of the repacker over path's subtree ("/": the whole volume;
+ * a regular file: that file): a walk in the order a reader of the tree
+ * goes (a directory's files in readdir order, then its subdirectories,
+ * parent first) moves each extent file whose blocks are not one run at or
+ * after the previous file's into one run there (or the first run after
+ * it that holds it, or as few runs as the free space allows).  Its own
+ * transactions, a commit every commit_bytes moved: each is an ordinary
+ * one, so a crash keeps the last committed state, and nothing users see
+ * changes (contents, names, ids, modes, owners, times).  A second pass
+ * finds what the first moved in place.  0 (*out filled, also when
+ * stopped) or -errno: -EROFS (read-only, not dry_run), -EBUSY (inside a
+ * transaction), the walk's (-ENOENT ...), an I/O error (the running
+ * transaction is aborted; earlier ones stay).
+ */
+int r4_repack(r4_db *db, const char *path, const struct r4_repack_opts *o,
+	      struct r4_repack_stats *out);
+
 /* ---- consistency check and repair: r4 fsck (engine/check.c, docs/fsck.md) ---- */
 
 /* What part of the image a problem lies in.  Order matters: it is the

@@ -3,6 +3,7 @@
 
 #include <string.h>
 
+#include "io.h"
 #include "r4_lang.h"
 
 int t_pass, t_fail;
@@ -54,6 +55,19 @@ void t_both_clean(const char *img, const char *what)
 	else if (f != 1)
 		fprintf(stderr, "fsck.reiser4 after %s: see %s.fsck\n", what, img);
 	CHECK(f != 0);
+}
+
+int t_open_wrapped(struct r4_io *img, const struct r4_open_opts *oo, r4_db **db,
+		   struct r4_io **fw)
+{
+	struct r4_io *w = NULL;
+	int rc;
+
+	if ((rc = r4_io_fault_wrap(img, &w)))
+		return rc;
+	if (fw)
+		*fw = w;
+	return r4_open_io(w, oo, db);
 }
 
 r4_file *t_at(r4_file *d, const char *name)

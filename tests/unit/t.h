@@ -37,6 +37,11 @@ int t_fsck(const char *img);
 /* r4's checker (no problems) and fsck.reiser4 (consistent; a skip line
  * when it is not installed) on the closed img, after what (CHECKs). */
 void t_both_clean(const char *img, const char *what);
+/* r4_open_io over the borrowed image img through a pass-through fault
+ * wrapper (io_fault.c), which *fw gets unless fw is NULL. */
+struct r4_io;
+int t_open_wrapped(struct r4_io *img, const struct r4_open_opts *oo, r4_db **db,
+		   struct r4_io **fw);
 /* The object named name in directory d (a CHECK that it is there). */
 r4_file *t_at(r4_file *d, const char *name);
 /* rm -rf of a test's temporary directory: 0 or -1. */

@@ -183,14 +183,8 @@ static void quiet(void *ctx, int level, const char *msg)
 static int open_over(struct r4_io *mem, bool rw, size_t cache, r4_db **db, struct r4_io **fw)
 {
 	struct r4_open_opts oo = {.rw = rw, .cache_nodes = cache, .log = quiet};
-	struct r4_io *w = NULL;
-	int rc;
 
-	if ((rc = r4_io_fault_wrap(mem, &w)))
-		return rc;
-	if (fw)
-		*fw = w;
-	return r4_open_io(w, &oo, db);
+	return t_open_wrapped(mem, &oo, db, fw);
 }
 
 /* ---- workloads ---- */

@@ -1,0 +1,410 @@
+/*
+ * repack.c - the repacker (r4_repack, docs/repack.md): one pass over a
+ * subtree in the order a reader walks it, moving each file whose body is
+ * out of that order, or in pieces, into one run after the previous file's.
+ *
+ * The walk: a directory's regular files in readdir order, then its
+ * subdirectories in readdir order, each walked the same way (parent
+ * first).  The target t, where the next file belongs, starts at the first
+ * block of the first extent file met and moves forward.  A file in one run
+ * at or after t is in place (t goes past its end); any other file moves:
+ * into the first free run at or after t that holds it (the run at t when
+ * the pass is appending into free space), else, a file in pieces only,
+ * the first run anywhere that holds it, else as few of the largest free
+ * runs as are fewer than the runs it has; t follows it.  A file that finds
+ * no room stays (skipped); t follows it too when it is one run, as there
+ * is nowhere better for it.  A file in one run is never moved backwards or
+ * split, so after a pass every file it reached is one run, in walk order,
+ * and the next pass moves nothing (unless this one wrapped round, or found
+ * no room for a file: the next may find room in what this one freed).
+ *
+ * Each move is one operation in the pass's transaction (r4_reg_move:
+ * grab, copy, map stored again, old blocks freed at commit), committed
+ * every commit_bytes moved, before a stop, and at the end.  Memory: a
+ * batch of a directory's entries per level of the walk, one file's map,
+ * the ids of the hard-linked files met.  A dry run makes the same choices
+ * in the allocator's working state only (marks and deferred frees, never
+ * reused, as within one transaction) and takes them back at the end.
+ */
+#include "obj.h"
+
+#include <stdlib.h>
+#include <sys/stat.h>
+
+#include "alloc.h"
+#include "txn.h"
+
+enum {
+	BATCH = 256,			/* entries of a directory read at a time */
+	DEFAULT_COMMIT = 4 << 20,	/* bytes moved per transaction */
+};
+
+struct ent {
+	r4_key sdkey;
+	char *name;
+	size_t len;
+};
+
+struct batch {
+	struct ent v[BATCH];
+	size_t n;
+};
+
+struct pass {
+	struct r4_db *db;
+	const struct r4_repack_opts *o;
+	struct r4_repack_stats *st;
+	bool started;		/* t is set: the first extent file was met */
+	uint64_t t;		/* the target: where the next file belongs */
+	uint64_t since;		/* blocks moved since the last commit */
+	uint64_t *links;	/* ids of files with several names met, sorted */
+	size_t nlinks, lcap;
+	char *path;		/* the path of what the walk is at */
+	size_t plen, pcap;
+};
+
+/* The walk stopped on o->stop (unwinds like an error, is none). */
+#define STOPPED 1
+
+/* ---- the walk ---- */
+
+static int collect(void *ctx, const char *name, size_t len, const r4_key *sdkey)
+{
+	struct batch *b = ctx;
+	struct ent *e = &b->v[b->n];
+
+	if ((len == 1 && name[0] == '.') || (len == 2 && !memcmp(name, "..", 2)))
+		return 0;
+	if (b->n == BATCH)
+		return 1;	/* the cursor stays before this one */
+	if (!(e->name = r4_memdup(name, len)))
+		return -ENOMEM;
+	e->len = len;
+	e->sdkey = *sdkey;
+	b->n++;
+	return 0;
+}
+
+static void batch_free(struct batch *b)
+{
+	for (size_t i = 0; i < b->n; i++)
+		r4_free(b->v[i].name);
+	b->n = 0;
+}
+
+/* The path one name further down (undone by setting ps->plen back). */
+static int path_push(struct pass *ps, const char *name, size_t len)
+{
+	bool root = ps->plen == 1;	/* "/" has its slash */
+	size_t at = ps->plen + !root;
+
+	if (r4_grow(&ps->path, &ps->pcap, at + len + 1, 1, 256))
+		return -ENOMEM;
+	ps->path[at - 1] = '/';
+	memcpy(ps->path + at, name, len);
+	ps->path[at + len] = 0;
+	ps->plen = at + len;
+	return 0;
+}
+
+static int visit_file(struct pass *ps, const struct r4_inode *ino);
+
+/* Directory dir (its path in ps->path): its files, then its subdirectories. */
+static int walk_dir(struct pass *ps, const struct r4_inode *dir)
+{
+	struct batch *b = r4_malloc(sizeof(*b));
+	size_t plen = ps->plen;
+	int rc = 0;
+
+	if (!b)
+		return -ENOMEM;
+	b->n = 0;
+	for (int subdirs = 0; subdirs < 2 && !rc; subdirs++) {
+		struct r4_dirpos pos = {0};
+
+		do {
+			batch_free(b);
+			if ((rc = r4_dir_iterate(ps->db, dir, &pos, collect, b)))
+				break;
+			for (size_t i = 0; i < b->n && !rc; i++) {
+				struct r4_inode ino;
+
+				if ((rc = r4_obj_load(ps->db, &b->v[i].sdkey, &ino)))
+					break;
+				if (S_ISDIR(ino.sd.sd_mode) == subdirs &&
+				    (S_ISDIR(ino.sd.sd_mode) || S_ISREG(ino.sd.sd_mode)) &&
+				    !(rc = path_push(ps, b->v[i].name, b->v[i].len)))
+					rc = subdirs ? walk_dir(ps, &ino) : visit_file(ps, &ino);
+				ps->plen = plen;
+				ps->path[plen] = 0;
+				r4_obj_fini(&ino);
+			}
+		} while (!rc && b->n == BATCH);
+	}
+	batch_free(b);
+	r4_free(b);
+	return rc;
+}
+
+/* ---- one file ---- */
+
+/* Is oid met already?  (Remembers it.) */
+static int seen_before(struct pass *ps, uint64_t oid, bool *seen)
+{
+	size_t lo = 0, hi = ps->nlinks;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (ps->links[mid] < oid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if ((*seen = lo < ps->nlinks && ps->links[lo] == oid))
+		return 0;
+	if (r4_grow(&ps->links, &ps->lcap, ps->nlinks + 1, sizeof(*ps->links), 64))
+		return -ENOMEM;
+	memmove(ps->links + lo + 1, ps->links + lo, (ps->nlinks - lo) * sizeof(*ps->links));
+	ps->links[lo] = oid;
+	ps->nlinks++;
+	return 0;
+}
+
+/* The first free run of at least n blocks at or after from. */
+static bool first_fit(const struct r4_alloc *a, uint64_t from, uint64_t n, uint64_t *at)
+{
+	uint64_t s, len;
+
+	for (; r4_alloc_next_run(a, from, &s, &len); from = s + len)
+		if (len >= n) {
+			*at = s;
+			return true;
+		}
+	return false;
+}
+
+static int cmp_start(const void *a, const void *b)
+{
+	const struct r4_extent *x = a, *y = b;
+
+	return x->ex_start < y->ex_start ? -1 : x->ex_start > y->ex_start;
+}
+
+/* The largest free runs, fewer than max of them, that hold n blocks (the
+ * last one cut to what is left), in block order: how many, or 0. */
+static size_t largest_runs(const struct r4_alloc *a, uint64_t n, size_t max, struct r4_extent *v)
+{
+	size_t k = 0, got = 0;
+	uint64_t s, len, sum = 0;
+
+	if (max < 2)
+		return 0;
+	/* the max - 1 longest, longest first */
+	for (uint64_t from = 0; r4_alloc_next_run(a, from, &s, &len); from = s + len) {
+		size_t i = k;
+
+		if (k == max - 1) {
+			if (len <= v[k - 1].ex_width)
+				continue;
+			i = k - 1;	/* in place of the shortest */
+		} else {
+			k++;
+		}
+		for (; i > 0 && v[i - 1].ex_width < len; i--)
+			v[i] = v[i - 1];
+		v[i] = (struct r4_extent){s, len};
+	}
+	while (got < k && sum < n) {
+		v[got].ex_width = R4_MIN(v[got].ex_width, n - sum);
+		sum += v[got++].ex_width;
+	}
+	if (sum < n)
+		return 0;
+	qsort(v, got, sizeof(*v), cmp_start);
+	return got;
+}
+
+/* Where the file goes (f: its blocks, runs, first block): runs in *to
+ * (room for f->runs), how many, or 0 when the free space has no room. */
+static size_t choose(const struct pass *ps, const struct r4_repack_file *f, struct r4_extent *to)
+{
+	const struct r4_alloc *a = ps->db->alloc;
+	uint64_t at;
+
+	if (first_fit(a, ps->t, f->blocks, &at) ||
+	    (f->runs > 1 && first_fit(a, 0, f->blocks, &at))) {
+		to[0] = (struct r4_extent){at, f->blocks};
+		return 1;
+	}
+	return f->runs > 1 ? largest_runs(a, f->blocks, f->runs, to) : 0;
+}
+
+/* Commit what the pass did (a transaction that changed nothing writes
+ * nothing, and is not counted). */
+static int commit(struct pass *ps)
+{
+	uint64_t before = ps->db->commits;
+	int rc = ps->db->in_txn ? r4_commit(ps->db) : 0;
+
+	ps->st->commits += ps->db->commits - before;
+	ps->since = 0;
+	return rc;
+}
+
+/*
+ * Move the file (f; its map[0, n)): where it goes is chosen into to (room
+ * for f->runs), *nto runs; -ENOSPC when there is no room.  A dry run's
+ * move is in the working bitmap only (what a real one grabs beyond the
+ * blocks, the map stored again, is not counted).  A real one is one
+ * operation of the pass's transaction (begun if none is open), which
+ * chooses inside it, after what beginning it may allocate (the memory
+ * bound's early writes); short of room, a transaction that moved
+ * something is committed first (its old blocks come back) and the move
+ * tried once more.
+ */
+static int move(struct pass *ps, const struct r4_inode *ino, const struct r4_repack_file *f,
+		const struct r4_extent *map, size_t n, struct r4_extent *to, size_t *nto)
+{
+	struct r4_db *db = ps->db;
+	struct r4_txn_op op;
+	int rc;
+
+	if (ps->o->dry_run) {
+		if (!(*nto = choose(ps, f, to)) ||
+		    r4_alloc_avail(db->alloc) < r4_txn_need(db) + f->blocks + r4_txn_reserve(db))
+			return -ENOSPC;
+		for (size_t i = 0; i < *nto; i++)
+			r4_alloc_mark_used(db->alloc, to[i].ex_start, to[i].ex_width);
+		for (size_t i = 0; i < n; i++)
+			if (map[i].ex_start > R4_EXTENT_UNALLOC)
+				r4_alloc_free(db->alloc, map[i].ex_start, map[i].ex_width);
+		return 0;
+	}
+	for (int again = 0;; again++) {
+		if ((!db->in_txn && (rc = r4_begin(db))) || (rc = r4_txn_op_begin(db, &op)))
+			return rc;
+		*nto = choose(ps, f, to);
+		rc = r4_txn_op_end(db, &op, *nto ? r4_reg_move(db, ino, to, *nto) : -ENOSPC);
+		if (rc != -ENOSPC || again || !ps->since || db->txn_err || (rc = commit(ps)))
+			return rc;
+	}
+}
+
+/* A regular file the walk meets: in place, moved, or skipped, told to
+ * o->file; a commit when enough was moved. */
+static int visit_file(struct pass *ps, const struct r4_inode *ino)
+{
+	struct r4_db *db = ps->db;
+	struct r4_repack_stats *st = ps->st;
+	struct r4_repack_file f = {.path = ps->path, .ino = r4_key_objectid(&ino->sdkey)};
+	struct r4_extent *map = NULL, *to = NULL;
+	uint64_t end = 0, limit = ps->o->commit_bytes ? ps->o->commit_bytes : DEFAULT_COMMIT;
+	size_t n = 0, nto = 0;
+	bool seen = false;
+	int rc;
+
+	if (ps->o->stop && ps->o->stop(ps->o->ctx))
+		return STOPPED;
+	if ((rc = r4_reg_map(db, ino, &map, &n)))
+		return rc;
+	for (size_t i = 0; i < n; i++) {
+		const struct r4_extent *u = &map[i];
+
+		if (u->ex_start <= R4_EXTENT_UNALLOC)
+			continue;
+		if (!f.blocks)
+			f.from = u->ex_start;
+		f.runs += !f.blocks || u->ex_start != end;
+		f.blocks += u->ex_width;
+		end = u->ex_start + u->ex_width;
+	}
+	if (!f.blocks || (ino->sd.sd_nlink > 1 && ((rc = seen_before(ps, f.ino, &seen)) || seen)))
+		goto out;	/* no blocks, or met under another name */
+	st->files++;
+	if (!ps->started) {
+		ps->t = f.from;
+		ps->started = true;
+	}
+	f.to = f.from;
+	f.new_runs = f.runs;
+	if (f.runs == 1 && f.from >= ps->t) {
+		f.what = R4_REPACK_IN_PLACE;
+	} else if (!(to = r4_malloc(f.runs * sizeof(*to)))) {
+		rc = -ENOMEM;
+		goto out;
+	} else {
+		rc = move(ps, ino, &f, map, n, to, &nto);
+		if (rc == -ENOSPC) {
+			f.what = R4_REPACK_NO_ROOM;
+			rc = 0;
+		} else if (rc) {
+			goto out;
+		} else {
+			f.what = R4_REPACK_MOVED;
+			f.to = to[0].ex_start;
+			f.new_runs = nto;
+			end = to[nto - 1].ex_start + to[nto - 1].ex_width;
+			ps->since += f.blocks;
+			st->blocks_moved += f.blocks;
+			st->runs_before += f.runs;
+			st->runs_after += nto;
+		}
+	}
+	/* t follows the file where it is now (a file in one run with no room
+	 * after t too: there is nowhere better for it) */
+	if (f.what == R4_REPACK_MOVED || f.new_runs == 1)
+		ps->t = end;
+	st->in_place += f.what == R4_REPACK_IN_PLACE;
+	st->moved += f.what == R4_REPACK_MOVED;
+	st->no_room += f.what == R4_REPACK_NO_ROOM;
+	if (ps->o->file)
+		ps->o->file(ps->o->ctx, &f, st);
+	if (!ps->o->dry_run && ps->since * db->bs >= limit)
+		rc = commit(ps);
+out:
+	r4_free(to);
+	r4_free(map);
+	return rc;
+}
+
+/* ---- a pass ---- */
+
+int r4_repack(r4_db *db, const char *path, const struct r4_repack_opts *o,
+	      struct r4_repack_stats *out)
+{
+	struct pass ps = {.db = db, .o = o, .st = out};
+	struct r4_inode top;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	if (!db->rw && !o->dry_run)
+		return -EROFS;
+	if (db->in_txn)
+		return -EBUSY;
+	if ((rc = r4_fs_resolve(db, path, &top)))
+		return r4_db_seen(db, rc);
+	/* the path as given, without trailing slashes */
+	ps.plen = 1;
+	if (!(rc = path_push(&ps, path + 1, strlen(path + 1)))) {
+		while (ps.plen > 1 && ps.path[ps.plen - 1] == '/')
+			ps.path[--ps.plen] = 0;
+		rc = S_ISDIR(top.sd.sd_mode)   ? walk_dir(&ps, &top)
+		     : S_ISREG(top.sd.sd_mode) ? visit_file(&ps, &top)
+					       : 0;
+	}
+	r4_obj_fini(&top);
+	if (rc == STOPPED) {
+		out->stopped = true;
+		rc = 0;
+	}
+	if (o->dry_run)
+		r4_alloc_abort(db->alloc);	/* the marks of the choices made */
+	else if (!rc)
+		rc = commit(&ps);
+	if (rc && db->in_txn)
+		r4_abort(db);
+	r4_free(ps.links);
+	r4_free(ps.path);
+	return r4_db_seen(db, rc);
+}

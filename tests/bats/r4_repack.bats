@@ -1,0 +1,150 @@
+#!/usr/bin/env bats
+# r4 repack (issue 24, docs/repack.md) on an image made with r4 import of
+# a small tree and then fragmented by appends in turns, each its own
+# transaction: every file moves into one run, reads and lists as before,
+# r4 fsck and fsck.reiser4 are clean, measurefs.reiser4's data
+# fragmentation drops to 0; a second run moves nothing and writes
+# nothing; --dry-run says what would move and writes nothing; bad inputs
+# and an image a mount holds are refused, changing nothing.
+
+bats_require_minimum_version 1.5.0
+
+setup() {
+	load helper
+	r4_setup
+	IMG=$T/a.img
+}
+
+teardown() {
+	fuse_teardown
+	r4_teardown
+}
+
+# A tree imported, then four rounds of appends to four files in turns.
+fragmented() {
+	local x y r
+	mkdir -p "$T/src/d1/sub" "$T/src/d2"
+	head -c 30000 /dev/urandom >"$T/src/d1/f1"
+	head -c 50000 /dev/urandom >"$T/src/d1/f2"
+	head -c 70000 /dev/urandom >"$T/src/d1/sub/h"
+	head -c 40000 /dev/urandom >"$T/src/d2/g1"
+	head -c 60000 /dev/urandom >"$T/src/d2/g2"
+	echo small >"$T/src/d1/s"
+	"$R4" mkfs "$IMG" 32M >/dev/null
+	"$R4" import "$IMG" "$T/src" /
+	x=$(head -c 9000 /dev/zero | tr '\0' x)
+	y=$(head -c 9000 /dev/zero | tr '\0' y)
+	for r in 1 2 3 4; do
+		"$R4_BUILD/r4sh" -c "/d1/f1 <<- \"$x$r\"" -c "/d2/g1 <<- \"$y\"" \
+			-c "/d1/f2 <<- \"$x\"" -c "/d1/sub/h <<- \"$y$r\"" "$IMG" >/dev/null
+	done
+}
+
+# What users see: every file's bytes and every listing.
+contents() {
+	local f
+	for f in /d1/f1 /d1/f2 /d1/s /d1/sub/h /d2/g1 /d2/g2; do
+		echo "$f $("$R4" cat "$IMG" "$f" | md5sum)"
+	done
+	"$R4" ls "$IMG" /d1
+	"$R4" ls "$IMG" /d1/sub
+	"$R4" ls "$IMG" /d2
+}
+
+data_frag() {
+	measurefs.reiser4 -D -y "$1" 2>/dev/null | sed -n 's/^Data fragmentation is: //p'
+}
+
+@test "r4 repack: every file in one run, contents as before, clean; a second run moves nothing" {
+	need_cmd measurefs.reiser4 "reiser4progs not installed"
+	fragmented
+	contents >"$T/before"
+	frag0=$(data_frag "$IMG")
+	run --separate-stderr "$R4" repack "$IMG"
+	assert_success
+	assert_output --regexp '^/: 5 files with data blocks: 5 moved \([0-9]+ blocks, [0-9]+ runs into 5\), 0 in place, 0 skipped$'
+	[ -z "$stderr" ]	# no progress line off a terminal
+	contents >"$T/after"
+	diff "$T/before" "$T/after"
+	run "$R4" fsck "$IMG"
+	assert_success
+	fsck_reiser4 "$IMG"
+	frag1=$(data_frag "$IMG")
+	echo "data fragmentation $frag0 then $frag1"
+	[ "$frag1" = 0.000000 ]
+	awk -v a="$frag0" 'BEGIN { exit !(a > 0.01) }'
+
+	cp "$IMG" "$T/once.img"
+	run "$R4" repack "$IMG"
+	assert_success
+	assert_output "/: 5 files with data blocks: 0 moved, 5 in place, 0 skipped"
+	cmp "$IMG" "$T/once.img"
+}
+
+@test "r4 repack PATH: only that subtree; -v names each file moved" {
+	fragmented
+	contents >"$T/before"
+	run "$R4" repack -v "$IMG" /d2
+	assert_success
+	assert_line --index 0 --regexp '^moved /d2/g1: [0-9]+ blocks in [0-9]+ runs, to 1 run at block [0-9]+$'
+	assert_line --index 1 --regexp '^moved /d2/g2: [0-9]+ blocks in 1 run, to 1 run at block [0-9]+$'
+	assert_line --index 2 --regexp '^/d2: 2 files with data blocks: 2 moved \([0-9]+ blocks, [0-9]+ runs into 2\), 0 in place, 0 skipped$'
+	[ "${#lines[@]}" = 3 ]
+	run "$R4" repack -n "$IMG" /d1
+	assert_success
+	assert_line --index 3 --regexp '^/d1: 3 files with data blocks: 3 would move '
+	contents >"$T/after"
+	diff "$T/before" "$T/after"
+	fsck_reiser4 "$IMG"
+}
+
+@test "r4 repack --dry-run: says what would move, writes nothing; the real run moves that" {
+	fragmented
+	cp "$IMG" "$T/orig.img"
+	run "$R4" repack --dry-run "$IMG"
+	assert_success
+	assert_line --index 0 --regexp '^would move /d1/f[12]: [0-9]+ blocks in [0-9]+ runs?, to 1 run at block [0-9]+$'
+	assert_line --index 5 --regexp '^/: 5 files with data blocks: 5 would move \([0-9]+ blocks, [0-9]+ runs into 5\), 0 in place, 0 skipped \(dry run: nothing written\)$'
+	dry=${lines[5]/ would move/ moved}
+	cmp "$IMG" "$T/orig.img"
+	run "$R4" repack "$IMG"
+	assert_success
+	assert_output "${dry% (dry run: nothing written)}"
+}
+
+@test "r4 repack: bad inputs are refused and change nothing" {
+	fragmented
+	cp "$IMG" "$T/orig.img"
+	run "$R4" repack "$T/none.img"
+	assert_failure 1
+	assert_output "r4: cannot open image '$T/none.img': No such file or directory"
+	run "$R4" repack "$IMG" /nowhere
+	assert_failure 1
+	assert_output "r4: repack '/nowhere': No such file or directory (nothing was changed)"
+	run "$R4" repack "$IMG" /d1/f1/x
+	assert_failure 1
+	assert_output "r4: repack '/d1/f1/x': Not a directory (nothing was changed)"
+	run "$R4" repack --commit 0 "$IMG"
+	assert_failure 2
+	assert_output "r4: repack: bad size '0'"
+	run "$R4" repack --bogus "$IMG"
+	assert_failure 2
+	assert_line --index 0 "r4: repack: unknown option '--bogus'"
+	run "$R4" repack "$IMG" / extra
+	assert_failure 2
+	run "$R4" repack
+	assert_failure 2
+	cmp "$IMG" "$T/orig.img"
+}
+
+@test "r4 repack on an image a mount holds: refused with the lock's words, dry run too" {
+	fuse_setup 64M
+	mount_r4
+	pid=$(r4fuse_pids)
+	run "$R4" repack "$IMG"
+	assert_failure 1
+	assert_output "r4: $IMG: in use by r4fuse (pid $pid), mounted at $MNT"
+	run "$R4" repack -n "$IMG"
+	assert_failure 1
+	assert_output "r4: $IMG: in use by r4fuse (pid $pid), mounted at $MNT"
+}
