@@ -788,6 +788,15 @@ static int cmd_fsck(int argc, char **argv)
 
 /* ---- repack ---- */
 
+/* One line of the layout (r4 frag's figures) that repack prints before
+ * and after its pass. */
+static void repack_layout(const char *when, const struct r4_frag *fr)
+{
+	printf("layout %s data fragmentation %.6f, tree fragmentation %.6f, leaves %.2f%% "
+	       "packed, twigs %.2f%% packed, %.2f seeks per MiB\n", when, fr->data_frag,
+	       fr->tree_frag, fr->leaf_fill, fr->twig_fill, fr->seeks_per_mib);
+}
+
 static volatile sig_atomic_t repack_interrupted;
 
 static void repack_on_signal(int sig)
@@ -845,8 +854,8 @@ static void repack_file(void *ctx, const struct r4_repack_file *f,
 /*
  * r4 repack [-n | --dry-run] [-v] [--commit SIZE] IMAGE [PATH]: one pass
  * of the repacker over PATH's subtree (docs/repack.md).  A summary line,
- * one line per kind of skip, and with -n (or -v) a line per file moved or
- * skipped.  Ctrl-C stops it after the file being moved; what was moved
+ * one line per kind of skip, the layout before and after (r4 frag's
+ * figures), and with -n (or -v) a line per file moved or skipped.  Ctrl-C stops it after the file being moved; what was moved
  * stays, and a second run goes on.
  */
 static int cmd_repack(int argc, char **argv)
@@ -859,6 +868,7 @@ static int cmd_repack(int argc, char **argv)
 	struct r4_repack_opts ro = {.stop = repack_stop, .file = repack_file, .ctx = &ui};
 	struct r4_open_opts oo = {0};
 	struct r4_repack_stats st;
+	struct r4_frag before, after;
 	struct sigaction sa = {.sa_handler = repack_on_signal};
 	struct r4_holder h;
 	const char *image, *path;
@@ -902,10 +912,14 @@ static int cmd_repack(int argc, char **argv)
 	}
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
-	rc = r4_repack(db, path, &ro, &st);
+	memset(&st, 0, sizeof(st));
+	if (!(rc = r4_frag(db, path, &before)))
+		rc = r4_repack(db, path, &ro, &st);
 	repack_clear_bar(&ui);
 	if (!rc)
 		rc = r4_sync(db);
+	if (!rc && !ui.dry)
+		rc = r4_frag(db, path, &after);
 	r4_close(db);
 	if (rc) {
 		fprintf(stderr, "%s: repack '%s': %s%s\n", sh_prog, path, r4_strerror(rc),
@@ -923,6 +937,9 @@ static int cmd_repack(int argc, char **argv)
 	if (st.no_room)
 		printf("skipped %llu: no room for them in the free space\n",
 		       (unsigned long long)st.no_room);
+	repack_layout(ui.dry ? "now:   " : "before:", &before);
+	if (!ui.dry)
+		repack_layout("after: ", &after);
 	if (st.stopped) {
 		printf("stopped: interrupted; what was moved is committed, run it again to go on\n");
 		return R4_EXIT_FAIL;

@@ -62,7 +62,11 @@ data_frag() {
 	frag0=$(data_frag "$IMG")
 	run --separate-stderr "$R4" repack "$IMG"
 	assert_success
-	assert_output --regexp '^/: 5 files with data blocks: 5 moved \([0-9]+ blocks, [0-9]+ runs into 5\), 0 in place, 0 skipped$'
+	assert_line --index 0 --regexp '^/: 5 files with data blocks: 5 moved \([0-9]+ blocks, [0-9]+ runs into 5\), 0 in place, 0 skipped$'
+	# the layout before and after, r4 frag's figures
+	assert_line --index 1 --regexp "^layout before: data fragmentation $frag0, tree fragmentation [0-9.]+, leaves [0-9.]+% packed, twigs [0-9.]+% packed, [0-9.]+ seeks per MiB$"
+	assert_line --index 2 --regexp '^layout after:  data fragmentation 0\.000000, '
+	[ "${#lines[@]}" = 3 ]
 	[ -z "$stderr" ]	# no progress line off a terminal
 	contents >"$T/after"
 	diff "$T/before" "$T/after"
@@ -77,7 +81,7 @@ data_frag() {
 	cp "$IMG" "$T/once.img"
 	run "$R4" repack "$IMG"
 	assert_success
-	assert_output "/: 5 files with data blocks: 0 moved, 5 in place, 0 skipped"
+	assert_line --index 0 "/: 5 files with data blocks: 0 moved, 5 in place, 0 skipped"
 	cmp "$IMG" "$T/once.img"
 }
 
@@ -89,7 +93,9 @@ data_frag() {
 	assert_line --index 0 --regexp '^moved /d2/g1: [0-9]+ blocks in [0-9]+ runs, to 1 run at block [0-9]+$'
 	assert_line --index 1 --regexp '^moved /d2/g2: [0-9]+ blocks in 1 run, to 1 run at block [0-9]+$'
 	assert_line --index 2 --regexp '^/d2: 2 files with data blocks: 2 moved \([0-9]+ blocks, [0-9]+ runs into 2\), 0 in place, 0 skipped$'
-	[ "${#lines[@]}" = 3 ]
+	assert_line --index 3 --regexp '^layout before: '
+	assert_line --index 4 --regexp '^layout after:  data fragmentation 0\.000000, '
+	[ "${#lines[@]}" = 5 ]
 	run "$R4" repack -n "$IMG" /d1
 	assert_success
 	assert_line --index 3 --regexp '^/d1: 3 files with data blocks: 3 would move '
@@ -105,11 +111,15 @@ data_frag() {
 	assert_success
 	assert_line --index 0 --regexp '^would move /d1/f[12]: [0-9]+ blocks in [0-9]+ runs?, to 1 run at block [0-9]+$'
 	assert_line --index 5 --regexp '^/: 5 files with data blocks: 5 would move \([0-9]+ blocks, [0-9]+ runs into 5\), 0 in place, 0 skipped \(dry run: nothing written\)$'
+	assert_line --index 6 --regexp '^layout now:    data fragmentation '
+	[ "${#lines[@]}" = 7 ]
 	dry=${lines[5]/ would move/ moved}
+	now=${lines[6]#layout now:   }
 	cmp "$IMG" "$T/orig.img"
 	run "$R4" repack "$IMG"
 	assert_success
-	assert_output "${dry% (dry run: nothing written)}"
+	assert_line --index 0 "${dry% (dry run: nothing written)}"
+	assert_line --index 1 "layout before:$now"
 }
 
 @test "r4 repack: bad inputs are refused and change nothing" {
