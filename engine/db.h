@@ -115,6 +115,11 @@ struct r4_db {
 		uint64_t gen;		/* db->gen then: every grab comes before a change */
 	} op;
 	size_t npages_real;	/* pending pages of real blocks, not fake ones (reg.c) */
+	/* the repacker's node phase (repack.c): when set, r4_tree_place puts a
+	 * commit's new and moved nodes in the first free run at or after
+	 * place_at that holds them all, and moves place_at past them */
+	bool place_hint;
+	uint64_t place_at;
 
 	struct r4_held *held;	/* objects r4_file handles hold (fs.c) */
 	struct r4_actor {	/* who the handle calls act for (r4_act_as, perm.c) */

@@ -28,10 +28,12 @@
  */
 #include "obj.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 
 #include "alloc.h"
+#include "tree.h"
 #include "txn.h"
 
 enum {
@@ -57,6 +59,8 @@ struct pass {
 	bool started;		/* t is set: the first extent file was met */
 	uint64_t t;		/* the target: where the next file belongs */
 	uint64_t since;		/* blocks moved since the last commit */
+	uint64_t nt;		/* the node phase's target: where the next leaves belong */
+	size_t batch;		/* nodes it made dirty since the last commit */
 	uint64_t *links;	/* ids of files with several names met, sorted */
 	size_t nlinks, lcap;
 	char *path;		/* the path of what the walk is at */
@@ -368,6 +372,178 @@ out:
 	return rc;
 }
 
+/* ---- the node phase ---- */
+
+/*
+ * After the bodies, over the whole volume: the twigs in key order, each
+ * with its leaves.  A twig whose leaves lie in consecutive blocks, in key
+ * order, from nt on (nt: past the last leaf this phase placed or left),
+ * each packed against its neighbour, is in place.  Any other is moved by
+ * the commit's own rules: its leaves, it and the nodes above it are made
+ * dirty, so the commit squeezes the leaves (and twigs) into their dirty
+ * neighbours and relocates every one of them (a dirty node under a dirty
+ * parent moves); under db->place_hint r4_tree_place puts them in one run
+ * at nt, parents first, then in key order.  A transaction moves about
+ * NODE_BATCH nodes; it grabs what its dirty nodes can take, as any
+ * operation does, before it makes one dirty.  After a commit the phase
+ * looks at the same twigs once more (a twig's squeeze may have joined
+ * leaves apart), so the next pass finds them in place.
+ */
+enum { NODE_BATCH = 256 };
+
+/* Commit what the node phase made dirty, its nodes placed at ps->nt. */
+static int node_commit(struct pass *ps)
+{
+	struct r4_db *db = ps->db;
+	int rc;
+
+	db->place_hint = true;
+	db->place_at = ps->nt;
+	rc = commit(ps);
+	db->place_hint = false;
+	ps->nt = db->place_at;
+	ps->batch = 0;
+	return rc;
+}
+
+/* Make twig's leaves, it and the path above it dirty, after a grab for
+ * them: -ENOSPC when there is no room (nothing changes). */
+static int dirty_twig(struct pass *ps, struct r4_path *p, const uint64_t *leaf, size_t n)
+{
+	struct r4_db *db = ps->db;
+	struct r4_txn_op op;
+	int rc;
+
+	if ((!db->in_txn && (rc = r4_begin(db))) || (rc = r4_txn_op_begin(db, &op)))
+		return rc;
+	/* a block each for its place, and its share of the journal's records */
+	rc = r4_txn_grab(db, 2 * (n + db->height), false);
+	for (size_t i = 0; i < n && !rc; i++) {
+		r4_node *x;
+
+		if (!(rc = r4_node_get(db, leaf[i], R4_LEVEL_LEAF, &x))) {
+			r4_node_dirty(db, x);
+			r4_node_put(db, x);
+		}
+	}
+	for (unsigned l = R4_LEVEL_TWIG; l <= db->height && !rc; l++)
+		r4_node_dirty(db, p->lv[l].node);
+	return r4_txn_op_end(db, &op, rc);
+}
+
+/* Is leaf a packed against b, its right neighbour under the same twig:
+ * does b's first item not fit in a (as the commit's squeeze leaves them)? */
+static int packed(struct r4_db *db, uint64_t a, uint64_t b, bool *yes)
+{
+	r4_node *x, *y;
+	int rc;
+
+	if ((rc = r4_node_get(db, a, R4_LEVEL_LEAF, &x)))
+		return rc;
+	if (!(rc = r4_node_get(db, b, R4_LEVEL_LEAF, &y))) {
+		*yes = !r4_node_nr(y->data) ||
+		       r4_node_item_len(y->data, db->bs, 0) + R4_IH_SIZE > r4_node_free(x->data);
+		r4_node_put(db, y);
+	}
+	r4_node_put(db, x);
+	return rc;
+}
+
+static int node_phase(struct pass *ps)
+{
+	struct r4_db *db = ps->db;
+	struct r4_repack_stats *st = ps->st;
+	uint64_t *leaf = NULL;
+	size_t cap = 0;
+	r4_key k, here, k0, last;	/* k0: the batch's first twig's; last: k0 checked again */
+	uint64_t nt0 = 0;		/* nt when the batch began */
+	bool more = true, rechecked = false;
+	int rc = 0;
+
+	memset(&k, 0, sizeof(k));
+	k0 = last = k;
+	ps->nt = ps->started ? ps->t : 0;
+	while (more && !rc) {
+		struct r4_path p;
+		size_t n = 0;
+		bool in_place = true;
+
+		if (ps->o->stop && ps->o->stop(ps->o->ctx)) {
+			rc = STOPPED;
+			break;
+		}
+		if ((rc = r4_tree_lookup(db, &k, R4_LEVEL_TWIG, &p)))
+			break;
+		here = k;
+		const r4_node *t = p.lv[R4_LEVEL_TWIG].node;
+		unsigned nr = r4_node_nr(t->data);
+
+		/* the next twig's first key: the next pointer of the lowest level
+		 * above that has one */
+		more = false;
+		for (unsigned l = R4_LEVEL_TWIG + 1; l <= db->height && !more; l++) {
+			const r4_node *up = p.lv[l].node;
+			unsigned pos = (unsigned)p.lv[l].pos;
+
+			if ((more = pos + 1 < (unsigned)r4_node_nr(up->data)))
+				r4_node_key(up->data, db->bs, pos + 1, &k);
+		}
+		for (unsigned i = 0, prev = UINT_MAX; i < nr && !rc; i++) {
+			if (r4_node_item_pid(t->data, db->bs, i) != R4_IPID_NODEPTR)
+				continue;
+			if (r4_grow(&leaf, &cap, n + 1, sizeof(*leaf), 64)) {
+				rc = -ENOMEM;
+				break;
+			}
+			leaf[n] = r4_le64_get(t->data + r4_node_item_off(t->data, db->bs, i));
+			in_place = in_place && (n ? leaf[n] == leaf[n - 1] + 1 : leaf[n] >= ps->nt);
+			/* (leaves with an extent between are no neighbours) */
+			if (in_place && n && prev + 1 == i)
+				rc = packed(db, leaf[n - 1], leaf[n], &in_place);
+			prev = i;
+			n++;
+		}
+		if (rc || in_place) {
+			if (n)
+				ps->nt = leaf[n - 1] + 1;
+			r4_path_release(db, &p);
+			continue;
+		}
+		if (ps->o->dry_run) {
+			st->nodes_moved += n + 1;
+			r4_path_release(db, &p);
+			continue;
+		}
+		rc = dirty_twig(ps, &p, leaf, n);
+		r4_path_release(db, &p);
+		if (rc == -ENOSPC) {
+			st->nodes_no_room += n + 1;
+			rc = 0;
+		} else if (!rc) {
+			if (!ps->batch) {
+				k0 = here;
+				nt0 = ps->nt;
+			}
+			st->nodes_moved += n + 1;
+			if ((ps->batch += n + 1) >= NODE_BATCH && !(rc = node_commit(ps)) &&
+			    (!rechecked || r4_key_cmp(&k0, &last) > 0)) {
+				/* once more over what it moved: the twigs' squeeze may
+				 * have joined leaves the leaves' squeeze kept apart */
+				last = k = k0;
+				rechecked = more = true;
+				ps->nt = nt0;
+			}
+		}
+	}
+	r4_free(leaf);
+	if ((!rc || rc == STOPPED) && ps->batch) {
+		int c = node_commit(ps);
+
+		rc = c ? c : rc;
+	}
+	return rc;
+}
+
 /* ---- a pass ---- */
 
 int r4_repack(r4_db *db, const char *path, const struct r4_repack_opts *o,
@@ -392,6 +568,9 @@ int r4_repack(r4_db *db, const char *path, const struct r4_repack_opts *o,
 		rc = S_ISDIR(top.sd.sd_mode)   ? walk_dir(&ps, &top)
 		     : S_ISREG(top.sd.sd_mode) ? visit_file(&ps, &top)
 					       : 0;
+		/* the nodes, for the whole volume */
+		if (!rc && ps.plen == 1 && !(rc = o->dry_run ? 0 : commit(&ps)))
+			rc = node_phase(&ps);
 	}
 	r4_obj_fini(&top);
 	if (rc == STOPPED) {

@@ -1137,8 +1137,19 @@ int r4_tree_place(struct r4_db *db)
 	if (!nf)
 		goto out;
 	qsort(v, nf, sizeof(*v), cmp_placed);
-	/* from the top of the free space (runs come downwards), so nodes never
-	 * take the blocks right after a file's data, where it grows next */
+	/* the repacker's order: one run at its target, in the order a walk
+	 * reads them */
+	for (uint64_t s, len, from = db->place_at;
+	     db->place_hint && r4_alloc_next_run(db->alloc, from, &s, &len); from = s + len)
+		if (len >= nf) {
+			r4_alloc_mark_used(db->alloc, s, nf);
+			for (; have < nf; have++)
+				blks[have] = s + have;
+			db->place_at = s + nf;
+			break;
+		}
+	/* else from the top of the free space (runs come downwards), so nodes
+	 * never take the blocks right after a file's data, where it grows next */
 	while (have < nf && !rc) {
 		uint64_t blk, got;
 

@@ -1216,6 +1216,9 @@ struct r4_repack_stats {
 	uint64_t blocks_moved;
 	uint64_t runs_before, runs_after;	/* of the files moved */
 	uint64_t commits;	/* transactions the pass committed */
+	/* tree nodes (leaves, twigs) the node phase moved into walk order,
+	 * and left for want of room (a pass over the whole volume only) */
+	uint64_t nodes_moved, nodes_no_room;
 	bool stopped;		/* o->stop ended it before the end of the walk */
 };
 
@@ -1237,8 +1240,11 @@ struct r4_repack_opts {
  * goes (a directory's files in readdir order, then its subdirectories,
  * parent first) moves each extent file whose blocks are not one run at or
  * after the previous file's into one run there (or the first run after
- * it that holds it, or as few runs as the free space allows).  Its own
- * transactions, a commit every commit_bytes moved: each is an ordinary
+ * it that holds it, or as few runs as the free space allows); then, for
+ * the whole volume, the twigs and leaves out of key order or not packed
+ * are made dirty for the commit to squeeze and place in one run after
+ * the bodies.  Its own transactions, a commit every commit_bytes moved
+ * (every 256 nodes): each is an ordinary
  * one, so a crash keeps the last committed state, and nothing users see
  * changes (contents, names, ids, modes, owners, times).  A second pass
  * finds what the first moved in place.  0 (*out filled, also when

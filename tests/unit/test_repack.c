@@ -10,14 +10,18 @@
  *    finds every file in place, in walk order, and writes nothing; where
  *    no free run holds a file, it goes into as few of the largest as are
  *    fewer than its runs;
+ *  - the nodes (half empty leaves of small files, made apart): tree
+ *    fragmentation (r4_frag and measurefs.reiser4 -T, which agree) at most
+ *    half of before, fewer leaves, better packed, fewer seeks per MiB;
  *  - r4 check and fsck.reiser4 are clean after each pass;
  *  - a dry run writes nothing and says what the pass then moves; a pass
  *    stopped after two files keeps them and the next one goes on; a pass
  *    over a subtree moves only what is under it; with no room a file is
  *    skipped and nothing changes; bad calls are refused;
- *  - crash: the write stream of a pass (several commits) is cut after
- *    every write (torn and not); after each cut the image opens, r4 check
- *    is clean, and every object is as before (fsck.reiser4 on a sample).
+ *  - crash: the write stream of a pass (several commits, bodies and
+ *    nodes) is cut after every write (torn and not); after each cut the
+ *    image opens, r4 check is clean, and every object is as before
+ *    (fsck.reiser4 on a sample).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -169,7 +173,24 @@ static void build(r4_db *db)
 	CHECK_RC(r4_mkdir(db, "/d1", 0750, 1, 2));
 	CHECK_RC(r4_mkdir(db, "/d1/sub", 0700, 0, 0));
 	CHECK_RC(r4_mkdir(db, "/d2", 0755, 0, 0));
-	age(db, 6, 0, NF - 1);
+	/* small files (tails: their leaves are neighbours), made in turns
+	 * with the aging and two of three deleted: half empty leaves, apart */
+	CHECK_RC(r4_mkdir(db, "/d3", 0755, 0, 0));
+	for (unsigned r = 0; r < 4; r++) {
+		char p[64];
+
+		age(db, 2, 0, NF - 1);
+		for (unsigned i = 0; i < 60; i++) {
+			snprintf(p, sizeof(p), "/d3/s%u-%02u", r, i);
+			CHECK_RC(r4_create(db, p, 0644, 0, 0));
+			CHECK_RC(r4_write(db, p, 0, p, strlen(p)));
+		}
+		for (unsigned i = 0; i < 60; i++)
+			if (i % 3) {
+				snprintf(p, sizeof(p), "/d3/s%u-%02u", r, i);
+				CHECK_RC(r4_unlink(db, p));
+			}
+	}
 	/* a sparse file: data, a hole of 50 blocks, data */
 	CHECK_RC(r4_create(db, model[NF - 1].path, 0600, 0, 0));
 	CHECK_RC(mwrite(db, NF - 1, 0, 9000, 77));
@@ -300,18 +321,20 @@ static uint64_t all_runs(r4_db *db, uint64_t *most)
 	return sum;
 }
 
-/* measurefs.reiser4's data fragmentation of img, or -1 without it. */
-static double measure(const char *img)
+/* measurefs.reiser4's data (tree: its tree) fragmentation of img, or -1
+ * without it. */
+static double measure(const char *img, bool tree)
 {
 	char cmd[300], line[200];
 	double v = -1;
 	FILE *p;
 
-	snprintf(cmd, sizeof(cmd), "measurefs.reiser4 -D -y '%s' 2>/dev/null", img);
+	snprintf(cmd, sizeof(cmd), "measurefs.reiser4 %s -y '%s' 2>/dev/null", tree ? "-T" : "-D",
+		 img);
 	if (system("command -v measurefs.reiser4 >/dev/null 2>&1") || !(p = popen(cmd, "r")))
 		return -1;
 	while (fgets(line, sizeof(line), p))
-		sscanf(line, "Data fragmentation is: %lf", &v);
+		sscanf(line, tree ? "Tree fragmentation: %lf" : "Data fragmentation is: %lf", &v);
 	pclose(p);
 	return v;
 }
@@ -395,9 +418,11 @@ static void test_passes(void)
 	build(db);
 	r4_close(db);
 	t_both_clean(img, "aging");
-	double frag0 = measure(img);
+	double frag0 = measure(img, false), tfrag0 = measure(img, true);
+	struct r4_frag fr0, fr1;
 
 	db = open_img(img, false);
+	CHECK_RC(r4_frag(db, "/", &fr0));
 	before = snap(db);
 	check_model(db, "aged");
 	runs0 = all_runs(db, &most);
@@ -447,13 +472,32 @@ static void test_passes(void)
 	runs1 = all_runs(db, &most);
 	CHECK_EQ(most, 1);
 	CHECK(runs1 < runs0);
+	CHECK_RC(r4_frag(db, "/", &fr1));
+	printf("layout: tree fragmentation %.6f then %.6f, leaves %llu at %.2f%% then %llu at "
+	       "%.2f%%, twigs %llu at %.2f%% then %llu at %.2f%%, seeks per MiB %.2f then %.2f\n",
+	       fr0.tree_frag, fr1.tree_frag, (unsigned long long)fr0.leaves, fr0.leaf_fill,
+	       (unsigned long long)fr1.leaves, fr1.leaf_fill, (unsigned long long)fr0.twigs,
+	       fr0.twig_fill, (unsigned long long)fr1.twigs, fr1.twig_fill, fr0.seeks_per_mib,
+	       fr1.seeks_per_mib);
+	/* the nodes: in walk order, leaves packed */
+	CHECK(st.nodes_moved > 0 && st.nodes_no_room == 0);
+	CHECK(fr1.tree_frag <= fr0.tree_frag / 2);
+	CHECK(fr1.leaf_fill > fr0.leaf_fill && fr1.leaves < fr0.leaves);
+	CHECK(fr1.seeks_per_mib < fr0.seeks_per_mib);
 	r4_close(db);
 	t_both_clean(img, "a pass");
-	double frag1 = measure(img);
-	if (frag0 < 0)
+	double frag1 = measure(img, false), tfrag1 = measure(img, true);
+	if (frag0 < 0) {
 		printf("skip: measurefs.reiser4 not installed\n");
-	else
+	} else {
 		CHECK(frag1 < frag0 && frag1 < 0.001);
+		CHECK(tfrag1 <= tfrag0 / 2);
+		/* r4 frag counts as measurefs does */
+		CHECK(tfrag0 - fr0.tree_frag < 1e-6 && fr0.tree_frag - tfrag0 < 1e-6);
+		CHECK(tfrag1 - fr1.tree_frag < 1e-6 && fr1.tree_frag - tfrag1 < 1e-6);
+	}
+	printf("nodes: %llu moved; measurefs.reiser4 tree fragmentation %.6f then %.6f\n",
+	       (unsigned long long)st.nodes_moved, tfrag0, tfrag1);
 	printf("repack: %llu files, %llu runs into %llu (all files: %llu runs, then %llu), "
 	       "data fragmentation %.6f then %.6f\n", (unsigned long long)st.files,
 	       (unsigned long long)st.runs_before, (unsigned long long)st.runs_after,
@@ -658,7 +702,7 @@ static void test_crash(void)
 	r4_io_fault_stats(fw, &b);
 	r4_close(db);
 	uint64_t writes = b.fs_writes - a.fs_writes;
-	CHECK(st.moved >= 3 && st.commits >= 3);
+	CHECK(st.moved >= 3 && st.commits >= 3 && st.nodes_moved > 0);
 
 	for (uint64_t k = 1; k <= writes + 2; k++)
 		for (unsigned v = 0; v < 2; v++) {
@@ -702,9 +746,10 @@ static void test_crash(void)
 				fscked += f == 1;
 			}
 		}
-	printf("crash: a pass of %llu writes (%llu commits) cut after each: %zu states, "
-	       "fsck.reiser4 on %zu, %zu bad\n", (unsigned long long)writes,
-	       (unsigned long long)st.commits, states, fscked, bad);
+	printf("crash: a pass of %llu writes (%llu commits, %llu nodes moved) cut after each: "
+	       "%zu states, fsck.reiser4 on %zu, %zu bad\n", (unsigned long long)writes,
+	       (unsigned long long)st.commits, (unsigned long long)st.nodes_moved, states, fscked,
+	       bad);
 	CHECK_EQ(bad, 0);
 	free(before);
 	r4_io_close(work);
