@@ -937,6 +937,10 @@ static int cmd_repack(int argc, char **argv)
 	if (st.no_room)
 		printf("skipped %llu: no room for them in the free space\n",
 		       (unsigned long long)st.no_room);
+	if (st.nodes_moved || st.nodes_no_room)
+		printf("tree nodes: %llu %s into walk order, %llu left for want of room\n",
+		       (unsigned long long)st.nodes_moved, ui.dry ? "would move" : "moved",
+		       (unsigned long long)st.nodes_no_room);
 	repack_layout(ui.dry ? "now:   " : "before:", &before);
 	if (!ui.dry)
 		repack_layout("after: ", &after);
