@@ -8,7 +8,8 @@
 # The workload is bench/age.c (its header describes it): ROUNDS rounds of
 # OPS creates, appends, overwrites and deletes over DIRS directories and
 # one large directory (big/), filling to MIB MiB of live data and then
-# churning around it, a syncfs every 50 operations.  Deterministic for a
+# churning around it, a sync (fsync of the root, then syncfs) every 50
+# operations.  Deterministic for a
 # seed: both file systems get the same calls and end with the same tree
 # (checked: a digest of names, sizes and bytes).
 #
