@@ -1,5 +1,6 @@
 # r4 - userspace Reiser4.  `make` builds the programs, `make check` builds an
-# ASan+UBSan variant and runs every test, `make bench` runs the benchmarks.
+# ASan+UBSan variant and runs every test, `make bench` runs the benchmarks
+# (`make bench-age` the aging one, bench/age.sh).
 # SAN=1 selects the sanitizer build (objects under build/san/).
 
 CC      ?= cc
@@ -53,7 +54,7 @@ FUSE_LIBS = $(shell pkg-config --libs fuse3 2>/dev/null || echo -lfuse3 -lpthrea
 FUSE_SRC = $(sort $(wildcard fuse-bridge/*.c))
 FUSE_OBJ = $(FUSE_SRC:%.c=$(B)/%.o)
 
-.PHONY: all check check-long test unit interop fsx clean layering bench fuzz fuzz-build
+.PHONY: all check check-long test unit interop fsx clean layering bench bench-age fuzz fuzz-build
 all: $(PROGS) $(B)/libr4parse.a layering
 
 $(B)/libr4engine.a: $(ENGINE_OBJ)
@@ -186,6 +187,9 @@ layering: $(B)/grammar/parser.h $(B)/grammar/lexer.h
 
 bench: all
 	bash bench/run.sh
+
+bench-age: all
+	bash bench/age.sh
 
 clean:
 	rm -rf build
