@@ -1138,9 +1138,12 @@ int r4_tree_place(struct r4_db *db)
 		goto out;
 	qsort(v, nf, sizeof(*v), cmp_placed);
 	/* the repacker's order: one run at its target, in the order a walk
-	 * reads them */
-	for (uint64_t s, len, from = db->place_at;
-	     db->place_hint && r4_alloc_next_run(db->alloc, from, &s, &len); from = s + len)
+	 * reads them (from the start again when none is left after it: in
+	 * order still, in blocks earlier commits of the pass freed) */
+	for (uint64_t s, len, from = db->place_at, wrapped = 0;
+	     db->place_hint && (r4_alloc_next_run(db->alloc, from, &s, &len) ||
+				(!wrapped++ && r4_alloc_next_run(db->alloc, from = 0, &s, &len)));
+	     from = s + len)
 		if (len >= nf) {
 			r4_alloc_mark_used(db->alloc, s, nf);
 			for (; have < nf; have++)

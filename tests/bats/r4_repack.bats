@@ -158,3 +158,36 @@ data_frag() {
 	assert_failure 1
 	assert_output "r4: $IMG: in use by r4fuse (pid $pid), mounted at $MNT"
 }
+
+# tree_frag OUTPUT-LINE: the tree fragmentation of a "layout ..." line.
+tree_frag() {
+	sed -n 's/.*tree fragmentation \([0-9.]*\),.*/\1/p' <<<"$1"
+}
+
+@test "r4 repack of small files in leaves only: the tree gets less fragmented, not more" {
+	# six imports of 50 tail files each (1 to 15 KiB): their leaves
+	# interleave; the node phase moves more nodes than the free space
+	# after its target holds, and must go on in order from the start
+	"$R4" mkfs "$IMG" 6M >/dev/null
+	for r in 1 2 3 4 5 6; do
+		mkdir -p "$T/src$r/d"
+		perl -e 'for my $i (1 .. 50) {
+			open(my $f, ">", "$ARGV[0]/f$i") or die;
+			print $f chr(64 + $ARGV[1]) x (($i * 7919 + $ARGV[1] * 104729) % 14000 + 1000) }' \
+			"$T/src$r/d" "$r"
+		"$R4" import "$IMG" "$T/src$r" "/i$r"
+	done
+	run "$R4" repack "$IMG"
+	assert_success
+	assert_line --index 1 --regexp '^tree nodes: [0-9]+ moved into walk order, 0 left for want of room$'
+	before=$(tree_frag "${lines[2]}")
+	after=$(tree_frag "${lines[3]}")
+	echo "tree fragmentation $before then $after"
+	awk -v a="$before" -v b="$after" 'BEGIN { exit !(b * 4 < a * 3) }'
+	for r in 1 6; do
+		"$R4" cat "$IMG" "/i$r/d/f17" | cmp - "$T/src$r/d/f17"
+	done
+	run "$R4" fsck "$IMG"
+	assert_success
+	fsck_reiser4 "$IMG"
+}
