@@ -142,14 +142,14 @@ fsx: $(FSX_BIN)
 NPROC := $(shell nproc 2>/dev/null || echo 2)
 check:
 	$(MAKE) -j$(NPROC) all
-	$(MAKE) -j$(NPROC) SAN=1 all unit interop build/san/tests/test_fuzz
-	if command -v $(FUZZ_CC) >/dev/null; then $(MAKE) fuzz-build; fi
+	$(MAKE) -j$(NPROC) SAN=1 all unit interop build/san/tests/test_fuzz \
+		$(if $(shell command -v $(FUZZ_CC)),build/fuzz/fuzz_parse)
 	B=build/san bash tests/run.sh
 
 # make check with the long variants of the random, sampled and repeated
 # tests (make check's sizes in brackets): test_fs operations (1500), sampled
-# crash states of test_crash (300), test_badimg's byte flips (40), seconds
-# of fuzzing (20), fsx operations on the mount (20000) and seconds of its
+# crash states of test_crash (300), test_badimg's byte flips (24), seconds
+# of fuzzing (10), fsx operations on the mount (20000) and seconds of its
 # writers (5), unmount-then-check tries under load (20), runs of the demo in
 # a row (3); and ASan's default quarantine of freed memory and leak checks
 # in every program the bats suites start (tests/run.sh).
@@ -160,7 +160,7 @@ check-long:
 	$(LONG) $(MAKE) check
 
 # The libFuzzer target for lex + parse (clang).  `make fuzz` runs it for
-# R4_FUZZ_SECONDS (default 20) as make check does, through tests/fuzz/check.sh.
+# R4_FUZZ_SECONDS (default 10) as make check does, through tests/fuzz/check.sh.
 FUZZ_CC ?= clang
 FUZZ_SRC = $(filter-out parser/run.c parser/wire.c,$(PARSE_SRC)) engine/util.c engine/plan.c tests/fuzz/fuzz_parse.c
 build/fuzz/fuzz_parse: $(FUZZ_SRC) build/grammar/parser.c build/grammar/lexer.c $(wildcard parser/*.h grammar/*.h)
