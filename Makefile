@@ -148,9 +148,9 @@ check:
 
 # make check with the long variants of the random, sampled and repeated
 # tests (make check's sizes in brackets): test_fs operations (1500), sampled
-# crash states of test_crash (300), test_badimg's byte flips (24), seconds
-# of fuzzing (10), fsx operations on the mount (20000) and seconds of its
-# writers (5), unmount-then-check tries under load (20), runs of the demo in
+# crash states of test_crash (300), test_badimg's byte flips (8), seconds
+# of fuzzing (10), fsx operations on the mount (10000) and seconds of its
+# writers (5), unmount-then-check tries under load (12), runs of the demo in
 # a row (3); and ASan's default quarantine of freed memory and leak checks
 # in every program the bats suites start (tests/run.sh).
 LONG = ASAN_OPTIONS= R4_LEAKS=1 R4_OPS=5000 R4_CRASH_SAMPLES=2000 R4_FUZZ=200 \

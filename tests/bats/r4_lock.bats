@@ -9,7 +9,7 @@
 #  - r4sh on a mounted image works through the mount;
 #  - the image is final when unmount returns: under load, fusermount3 -u
 #    then at once r4 fsck -n and fsck.reiser4 --check, R4_UMOUNT_TRIES
-#    times (default 20; `make check-long` runs 100);
+#    times (default 12; `make check-long` runs 100);
 #  - the mount's kind: fuseblk over a loop device (or the block device
 #    itself), plain fuse read-only (without loop devices: r4_lock_ns.bats).
 # Teardown unmounts everything under $T, aborting a hung connection.
@@ -225,7 +225,7 @@ r4_cat() {
 
 @test "the image is final when unmount returns: under load, then both checkers at once" {
 	need_cmd fsck.reiser4 "reiser4progs not installed"
-	local tries=${R4_UMOUNT_TRIES:-20} bad=0 busy=0 t0 ms
+	local tries=${R4_UMOUNT_TRIES:-12} bad=0 busy=0 t0 ms
 	t0=$(date +%s%N)
 	for i in $(seq "$tries"); do
 		mount_r4
