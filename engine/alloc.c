@@ -367,6 +367,18 @@ bool r4_alloc_next_run(const struct r4_alloc *a, uint64_t from, uint64_t *start,
 	return true;
 }
 
+bool r4_alloc_first_fit(const struct r4_alloc *a, uint64_t from, uint64_t n, uint64_t *at)
+{
+	uint64_t s, len;
+
+	for (; r4_alloc_next_run(a, from, &s, &len); from = s + len)
+		if (len >= n) {
+			*at = s;
+			return true;
+		}
+	return false;
+}
+
 int r4_alloc_alloc(struct r4_alloc *a, uint64_t hint, uint64_t want, uint64_t *start,
 		   uint64_t *got)
 {
@@ -529,10 +541,8 @@ bool r4_alloc_is_committed(const struct r4_alloc *a, uint64_t blk)
 void r4_alloc_abort(struct r4_alloc *a)
 {
 	for (uint64_t z = 0; z < a->nzones; z++) {
-		uint64_t g0 = z * (a->span / 8);
-
+		uint64_t g0 = z * (a->span / 8), runs;
 		size_t i0 = (size_t)(z * a->span / 64), i1 = (size_t)((zone_end(a, z) - 1) / 64);
-		uint64_t runs;
 
 		if (!(a->zstate[z] & Z_TOUCHED))
 			continue;

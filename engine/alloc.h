@@ -91,6 +91,9 @@ uint64_t r4_alloc_committed_free_count(const struct r4_alloc *a);
  * start and length (from on, when from is free), false when none is left.
  * Allocates nothing: the repacker looks for where a file fits. */
 bool r4_alloc_next_run(const struct r4_alloc *a, uint64_t from, uint64_t *start, uint64_t *len);
+/* The first of those runs at or after from that holds n blocks: its start
+ * in *at; false when there is none. */
+bool r4_alloc_first_fit(const struct r4_alloc *a, uint64_t from, uint64_t n, uint64_t *at);
 
 /*
  * Commit in two steps, as the journal needs them.  r4_alloc_encode: for

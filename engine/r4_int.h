@@ -181,4 +181,20 @@ int r4_why_set(struct r4_why *why, int rc, const char *fmt, ...)
 #define R4_MIN(a, b) ((a) < (b) ? (a) : (b))
 #define R4_MAX(a, b) ((a) > (b) ? (a) : (b))
 
+/* Index of the first of v[0, n), ascending, that is >= x (n: none). */
+static inline size_t r4_lower_bound(const uint64_t *v, size_t n, uint64_t x)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (v[mid] < x)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 #endif

@@ -938,17 +938,7 @@ static int cmp_u64(const void *a, const void *b)
 /* Index of the first of pl->over >= blk. */
 static size_t over_at(const struct placing *pl, uint64_t blk)
 {
-	size_t lo = 0, hi = pl->nover;
-
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-
-		if (pl->over[mid] < blk)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return r4_lower_bound(pl->over, pl->nover, blk);
 }
 
 /* Real blocks for [from, from + n), whose pages are keyed `from`.. now;

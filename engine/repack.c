@@ -155,16 +155,8 @@ static int walk_dir(struct pass *ps, const struct r4_inode *dir)
 /* Is oid met already?  (Remembers it.) */
 static int seen_before(struct pass *ps, uint64_t oid, bool *seen)
 {
-	size_t lo = 0, hi = ps->nlinks;
+	size_t lo = r4_lower_bound(ps->links, ps->nlinks, oid);
 
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-
-		if (ps->links[mid] < oid)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	if ((*seen = lo < ps->nlinks && ps->links[lo] == oid))
 		return 0;
 	if (r4_grow(&ps->links, &ps->lcap, ps->nlinks + 1, sizeof(*ps->links), 64))
@@ -173,19 +165,6 @@ static int seen_before(struct pass *ps, uint64_t oid, bool *seen)
 	ps->links[lo] = oid;
 	ps->nlinks++;
 	return 0;
-}
-
-/* The first free run of at least n blocks at or after from. */
-static bool first_fit(const struct r4_alloc *a, uint64_t from, uint64_t n, uint64_t *at)
-{
-	uint64_t s, len;
-
-	for (; r4_alloc_next_run(a, from, &s, &len); from = s + len)
-		if (len >= n) {
-			*at = s;
-			return true;
-		}
-	return false;
 }
 
 static int cmp_start(const void *a, const void *b)
@@ -236,8 +215,8 @@ static size_t choose(const struct pass *ps, const struct r4_repack_file *f, stru
 	const struct r4_alloc *a = ps->db->alloc;
 	uint64_t at;
 
-	if (first_fit(a, ps->t, f->blocks, &at) ||
-	    (f->runs > 1 && first_fit(a, 0, f->blocks, &at))) {
+	if (r4_alloc_first_fit(a, ps->t, f->blocks, &at) ||
+	    (f->runs > 1 && r4_alloc_first_fit(a, 0, f->blocks, &at))) {
 		to[0] = (struct r4_extent){at, f->blocks};
 		return 1;
 	}

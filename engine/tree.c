@@ -1112,7 +1112,7 @@ int r4_tree_place(struct r4_db *db)
 {
 	struct r4_cache *c = &db->cache;
 	struct placed *v = NULL;
-	uint64_t *blks = NULL;
+	uint64_t *blks = NULL, at;
 	size_t nf = 0, have = 0;
 	int rc = 0;
 
@@ -1140,17 +1140,13 @@ int r4_tree_place(struct r4_db *db)
 	/* the repacker's order: one run at its target, in the order a walk
 	 * reads them (from the start again when none is left after it: in
 	 * order still, in blocks earlier commits of the pass freed) */
-	for (uint64_t s, len, from = db->place_at, wrapped = 0;
-	     db->place_hint && (r4_alloc_next_run(db->alloc, from, &s, &len) ||
-				(!wrapped++ && r4_alloc_next_run(db->alloc, from = 0, &s, &len)));
-	     from = s + len)
-		if (len >= nf) {
-			r4_alloc_mark_used(db->alloc, s, nf);
-			for (; have < nf; have++)
-				blks[have] = s + have;
-			db->place_at = s + nf;
-			break;
-		}
+	if (db->place_hint && (r4_alloc_first_fit(db->alloc, db->place_at, nf, &at) ||
+			       r4_alloc_first_fit(db->alloc, 0, nf, &at))) {
+		r4_alloc_mark_used(db->alloc, at, nf);
+		for (; have < nf; have++)
+			blks[have] = at + have;
+		db->place_at = at + nf;
+	}
 	/* else from the top of the free space (runs come downwards), so nodes
 	 * never take the blocks right after a file's data, where it grows next */
 	while (have < nf && !rc) {
