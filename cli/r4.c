@@ -41,9 +41,10 @@ static int usage(FILE *f)
 		"       %s import IMAGE SRCDIR [DEST]  copy a host tree into the image\n"
 		"       %s fsck IMAGE [-n | --fix | -y]  check the image; repair what is safe\n"
 		"                                       (-n: read-only, even while in use)\n"
-		"       %s repack [-n | --dry-run] [-v] [--commit SIZE] IMAGE [PATH]\n"
+		"       %s repack [-n | --dry-run] [-v] [--commit SIZE] [--rate SIZE] IMAGE|MNT [PATH]\n"
 		"                                       file bodies into walk order, one run each\n"
-		"                                       (-n: say what would move; -v: each file moved)\n"
+		"                                       (-n: say what would move; -v: each file moved;\n"
+		"                                       MNT: on a live mount, --rate SIZE per second)\n"
 		"       %s dump [--dot] IMAGE  the storage tree: nodes, items, keys (--dot: Graphviz)\n"
 		"       %s frag [--json] IMAGE [PATH]  the layout: fragmentation, packing, seeks\n"
 		"       %s plugins [TYPE]      the plugins r4 knows: type, id, label, what it does\n"
@@ -839,9 +840,11 @@ static void repack_file(void *ctx, const struct r4_repack_file *f,
 			       f->runs == 1 ? "" : "s", (unsigned long long)f->new_runs,
 			       f->new_runs == 1 ? "" : "s", (unsigned long long)f->to);
 		else
-			printf("skipped %s: %llu blocks in %llu run%s: no room for it in the free "
-			       "space\n", f->path, (unsigned long long)f->blocks,
-			       (unsigned long long)f->runs, f->runs == 1 ? "" : "s");
+			printf("skipped %s: %llu blocks in %llu run%s: %s\n", f->path,
+			       (unsigned long long)f->blocks, (unsigned long long)f->runs,
+			       f->runs == 1 ? "" : "s", f->what == R4_REPACK_BUSY
+			       ? "being written (new data not placed yet)"
+			       : "no room for it in the free space");
 	}
 	if (ui->bar) {
 		fprintf(stderr, "\rrepacking: %llu files, %llu moved (%llu blocks)",
@@ -851,18 +854,180 @@ static void repack_file(void *ctx, const struct r4_repack_file *f,
 	}
 }
 
+/* The summary of a pass (before, after: its layout, NULL when not known). */
+static int repack_report(const char *path, const struct repack_ui *ui,
+			 const struct r4_repack_stats *st, const struct r4_frag *before,
+			 const struct r4_frag *after)
+{
+	printf("%s: %llu file%s with data blocks: %llu %s", path, (unsigned long long)st->files,
+	       st->files == 1 ? "" : "s", (unsigned long long)st->moved,
+	       ui->dry ? "would move" : "moved");
+	if (st->moved)
+		printf(" (%llu blocks, %llu runs into %llu)", (unsigned long long)st->blocks_moved,
+		       (unsigned long long)st->runs_before, (unsigned long long)st->runs_after);
+	printf(", %llu in place, %llu skipped%s\n", (unsigned long long)st->in_place,
+	       (unsigned long long)(st->no_room + st->busy), ui->dry ? " (dry run: nothing written)" : "");
+	if (st->no_room)
+		printf("skipped %llu: no room for them in the free space\n",
+		       (unsigned long long)st->no_room);
+	if (st->busy)
+		printf("skipped %llu: being written (new data not placed yet)\n",
+		       (unsigned long long)st->busy);
+	if (st->nodes_moved || st->nodes_no_room)
+		printf("tree nodes: %llu %s into walk order, %llu left for want of room\n",
+		       (unsigned long long)st->nodes_moved, ui->dry ? "would move" : "moved",
+		       (unsigned long long)st->nodes_no_room);
+	if (before)
+		repack_layout(ui->dry ? "now:   " : "before:", before);
+	if (after)
+		repack_layout("after: ", after);
+	return R4_EXIT_OK;
+}
+
+/* ---- repack on a live mount: through its control file (fuse-bridge/repack.c) ---- */
+
+/* One question to the mount's repacker ("start ...", "status SEQ",
+ * "stop"): its answer, or -errno (the mount's, or the repacker's
+ * refusal). */
+static int repack_ask(const char *mnt, const char *what, char **ans)
+{
+	char *head = NULL;
+	size_t an;
+	int n, rc, err;
+
+	if ((n = asprintf(&head, "# r4 repack %s\n", what)) < 0)
+		return -ENOMEM;
+	rc = sh_mount_ask(mnt, head, (size_t)n, "", 0, ans, &an);
+	free(head);
+	if (!rc && sscanf(*ans, "error %d", &err) == 1) {
+		free(*ans);
+		*ans = NULL;
+		rc = -err;
+	}
+	return rc;
+}
+
+/* What an answer says: the counts, the layouts, the state; its file lines
+ * go to the ui as the engine's callback would.  True while running. */
+static bool repack_heard(char *ans, struct repack_ui *ui, struct r4_repack_stats *st,
+			 struct r4_frag *fr, bool *have, unsigned long long *seq, char *state,
+			 size_t nstate)
+{
+	for (char *line = strtok(ans, "\n"); line; line = strtok(NULL, "\n")) {
+		unsigned long long v[11];
+		char what[16];
+		int at = 0;
+
+		if (!strncmp(line, "state ", 6)) {
+			snprintf(state, nstate, "%s", line + 6);
+		} else if (sscanf(line, "stats %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu",
+				  &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7], &v[8],
+				  &v[9], &v[10]) == 11) {
+			*st = (struct r4_repack_stats){
+				.files = v[0], .in_place = v[1], .moved = v[2], .no_room = v[3],
+				.busy = v[4], .blocks_moved = v[5], .runs_before = v[6],
+				.runs_after = v[7], .commits = v[8], .nodes_moved = v[9],
+				.nodes_no_room = v[10]};
+		} else if (!strncmp(line, "before ", 7) || !strncmp(line, "after ", 6)) {
+			int i = line[0] == 'a';
+			struct r4_frag *f = &fr[i];
+
+			have[i] = sscanf(strchr(line, ' '), "%lf %lf %lf %lf %lf", &f->data_frag,
+					 &f->tree_frag, &f->leaf_fill, &f->twig_fill,
+					 &f->seeks_per_mib) == 5;
+		} else if (sscanf(line, "next %llu", &v[0]) == 1) {
+			*seq = v[0];
+		} else if (sscanf(line, "file %llu %15s %llu %llu %llu %llu %n", &v[0], what, &v[1],
+				  &v[2], &v[3], &v[4], &at) == 6 && at) {
+			struct r4_repack_file f = {.path = line + at, .blocks = v[1], .runs = v[2],
+						   .new_runs = v[3], .to = v[4]};
+
+			f.what = !strcmp(what, "moved") ? R4_REPACK_MOVED
+				 : !strcmp(what, "busy") ? R4_REPACK_BUSY : R4_REPACK_NO_ROOM;
+			repack_file(ui, &f, st);
+		}
+	}
+	return !strcmp(state, "running");
+}
+
 /*
- * r4 repack [-n | --dry-run] [-v] [--commit SIZE] IMAGE [PATH]: one pass
- * of the repacker over PATH's subtree (docs/repack.md).  A summary line,
- * one line per kind of skip, the layout before and after (r4 frag's
- * figures), and with -n (or -v) a line per file moved or skipped.  Ctrl-C stops it after the file being moved; what was moved
- * stays, and a second run goes on.
+ * r4 repack MNT [PATH]: the pass runs in the mount's bridge, throttled
+ * beside its other calls; this asks how it goes every tenth of a second
+ * (no file of the mount stays open between, so it can be unmounted: the
+ * pass then stops).  Ctrl-C asks it to stop and waits for that.
+ */
+static int repack_mount(const char *mnt, const char *path, const struct r4_repack_opts *ro,
+			uint64_t rate, struct repack_ui *ui)
+{
+	struct r4_repack_stats st = {0};
+	struct r4_frag fr[2] = {0};
+	bool have[2] = {false, false}, stopping = false;
+	unsigned long long seq = 0;
+	char state[64] = "", *ans = NULL, *q = NULL;
+	int rc;
+
+	if (asprintf(&q, "start %llu %llu %d %s", (unsigned long long)ro->commit_bytes,
+		     (unsigned long long)rate, ui->verbose, path) < 0)
+		return R4_EXIT_FAIL;
+	rc = repack_ask(mnt, q, &ans);
+	free(q);
+	while (!rc && repack_heard(ans, ui, &st, fr, have, &seq, state, sizeof(state))) {
+		free(ans);
+		ans = NULL;
+		if (repack_interrupted && !stopping) {
+			stopping = true;
+			if ((rc = repack_ask(mnt, "stop", &ans)))
+				break;
+			free(ans);
+			ans = NULL;
+		}
+		usleep(100000);
+		if (asprintf(&q, "status %llu", seq) < 0)
+			rc = -ENOMEM;
+		else
+			rc = repack_ask(mnt, q, &ans);
+		free(q);
+	}
+	free(ans);
+	repack_clear_bar(ui);
+	if (rc == -ENOENT || rc == -ENOTCONN) {
+		fprintf(stderr, "%s: repack %s: the mount went away: its pass stopped there, what "
+			"it moved is committed; run it again to go on\n", sh_prog, mnt);
+		return R4_EXIT_FAIL;
+	}
+	if (rc || !strncmp(state, "failed ", 7)) {
+		if (!rc)
+			rc = -atoi(state + 7);
+		fprintf(stderr, "%s: repack %s '%s': %s%s\n", sh_prog, mnt, path,
+			rc == -EBUSY ? "a pass runs on this mount already" : r4_strerror(rc),
+			st.commits ? " (what was moved before it stays)" : "");
+		return R4_EXIT_FAIL;
+	}
+	repack_report(path, ui, &st, have[0] ? &fr[0] : NULL, have[1] ? &fr[1] : NULL);
+	if (!strncmp(state, "stopped", 7)) {
+		printf("stopped: %s; what was moved is committed, run it again to go on\n",
+		       !strcmp(state + 7, " unmount") ? "the mount is being unmounted"
+		       : !strcmp(state + 7, " read-only") ? "the mount turned read-only"
+		       : "interrupted");
+		return R4_EXIT_FAIL;
+	}
+	return R4_EXIT_OK;
+}
+
+/*
+ * r4 repack [-n | --dry-run] [-v] [--commit SIZE] [--rate SIZE] IMAGE|MNT [PATH]:
+ * one pass of the repacker over PATH's subtree (docs/repack.md), on an
+ * image or in a live mount's bridge.  A summary line, one line per kind of
+ * skip, the layout before and after (r4 frag's figures), and with -n (or
+ * -v) a line per file moved or skipped.  Ctrl-C stops it after the file
+ * being moved; what was moved stays, and a second run goes on.
  */
 static int cmd_repack(int argc, char **argv)
 {
 	static const struct option lopts[] = {
 		{"dry-run", no_argument, NULL, 'n'}, {"verbose", no_argument, NULL, 'v'},
-		{"commit", required_argument, NULL, 'c'}, {NULL, 0, NULL, 0},
+		{"commit", required_argument, NULL, 'c'}, {"rate", required_argument, NULL, 'r'},
+		{NULL, 0, NULL, 0},
 	};
 	struct repack_ui ui = {.bar = isatty(STDERR_FILENO)};
 	struct r4_repack_opts ro = {.stop = repack_stop, .file = repack_file, .ctx = &ui};
@@ -872,6 +1037,7 @@ static int cmd_repack(int argc, char **argv)
 	struct sigaction sa = {.sa_handler = repack_on_signal};
 	struct r4_holder h;
 	const char *image, *path;
+	uint64_t rate = 0, *size;
 	r4_db *db = NULL;
 	int c, rc;
 
@@ -881,7 +1047,9 @@ static int cmd_repack(int argc, char **argv)
 		case 'n': ui.dry = true; break;
 		case 'v': ui.verbose = true; break;
 		case 'c':
-			if (r4_parse_size(optarg, &ro.commit_bytes) || !ro.commit_bytes) {
+		case 'r':
+			size = c == 'c' ? &ro.commit_bytes : &rate;
+			if (r4_parse_size(optarg, size) || !*size) {
 				fprintf(stderr, "%s: repack: bad size '%s'\n", sh_prog, optarg);
 				return R4_EXIT_USAGE;
 			}
@@ -895,23 +1063,39 @@ static int cmd_repack(int argc, char **argv)
 		return usage(stderr);
 	image = argv[optind];
 	path = argc - optind == 2 ? argv[optind + 1] : "/";
+	if (path[0] != '/') {
+		fprintf(stderr, "%s: repack: '%s': a path in the volume starts with '/'\n", sh_prog,
+			path);
+		return R4_EXIT_USAGE;
+	}
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	if (sh_is_mount(image)) {
+		if (ui.dry) {
+			fprintf(stderr, "%s: repack -n: %s is a mount; a dry run reads the image: "
+				"r4 repack -n IMAGE, beside the mount\n", sh_prog, image);
+			return R4_EXIT_USAGE;
+		}
+		return repack_mount(image, path, &ro, rate, &ui);
+	}
+	if (rate) {
+		fprintf(stderr, "%s: repack: --rate is for a live mount (an image is repacked at "
+			"full speed)\n", sh_prog);
+		return R4_EXIT_USAGE;
+	}
 	ro.dry_run = ui.dry;
 	oo.rw = !ui.dry;
-	/* a dry run reads only, but it would plan against a moving target */
-	if (ui.dry && !r4_holder_find(image, &h) && h.held) {
-		fprintf(stderr, "%s: %s: %s\n", sh_prog, image, h.what);
-		return R4_EXIT_FAIL;
-	}
 	if ((rc = r4_open(image, &oo, &db))) {
 		if (rc == -EBUSY)
-			sh_say_busy(sh_prog, image, NULL);
+			sh_say_busy(sh_prog, image, "repack its mount point to repack it live");
 		else
 			fprintf(stderr, "%s: cannot open image '%s': %s\n", sh_prog, image,
 				r4_strerror(rc));
 		return R4_EXIT_FAIL;
 	}
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	/* a dry run reads beside a writer, as r4 frag does: it says so */
+	if (ui.dry && !r4_holder_find(image, &h) && h.held)
+		printf("note: %s is %s; this plans against its last commit\n", image, h.what);
 	memset(&st, 0, sizeof(st));
 	if (!(rc = r4_frag(db, path, &before)))
 		rc = r4_repack(db, path, &ro, &st);
@@ -926,24 +1110,7 @@ static int cmd_repack(int argc, char **argv)
 			st.commits ? " (what was moved before it stays)" : " (nothing was changed)");
 		return R4_EXIT_FAIL;
 	}
-	printf("%s: %llu file%s with data blocks: %llu %s", path, (unsigned long long)st.files,
-	       st.files == 1 ? "" : "s", (unsigned long long)st.moved,
-	       ui.dry ? "would move" : "moved");
-	if (st.moved)
-		printf(" (%llu blocks, %llu runs into %llu)", (unsigned long long)st.blocks_moved,
-		       (unsigned long long)st.runs_before, (unsigned long long)st.runs_after);
-	printf(", %llu in place, %llu skipped%s\n", (unsigned long long)st.in_place,
-	       (unsigned long long)st.no_room, ui.dry ? " (dry run: nothing written)" : "");
-	if (st.no_room)
-		printf("skipped %llu: no room for them in the free space\n",
-		       (unsigned long long)st.no_room);
-	if (st.nodes_moved || st.nodes_no_room)
-		printf("tree nodes: %llu %s into walk order, %llu left for want of room\n",
-		       (unsigned long long)st.nodes_moved, ui.dry ? "would move" : "moved",
-		       (unsigned long long)st.nodes_no_room);
-	repack_layout(ui.dry ? "now:   " : "before:", &before);
-	if (!ui.dry)
-		repack_layout("after: ", &after);
+	repack_report(path, &ui, &st, &before, ui.dry ? NULL : &after);
 	if (st.stopped) {
 		printf("stopped: interrupted; what was moved is committed, run it again to go on\n");
 		return R4_EXIT_FAIL;

@@ -133,14 +133,47 @@ static int write_all(int fd, const char *buf, size_t n)
 	return 0;
 }
 
+int sh_mount_ask(const char *mount, const char *head, size_t hn, const char *src, size_t len,
+		 char **ans, size_t *an)
+{
+	char ctl[PATH_MAX + 16], buf[65536];
+	FILE *a;
+	int fd, rc;
+	ssize_t r = 0;
+
+	*ans = NULL;
+	*an = 0;
+	snprintf(ctl, sizeof(ctl), "%s/..reiser4", mount);
+	if ((fd = open(ctl, O_RDWR | O_CLOEXEC)) < 0)
+		return -errno;
+	rc = write_all(fd, head, hn);
+	if (!rc)
+		rc = write_all(fd, src, len);
+	if (!(a = open_memstream(ans, an))) {
+		close(fd);
+		return -ENOMEM;
+	}
+	while (!rc && ((r = read(fd, buf, sizeof(buf))) > 0 || (r < 0 && errno == EINTR)))
+		if (r > 0)
+			fwrite(buf, 1, (size_t)r, a);
+	if (!rc && r < 0)
+		rc = -errno;
+	fclose(a);
+	close(fd);
+	if (rc) {
+		free(*ans);
+		*ans = NULL;
+	}
+	return rc;
+}
+
 int sh_remote_run(struct sh *sh, const char *src, size_t len, const struct r4_run_opts *ro,
 		  struct r4_run **out)
 {
-	char ctl[PATH_MAX + 16], *head = NULL, *ans = NULL, buf[65536];
+	char *head = NULL, *ans = NULL;
 	size_t hn = 0, an = 0;
-	FILE *h = open_memstream(&head, &hn), *a;
-	int fd, rc;
-	ssize_t r;
+	FILE *h = open_memstream(&head, &hn);
+	int rc;
 
 	*out = NULL;
 	if (!h)
@@ -160,26 +193,8 @@ int sh_remote_run(struct sh *sh, const char *src, size_t len, const struct r4_ru
 		fprintf(h, " %o\n", w->umask);
 	}
 	fclose(h);
-	snprintf(ctl, sizeof(ctl), "%s/..reiser4", sh->mount);
-	if ((fd = open(ctl, O_RDWR | O_CLOEXEC)) < 0) {
-		free(head);
-		return -errno;
-	}
-	rc = write_all(fd, head, hn);
-	if (!rc)
-		rc = write_all(fd, src, len);
+	rc = sh_mount_ask(sh->mount, head, hn, src, len, &ans, &an);
 	free(head);
-	if (!(a = open_memstream(&ans, &an))) {
-		close(fd);
-		return -ENOMEM;
-	}
-	while (!rc && ((r = read(fd, buf, sizeof(buf))) > 0 || (r < 0 && errno == EINTR)))
-		if (r > 0)
-			fwrite(buf, 1, (size_t)r, a);
-	if (!rc && r < 0)
-		rc = -errno;
-	fclose(a);
-	close(fd);
 	if (!rc)
 		rc = r4_run_read(ans, an, ro->name, src, len, out);
 	free(ans);

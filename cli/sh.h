@@ -77,6 +77,10 @@ char *sh_literal(const void *bytes, size_t len);
 /* What the shell works on (remote.c): the image, or a mount, where R4L
  * goes through the control file and reads are POSIX calls. */
 bool sh_is_mount(const char *dir);		/* an r4fuse mount point? */
+/* Write head and src to mount's control file, its answer in *ans
+ * (malloc'd, *an bytes), or -errno (the open's, the write's, the read's). */
+int sh_mount_ask(const char *mount, const char *head, size_t hn, const char *src, size_t len,
+		 char **ans, size_t *an);
 /* "PROG: IMAGE: in use by r4fuse (pid 123), mounted at /mnt[; HINT]", on
  * stderr: an -EBUSY open, in r4_holder_find's words. */
 void sh_say_busy(const char *prog, const char *image, const char *hint);

@@ -111,9 +111,38 @@ static int path_push(struct pass *ps, const char *name, size_t len)
 	return 0;
 }
 
-static int visit_file(struct pass *ps, const struct r4_inode *ino);
+static int visit_file(struct pass *ps, const struct r4_inode *ino, bool last_try);
+static int commit(struct pass *ps);
+static int walk_dir(struct pass *ps, const struct r4_inode *dir);
 
-/* Directory dir (its path in ps->path): its files, then its subdirectories. */
+/*
+ * A regular file or a directory the walk meets (ino; its path in
+ * ps->path): a directory walked, a file visited.  A file holding new data
+ * not placed yet (a host's writer wrote it in the transaction the pass
+ * shares) is visited once more after a commit places it.
+ */
+static int visit(struct pass *ps, struct r4_inode *ino)
+{
+	r4_key k = ino->sdkey;
+	int rc;
+
+	if (S_ISDIR(ino->sd.sd_mode))
+		return walk_dir(ps, ino);
+	if ((rc = visit_file(ps, ino, false)) != -EAGAIN)
+		return rc;
+	r4_obj_fini(ino);
+	if ((rc = commit(ps)) || (rc = r4_obj_load(ps->db, &k, ino)))
+		return rc == -ENOENT ? 0 : rc;
+	return visit_file(ps, ino, true);
+}
+
+/*
+ * Directory dir (its path in ps->path): its files, then its
+ * subdirectories.  Before each entry the host may stop the pass, or let
+ * others change the tree (o->commit): the cursor is a key, so the walk
+ * goes on after a change as readdir does, and an entry gone meanwhile is
+ * passed by.
+ */
 static int walk_dir(struct pass *ps, const struct r4_inode *dir)
 {
 	struct batch *b = r4_malloc(sizeof(*b));
@@ -133,12 +162,18 @@ static int walk_dir(struct pass *ps, const struct r4_inode *dir)
 			for (size_t i = 0; i < b->n && !rc; i++) {
 				struct r4_inode ino;
 
-				if ((rc = r4_obj_load(ps->db, &b->v[i].sdkey, &ino)))
+				if (ps->o->stop && ps->o->stop(ps->o->ctx)) {
+					rc = STOPPED;
 					break;
+				}
+				if ((rc = r4_obj_load(ps->db, &b->v[i].sdkey, &ino))) {
+					rc = rc == -ENOENT ? 0 : rc;	/* removed meanwhile */
+					continue;
+				}
 				if (S_ISDIR(ino.sd.sd_mode) == subdirs &&
 				    (S_ISDIR(ino.sd.sd_mode) || S_ISREG(ino.sd.sd_mode)) &&
 				    !(rc = path_push(ps, b->v[i].name, b->v[i].len)))
-					rc = subdirs ? walk_dir(ps, &ino) : visit_file(ps, &ino);
+					rc = visit(ps, &ino);
 				ps->plen = plen;
 				ps->path[plen] = 0;
 				r4_obj_fini(&ino);
@@ -228,7 +263,7 @@ static size_t choose(const struct pass *ps, const struct r4_repack_file *f, stru
 static int commit(struct pass *ps)
 {
 	uint64_t before = ps->db->commits;
-	int rc = ps->db->in_txn ? r4_commit(ps->db) : 0;
+	int rc = !ps->db->in_txn ? 0 : ps->o->commit ? ps->o->commit(ps->o->ctx) : r4_commit(ps->db);
 
 	ps->st->commits += ps->db->commits - before;
 	ps->since = 0;
@@ -275,8 +310,9 @@ static int move(struct pass *ps, const struct r4_inode *ino, const struct r4_rep
 }
 
 /* A regular file the walk meets: in place, moved, or skipped, told to
- * o->file; a commit when enough was moved. */
-static int visit_file(struct pass *ps, const struct r4_inode *ino)
+ * o->file; a commit when enough was moved.  One with new data not placed
+ * yet is -EAGAIN (a commit would place it), and on the last try busy. */
+static int visit_file(struct pass *ps, const struct r4_inode *ino, bool last_try)
 {
 	struct r4_db *db = ps->db;
 	struct r4_repack_stats *st = ps->st;
@@ -284,16 +320,16 @@ static int visit_file(struct pass *ps, const struct r4_inode *ino)
 	struct r4_extent *map = NULL, *to = NULL;
 	uint64_t end = 0, limit = ps->o->commit_bytes ? ps->o->commit_bytes : DEFAULT_COMMIT;
 	size_t n = 0, nto = 0;
-	bool seen = false;
+	bool seen = false, pending = false;
 	int rc;
 
-	if (ps->o->stop && ps->o->stop(ps->o->ctx))
-		return STOPPED;
 	if ((rc = r4_reg_map(db, ino, &map, &n)))
 		return rc;
 	for (size_t i = 0; i < n; i++) {
 		const struct r4_extent *u = &map[i];
 
+		pending = pending || u->ex_start == R4_EXTENT_UNALLOC ||
+			  (u->ex_start & R4_FAKE_DATA) == R4_FAKE_DATA;
 		if (u->ex_start <= R4_EXTENT_UNALLOC)
 			continue;
 		if (!f.blocks)
@@ -301,6 +337,10 @@ static int visit_file(struct pass *ps, const struct r4_inode *ino)
 		f.runs += !f.blocks || u->ex_start != end;
 		f.blocks += u->ex_width;
 		end = u->ex_start + u->ex_width;
+	}
+	if (pending && !last_try) {
+		rc = -EAGAIN;
+		goto out;
 	}
 	if (!f.blocks || (ino->sd.sd_nlink > 1 && ((rc = seen_before(ps, f.ino, &seen)) || seen)))
 		goto out;	/* no blocks, or met under another name */
@@ -311,7 +351,9 @@ static int visit_file(struct pass *ps, const struct r4_inode *ino)
 	}
 	f.to = f.from;
 	f.new_runs = f.runs;
-	if (f.runs == 1 && f.from >= ps->t) {
+	if (pending) {
+		f.what = R4_REPACK_BUSY;
+	} else if (f.runs == 1 && f.from >= ps->t) {
 		f.what = R4_REPACK_IN_PLACE;
 	} else if (!(to = r4_malloc(f.runs * sizeof(*to)))) {
 		rc = -ENOMEM;
@@ -336,11 +378,12 @@ static int visit_file(struct pass *ps, const struct r4_inode *ino)
 	}
 	/* t follows the file where it is now (a file in one run with no room
 	 * after t too: there is nowhere better for it) */
-	if (f.what == R4_REPACK_MOVED || f.new_runs == 1)
+	if (f.what == R4_REPACK_MOVED || (f.new_runs == 1 && !pending))
 		ps->t = end;
 	st->in_place += f.what == R4_REPACK_IN_PLACE;
 	st->moved += f.what == R4_REPACK_MOVED;
 	st->no_room += f.what == R4_REPACK_NO_ROOM;
+	st->busy += f.what == R4_REPACK_BUSY;
 	if (ps->o->file)
 		ps->o->file(ps->o->ctx, &f, st);
 	if (!ps->o->dry_run && ps->since * db->bs >= limit)
@@ -535,8 +578,8 @@ int r4_repack(r4_db *db, const char *path, const struct r4_repack_opts *o,
 	memset(out, 0, sizeof(*out));
 	if (!db->rw && !o->dry_run)
 		return -EROFS;
-	if (db->in_txn)
-		return -EBUSY;
+	if (o->commit ? o->dry_run : db->in_txn)
+		return o->commit ? -EINVAL : -EBUSY;
 	if ((rc = r4_fs_resolve(db, path, &top)))
 		return r4_db_seen(db, rc);
 	/* the path as given, without trailing slashes */
@@ -544,9 +587,7 @@ int r4_repack(r4_db *db, const char *path, const struct r4_repack_opts *o,
 	if (!(rc = path_push(&ps, path + 1, strlen(path + 1)))) {
 		while (ps.plen > 1 && ps.path[ps.plen - 1] == '/')
 			ps.path[--ps.plen] = 0;
-		rc = S_ISDIR(top.sd.sd_mode)   ? walk_dir(&ps, &top)
-		     : S_ISREG(top.sd.sd_mode) ? visit_file(&ps, &top)
-					       : 0;
+		rc = S_ISDIR(top.sd.sd_mode) || S_ISREG(top.sd.sd_mode) ? visit(&ps, &top) : 0;
 		/* the nodes, for the whole volume */
 		if (!rc && ps.plen == 1 && !(rc = o->dry_run ? 0 : commit(&ps)))
 			rc = node_phase(&ps);
@@ -560,7 +601,7 @@ int r4_repack(r4_db *db, const char *path, const struct r4_repack_opts *o,
 		r4_alloc_abort(db->alloc);	/* the marks of the choices made */
 	else if (!rc)
 		rc = commit(&ps);
-	if (rc && db->in_txn)
+	if (rc && db->in_txn && !o->commit)
 		r4_abort(db);
 	r4_free(ps.links);
 	r4_free(ps.path);

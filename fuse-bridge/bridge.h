@@ -11,6 +11,8 @@
  *   ops.c      fb_     the POSIX operations (fb_<op>), fb_err, the ops table
  *   special.c  sp_     the special files: pseudo files, the control file,
  *                      the meta view, xattrs (stored: the engine's)
+ *   repack.c   rp_     the repacker on the mount: a pass run by a thread
+ *                      of its own, asked through the control file
  * Everything below runs under B.mu unless it says otherwise.
  */
 #ifndef R4_FUSE_BRIDGE_H
@@ -178,6 +180,14 @@ void sp_setxattr(fuse_req_t req, fuse_ino_t id, const char *name, const char *va
 		 int flags);
 void sp_listxattr(fuse_req_t req, fuse_ino_t id, size_t size);
 void sp_removexattr(fuse_req_t req, fuse_ino_t id, const char *name);
+
+/* ---- repack.c: the repacker on the mount ---- */
+
+/* The control file's "# r4 repack ARGS" (start, status, stop) for c: its
+ * answer in *out (malloc'd), or -errno. */
+int rp_control(const struct caller *c, const char *args, char **out, size_t *nout);
+/* At unmount, B.stop set: a running pass stops and ends. */
+void rp_end(void);
 
 /* A change (sets int rc): the group opened, the call, change_end; and
  * once more after a commit when refused for want of space. */

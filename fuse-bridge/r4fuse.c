@@ -289,6 +289,7 @@ void br_destroy(void *data)
 		pthread_join(B.committer, NULL);
 	B.started = false;
 	pthread_mutex_lock(&B.mu);
+	rp_end();
 	close_image();
 	pthread_mutex_unlock(&B.mu);
 }

@@ -108,10 +108,11 @@ int sp_lookup(const struct caller *c, struct node *p, const char *name, struct n
  *   per-statement   one unit per statement, as a script runs
  *   cwd PATH        relative paths start at PATH
  *   as UID:GID[,G...] UMASK   run as that identity (a root caller only)
+ *   repack ARGS     no R4L: the repacker's start, status or stop (repack.c)
  */
 struct ctl {
 	bool framed, per_statement;
-	char *cwd;
+	char *cwd, *repack;
 	struct caller as;
 	bool have_as;
 };
@@ -132,6 +133,9 @@ static void ctl_parse(const struct caller *c, const char **src, size_t *len, str
 			cl->framed = true;
 		} else if (!strcmp(line, "per-statement")) {
 			cl->per_statement = true;
+		} else if (!strncmp(line, "repack ", 7)) {
+			free(cl->repack);
+			cl->repack = strdup(line + 7);
 		} else if (!strncmp(line, "cwd /", 5)) {
 			free(cl->cwd);
 			cl->cwd = strdup(line + 4);
@@ -439,8 +443,10 @@ int sp_flush(const struct caller *c, struct special *s, bool *changed)
 		size_t n = s->nin;
 
 		ctl_parse(c, &src, &n, &cl);
-		rc = run_r4l(c, src, n, &s->out, &s->nout, &cl, changed);
+		rc = cl.repack ? rp_control(c, cl.repack, &s->out, &s->nout)
+			       : run_r4l(c, src, n, &s->out, &s->nout, &cl, changed);
 		free(cl.cwd);
+		free(cl.repack);
 		s->have_out = true;
 		s->rpos = 0;	/* the answer is the diagnostics, read back */
 	} else {

@@ -1199,6 +1199,8 @@ enum r4_repack_what {
 	R4_REPACK_MOVED,	/* moved (with dry_run: would be) */
 	R4_REPACK_NO_ROOM,	/* the free space has no run it fits, nor fewer runs
 				   than it has now; or the space is reserved */
+	R4_REPACK_BUSY,		/* it holds new data not placed yet, also after a
+				   commit (a host's writer goes on writing it) */
 };
 
 struct r4_repack_file {
@@ -1212,7 +1214,7 @@ struct r4_repack_file {
 
 struct r4_repack_stats {
 	uint64_t files;		/* extent files met (a file of several names once) */
-	uint64_t in_place, moved, no_room;	/* files, as r4_repack_what */
+	uint64_t in_place, moved, no_room, busy;	/* files, as r4_repack_what */
 	uint64_t blocks_moved;
 	uint64_t runs_before, runs_after;	/* of the files moved */
 	uint64_t commits;	/* transactions the pass committed */
@@ -1226,11 +1228,18 @@ struct r4_repack_opts {
 	uint64_t commit_bytes;	/* commit after this much data moved (0: 4 MiB) */
 	bool dry_run;		/* decide and report, write nothing (a read-only db
 				   will do) */
-	/* asked before each file: true ends the pass there, with what it
+	/* asked before each object the walk meets and between batches of
+	   nodes, outside any operation: true ends the pass there, with what it
 	   moved committed (a host's Ctrl-C); may be NULL */
 	bool (*stop)(void *ctx);
 	/* each extent file met, with the counts so far; may be NULL */
 	void (*file)(void *ctx, const struct r4_repack_file *f, const struct r4_repack_stats *sofar);
+	/* A host that shares db with other callers (r4fuse): the pass works in
+	   the host's transaction, commits it through commit(ctx) (0 or the
+	   commit's error), and leaves an error's transaction to the host; in
+	   stop the host may let the others act on db (the pass looks again at
+	   whatever it meets after).  NULL: the pass's own transactions. */
+	int (*commit)(void *ctx);
 	void *ctx;
 };
 
@@ -1249,8 +1258,9 @@ struct r4_repack_opts {
  * changes (contents, names, ids, modes, owners, times).  A second pass
  * finds what the first moved in place.  0 (*out filled, also when
  * stopped) or -errno: -EROFS (read-only, not dry_run), -EBUSY (inside a
- * transaction), the walk's (-ENOENT ...), an I/O error (the running
- * transaction is aborted; earlier ones stay).
+ * transaction, without o->commit), -EINVAL (dry_run with o->commit), the
+ * walk's (-ENOENT ...), an I/O error (the running transaction is aborted,
+ * or with o->commit left to the host; earlier ones stay).
  */
 int r4_repack(r4_db *db, const char *path, const struct r4_repack_opts *o,
 	      struct r4_repack_stats *out);

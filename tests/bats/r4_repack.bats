@@ -147,16 +147,143 @@ data_frag() {
 	cmp "$IMG" "$T/orig.img"
 }
 
-@test "r4 repack on an image a mount holds: refused with the lock's words, dry run too" {
+@test "r4 repack of an image a mount holds: refused with the lock's words; a dry run reads beside it" {
 	fuse_setup 64M
 	mount_r4
 	pid=$(r4fuse_pids)
 	run "$R4" repack "$IMG"
 	assert_failure 1
-	assert_output "r4: $IMG: in use by r4fuse (pid $pid), mounted at $MNT"
+	assert_output "r4: $IMG: in use by r4fuse (pid $pid), mounted at $MNT; repack its mount point to repack it live"
 	run "$R4" repack -n "$IMG"
+	assert_success
+	assert_line --index 0 "note: $IMG is in use by r4fuse (pid $pid), mounted at $MNT; this plans against its last commit"
+	assert_line --index 1 "/: 0 files with data blocks: 0 would move, 0 in place, 0 skipped (dry run: nothing written)"
+	run "$R4" repack -n "$MNT"
+	assert_failure 2
+	assert_output "r4: repack -n: $MNT is a mount; a dry run reads the image: r4 repack -n IMAGE, beside the mount"
+	run "$R4" repack --rate 1M "$IMG"
+	assert_failure 2
+	assert_output "r4: repack: --rate is for a live mount (an image is repacked at full speed)"
+}
+
+# What users see through the mount: every file's bytes.
+contents_live() {
+	(cd "$MNT" && md5sum d1/f1 d1/f2 d1/s d1/sub/h d2/g1 d2/g2 && ls -lR --time-style=+%s.%N)
+}
+
+@test "r4 repack MNT: the pass runs in the mount; contents as before; clean; a second pass moves nothing" {
+	need_cmd measurefs.reiser4 "reiser4progs not installed"
+	fuse_setup 32M
+	rm "$IMG"
+	fragmented
+	public_mnt
+	mount_r4 -o allow_other
+	contents_live >"$T/before"
+	# only root and the user who mounted may repack it
+	if command -v setpriv >/dev/null; then
+		run setpriv --reuid=1000 --regid=1000 --clear-groups "$R4" repack "$MNT"
+		assert_failure 1
+		assert_output "r4: repack $MNT '/': Operation not permitted"
+	fi
+	run --separate-stderr "$R4" repack -v "$MNT"
+	assert_success
+	assert_line --index 0 --regexp '^moved /d1/f[12]: [0-9]+ blocks in [0-9]+ runs, to 1 run at block [0-9]+$'
+	assert_line --index 5 --regexp '^/: 5 files with data blocks: 5 moved \([0-9]+ blocks, [0-9]+ runs into 5\), 0 in place, 0 skipped$'
+	assert_line --index 6 --regexp '^layout before: data fragmentation 0\.[0-9]*[1-9][0-9]*, '
+	assert_line --index 7 --regexp '^layout after:  data fragmentation 0\.000000, '
+	[ "${#lines[@]}" = 8 ]
+	contents_live >"$T/after"
+	diff "$T/before" "$T/after"
+	run "$R4" repack "$MNT" /d1
+	assert_success
+	assert_line --index 0 "/d1: 3 files with data blocks: 0 moved, 3 in place, 0 skipped"
+	umount_r4
+	run "$R4" fsck "$IMG"
+	assert_success
+	fsck_reiser4 "$IMG"
+	[ "$(data_frag "$IMG")" = 0.000000 ]
+}
+
+@test "r4 repack MNT under r4fsx: no mismatch, nothing users see changes, clean" {
+	local fsx=$R4_BUILD/tests/r4fsx seed=${R4_SEED:-$(date +%s)} pid passes=0 moved=0 tw
+	need_file "$fsx" "$fsx not built (make fsx)"
+	fuse_setup 32M
+	rm "$IMG"
+	fragmented
+	mount_r4
+	contents_live >"$T/before"
+	tw=$T/twin
+	mkdir "$MNT/fsx" "$tw"
+	echo "# seed $seed" >&3
+	# the passes commit every 64 KiB moved, beside fsx's writes, renames,
+	# truncates and punched holes (at 32 MiB/s they let fsx in between
+	# files: files it wrote meanwhile hold data not placed yet, which a
+	# commit places first); fsx compares every answer with a twin
+	"$fsx" -s "$seed" -n 4000 -U -T -L -c 500 "$MNT/fsx" "$tw" >"$T/fsx.log" 2>&1 &
+	pid=$!
+	while kill -0 "$pid" 2>/dev/null; do
+		run "$R4" repack --commit 64K --rate 32M "$MNT"
+		[ "$status" = 0 ] || { kill "$pid"; echo "$output" >&2; false; }
+		n=$(sed -n 's/^\/: [0-9]* files\{0,1\} with data blocks: \([0-9]*\) moved.*/\1/p' <<<"${lines[0]}")
+		moved=$((moved + n)) passes=$((passes + 1))
+	done
+	wait "$pid" || { tail -30 "$T/fsx.log" >&2; false; }
+	echo "# $passes passes moved $moved files beside r4fsx: $(tail -1 "$T/fsx.log")" >&3
+	[ "$passes" -ge 2 ] && [ "$moved" -gt 5 ]
+	"$fsx" -C "$MNT/fsx" "$tw" >/dev/null
+	rm -rf "$MNT/fsx"
+	contents_live >"$T/after"
+	diff "$T/before" "$T/after"
+	umount_r4
+	run "$R4" fsck "$IMG"
+	assert_success
+	fsck_reiser4 "$IMG"
+}
+
+@test "r4 repack MNT: unmount stops the pass, Ctrl-C too; what it moved stays; the next pass goes on" {
+	local pid rc
+	fuse_setup 32M
+	rm "$IMG"
+	fragmented
+	mount_r4
+	contents_live >"$T/before"
+	# at 4 KiB a second, the first file's move is followed by a long wait
+	"$R4" repack --rate 4K "$MNT" >"$T/out" 2>&1 &
+	pid=$!
+	sleep 1
+	# (the client opens the control file a moment each tenth of a second:
+	# an unmount that meets it is busy, and is tried again)
+	for _ in 1 2 3; do fusermount3 -u "$MNT" 2>/dev/null && break; sleep 0.1; done
+	rc=0
+	wait "$pid" || rc=$?
+	[ "$rc" = 1 ]
+	run cat "$T/out"
+	assert_output "r4: repack $MNT: the mount went away: its pass stopped there, what it moved is committed; run it again to go on"
+	run "$R4" fsck "$IMG"
+	assert_success
+	fsck_reiser4 "$IMG"
+
+	mount_r4
+	contents_live >"$T/after"
+	diff "$T/before" "$T/after"
+	"$R4" repack --rate 4K "$MNT" >"$T/out" 2>&1 &
+	pid=$!
+	sleep 1
+	run "$R4" repack "$MNT"
 	assert_failure 1
-	assert_output "r4: $IMG: in use by r4fuse (pid $pid), mounted at $MNT"
+	assert_output "r4: repack $MNT '/': a pass runs on this mount already"
+	kill -INT "$pid"
+	rc=0
+	wait "$pid" || rc=$?
+	[ "$rc" = 1 ]
+	run cat "$T/out"
+	assert_line --index 0 --regexp '^/: [1-4] files? with data blocks: 1 moved '
+	assert_line "stopped: interrupted; what was moved is committed, run it again to go on"
+	run "$R4" repack "$MNT"
+	assert_success
+	assert_line --index 0 --regexp '^/: 5 files with data blocks: [1-3] moved .*, [2-4] in place, 0 skipped$'
+	contents_live >"$T/after"
+	diff "$T/before" "$T/after"
 }
 
 # tree_frag OUTPUT-LINE: the tree fragmentation of a "layout ..." line.
