@@ -499,12 +499,13 @@ static void test_mkfs_images(void)
 		{"b.img", "1G", 262144},
 		{"c.img", "3G", 786432},
 	};
-	char dir[] = "/tmp/r4alloc.XXXXXX", path[256], cmd[1024];
+	char dir[128], path[512], cmd[1536];
 
 	if (!have_mkfs()) {
 		printf("skip: mkfs.reiser4 not installed, no image fixtures\n");
 		return;
 	}
+	snprintf(dir, sizeof(dir), "%s/r4alloc.XXXXXX", t_tmp());
 	if (!mkdtemp(dir)) {
 		CHECK(!"mkdtemp");
 		return;

@@ -15,7 +15,7 @@
 
 #include "t.h"
 
-static char img[64];
+static char img[320];
 
 static r4_db *fresh(void)
 {
@@ -1289,9 +1289,10 @@ static void test_helpers(void)
 
 int main(void)
 {
-	char dir[] = "/tmp/r4apiXXXXXX";
+	char dir[128];
 	r4_db *db;
 
+	snprintf(dir, sizeof(dir), "%s/r4apiXXXXXX", t_tmp());
 	if (!mkdtemp(dir))
 		return 1;
 	snprintf(img, sizeof(img), "%s/a.img", dir);

@@ -42,7 +42,7 @@
 
 #define MAX_FILE (1u << 20)
 
-static char dir[] = "/tmp/r4ccXXXXXX", img[128];
+static char dir[160], img[200];
 static uint8_t *model;
 static size_t msize;
 
@@ -582,7 +582,7 @@ static bool same_output(const char *cmd, const uint8_t *p, size_t n)
 static void from_libreiser4(void)
 {
 	static uint8_t rnd[150000], txt[100000], buf[MAX_FILE];
-	char cmd[1024], src[160];
+	char cmd[1024], src[200];
 	const char *tool = r4p();
 	size_t got;
 	r4_db *db;
@@ -674,6 +674,7 @@ int main(void)
 {
 	static const char *const labels[] = {"lzo1", "gzip1", "zstd1"};
 
+	snprintf(dir, sizeof(dir), "%s/r4ccXXXXXX", t_tmp());
 	if (!mkdtemp(dir))
 		return 1;
 	snprintf(img, sizeof(img), "%s/cc.img", dir);

@@ -19,7 +19,7 @@
 #include "ccreg.h"
 #include "t.h"
 
-static char img[64];
+static char img[320];
 
 static r4_db *open_rw(void)
 {
@@ -611,8 +611,9 @@ static void test_seek(void)
 
 int main(void)
 {
-	char dir[] = "/tmp/r4fileXXXXXX";
+	char dir[128];
 
+	snprintf(dir, sizeof(dir), "%s/r4fileXXXXXX", t_tmp());
 	if (!mkdtemp(dir))
 		return 1;
 	snprintf(img, sizeof(img), "%s/a.img", dir);

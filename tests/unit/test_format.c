@@ -491,12 +491,13 @@ static void test_mkfs_images(void)
 		{"b.img", "1G", "create=reg40", 262144, 0},
 		{"c.img", "3G", "create=reg40", 786432, 0},
 	};
-	char dir[] = "/tmp/r4fmt.XXXXXX", path[256], cmd[1024];
+	char dir[128], path[512], cmd[1536];
 
 	if (!have_progs()) {
 		printf("skip: mkfs.reiser4/debugfs.reiser4 not installed, no image fixtures\n");
 		return;
 	}
+	snprintf(dir, sizeof(dir), "%s/r4fmt.XXXXXX", t_tmp());
 	if (!mkdtemp(dir)) {
 		CHECK(!"mkdtemp");
 		return;

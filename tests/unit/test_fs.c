@@ -694,12 +694,13 @@ int main(void)
 	unsigned long seed = t_seed();
 	const char *o = getenv("R4_OPS");
 	unsigned long ops = o ? strtoul(o, NULL, 0) : 1500;
-	char dir[] = "/tmp/r4fsXXXXXX", img[64];
+	char dir[128], img[320];
 
 	rng = seed;
 	paranoid = getenv("R4_PARANOID") != NULL;
 	paranoid_commit = paranoid && !strcmp(getenv("R4_PARANOID"), "commit");
 	trace = getenv("R4_TRACE") != NULL;
+	snprintf(dir, sizeof(dir), "%s/r4fsXXXXXX", t_tmp());
 	if (!mkdtemp(dir))
 		return 1;
 	snprintf(img, sizeof(img), "%s/a.img", dir);

@@ -18,7 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static char tmpdir[] = "/tmp/r4io.XXXXXX";
+static char tmpdir[128];
 
 static void path_in(char *buf, size_t n, const char *name)
 {
@@ -416,6 +416,7 @@ static void test_crash_now(void)
 
 int main(void)
 {
+	snprintf(tmpdir, sizeof(tmpdir), "%s/r4io.XXXXXX", t_tmp());
 	if (!mkdtemp(tmpdir)) {
 		perror("mkdtemp");
 		return 1;

@@ -20,7 +20,7 @@
 #include "io.h"
 #include "t.h"
 
-static char dir[64], img[128];
+static char dir[128], img[320];
 
 static void my_comm(char *buf, size_t n)
 {
@@ -177,7 +177,7 @@ static void test_fork(void)
 
 int main(void)
 {
-	snprintf(dir, sizeof(dir), "/tmp/r4-lock.XXXXXX");
+	snprintf(dir, sizeof(dir), "%s/r4-lock.XXXXXX", t_tmp());
 	if (!mkdtemp(dir)) {
 		perror("mkdtemp");
 		return 1;

@@ -15,7 +15,7 @@
 
 #include "t.h"
 
-static char img[64];
+static char img[320];
 
 static const struct r4_ident ROOT = {0, 0, NULL, 0, 022};
 static const uint32_t G_USER[] = {100};
@@ -319,8 +319,9 @@ static void test_setid_writes(void)
 
 int main(void)
 {
-	char dir[] = "/tmp/r4permXXXXXX";
+	char dir[128];
 
+	snprintf(dir, sizeof(dir), "%s/r4permXXXXXX", t_tmp());
 	if (!mkdtemp(dir))
 		return 1;
 	snprintf(img, sizeof(img), "%s/a.img", dir);

@@ -143,12 +143,13 @@ static r4_db *reopen(r4_db *db, const char *img)
 int main(void)
 {
 	unsigned long seed = t_seed();
-	char dir[] = "/tmp/r4treeXXXXXX", img[64];
+	char dir[128], img[320];
 	unsigned maxh = 0;
 	r4_db *db = NULL;
 	int rc = 0;
 
 	rng = seed;
+	snprintf(dir, sizeof(dir), "%s/r4treeXXXXXX", t_tmp());
 	if (!mkdtemp(dir))
 		return 1;
 	snprintf(img, sizeof(img), "%s/t.img", dir);

@@ -45,11 +45,12 @@ static char *diags_text(const struct r4_run *r)
 
 int main(void)
 {
-	char dir[] = "/tmp/r4wireXXXXXX", img[64], *buf = NULL, *d1, *d2;
+	char dir[128], img[320], *buf = NULL, *d1, *d2;
 	size_t n = 0;
 	struct r4_run *r, *back = NULL;
 	FILE *f;
 
+	snprintf(dir, sizeof(dir), "%s/r4wireXXXXXX", t_tmp());
 	if (!mkdtemp(dir))
 		return 1;
 	snprintf(img, sizeof(img), "%s/a.img", dir);
