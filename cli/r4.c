@@ -826,6 +826,17 @@ static void repack_clear_bar(struct repack_ui *ui)
 	}
 }
 
+/* On a terminal, the progress line: the counts so far. */
+static void repack_bar(struct repack_ui *ui, const struct r4_repack_stats *so)
+{
+	if (ui->bar) {
+		fprintf(stderr, "\rrepacking: %llu files, %llu moved (%llu blocks)",
+			(unsigned long long)so->files, (unsigned long long)so->moved,
+			(unsigned long long)so->blocks_moved);
+		ui->drawn = true;
+	}
+}
+
 static void repack_file(void *ctx, const struct r4_repack_file *f,
 			const struct r4_repack_stats *so)
 {
@@ -846,12 +857,7 @@ static void repack_file(void *ctx, const struct r4_repack_file *f,
 			       ? "being written (new data not placed yet)"
 			       : "no room for it in the free space");
 	}
-	if (ui->bar) {
-		fprintf(stderr, "\rrepacking: %llu files, %llu moved (%llu blocks)",
-			(unsigned long long)so->files, (unsigned long long)so->moved,
-			(unsigned long long)so->blocks_moved);
-		ui->drawn = true;
-	}
+	repack_bar(ui, so);
 }
 
 /* The summary of a pass (before, after: its layout, NULL when not known). */
@@ -947,6 +953,7 @@ static bool repack_heard(char *ans, struct repack_ui *ui, struct r4_repack_stats
 			repack_file(ui, &f, st);
 		}
 	}
+	repack_bar(ui, st);
 	return !strcmp(state, "running");
 }
 
