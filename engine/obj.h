@@ -307,19 +307,21 @@ int r4_reg_map(struct r4_db *db, const struct r4_inode *ino, struct r4_extent **
 	       size_t *n);
 /*
  * The repacker's move (repack.c, docs/repack.md): the allocated blocks of
- * extent file ino, in order, into the runs to[0, nto), which are free in
- * the working state, apart, and hold exactly as many blocks; its map is
- * stored again pointing there (holes stay), the data is copied to the new
- * blocks at once (free in the committed state: safe before the commit
- * point, whose sync makes them durable before the map that names them),
- * and the old blocks are freed at commit.  The stat data is not touched:
- * size, blocks and times stay.  An operation's part: it grabs the blocks
- * and the map stored again before any change (-ENOSPC, nothing changed).
- * -EINVAL for no extent body or runs that do not fit, -EAGAIN when the
- * body holds new data of the running transaction (placed at commit).
+ * extent file ino, in order, past the first skip of them, into the runs
+ * to[0, nto), which are free in the working state, apart, and filled
+ * exactly (the blocks after them stay where they are: a body is moved in
+ * pieces); its map is stored again pointing there (holes stay), the data
+ * is copied to the new blocks at once (free in the committed state: safe
+ * before the commit point, whose sync makes them durable before the map
+ * that names them), and the old blocks are freed at commit.  The stat
+ * data is not touched: size, blocks and times stay.  An operation's part:
+ * it grabs the blocks and the map stored again before any change
+ * (-ENOSPC, nothing changed).  -EINVAL for no extent body or runs that do
+ * not fit, -EAGAIN when the body holds new data of the running
+ * transaction (placed at commit).
  */
-int r4_reg_move(struct r4_db *db, const struct r4_inode *ino, const struct r4_extent *to,
-		size_t nto);
+int r4_reg_move(struct r4_db *db, const struct r4_inode *ino, uint64_t skip,
+		const struct r4_extent *to, size_t nto);
 /* The key of byte off of ino's body, and whether k is a key of its body. */
 void r4_reg_body_key(const struct r4_inode *ino, uint64_t off, r4_key *k);
 bool r4_reg_is_body(const struct r4_inode *ino, const r4_key *k);

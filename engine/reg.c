@@ -1160,9 +1160,10 @@ struct move_seg {
 	uint64_t from, to, count;
 };
 
-/* m's allocated blocks, in order, laid into the runs to[0, nto), which
- * they fill exactly: the new map in *out, the pieces to copy in *seg. */
-static int move_plan(const struct map *m, const struct r4_extent *to, size_t nto,
+/* m's allocated blocks past the first skip, in order, laid into the runs
+ * to[0, nto) until they are full (the rest stay): the new map in *out, the
+ * pieces to copy in *seg. */
+static int move_plan(const struct map *m, uint64_t skip, const struct r4_extent *to, size_t nto,
 		     struct map *out, struct move_seg **seg, size_t *nseg)
 {
 	size_t t = 0, cap = 0;
@@ -1171,17 +1172,23 @@ static int move_plan(const struct map *m, const struct r4_extent *to, size_t nto
 
 	for (size_t i = 0; i < m->n && !rc; i++) {
 		const struct r4_extent *u = &m->e[i];
+		uint64_t done = 0;
 
 		if (u->ex_start <= R4_EXTENT_UNALLOC) {
 			rc = map_push(out, u->ex_start, u->ex_width);
 			continue;
 		}
-		for (uint64_t done = 0; done < u->ex_width && !rc;) {
-			uint64_t k;
+		/* the part before the range, and after it, stays */
+		if (skip) {
+			done = R4_MIN(skip, u->ex_width);
+			skip -= done;
+			rc = map_push(out, u->ex_start, done);
+		}
+		if (t == nto && done < u->ex_width && !rc)
+			rc = map_push(out, u->ex_start + done, u->ex_width - done);
+		while (t < nto && done < u->ex_width && !rc) {
+			uint64_t k = R4_MIN(u->ex_width - done, to[t].ex_width - used);
 
-			if (t == nto)
-				return -EINVAL;
-			k = R4_MIN(u->ex_width - done, to[t].ex_width - used);
 			if ((rc = map_push(out, to[t].ex_start + used, k)) ||
 			    (rc = r4_grow(seg, &cap, *nseg + 1, sizeof(**seg), 16) ? -ENOMEM : 0))
 				break;
@@ -1190,6 +1197,8 @@ static int move_plan(const struct map *m, const struct r4_extent *to, size_t nto
 			if ((used += k) == to[t].ex_width) {
 				t++;
 				used = 0;
+				if (t == nto && done < u->ex_width)
+					rc = map_push(out, u->ex_start + done, u->ex_width - done);
 			}
 		}
 	}
@@ -1235,13 +1244,14 @@ static bool runs_free(const struct r4_db *db, const struct r4_extent *to, size_t
 	return true;
 }
 
-int r4_reg_move(struct r4_db *db, const struct r4_inode *ino, const struct r4_extent *to,
-		size_t nto)
+int r4_reg_move(struct r4_db *db, const struct r4_inode *ino, uint64_t skip,
+		const struct r4_extent *to, size_t nto)
 {
 	struct map m = {0}, out = {0};
 	struct move_seg *seg = NULL;
 	size_t nseg = 0;
 	enum body_kind kind;
+	uint64_t n = 0;
 	uint8_t *buf = NULL;
 	int rc;
 
@@ -1256,8 +1266,10 @@ int r4_reg_move(struct r4_db *db, const struct r4_inode *ino, const struct r4_ex
 			rc = -EAGAIN;	/* new data, placed at commit */
 			goto out;
 		}
-	if ((rc = move_plan(&m, to, nto, &out, &seg, &nseg)) ||
-	    (rc = r4_txn_grab(db, map_allocated(&m) + map_cost(db, m.items, out.n), false)))
+	for (size_t i = 0; i < nto; i++)
+		n += to[i].ex_width;
+	if ((rc = move_plan(&m, skip, to, nto, &out, &seg, &nseg)) ||
+	    (rc = r4_txn_grab(db, n + map_cost(db, m.items, out.n), false)))
 		goto out;
 	if (!(buf = r4_malloc(MOVE_CHUNK * db->bs))) {
 		rc = -ENOMEM;
@@ -1272,9 +1284,8 @@ int r4_reg_move(struct r4_db *db, const struct r4_inode *ino, const struct r4_ex
 		rc = move_copy(db, &seg[i], buf);
 	if (rc || (rc = map_store(db, ino, &out)))
 		goto out;
-	for (size_t i = 0; i < m.n; i++)
-		if (m.e[i].ex_start > R4_EXTENT_UNALLOC)
-			r4_reg_forget_blocks(db, m.e[i].ex_start, m.e[i].ex_width);
+	for (size_t i = 0; i < nseg; i++)
+		r4_reg_forget_blocks(db, seg[i].from, seg[i].count);
 out:
 	r4_free(buf);
 	r4_free(seg);

@@ -18,9 +18,13 @@
  * and the next pass moves nothing (unless this one wrapped round, or found
  * no room for a file: the next may find room in what this one freed).
  *
- * Each move is one operation in the pass's transaction (r4_reg_move:
- * grab, copy, map stored again, old blocks freed at commit), committed
- * every commit_bytes moved, before a stop, and at the end.  Memory: a
+ * A file moves into a place chosen for all of it, a piece (at most
+ * piece_blocks, 1 MiB) per operation of the pass's transaction
+ * (r4_reg_move: grab, copy, map stored again, old blocks freed at
+ * commit), committed every commit_bytes moved, before a stop, and at the
+ * end.  A host that shares the db (r4fuse) may let its other callers in
+ * between objects and between pieces (o->stop): the walk's cursor is a
+ * key, and each object and piece is looked at afresh.  Memory: a
  * batch of a directory's entries per level of the walk, one file's map,
  * the ids of the hard-linked files met.  A dry run makes the same choices
  * in the allocator's working state only (marks and deferred frees, never
@@ -39,6 +43,7 @@
 enum {
 	BATCH = 256,			/* entries of a directory read at a time */
 	DEFAULT_COMMIT = 4 << 20,	/* bytes moved per transaction */
+	PIECE = 256,			/* blocks moved per operation at most (1 MiB) */
 };
 
 struct ent {
@@ -270,43 +275,169 @@ static int commit(struct pass *ps)
 	return rc;
 }
 
+/* The part [off, off + n) of the runs to[0, nto) laid end to end, in
+ * sub: how many runs. */
+static size_t slice(const struct r4_extent *to, size_t nto, uint64_t off, uint64_t n,
+		    struct r4_extent *sub)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < nto && n; i++) {
+		uint64_t w;
+
+		if (off >= to[i].ex_width) {
+			off -= to[i].ex_width;
+			continue;
+		}
+		w = R4_MIN(to[i].ex_width - off, n);
+		sub[k++] = (struct r4_extent){to[i].ex_start + off, w};
+		n -= w;
+		off = 0;
+	}
+	return k;
+}
+
+/* Are the runs v[0, n) free in the working state? */
+static bool still_free(const struct r4_alloc *a, const struct r4_extent *v, size_t n)
+{
+	uint64_t s, len;
+
+	for (size_t i = 0; i < n; i++)
+		if (!r4_alloc_next_run(a, v[i].ex_start, &s, &len) || s != v[i].ex_start ||
+		    len < v[i].ex_width)
+			return false;
+	return true;
+}
+
+/* Can the transaction take n more blocks, the reserve kept? */
+static bool room_for(struct r4_db *db, uint64_t n)
+{
+	return r4_alloc_avail(db->alloc) >= r4_txn_need(db) + n + r4_txn_reserve(db);
+}
+
 /*
- * Move the file (f; its map[0, n)): where it goes is chosen into to (room
- * for f->runs), *nto runs; -ENOSPC when there is no room.  A dry run's
- * move is in the working bitmap only (what a real one grabs beyond the
- * blocks, the map stored again, is not counted).  A real one is one
- * operation of the pass's transaction (begun if none is open), which
- * chooses inside it, after what beginning it may allocate (the memory
- * bound's early writes); short of room, a transaction that moved
- * something is committed first (its old blocks come back) and the move
- * tried once more.
+ * A dry run's move of the file (f; its map[0, n)) to where it would go, in
+ * the working bitmap only (what a real one grabs beyond the blocks, the
+ * map stored again, is not counted): -ENOSPC when there is no room.
  */
-static int move(struct pass *ps, const struct r4_inode *ino, const struct r4_repack_file *f,
-		const struct r4_extent *map, size_t n, struct r4_extent *to, size_t *nto)
+static int dry_move(struct pass *ps, const struct r4_repack_file *f, const struct r4_extent *map,
+		    size_t n, struct r4_extent *to, size_t *nto)
 {
 	struct r4_db *db = ps->db;
-	struct r4_txn_op op;
-	int rc;
 
-	if (ps->o->dry_run) {
-		if (!(*nto = choose(ps, f, to)) ||
-		    r4_alloc_avail(db->alloc) < r4_txn_need(db) + f->blocks + r4_txn_reserve(db))
-			return -ENOSPC;
-		for (size_t i = 0; i < *nto; i++)
-			r4_alloc_mark_used(db->alloc, to[i].ex_start, to[i].ex_width);
-		for (size_t i = 0; i < n; i++)
-			if (map[i].ex_start > R4_EXTENT_UNALLOC)
-				r4_alloc_free(db->alloc, map[i].ex_start, map[i].ex_width);
-		return 0;
-	}
-	for (int again = 0;; again++) {
+	if (!(*nto = choose(ps, f, to)) || !room_for(db, f->blocks))
+		return -ENOSPC;
+	for (size_t i = 0; i < *nto; i++)
+		r4_alloc_mark_used(db->alloc, to[i].ex_start, to[i].ex_width);
+	for (size_t i = 0; i < n; i++)
+		if (map[i].ex_start > R4_EXTENT_UNALLOC)
+			r4_alloc_free(db->alloc, map[i].ex_start, map[i].ex_width);
+	return 0;
+}
+
+/*
+ * Move the file (f) into one place chosen for all of it (to, room for
+ * f->runs + 1 runs, and as many again after them: *nto runs), at most
+ * PIECE blocks per operation of the pass's transaction (begun if none is
+ * open), so that a host's other callers wait for one piece at most:
+ * between pieces the host may let them in (o->stop; STOPPED when it says
+ * so).  The place is chosen inside the first operation, after what
+ * beginning it may allocate (the memory bound's early writes); when a
+ * piece's part of it was taken meanwhile, the rest goes to the first run
+ * after what moved that holds it (else the first anywhere).  Short of
+ * room, a transaction that moved something is committed first (its old
+ * blocks come back) and the piece tried once more.  Each piece looks at
+ * the file afresh: one removed or changed meanwhile (its blocks not those
+ * planned, new data) stays as it is now.  -ENOSPC: nothing moved for want
+ * of room; *moved: the blocks moved.
+ */
+static int move(struct pass *ps, const struct r4_inode *ino, const struct r4_repack_file *f,
+		struct r4_extent *to, size_t *nto, uint64_t *moved)
+{
+	struct r4_db *db = ps->db;
+	struct r4_extent *sub = to + f->runs + 1;
+	const struct r4_inode *cur = ino;
+	uint64_t limit = ps->o->commit_bytes ? ps->o->commit_bytes : DEFAULT_COMMIT;
+	struct r4_inode now;
+	bool again = false;
+	int rc = 0;
+
+	*moved = 0;
+	while (*moved < f->blocks) {
+		uint64_t k = R4_MIN(f->blocks - *moved, ps->o->piece_blocks ? ps->o->piece_blocks
+										 : (uint64_t)PIECE), at;
+		struct r4_txn_op op;
+		size_t nsub = 0;
+
 		if ((!db->in_txn && (rc = r4_begin(db))) || (rc = r4_txn_op_begin(db, &op)))
-			return rc;
-		*nto = choose(ps, f, to);
-		rc = r4_txn_op_end(db, &op, *nto ? r4_reg_move(db, ino, to, *nto) : -ENOSPC);
-		if (rc != -ENOSPC || again || !ps->since || db->txn_err || (rc = commit(ps)))
-			return rc;
+			break;
+		/* (room for the whole file first, beyond the reserve, so that
+		 * one that cannot move whole is not left in more pieces) */
+		if (!*moved && (!(*nto = choose(ps, f, to)) ||
+				!room_for(db, f->blocks)))
+			*nto = 0;
+		if (*nto && !still_free(db->alloc, sub, nsub = slice(to, *nto, *moved, k, sub))) {
+			at = to[*nto - 1].ex_start + to[*nto - 1].ex_width;
+			*nto = slice(to, *nto, 0, *moved, sub);
+			memcpy(to, sub, *nto * sizeof(*to));
+			if (r4_alloc_first_fit(db->alloc, at, f->blocks - *moved, &at) ||
+			    r4_alloc_first_fit(db->alloc, 0, f->blocks - *moved, &at))
+				to[(*nto)++] = (struct r4_extent){at, f->blocks - *moved};
+			nsub = slice(to, *nto, *moved, k, sub);
+		}
+		rc = r4_txn_op_end(db, &op, nsub ? r4_reg_move(db, cur, *moved, sub, nsub) : -ENOSPC);
+		if (rc == -ENOSPC && !again && ps->since && !db->txn_err && !(rc = commit(ps))) {
+			again = true;	/* once more, with the old blocks back */
+			continue;
+		}
+		if (rc)
+			break;
+		again = false;
+		*moved += k;
+		ps->since += k;
+		if (*moved == f->blocks)
+			break;
+		/* between pieces: the host's turn, then the file afresh */
+		if ((ps->since * db->bs >= limit && (rc = commit(ps))) ||
+		    (ps->o->stop && ps->o->stop(ps->o->ctx) && (rc = STOPPED)))
+			break;
+		if (cur == &now)
+			r4_obj_fini(&now);
+		cur = &now;
+		if ((rc = r4_obj_load(db, &ino->sdkey, &now)))
+			break;
 	}
+	if (cur == &now)
+		r4_obj_fini(&now);
+	/* what moved stays moved: the file, changed or gone meanwhile, or
+	 * short of room for the rest, stays as it is now */
+	if (*moved && (rc == -ENOSPC || rc == -EINVAL || rc == -EAGAIN || rc == -ENOENT))
+		rc = 0;
+	return rc;
+}
+
+/* The allocated blocks of map[0, n) into f (blocks, runs, first block;
+ * *end: past the last): whether it holds new data not placed yet. */
+static bool runs_of(const struct r4_extent *map, size_t n, struct r4_repack_file *f,
+		    uint64_t *end)
+{
+	bool pending = false;
+
+	f->blocks = f->runs = 0;
+	for (size_t i = 0; i < n; i++) {
+		const struct r4_extent *u = &map[i];
+
+		pending = pending || u->ex_start == R4_EXTENT_UNALLOC ||
+			  (u->ex_start & R4_FAKE_DATA) == R4_FAKE_DATA;
+		if (u->ex_start <= R4_EXTENT_UNALLOC)
+			continue;
+		if (!f->blocks)
+			f->from = u->ex_start;
+		f->runs += !f->blocks || u->ex_start != *end;
+		f->blocks += u->ex_width;
+		*end = u->ex_start + u->ex_width;
+	}
+	return pending;
 }
 
 /* A regular file the walk meets: in place, moved, or skipped, told to
@@ -318,27 +449,14 @@ static int visit_file(struct pass *ps, const struct r4_inode *ino, bool last_try
 	struct r4_repack_stats *st = ps->st;
 	struct r4_repack_file f = {.path = ps->path, .ino = r4_key_objectid(&ino->sdkey)};
 	struct r4_extent *map = NULL, *to = NULL;
-	uint64_t end = 0, limit = ps->o->commit_bytes ? ps->o->commit_bytes : DEFAULT_COMMIT;
+	uint64_t end = 0, moved = 0, limit = ps->o->commit_bytes ? ps->o->commit_bytes : DEFAULT_COMMIT;
 	size_t n = 0, nto = 0;
-	bool seen = false, pending = false;
+	bool seen = false, pending, stopped = false;
 	int rc;
 
 	if ((rc = r4_reg_map(db, ino, &map, &n)))
 		return rc;
-	for (size_t i = 0; i < n; i++) {
-		const struct r4_extent *u = &map[i];
-
-		pending = pending || u->ex_start == R4_EXTENT_UNALLOC ||
-			  (u->ex_start & R4_FAKE_DATA) == R4_FAKE_DATA;
-		if (u->ex_start <= R4_EXTENT_UNALLOC)
-			continue;
-		if (!f.blocks)
-			f.from = u->ex_start;
-		f.runs += !f.blocks || u->ex_start != end;
-		f.blocks += u->ex_width;
-		end = u->ex_start + u->ex_width;
-	}
-	if (pending && !last_try) {
+	if ((pending = runs_of(map, n, &f, &end)) && !last_try) {
 		rc = -EAGAIN;
 		goto out;
 	}
@@ -355,25 +473,40 @@ static int visit_file(struct pass *ps, const struct r4_inode *ino, bool last_try
 		f.what = R4_REPACK_BUSY;
 	} else if (f.runs == 1 && f.from >= ps->t) {
 		f.what = R4_REPACK_IN_PLACE;
-	} else if (!(to = r4_malloc(f.runs * sizeof(*to)))) {
+	} else if (!(to = r4_malloc(2 * (f.runs + 1) * sizeof(*to)))) {
 		rc = -ENOMEM;
 		goto out;
 	} else {
-		rc = move(ps, ino, &f, map, n, to, &nto);
+		rc = ps->o->dry_run ? dry_move(ps, &f, map, n, to, &nto)
+				    : move(ps, ino, &f, to, &nto, &moved);
+		stopped = rc == STOPPED;
 		if (rc == -ENOSPC) {
 			f.what = R4_REPACK_NO_ROOM;
 			rc = 0;
-		} else if (rc) {
+		} else if (rc && !stopped) {
 			goto out;
 		} else {
+			struct r4_repack_file now = f;
+
 			f.what = R4_REPACK_MOVED;
 			f.to = to[0].ex_start;
 			f.new_runs = nto;
 			end = to[nto - 1].ex_start + to[nto - 1].ex_width;
-			ps->since += f.blocks;
-			st->blocks_moved += f.blocks;
+			/* a real move: where the file is now (moved in pieces,
+			 * the host's callers may have changed it between) */
+			r4_free(map);
+			map = NULL;
+			if (!ps->o->dry_run && !(rc = r4_reg_map(db, ino, &map, &n)) &&
+			    (runs_of(map, n, &now, &end), now.blocks)) {
+				f.to = now.from;
+				f.new_runs = now.runs;
+			}
+			if (rc && rc != -ENOENT)	/* (removed meanwhile: where it went) */
+				goto out;
+			rc = stopped ? STOPPED : 0;
+			st->blocks_moved += ps->o->dry_run ? f.blocks : moved;
 			st->runs_before += f.runs;
-			st->runs_after += nto;
+			st->runs_after += f.new_runs;
 		}
 	}
 	/* t follows the file where it is now (a file in one run with no room
@@ -386,7 +519,7 @@ static int visit_file(struct pass *ps, const struct r4_inode *ino, bool last_try
 	st->busy += f.what == R4_REPACK_BUSY;
 	if (ps->o->file)
 		ps->o->file(ps->o->ctx, &f, st);
-	if (!ps->o->dry_run && ps->since * db->bs >= limit)
+	if (!rc && !ps->o->dry_run && ps->since * db->bs >= limit)
 		rc = commit(ps);
 out:
 	r4_free(to);

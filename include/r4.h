@@ -1226,6 +1226,8 @@ struct r4_repack_stats {
 
 struct r4_repack_opts {
 	uint64_t commit_bytes;	/* commit after this much data moved (0: 4 MiB) */
+	uint64_t piece_blocks;	/* blocks a file's move takes per operation at
+				   most (0: 256): a host's callers wait for one */
 	bool dry_run;		/* decide and report, write nothing (a read-only db
 				   will do) */
 	/* asked before each object the walk meets and between batches of

@@ -219,7 +219,9 @@ contents_live() {
 	# truncates and punched holes (at 32 MiB/s they let fsx in between
 	# files: files it wrote meanwhile hold data not placed yet, which a
 	# commit places first); fsx compares every answer with a twin
-	"$fsx" -s "$seed" -n 4000 -U -T -L -c 500 "$MNT/fsx" "$tw" >"$T/fsx.log" 2>&1 &
+	# files up to 3 MB: the passes move them 1 MiB an operation, and fsx's
+	# calls come between the pieces
+	"$fsx" -s "$seed" -n 4000 -U -T -L -c 500 -l 3000000 "$MNT/fsx" "$tw" >"$T/fsx.log" 2>&1 &
 	pid=$!
 	while kill -0 "$pid" 2>/dev/null; do
 		run "$R4" repack --commit 64K --rate 32M "$MNT"

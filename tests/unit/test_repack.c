@@ -394,8 +394,9 @@ static bool on_stop(void *ctx)
 static int pass(r4_db *db, const char *path, bool dry, uint64_t commit, struct seen *s,
 		struct r4_repack_stats *st)
 {
-	struct r4_repack_opts o = {.commit_bytes = commit, .dry_run = dry, .stop = on_stop,
-				   .file = on_file, .ctx = s};
+	/* (files move 5 blocks an operation: in pieces, the place chosen once) */
+	struct r4_repack_opts o = {.commit_bytes = commit, .piece_blocks = 5, .dry_run = dry,
+				   .stop = on_stop, .file = on_file, .ctx = s};
 
 	return r4_repack(db, path, &o, st);
 }
@@ -674,7 +675,8 @@ static void test_crash(void)
 	struct r4_io *base, *work;
 	struct r4_io_fault_stats a, b;
 	struct r4_repack_stats st;
-	struct r4_repack_opts o = {.commit_bytes = 16 << 10};
+	/* (3 blocks an operation: cuts between a file's pieces too) */
+	struct r4_repack_opts o = {.commit_bytes = 16 << 10, .piece_blocks = 3};
 	struct r4_io *fw;
 	r4_db *db = NULL;
 	char *before;
