@@ -358,13 +358,18 @@ static int cmd_frag(int argc, char **argv)
 		       "\"twig_fill\": %.2f, \"seeks_per_mib\": %.2f, \"seeks\": %llu, "
 		       "\"read_blocks\": %llu, \"objects\": %llu, \"files\": %llu, \"dirs\": %llu, "
 		       "\"others\": %llu, \"extents\": %llu, \"data_blocks\": %llu, "
-		       "\"leaves\": %llu, \"twigs\": %llu, \"blocksize\": %u}\n",
+		       "\"leaves\": %llu, \"twigs\": %llu, \"free_blocks\": %llu, "
+		       "\"free_runs\": %llu, \"free_largest\": %llu, \"free_at_end\": %llu, "
+		       "\"blocksize\": %u}\n",
 		       fr.data_frag, fr.tree_frag, fr.leaf_fill, fr.twig_fill, fr.seeks_per_mib,
 		       (unsigned long long)fr.seeks, (unsigned long long)fr.read_blocks,
 		       (unsigned long long)fr.objects, (unsigned long long)fr.files,
 		       (unsigned long long)fr.dirs, (unsigned long long)fr.others,
 		       (unsigned long long)fr.extents, (unsigned long long)fr.data_blocks,
-		       (unsigned long long)fr.leaves, (unsigned long long)fr.twigs, fr.blocksize);
+		       (unsigned long long)fr.leaves, (unsigned long long)fr.twigs,
+		       (unsigned long long)fr.free_blocks, (unsigned long long)fr.free_runs,
+		       (unsigned long long)fr.free_largest, (unsigned long long)fr.free_at_end,
+		       fr.blocksize);
 		return R4_EXIT_OK;
 	}
 	printf("layout of %s%s\n", path, strcmp(path, "/") ? "" : " (the whole volume)");
@@ -382,6 +387,9 @@ static int cmd_frag(int argc, char **argv)
 	       (unsigned long long)fr.others);
 	printf("extents:             %llu   (%llu data blocks)\n", (unsigned long long)fr.extents,
 	       (unsigned long long)fr.data_blocks);
+	printf("free space:          %llu blocks in %llu runs   (largest %llu, %llu at the end)\n",
+	       (unsigned long long)fr.free_blocks, (unsigned long long)fr.free_runs,
+	       (unsigned long long)fr.free_largest, (unsigned long long)fr.free_at_end);
 	return R4_EXIT_OK;
 }
 

@@ -24,6 +24,7 @@
  */
 #include <sys/stat.h>
 
+#include "alloc.h"
 #include "db.h"
 #include "item.h"
 #include "key.h"
@@ -443,6 +444,19 @@ static int every_object(struct frag *f)
 	return rc;
 }
 
+/* The free runs of the volume: how many, how large. */
+static void free_space(const struct r4_db *db, struct r4_frag *out)
+{
+	uint64_t s, len;
+
+	for (uint64_t from = 0; r4_alloc_next_run(db->alloc, from, &s, &len); from = s + len) {
+		out->free_blocks += len;
+		out->free_runs++;
+		out->free_largest = R4_MAX(out->free_largest, len);
+		out->free_at_end = s + len == db->block_count ? len : 0;
+	}
+}
+
 int r4_frag(r4_db *db, const char *path, struct r4_frag *out)
 {
 	struct frag f = {.db = db, .whole = !path || !strcmp(path, "/")};
@@ -482,6 +496,7 @@ int r4_frag(r4_db *db, const char *path, struct r4_frag *out)
 	res.twig_fill = res.twigs ? 100 * f.twig_used / (double)res.twigs / usable : 0;
 	res.seeks_per_mib = res.read_blocks ? res.seeks / ((double)res.read_blocks * db->bs /
 							   (1 << 20)) : 0;
+	free_space(db, &res);
 	*out = res;
 out:
 	r4_free(f.seen);

@@ -1176,6 +1176,9 @@ struct r4_frag {
 	uint64_t files, dirs, others;	/* objects the walk reached, by type */
 	uint64_t extents, data_blocks;	/* allocated extent units, the blocks they hold */
 	uint64_t leaves, twigs;		/* formatted nodes of levels 1 and 2 */
+	/* the volume's free space (always the whole volume's): blocks, runs
+	   of them, the largest run, the run that ends the volume */
+	uint64_t free_blocks, free_runs, free_largest, free_at_end;
 	uint32_t blocksize;
 };
 

@@ -48,6 +48,13 @@ bytes() { head -c "$1" /dev/zero | tr '\0' "$2"; }
 	assert_line --regexp '^seeks per MiB:       [0-9]+\.[0-9]{2}   \(1 seeks, 2 blocks read in walk order\)$'
 	assert_line "objects:             0 files, 1 directories, 0 other"
 	assert_line "extents:             0   (0 data blocks)"
+	# the free space: one run, from after the tree to the end of the volume
+	free=$("$R4" info "$T/a.img" | sed -n 's/^free blocks: *\([0-9]*\).*/\1/p')
+	assert_line --regexp "^free space:          [0-9]+ blocks in 1 runs   \(largest [0-9]+, [0-9]+ at the end\)$"
+	run "$R4" frag --json "$T/a.img"
+	n=$(sed 's/.*"free_blocks": \([0-9]*\).*/\1/' <<<"$output")
+	assert_output --partial "\"free_blocks\": $n, \"free_runs\": 1, \"free_largest\": $n, \"free_at_end\": $n,"
+	[ "$free" = "$n" ]	# (r4 info's count: the super block's)
 }
 
 @test "a fresh import: data fragmentation 0, as measurefs.reiser4 says" {
