@@ -379,6 +379,11 @@ bool r4_alloc_first_fit(const struct r4_alloc *a, uint64_t from, uint64_t n, uin
 	return false;
 }
 
+uint64_t r4_alloc_run_at(const struct r4_alloc *a, uint64_t blk)
+{
+	return r4_alloc_is_used(a, blk) ? 0 : free_run(a, blk, a->blocks - blk);
+}
+
 int r4_alloc_alloc(struct r4_alloc *a, uint64_t hint, uint64_t want, uint64_t *start,
 		   uint64_t *got)
 {

@@ -94,6 +94,9 @@ bool r4_alloc_next_run(const struct r4_alloc *a, uint64_t from, uint64_t *start,
 /* The first of those runs at or after from that holds n blocks: its start
  * in *at; false when there is none. */
 bool r4_alloc_first_fit(const struct r4_alloc *a, uint64_t from, uint64_t n, uint64_t *at);
+/* The length of the run of free blocks (working state) that starts at
+ * blk: 0 when blk is used. */
+uint64_t r4_alloc_run_at(const struct r4_alloc *a, uint64_t blk);
 
 /*
  * Commit in two steps, as the journal needs them.  r4_alloc_encode: for

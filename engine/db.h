@@ -116,10 +116,11 @@ struct r4_db {
 	} op;
 	size_t npages_real;	/* pending pages of real blocks, not fake ones (reg.c) */
 	/* the repacker's node phase (repack.c): when set, r4_tree_place puts a
-	 * commit's new and moved nodes in the first free run at or after
-	 * place_at that holds them all, and moves place_at past them */
+	 * commit's new and moved leaves in the first free run at or after
+	 * place_at that holds them all, its twigs in the free run right at
+	 * place_twig when it holds them, and moves each past them */
 	bool place_hint;
-	uint64_t place_at;
+	uint64_t place_at, place_twig;
 
 	struct r4_held *held;	/* objects r4_file handles hold (fs.c) */
 	struct r4_actor {	/* who the handle calls act for (r4_act_as, perm.c) */

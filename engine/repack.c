@@ -64,8 +64,11 @@ struct pass {
 	bool started;		/* t is set: the first extent file was met */
 	uint64_t t;		/* the target: where the next file belongs */
 	uint64_t since;		/* blocks moved since the last commit */
-	uint64_t nt;		/* the node phase's target: where the next leaves belong */
-	size_t batch;		/* nodes it made dirty since the last commit */
+	uint64_t nt;		/* the node phase's: the block after the last twig's leaves */
+	uint64_t at;		/* where the batch's leaves go */
+	uint64_t t0, tt;	/* where the bodies ended; where the next twigs go */
+	bool led;		/* nt follows a twig's leaves (else it is where they start) */
+	size_t batch, leaves;	/* nodes it made dirty since the last commit, leaves of them */
 	uint64_t *links;	/* ids of files with several names met, sorted */
 	size_t nlinks, lcap;
 	char *path;		/* the path of what the walk is at */
@@ -531,33 +534,59 @@ out:
 
 /*
  * After the bodies, over the whole volume: the twigs in key order, each
- * with its leaves.  A twig whose leaves lie in consecutive blocks, in key
- * order, from nt on (nt: past the last leaf this phase placed or left),
- * each packed against its neighbour, is in place.  Any other is moved by
- * the commit's own rules: its leaves, it and the nodes above it are made
- * dirty, so the commit squeezes the leaves (and twigs) into their dirty
- * neighbours and relocates every one of them (a dirty node under a dirty
- * parent moves); under db->place_hint r4_tree_place puts them in one run
- * at nt, parents first, then in key order.  A transaction moves about
+ * with its leaves.  The aim is the leaves of the whole tree in key order
+ * in consecutive blocks, as far as the free space allows.  nt is the
+ * block after the previous twig's last leaf (where it is, or where its
+ * batch will put it; at first, past room for the tree's twigs after
+ * where the bodies ended, t0).  A twig is in place when its leaves lie in
+ * consecutive blocks in key order, each packed against its neighbour,
+ * and begin at nt, or elsewhere when the free run at nt cannot hold them
+ * (nt is used, or the run is short: moving the twig would not make it
+ * follow); the first twig, when they begin at or after t0 (or no run
+ * after t0 holds them).  nt then moves past its last leaf.  That is the
+ * rule a pass places by, so a layout a pass made is in place for the
+ * next, wherever the free space made it jump or wrap.
+ *
+ * Any other twig is moved by the commit's own rules: its leaves, it and
+ * the nodes above it are made dirty, so the commit squeezes the leaves
+ * and twigs into their dirty neighbours (under db->place_hint the leaves
+ * once more after the twigs) and relocates every one of them (a dirty
+ * node under a dirty parent moves); under db->place_hint r4_tree_place
+ * puts the leaves in one run at db->place_at, in key order, and the twigs
+ * in the run at db->place_twig: the twigs the phase moves go together,
+ * in key order, right before the leaves (room for as many as the tree
+ * has), so measurefs' order (each node's pointers, then its children)
+ * finds all of them in sequence.  A batch of twigs is one run: its first
+ * twig's leaves go to the first free run at nt that holds them (else from
+ * the start of the volume); a twig joins the batch while that run holds
+ * it too, else the batch is committed first.  A transaction moves about
  * NODE_BATCH nodes; it grabs what its dirty nodes can take, as any
- * operation does, before it makes one dirty.  After a commit the phase
- * looks at the same twigs once more (a twig's squeeze may have joined
- * leaves apart), so the next pass finds them in place.
+ * operation does, before it makes one dirty.  The phase goes round again
+ * while a round moved something (at most NODE_ROUNDS), so what a round's
+ * commits freed is there for the twigs that belong in it.
  */
-enum { NODE_BATCH = 256 };
+enum { NODE_BATCH = 256, NODE_ROUNDS = 8 };
 
-/* Commit what the node phase made dirty, its nodes placed at ps->nt. */
+/* Commit what the node phase made dirty, its leaves placed at ps->at. */
 static int node_commit(struct pass *ps)
 {
 	struct r4_db *db = ps->db;
-	int rc;
+	int rc = 0;
 
-	db->place_hint = true;
-	db->place_at = ps->nt;
-	rc = commit(ps);
-	db->place_hint = false;
-	ps->nt = db->place_at;
-	ps->batch = 0;
+	if (ps->o->dry_run) {
+		r4_alloc_mark_used(db->alloc, ps->at, ps->leaves);
+	} else {
+		db->place_hint = true;
+		db->place_at = ps->at;
+		db->place_twig = ps->tt;
+		rc = commit(ps);
+		db->place_hint = false;
+		ps->tt = db->place_twig;
+	}
+	ps->nt = ps->at + ps->leaves;
+	if (!ps->o->dry_run && db->place_at != ps->at)
+		ps->nt = db->place_at;	/* (squeezed: fewer leaves) */
+	ps->batch = ps->leaves = 0;
 	return rc;
 }
 
@@ -604,20 +633,74 @@ static int packed(struct r4_db *db, uint64_t a, uint64_t b, bool *yes)
 	return rc;
 }
 
-static int node_phase(struct pass *ps)
+/* The twig at p's leaves into leaf (grown as *cap), *n of them; *in_place:
+ * consecutive in key order, packed, and at nt or with no room there. */
+static int twig_leaves(struct pass *ps, const struct r4_path *p, uint64_t **leaf, size_t *cap,
+		       size_t *n, bool *in_place)
+{
+	struct r4_db *db = ps->db;
+	const r4_node *t = p->lv[R4_LEVEL_TWIG].node;
+	unsigned nr = r4_node_nr(t->data);
+	uint64_t at;
+	int rc = 0;
+
+	*n = 0;
+	*in_place = true;
+	for (unsigned i = 0, prev = UINT_MAX; i < nr && !rc; i++) {
+		if (r4_node_item_pid(t->data, db->bs, i) != R4_IPID_NODEPTR)
+			continue;
+		if (r4_grow(leaf, cap, *n + 1, sizeof(**leaf), 64))
+			return -ENOMEM;
+		uint64_t *l = *leaf + *n;
+
+		l[0] = r4_le64_get(t->data + r4_node_item_off(t->data, db->bs, i));
+		*in_place = *in_place && (!*n || l[0] == l[-1] + 1);
+		/* (leaves with an extent between are no neighbours) */
+		if (*in_place && *n && prev + 1 == i)
+			rc = packed(db, l[-1], l[0], in_place);
+		prev = i;
+		++*n;
+	}
+	if (rc || !*in_place || !*n)
+		return rc;
+	if (!ps->led)	/* the first: at or after where the bodies ended */
+		*in_place = (*leaf)[0] >= ps->t0 || !r4_alloc_first_fit(db->alloc, ps->t0, *n, &at);
+	else if ((*leaf)[0] != ps->nt)
+		*in_place = r4_alloc_run_at(db->alloc, ps->nt) < *n;
+	return 0;
+}
+
+/* The twig whose keys hold *k, into p; *k becomes the next twig's first
+ * key (the next pointer of the lowest level above that has one), *more
+ * says whether there is one. */
+static int twig_at(struct r4_db *db, r4_key *k, struct r4_path *p, bool *more)
+{
+	int rc;
+
+	if ((rc = r4_tree_lookup(db, k, R4_LEVEL_TWIG, p)))
+		return rc;
+	*more = false;
+	for (unsigned l = R4_LEVEL_TWIG + 1; l <= db->height && !*more; l++) {
+		const r4_node *up = p->lv[l].node;
+		unsigned pos = (unsigned)p->lv[l].pos;
+
+		if ((*more = pos + 1 < (unsigned)r4_node_nr(up->data)))
+			r4_node_key(up->data, db->bs, pos + 1, k);
+	}
+	return 0;
+}
+
+/* One round of the node phase over the twigs in key order, from nt. */
+static int node_round(struct pass *ps, uint64_t **leaf, size_t *cap)
 {
 	struct r4_db *db = ps->db;
 	struct r4_repack_stats *st = ps->st;
-	uint64_t *leaf = NULL;
-	size_t cap = 0;
-	r4_key k, here, k0, last;	/* k0: the batch's first twig's; last: k0 checked again */
-	uint64_t nt0 = 0;		/* nt when the batch began */
-	bool more = true, rechecked = false;
+	bool more = true;
+	r4_key k, here;
 	int rc = 0;
 
 	memset(&k, 0, sizeof(k));
-	k0 = last = k;
-	ps->nt = ps->started ? ps->t : 0;
+	ps->led = false;
 	while (more && !rc) {
 		struct r4_path p;
 		size_t n = 0;
@@ -627,75 +710,95 @@ static int node_phase(struct pass *ps)
 			rc = STOPPED;
 			break;
 		}
-		if ((rc = r4_tree_lookup(db, &k, R4_LEVEL_TWIG, &p)))
-			break;
 		here = k;
-		const r4_node *t = p.lv[R4_LEVEL_TWIG].node;
-		unsigned nr = r4_node_nr(t->data);
-
-		/* the next twig's first key: the next pointer of the lowest level
-		 * above that has one */
-		more = false;
-		for (unsigned l = R4_LEVEL_TWIG + 1; l <= db->height && !more; l++) {
-			const r4_node *up = p.lv[l].node;
-			unsigned pos = (unsigned)p.lv[l].pos;
-
-			if ((more = pos + 1 < (unsigned)r4_node_nr(up->data)))
-				r4_node_key(up->data, db->bs, pos + 1, &k);
-		}
-		for (unsigned i = 0, prev = UINT_MAX; i < nr && !rc; i++) {
-			if (r4_node_item_pid(t->data, db->bs, i) != R4_IPID_NODEPTR)
-				continue;
-			if (r4_grow(&leaf, &cap, n + 1, sizeof(*leaf), 64)) {
-				rc = -ENOMEM;
-				break;
-			}
-			leaf[n] = r4_le64_get(t->data + r4_node_item_off(t->data, db->bs, i));
-			in_place = in_place && (n ? leaf[n] == leaf[n - 1] + 1 : leaf[n] >= ps->nt);
-			/* (leaves with an extent between are no neighbours) */
-			if (in_place && n && prev + 1 == i)
-				rc = packed(db, leaf[n - 1], leaf[n], &in_place);
-			prev = i;
-			n++;
-		}
+		if ((rc = twig_at(db, &k, &p, &more)))
+			break;
+		rc = twig_leaves(ps, &p, leaf, cap, &n, &in_place);
 		if (rc || in_place) {
-			if (n)
-				ps->nt = leaf[n - 1] + 1;
+			if (n) {
+				ps->nt = (*leaf)[n - 1] + 1;
+				ps->led = true;
+			}
 			r4_path_release(db, &p);
 			continue;
 		}
-		if (ps->o->dry_run) {
-			st->nodes_moved += n + 1;
-			r4_path_release(db, &p);
-			continue;
-		}
-		rc = dirty_twig(ps, &p, leaf, n);
+		/* the batch first, when it is full, or its run cannot hold this
+		 * twig too, or the grab for it is refused (what the batch moved
+		 * comes back at its commit); then this twig again */
+		bool full = ps->batch && (ps->batch >= NODE_BATCH ||
+					  r4_alloc_run_at(db->alloc, ps->at) < ps->leaves + n);
+
+		rc = full || ps->o->dry_run ? 0 : dirty_twig(ps, &p, *leaf, n);
 		r4_path_release(db, &p);
+		if (full || (rc == -ENOSPC && ps->batch)) {
+			rc = node_commit(ps);
+			k = here;
+			more = true;
+			continue;
+		}
 		if (rc == -ENOSPC) {
 			st->nodes_no_room += n + 1;
+			ps->nt = (*leaf)[n - 1] + 1;
+			ps->led = true;
 			rc = 0;
-		} else if (!rc) {
-			if (!ps->batch) {
-				k0 = here;
-				nt0 = ps->nt;
-			}
-			st->nodes_moved += n + 1;
-			if ((ps->batch += n + 1) >= NODE_BATCH && !(rc = node_commit(ps)) &&
-			    (!rechecked || r4_key_cmp(&k0, &last) > 0)) {
-				/* once more over what it moved: the twigs' squeeze may
-				 * have joined leaves the leaves' squeeze kept apart */
-				last = k = k0;
-				rechecked = more = true;
-				ps->nt = nt0;
-			}
+			continue;
 		}
+		if (rc)
+			break;
+		/* the batch's run: the first at nt that holds the twig's leaves,
+		 * else the first from the start */
+		if (!ps->batch && !r4_alloc_first_fit(db->alloc, ps->nt, n, &ps->at) &&
+		    !r4_alloc_first_fit(db->alloc, 0, n, &ps->at))
+			ps->at = ps->nt;	/* none: the commit's own rule */
+		st->nodes_moved += n + 1;
+		ps->batch += n + 1;
+		ps->leaves += n;
+		ps->nt = ps->at + ps->leaves;
+		ps->led = true;
 	}
-	r4_free(leaf);
 	if ((!rc || rc == STOPPED) && ps->batch) {
 		int c = node_commit(ps);
 
 		rc = c ? c : rc;
 	}
+	return rc;
+}
+
+static int node_phase(struct pass *ps)
+{
+	struct r4_db *db = ps->db;
+	uint64_t *leaf = NULL, twigs = 0, nt, moved;
+	size_t cap = 0;
+	bool more = true;
+	r4_key k;
+	int rc = 0;
+
+	/* from where the bodies ended: the twigs the phase moves, then their
+	 * leaves */
+	memset(&k, 0, sizeof(k));
+	ps->t0 = ps->started ? ps->t : 0;
+	while (more && !rc) {
+		struct r4_path p;
+
+		if (!(rc = twig_at(db, &k, &p, &more))) {
+			twigs++;
+			r4_path_release(db, &p);
+		}
+	}
+	if (!r4_alloc_first_fit(db->alloc, ps->t0, twigs, &ps->tt))
+		ps->tt = ps->t0;
+	nt = ps->tt + twigs;
+	/* rounds, until one moves nothing: what a round frees (the places its
+	 * twigs left) may be where a later twig belongs */
+	for (unsigned round = 0; round < NODE_ROUNDS && !rc; round++) {
+		moved = ps->st->nodes_moved;
+		ps->st->nodes_no_room = 0;	/* (what the last round left) */
+		ps->nt = nt;
+		rc = node_round(ps, &leaf, &cap);
+		if (ps->o->dry_run || ps->st->nodes_moved == moved)
+			break;
+	}
+	r4_free(leaf);
 	return rc;
 }
 

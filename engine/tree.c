@@ -815,40 +815,50 @@ static int cmp_first_key(const void *a, const void *b)
  * under the same parent, so nodes split during the transaction are packed
  * again.
  */
+/* Squeeze the dirty nodes of level into their dirty right neighbours. */
+static int squeeze_level(struct r4_db *db, unsigned level)
+{
+	struct r4_cache *c = &db->cache;
+	r4_key *keys = NULL;
+	size_t nk = 0;
+	int rc = 0;
+
+	if (c->ndirty && !(keys = r4_malloc(c->ndirty * sizeof(*keys))))
+		return -ENOMEM;
+	for (r4_node *n = c->dirty.next; n != &c->dirty; n = n->next)
+		if (r4_node_level(n->data) == level && r4_node_nr(n->data))
+			r4_node_key(n->data, db->bs, 0, &keys[nk++]);
+	if (nk)
+		qsort(keys, nk, sizeof(*keys), cmp_first_key);
+	for (size_t i = 0; i < nk && !rc; i++) {
+		struct r4_path p;
+		r4_key fk;
+
+		if ((rc = r4_tree_lookup(db, &keys[i], level, &p)))
+			break;
+		r4_node *n = p.lv[level].node;
+		/* (a node an earlier run emptied or filled from is found no more) */
+		if (n->dirty && r4_node_nr(n->data) && p.lv[level].pos == 0 &&
+		    (r4_node_key(n->data, db->bs, 0, &fk), !r4_key_cmp(&fk, &keys[i])))
+			rc = pull_run(db, &p, level);
+		r4_path_release(db, &p);
+	}
+	r4_free(keys);
+	return rc ? rc : shrink(db);
+}
+
 int r4_tree_squeeze(struct r4_db *db)
 {
+	int rc = 0;
+
 	R4_INVARIANT(balanced_ok(db));	/* what the operations' balancing left */
-	for (unsigned level = R4_LEVEL_LEAF; level < db->height; level++) {
-		struct r4_cache *c = &db->cache;
-		r4_key *keys = NULL;
-		size_t nk = 0;
-		int rc = 0;
-
-		if (c->ndirty && !(keys = r4_malloc(c->ndirty * sizeof(*keys))))
-			return -ENOMEM;
-		for (r4_node *n = c->dirty.next; n != &c->dirty; n = n->next)
-			if (r4_node_level(n->data) == level && r4_node_nr(n->data))
-				r4_node_key(n->data, db->bs, 0, &keys[nk++]);
-		if (nk)
-			qsort(keys, nk, sizeof(*keys), cmp_first_key);
-		for (size_t i = 0; i < nk && !rc; i++) {
-			struct r4_path p;
-			r4_key fk;
-
-			if ((rc = r4_tree_lookup(db, &keys[i], level, &p)))
-				break;
-			r4_node *n = p.lv[level].node;
-			/* (a node an earlier run emptied or filled from is found no more) */
-			if (n->dirty && r4_node_nr(n->data) && p.lv[level].pos == 0 &&
-			    (r4_node_key(n->data, db->bs, 0, &fk), !r4_key_cmp(&fk, &keys[i])))
-				rc = pull_run(db, &p, level);
-			r4_path_release(db, &p);
-		}
-		r4_free(keys);
-		if (rc || (rc = shrink(db)))
-			return rc;
-	}
-	return 0;
+	for (unsigned level = R4_LEVEL_LEAF; level < db->height && !rc; level++)
+		rc = squeeze_level(db, level);
+	/* the repacker's: leaves the twigs' squeeze made neighbours, packed
+	 * too (else the next pass would find them apart and move them) */
+	if (!rc && db->place_hint && db->height > R4_LEVEL_TWIG)
+		rc = squeeze_level(db, R4_LEVEL_LEAF);
+	return rc;
 }
 
 /* ---- commit support ---- */
@@ -1108,12 +1118,39 @@ static int repoint(struct r4_db *db, r4_node *n, uint64_t blk)
 	return 0;
 }
 
+/* n blocks from the top of the free space (runs come downwards, so nodes
+ * never take the blocks right after a file's data, where it grows next),
+ * into blks in ascending order. */
+static int from_top(struct r4_db *db, uint64_t *blks, size_t n)
+{
+	size_t have = 0;
+	int rc = 0;
+
+	while (have < n && !rc) {
+		uint64_t blk, got;
+
+		if (!(rc = r4_alloc_alloc_high(db->alloc, n - have, &blk, &got)))
+			for (uint64_t k = 0; k < got; k++)
+				blks[have++] = blk + k;
+	}
+	qsort(blks, have, sizeof(*blks), cmp_blkno);
+	return rc;
+}
+
+/* n blocks from s on, into blks. */
+static void take(struct r4_db *db, uint64_t s, size_t n, uint64_t *blks)
+{
+	r4_alloc_mark_used(db->alloc, s, n);
+	for (size_t k = 0; k < n; k++)
+		blks[k] = s + k;
+}
+
 int r4_tree_place(struct r4_db *db)
 {
 	struct r4_cache *c = &db->cache;
 	struct placed *v = NULL;
-	uint64_t *blks = NULL, at;
-	size_t nf = 0, have = 0;
+	uint64_t *blks = NULL;
+	size_t nf = 0, nl = 0, nt = 0;
 	int rc = 0;
 
 	if (!c->ndirty)
@@ -1137,28 +1174,37 @@ int r4_tree_place(struct r4_db *db)
 	if (!nf)
 		goto out;
 	qsort(v, nf, sizeof(*v), cmp_placed);
-	/* the repacker's order: one run at its target, in the order a walk
-	 * reads them (from the start again when none is left after it: in
-	 * order still, in blocks earlier commits of the pass freed) */
-	if (db->place_hint && (r4_alloc_first_fit(db->alloc, db->place_at, nf, &at) ||
-			       r4_alloc_first_fit(db->alloc, 0, nf, &at))) {
-		r4_alloc_mark_used(db->alloc, at, nf);
-		for (; have < nf; have++)
-			blks[have] = at + have;
-		db->place_at = at + nf;
-	}
-	/* else from the top of the free space (runs come downwards), so nodes
-	 * never take the blocks right after a file's data, where it grows next */
-	while (have < nf && !rc) {
-		uint64_t blk, got;
+	/* the repacker's order: the leaves (last in v) in one run at its
+	 * target, in key order (from the start again when none is left after
+	 * it: in order still, in blocks earlier commits of the pass freed);
+	 * the twigs (before them in v) in the run right at their own target,
+	 * so the twigs of the tree come in key order too; the rest from the
+	 * top.  Else, all from the top, parents first. */
+	while (nl < nf && v[nf - nl - 1].level == R4_LEVEL_LEAF)
+		nl++;
+	while (nt + nl < nf && v[nf - nl - nt - 1].level == R4_LEVEL_TWIG)
+		nt++;
+	if (!db->place_hint) {
+		rc = from_top(db, blks, nf);
+	} else {
+		uint64_t *lb = blks + nf - nl, *tb = lb - nt, s;
+		bool leaves = nl && (r4_alloc_first_fit(db->alloc, db->place_at, nl, &s) ||
+				     r4_alloc_first_fit(db->alloc, 0, nl, &s));
+		bool twigs = nt && r4_alloc_run_at(db->alloc, db->place_twig) >= nt;
 
-		if (!(rc = r4_alloc_alloc_high(db->alloc, nf - have, &blk, &got)))
-			for (uint64_t k = 0; k < got; k++)
-				blks[have++] = blk + k;
+		if (leaves) {
+			take(db, s, nl, lb);
+			db->place_at = s + nl;
+		}
+		if (twigs) {
+			take(db, db->place_twig, nt, tb);
+			db->place_twig += nt;
+		}
+		if (!(rc = from_top(db, blks, nf - nl - nt)) && !twigs)
+			rc = from_top(db, tb, nt);
+		if (!rc && !leaves)
+			rc = from_top(db, lb, nl);
 	}
-	if (rc)
-		goto out;
-	qsort(blks, nf, sizeof(*blks), cmp_blkno);
 	for (size_t i = 0; i < nf && !rc; i++)
 		if (!(rc = repoint(db, v[i].n, blks[i])))
 			r4_node_rekey(db, v[i].n, blks[i]);

@@ -91,8 +91,9 @@ int r4_tree_relocate(struct r4_db *db);
  * Commit support: give every fake node a real block, parents first and
  * left to right within a level, in ascending blocks taken from the top of
  * the free space (delayed allocation, ENGINE.md 4.3; data grows from the
- * bottom), or, under db->place_hint, from the first free run at or after
- * db->place_at that holds them all (the repacker's walk order); fixes the
+ * bottom), or, under db->place_hint, the leaves from the first free run
+ * at or after db->place_at that holds them all and the twigs from the run
+ * at db->place_twig (the repacker's key order, tree.c); fixes the
  * pointers to them and db->root.  -ENOSPC leaves the
  * allocations to r4_alloc_abort.
  */
