@@ -706,7 +706,9 @@ static int node_round(struct pass *ps, uint64_t **leaf, size_t *cap)
 		size_t n = 0;
 		bool in_place = true;
 
-		if (ps->o->stop && ps->o->stop(ps->o->ctx)) {
+		/* (a host lets its callers in only with no batch dirty: their
+		 * commits would place its nodes without the pass's hint) */
+		if (!ps->batch && ps->o->stop && ps->o->stop(ps->o->ctx)) {
 			rc = STOPPED;
 			break;
 		}
