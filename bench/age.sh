@@ -23,7 +23,8 @@
 #   fresh:    a new image, the aged tree copied in once (tar from the aged
 #             mount, read-only, into the new one: written in walk order);
 #   aged:     the image the workload left;
-#   repacked: a copy of the aged image, then r4: `r4 repack IMG` (unmounted);
+#   repacked: a copy of the aged image, then r4: `r4 repack $R4_AGE_REPACK
+#             IMG` (unmounted; default --compact);
 #             ext4: `e4defrag MNT` on the mount.
 # Then, R4_AGE_REPS times (default 3), states and file systems taking turns,
 # each read on a freshly mounted image (read-only) after `sync` and
@@ -43,6 +44,7 @@
 # Environment: R4_AGE_SEED (default: the clock; printed), R4_AGE_ROUNDS
 # (12), R4_AGE_OPS (operations per round, 600), R4_AGE_MIB (live data, 160),
 # R4_AGE_DIRS (40), R4_AGE_SIZE (image size, 2G), R4_AGE_REPS (3),
+# R4_AGE_REPACK (r4 repack's options, --compact; "" for one plain pass),
 # R4_AGE_FULL=1 (OPS 4000, MIB 1200), R4_AGE_PEERS ("r4 ext4"),
 # R4_BENCH_DIR (where images live, default /tmp: on a disk, not tmpfs, or
 # dropping the page cache means nothing).
@@ -62,6 +64,7 @@ BDIR=${R4_BENCH_DIR:-/tmp}
 CC=${CC:-cc}
 B=build/bench
 STATES="fresh aged repacked"
+REPACK=${R4_AGE_REPACK---compact}
 
 if [[ $(id -u) != 0 ]]; then
 	echo "bench age: needs root (mounts, drop_caches)"
@@ -282,7 +285,8 @@ for p in $PEERS; do
 	case $p in
 	r4)
 		t=$(date +%s%N)
-		build/r4 repack "$rep" >"$TMP/repack.out" 2>&1 || { say "r4 repack failed:"; status=1; }
+		# shellcheck disable=SC2086
+		build/r4 repack $REPACK "$rep" >"$TMP/repack.out" 2>&1 || { say "r4 repack failed:"; status=1; }
 		t=$((($(date +%s%N) - t) / 1000000))
 		sed 's/^/  r4 repack: /' "$TMP/repack.out"
 		log "repack $p ms=$t"
@@ -393,11 +397,12 @@ END {
 	}
 	if ("r4" in peers) {
 		printf "\nr4 layout (measurefs.reiser4 -D -T; r4 frag, whole volume):\n"
-		printf "  %-9s %10s %10s %8s %8s %7s %9s %8s %9s\n", "state", "data -D", "tree -T", "leaf%", "twig%", "twigs", "seeks/MiB", "extents", "big/ -D"
+		printf "  %-9s %10s %10s %8s %8s %7s %9s %8s %9s %10s %10s\n", "state", "data -D", "tree -T", "leaf%", "twig%", "twigs", "seeks/MiB", "extents", "big/ -D", "free runs", "free@end"
 		for (j = 1; j <= ns; j++) {
 			s = S[j]; f = fr["frag", s]
-			printf "  %-9s %10s %10s %8s %8s %7s %9s %8s %9s\n", s, kv(mf[s], "D"), kv(mf[s], "T"), js(f, "leaf_fill"), js(f, "twig_fill"),
-			       js(f, "twigs"), js(f, "seeks_per_mib"), js(f, "extents"), js(fr["fragbig", s], "data_frag")
+			printf "  %-9s %10s %10s %8s %8s %7s %9s %8s %9s %10s %9s%%\n", s, kv(mf[s], "D"), kv(mf[s], "T"), js(f, "leaf_fill"), js(f, "twig_fill"),
+			       js(f, "twigs"), js(f, "seeks_per_mib"), js(f, "extents"), js(fr["fragbig", s], "data_frag"), js(f, "free_runs"),
+			       js(f, "free_blocks") ? sprintf("%.1f", 100 * js(f, "free_at_end") / js(f, "free_blocks")) : "-"
 		}
 		printf "  r4 repack took %.1f s; fsck.reiser4 --check (fresh aged repacked):%s\n", rp["r4"], fsck["r4"]
 	}

@@ -41,9 +41,10 @@ static int usage(FILE *f)
 		"       %s import IMAGE SRCDIR [DEST]  copy a host tree into the image\n"
 		"       %s fsck IMAGE [-n | --fix | -y]  check the image; repair what is safe\n"
 		"                                       (-n: read-only, even while in use)\n"
-		"       %s repack [-n | --dry-run] [-v] [--commit SIZE] [--rate SIZE] IMAGE|MNT [PATH]\n"
-		"                                       file bodies into walk order, one run each\n"
+		"       %s repack [-n | --dry-run] [-v] [--compact] [--commit SIZE] [--rate SIZE]\n"
+		"                 IMAGE|MNT [PATH]      file bodies and nodes into walk order, one run each\n"
 		"                                       (-n: say what would move; -v: each file moved;\n"
+		"                                       --compact: the free space gathered past them;\n"
 		"                                       MNT: on a live mount, --rate SIZE per second)\n"
 		"       %s dump [--dot] IMAGE  the storage tree: nodes, items, keys (--dot: Graphviz)\n"
 		"       %s frag [--json] IMAGE [PATH]  the layout: fragmentation, packing, seeks\n"
@@ -868,10 +869,9 @@ static void repack_file(void *ctx, const struct r4_repack_file *f,
 	repack_bar(ui, so);
 }
 
-/* The summary of a pass (before, after: its layout, NULL when not known). */
-static int repack_report(const char *path, const struct repack_ui *ui,
-			 const struct r4_repack_stats *st, const struct r4_frag *before,
-			 const struct r4_frag *after)
+/* The lines of a pass: what it did with files and nodes. */
+static void repack_summary(const char *path, const struct repack_ui *ui,
+			   const struct r4_repack_stats *st)
 {
 	printf("%s: %llu file%s with data blocks: %llu %s", path, (unsigned long long)st->files,
 	       st->files == 1 ? "" : "s", (unsigned long long)st->moved,
@@ -891,11 +891,6 @@ static int repack_report(const char *path, const struct repack_ui *ui,
 		printf("tree nodes: %llu %s into walk order, %llu left for want of room\n",
 		       (unsigned long long)st->nodes_moved, ui->dry ? "would move" : "moved",
 		       (unsigned long long)st->nodes_no_room);
-	if (before)
-		repack_layout(ui->dry ? "now:   " : "before:", before);
-	if (after)
-		repack_layout("after: ", after);
-	return R4_EXIT_OK;
 }
 
 /* ---- repack on a live mount: through its control file (fuse-bridge/repack.c) ---- */
@@ -966,27 +961,28 @@ static bool repack_heard(char *ans, struct repack_ui *ui, struct r4_repack_stats
 }
 
 /*
- * r4 repack MNT [PATH]: the pass runs in the mount's bridge, throttled
+ * One pass on the mount MNT: it runs in the mount's bridge, throttled
  * beside its other calls; this asks how it goes every tenth of a second
  * (no file of the mount stays open between, so it can be unmounted: the
- * pass then stops).  Ctrl-C asks it to stop and waits for that.
+ * pass then stops).  Ctrl-C asks it to stop and waits for that.  *st, and
+ * fr[0], fr[1] (have[]): its counts, the layout before and after.  0 when
+ * it ended, 2 when it stopped (*why says why), 1 on an error (said).
  */
 static int repack_mount(const char *mnt, const char *path, const struct r4_repack_opts *ro,
-			uint64_t rate, struct repack_ui *ui)
+			uint64_t rate, struct repack_ui *ui, struct r4_repack_stats *st,
+			struct r4_frag *fr, bool *have, const char **why)
 {
-	struct r4_repack_stats st = {0};
-	struct r4_frag fr[2] = {0};
-	bool have[2] = {false, false}, stopping = false;
+	bool stopping = false;
 	unsigned long long seq = 0;
 	char state[64] = "", *ans = NULL, *q = NULL;
 	int rc;
 
 	if (asprintf(&q, "start %llu %llu %d %s", (unsigned long long)ro->commit_bytes,
-		     (unsigned long long)rate, ui->verbose, path) < 0)
-		return R4_EXIT_FAIL;
+		     (unsigned long long)rate, ui->verbose | ro->compact << 1, path) < 0)
+		return 1;
 	rc = repack_ask(mnt, q, &ans);
 	free(q);
-	while (!rc && repack_heard(ans, ui, &st, fr, have, &seq, state, sizeof(state))) {
+	while (!rc && repack_heard(ans, ui, st, fr, have, &seq, state, sizeof(state))) {
 		free(ans);
 		ans = NULL;
 		if (repack_interrupted && !stopping) {
@@ -1008,25 +1004,38 @@ static int repack_mount(const char *mnt, const char *path, const struct r4_repac
 	if (rc == -ENOENT || rc == -ENOTCONN) {
 		fprintf(stderr, "%s: repack %s: the mount went away: its pass stopped there, what "
 			"it moved is committed; run it again to go on\n", sh_prog, mnt);
-		return R4_EXIT_FAIL;
+		return 1;
 	}
 	if (rc || !strncmp(state, "failed ", 7)) {
 		if (!rc)
 			rc = -atoi(state + 7);
 		fprintf(stderr, "%s: repack %s '%s': %s%s\n", sh_prog, mnt, path,
 			rc == -EBUSY ? "a pass runs on this mount already" : r4_strerror(rc),
-			st.commits ? " (what was moved before it stays)" : "");
-		return R4_EXIT_FAIL;
+			st->commits ? " (what was moved before it stays)" : "");
+		return 1;
 	}
-	repack_report(path, ui, &st, have[0] ? &fr[0] : NULL, have[1] ? &fr[1] : NULL);
-	if (!strncmp(state, "stopped", 7)) {
-		printf("stopped: %s; what was moved is committed, run it again to go on\n",
-		       !strcmp(state + 7, " unmount") ? "the mount is being unmounted"
-		       : !strcmp(state + 7, " read-only") ? "the mount turned read-only"
-		       : "interrupted");
-		return R4_EXIT_FAIL;
-	}
-	return R4_EXIT_OK;
+	if (strncmp(state, "stopped", 7))
+		return 0;
+	*why = !strcmp(state + 7, " unmount")	  ? "the mount is being unmounted"
+	       : !strcmp(state + 7, " read-only") ? "the mount turned read-only"
+						  : "interrupted";
+	return 2;
+}
+
+/* One pass on the open image db: *st, and the layout before (first) and
+ * after (not for a dry run); 0 or -errno. */
+static int repack_image(r4_db *db, const char *path, const struct r4_repack_opts *ro, bool first,
+			struct r4_repack_stats *st, struct r4_frag *fr, bool *have)
+{
+	int rc;
+
+	if (first && (rc = r4_frag(db, path, &fr[0])))
+		return rc;
+	have[0] = true;
+	if ((rc = r4_repack(db, path, ro, st)) || (rc = r4_sync(db)) || ro->dry_run)
+		return rc;
+	have[1] = !(rc = r4_frag(db, path, &fr[1]));
+	return rc;
 }
 
 /*
@@ -1042,17 +1051,20 @@ static int cmd_repack(int argc, char **argv)
 	static const struct option lopts[] = {
 		{"dry-run", no_argument, NULL, 'n'}, {"verbose", no_argument, NULL, 'v'},
 		{"commit", required_argument, NULL, 'c'}, {"rate", required_argument, NULL, 'r'},
-		{NULL, 0, NULL, 0},
+		{"compact", no_argument, NULL, 'C'}, {NULL, 0, NULL, 0},
 	};
+	enum { COMPACT_PASSES = 8 };
 	struct repack_ui ui = {.bar = isatty(STDERR_FILENO)};
 	struct r4_repack_opts ro = {.stop = repack_stop, .file = repack_file, .ctx = &ui};
 	struct r4_open_opts oo = {0};
 	struct r4_repack_stats st;
-	struct r4_frag before, after;
+	struct r4_frag fr[2];
+	bool have[2] = {false, false}, live;
 	struct sigaction sa = {.sa_handler = repack_on_signal};
 	struct r4_holder h;
-	const char *image, *path;
+	const char *image, *path, *why = "interrupted";
 	uint64_t rate = 0, *size;
+	unsigned passes;
 	r4_db *db = NULL;
 	int c, rc;
 
@@ -1061,6 +1073,7 @@ static int cmd_repack(int argc, char **argv)
 		switch (c) {
 		case 'n': ui.dry = true; break;
 		case 'v': ui.verbose = true; break;
+		case 'C': ro.compact = true; break;
 		case 'c':
 		case 'r':
 			size = c == 'c' ? &ro.commit_bytes : &rate;
@@ -1085,22 +1098,19 @@ static int cmd_repack(int argc, char **argv)
 	}
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
-	if (sh_is_mount(image)) {
-		if (ui.dry) {
-			fprintf(stderr, "%s: repack -n: %s is a mount; a dry run reads the image: "
-				"r4 repack -n IMAGE, beside the mount\n", sh_prog, image);
-			return R4_EXIT_USAGE;
-		}
-		return repack_mount(image, path, &ro, rate, &ui);
+	if ((live = sh_is_mount(image)) && ui.dry) {
+		fprintf(stderr, "%s: repack -n: %s is a mount; a dry run reads the image: "
+			"r4 repack -n IMAGE, beside the mount\n", sh_prog, image);
+		return R4_EXIT_USAGE;
 	}
-	if (rate) {
+	if (rate && !live) {
 		fprintf(stderr, "%s: repack: --rate is for a live mount (an image is repacked at "
 			"full speed)\n", sh_prog);
 		return R4_EXIT_USAGE;
 	}
 	ro.dry_run = ui.dry;
 	oo.rw = !ui.dry;
-	if ((rc = r4_open(image, &oo, &db))) {
+	if (!live && (rc = r4_open(image, &oo, &db))) {
 		if (rc == -EBUSY)
 			sh_say_busy(sh_prog, image, "repack its mount point to repack it live");
 		else
@@ -1111,23 +1121,47 @@ static int cmd_repack(int argc, char **argv)
 	/* a dry run reads beside a writer, as r4 frag does: it says so */
 	if (ui.dry && !r4_holder_find(image, &h) && h.held)
 		printf("note: %s is %s; this plans against its last commit\n", image, h.what);
-	memset(&st, 0, sizeof(st));
-	if (!(rc = r4_frag(db, path, &before)))
-		rc = r4_repack(db, path, &ro, &st);
-	repack_clear_bar(&ui);
-	if (!rc)
-		rc = r4_sync(db);
-	if (!rc && !ui.dry)
-		rc = r4_frag(db, path, &after);
-	r4_close(db);
-	if (rc) {
-		fprintf(stderr, "%s: repack '%s': %s%s\n", sh_prog, path, r4_strerror(rc),
-			st.commits ? " (what was moved before it stays)" : " (nothing was changed)");
-		return R4_EXIT_FAIL;
+	/* --compact: passes until one moves no file (at most COMPACT_PASSES) */
+	for (passes = 1;; passes++) {
+		memset(&st, 0, sizeof(st));
+		if (live) {
+			struct r4_frag pf[2];
+			bool ph[2] = {false, false};
+
+			if ((rc = repack_mount(image, path, &ro, rate, &ui, &st, pf, ph, &why)) == 1)
+				return R4_EXIT_FAIL;
+			if (passes == 1 && (have[0] = ph[0]))
+				fr[0] = pf[0];
+			if ((have[1] = ph[1]))
+				fr[1] = pf[1];
+		} else {
+			rc = repack_image(db, path, &ro, passes == 1, &st, fr, have);
+			repack_clear_bar(&ui);
+			if (rc) {
+				r4_close(db);
+				fprintf(stderr, "%s: repack '%s': %s%s\n", sh_prog, path,
+					r4_strerror(rc), st.commits || passes > 1
+					? " (what was moved before it stays)" : " (nothing was changed)");
+				return R4_EXIT_FAIL;
+			}
+			rc = st.stopped ? 2 : 0;
+		}
+		repack_summary(path, &ui, &st);
+		if (rc || !ro.compact || ui.dry || !st.moved || passes == COMPACT_PASSES)
+			break;
 	}
-	repack_report(path, &ui, &st, &before, ui.dry ? NULL : &after);
-	if (st.stopped) {
-		printf("stopped: interrupted; what was moved is committed, run it again to go on\n");
+	if (db)
+		r4_close(db);
+	if (have[0])
+		repack_layout(ui.dry ? "now:   " : "before:", &fr[0]);
+	if (have[1])
+		repack_layout("after: ", &fr[1]);
+	if (ro.compact && !rc)
+		printf("compact: %u pass%s; %s\n", passes, passes == 1 ? "" : "es",
+		       st.moved ? "the last still moved files: run it again to go on"
+				: "the last moved nothing");
+	if (rc == 2) {
+		printf("stopped: %s; what was moved is committed, run it again to go on\n", why);
 		return R4_EXIT_FAIL;
 	}
 	return R4_EXIT_OK;

@@ -266,6 +266,28 @@ static size_t choose(const struct pass *ps, const struct r4_repack_file *f, stru
 	return f->runs > 1 ? largest_runs(a, f->blocks, f->runs, to) : 0;
 }
 
+/*
+ * Compacting: is there a free run between t and the file (one run, at or
+ * after t) that holds it?  Where what this transaction freed is a part of
+ * the run at t (the previous file's old place, say), it is committed
+ * first, so that the file can move there.
+ */
+static int room_before(struct pass *ps, const struct r4_repack_file *f, bool *room)
+{
+	const struct r4_alloc *a = ps->db->alloc;
+	uint64_t at;
+	int rc = 0;
+
+	*room = false;
+	if (!ps->o->compact)
+		return 0;
+	if (ps->since && r4_alloc_run_at(a, ps->t) < f->blocks && !ps->o->dry_run &&
+	    (rc = commit(ps)))
+		return rc;
+	*room = r4_alloc_first_fit(a, ps->t, f->blocks, &at) && at < f->from;
+	return 0;
+}
+
 /* Commit what the pass did (a transaction that changed nothing writes
  * nothing, and is not counted). */
 static int commit(struct pass *ps)
@@ -454,7 +476,7 @@ static int visit_file(struct pass *ps, const struct r4_inode *ino, bool last_try
 	struct r4_extent *map = NULL, *to = NULL;
 	uint64_t end = 0, moved = 0, limit = ps->o->commit_bytes ? ps->o->commit_bytes : DEFAULT_COMMIT;
 	size_t n = 0, nto = 0;
-	bool seen = false, pending, stopped = false;
+	bool seen = false, pending, stopped = false, room;
 	int rc;
 
 	if ((rc = r4_reg_map(db, ino, &map, &n)))
@@ -474,8 +496,10 @@ static int visit_file(struct pass *ps, const struct r4_inode *ino, bool last_try
 	f.new_runs = f.runs;
 	if (pending) {
 		f.what = R4_REPACK_BUSY;
-	} else if (f.runs == 1 && f.from >= ps->t) {
+	} else if (f.runs == 1 && f.from >= ps->t && !(rc = room_before(ps, &f, &room)) && !room) {
 		f.what = R4_REPACK_IN_PLACE;
+	} else if (rc) {
+		goto out;
 	} else if (!(to = r4_malloc(2 * (f.runs + 1) * sizeof(*to)))) {
 		rc = -ENOMEM;
 		goto out;
@@ -663,7 +687,7 @@ static int twig_leaves(struct pass *ps, const struct r4_path *p, uint64_t **leaf
 	}
 	if (rc || !*in_place || !*n)
 		return rc;
-	if (!ps->led)	/* the first: at or after where the bodies ended */
+	if (!ps->led && !ps->o->compact)	/* the first: at or after where the bodies ended */
 		*in_place = (*leaf)[0] >= ps->t0 || !r4_alloc_first_fit(db->alloc, ps->t0, *n, &at);
 	else if ((*leaf)[0] != ps->nt)
 		*in_place = r4_alloc_run_at(db->alloc, ps->nt) < *n;
@@ -771,7 +795,7 @@ static int node_phase(struct pass *ps)
 	struct r4_db *db = ps->db;
 	uint64_t *leaf = NULL, twigs = 0, nt, moved;
 	size_t cap = 0;
-	bool more = true;
+	bool more = true, placed = true;
 	r4_key k;
 	int rc = 0;
 
@@ -783,11 +807,13 @@ static int node_phase(struct pass *ps)
 		struct r4_path p;
 
 		if (!(rc = twig_at(db, &k, &p, &more))) {
+			placed = placed && p.lv[R4_LEVEL_TWIG].node->blk == ps->t0 + twigs;
 			twigs++;
 			r4_path_release(db, &p);
 		}
 	}
-	if (!r4_alloc_first_fit(db->alloc, ps->t0, twigs, &ps->tt))
+	/* (twigs in key order right after the bodies are where they belong) */
+	if ((ps->o->compact && placed) || !r4_alloc_first_fit(db->alloc, ps->t0, twigs, &ps->tt))
 		ps->tt = ps->t0;
 	nt = ps->tt + twigs;
 	/* rounds, until one moves nothing: what a round frees (the places its
@@ -825,6 +851,7 @@ int r4_repack(r4_db *db, const char *path, const struct r4_repack_opts *o,
 	if (!(rc = path_push(&ps, path + 1, strlen(path + 1)))) {
 		while (ps.plen > 1 && ps.path[ps.plen - 1] == '/')
 			ps.path[--ps.plen] = 0;
+		ps.started = o->compact && ps.plen == 1;	/* t from block 0 */
 		rc = S_ISDIR(top.sd.sd_mode) || S_ISREG(top.sd.sd_mode) ? visit(&ps, &top) : 0;
 		/* the nodes, for the whole volume */
 		if (!rc && ps.plen == 1 && !(rc = o->dry_run ? 0 : commit(&ps)))

@@ -9,10 +9,10 @@
  *
  * The control file's pragmas (special.c hands them here), each answered
  * with the state below:
- *   # r4 repack start COMMIT RATE VERBOSE PATH    a pass over PATH: COMMIT
+ *   # r4 repack start COMMIT RATE FLAGS PATH    a pass over PATH: COMMIT
  *        bytes moved per commit (0: the engine's default), RATE bytes moved
- *        per second at most (0: no limit), VERBOSE 1 keeps a line per file
- *        moved or skipped
+ *        per second at most (0: no limit); FLAGS 1: keep a line per file
+ *        moved or skipped, 2: compact (r4_repack_opts)
  *   # r4 repack status SEQ     the state, and the kept lines from SEQ on
  *   # r4 repack stop           ask the pass to stop before its next object
  * The answer, a line each (a refusal: one line, "error ERRNO"):
@@ -188,11 +188,11 @@ static void clear(void)
 	R.path = NULL;
 }
 
-/* Start a pass from "COMMIT RATE VERBOSE PATH". */
+/* Start a pass from "COMMIT RATE FLAGS PATH". */
 static int start(const char *args)
 {
 	unsigned long long commit, rate;
-	int verbose, at = 0;
+	int flags, at = 0;
 	struct r4_info info;
 	pthread_attr_t attr;
 	pthread_t t;
@@ -200,7 +200,7 @@ static int start(const char *args)
 
 	if (R.state == RUNNING)
 		return -EBUSY;
-	if (sscanf(args, "%llu %llu %d %n", &commit, &rate, &verbose, &at) != 3 || !at ||
+	if (sscanf(args, "%llu %llu %d %n", &commit, &rate, &flags, &at) != 3 || !at ||
 	    args[at] != '/')
 		return -EINVAL;
 	if (B.ro)
@@ -209,10 +209,10 @@ static int start(const char *args)
 	memset(&R.st, 0, sizeof(R.st));
 	if (!(R.path = strdup(args + at)))
 		return -ENOMEM;
-	R.o = (struct r4_repack_opts){.commit_bytes = commit, .stop = pause_here,
-				      .file = file_met, .commit = commit_group};
+	R.o = (struct r4_repack_opts){.commit_bytes = commit, .compact = flags & 2,
+				      .stop = pause_here, .file = file_met, .commit = commit_group};
 	R.rate = rate;
-	R.verbose = verbose;
+	R.verbose = flags & 1;
 	R.stop = false;
 	R.why = NULL;
 	R.have_before = R.have_after = false;

@@ -1233,6 +1233,13 @@ struct r4_repack_opts {
 				   most (0: 256): a host's callers wait for one */
 	bool dry_run;		/* decide and report, write nothing (a read-only db
 				   will do) */
+	bool compact;		/* gather the free space past the files: a file in
+				   one run moves too when a free run between the
+				   previous file and it holds it (commits come
+				   first where what the pass freed would); the
+				   first twig's leaves follow the bodies as the
+				   others follow it.  From block 0 over the whole
+				   volume.  Repeated passes converge. */
 	/* asked before each object the walk meets and between batches of
 	   nodes, outside any operation: true ends the pass there, with what it
 	   moved committed (a host's Ctrl-C); may be NULL */

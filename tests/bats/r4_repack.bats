@@ -85,6 +85,34 @@ data_frag() {
 	cmp "$IMG" "$T/once.img"
 }
 
+@test "r4 repack --compact: passes until one moves nothing; the free space is one run at the end; clean" {
+	fragmented
+	contents >"$T/before"
+	run "$R4" frag --json "$IMG"
+	runs0=$(sed 's/.*"free_runs": \([0-9]*\).*/\1/' <<<"$output")
+	run "$R4" repack --compact "$IMG"
+	assert_success
+	assert_line --index 0 --regexp '^/: 5 files with data blocks: 5 moved \([0-9]+ blocks, [0-9]+ runs into 5\), 0 in place, 0 skipped$'
+	assert_line --regexp '^compact: [2-4] passes; the last moved nothing$'
+	run "$R4" frag --json "$IMG"
+	free=$(sed 's/.*"free_blocks": \([0-9]*\).*/\1/' <<<"$output")
+	assert_output --partial "\"free_runs\": 1, \"free_largest\": $free, \"free_at_end\": $free,"
+	echo "free runs $runs0 then 1"
+	[ "$runs0" -gt 2 ]
+	contents >"$T/after"
+	diff "$T/before" "$T/after"
+	run "$R4" fsck "$IMG"
+	assert_success
+	fsck_reiser4 "$IMG"
+	# a fixed point: the next moves nothing, writes nothing
+	cp "$IMG" "$T/once.img"
+	run "$R4" repack --compact "$IMG"
+	assert_success
+	assert_line --index 0 "/: 5 files with data blocks: 0 moved, 5 in place, 0 skipped"
+	assert_line --index 3 "compact: 1 pass; the last moved nothing"
+	cmp "$IMG" "$T/once.img"
+}
+
 @test "r4 repack PATH: only that subtree; -v names each file moved" {
 	fragmented
 	contents >"$T/before"
@@ -197,11 +225,19 @@ contents_live() {
 	run "$R4" repack "$MNT" /d1
 	assert_success
 	assert_line --index 0 "/d1: 3 files with data blocks: 0 moved, 3 in place, 0 skipped"
+	# compacting on the mount: the free space one run at the end
+	run "$R4" repack --compact "$MNT"
+	assert_success
+	assert_line --regexp '^compact: [1-4] pass(es)?; the last moved nothing$'
+	contents_live >"$T/after"
+	diff "$T/before" "$T/after"
 	umount_r4
 	run "$R4" fsck "$IMG"
 	assert_success
 	fsck_reiser4 "$IMG"
 	[ "$(data_frag "$IMG")" = 0.000000 ]
+	run "$R4" frag --json "$IMG"
+	assert_output --regexp '"free_runs": 1, "free_largest": ([0-9]+), "free_at_end": \1,'
 }
 
 @test "r4 repack MNT under r4fsx: no mismatch, nothing users see changes, clean" {

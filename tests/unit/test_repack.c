@@ -763,14 +763,16 @@ static void copy_into(struct r4_io *to, struct r4_io *from)
 	CHECK_RC(r4_io_write(to, 0, d, size));
 }
 
-static void test_crash(void)
+static void test_crash(bool compact)
 {
 	char img[128];
 	struct r4_io *base, *work;
 	struct r4_io_fault_stats a, b;
 	struct r4_repack_stats st;
-	/* (3 blocks an operation: cuts between a file's pieces too) */
-	struct r4_repack_opts o = {.commit_bytes = 16 << 10, .piece_blocks = 3};
+	/* (3 blocks an operation: cuts between a file's pieces too; compact:
+	 * files move down, with commits that give them their old places) */
+	struct r4_repack_opts o = {.commit_bytes = 16 << 10, .piece_blocks = 3,
+				   .compact = compact};
 	struct r4_io *fw;
 	r4_db *db = NULL;
 	char *before;
@@ -842,8 +844,9 @@ static void test_crash(void)
 				fscked += f == 1;
 			}
 		}
-	printf("crash: a pass of %llu writes (%llu commits, %llu nodes moved) cut after each: "
-	       "%zu states, fsck.reiser4 on %zu, %zu bad\n", (unsigned long long)writes,
+	printf("crash: a %spass of %llu writes (%llu commits, %llu nodes moved) cut after each: "
+	       "%zu states, fsck.reiser4 on %zu, %zu bad\n", compact ? "compacting " : "",
+	       (unsigned long long)writes,
 	       (unsigned long long)st.commits, (unsigned long long)st.nodes_moved, states, fscked,
 	       bad);
 	CHECK_EQ(bad, 0);
@@ -862,7 +865,8 @@ int main(void)
 	test_no_room();
 	test_pieces();
 	test_twigs();
-	test_crash();
+	test_crash(false);
+	test_crash(true);
 	model_reset();
 	if (!getenv("R4_KEEP"))
 		t_rmdir(dir);
