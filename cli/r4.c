@@ -46,6 +46,7 @@ static int usage(FILE *f)
 		"                                       (-n: say what would move; -v: each file moved;\n"
 		"                                       --compact: the free space gathered past them;\n"
 		"                                       MNT: on a live mount, --rate SIZE per second)\n"
+		"       %s repack --stop MNT   stop the pass a mount runs, and follow it to its end\n"
 		"       %s dump [--dot] IMAGE  the storage tree: nodes, items, keys (--dot: Graphviz)\n"
 		"       %s frag [--json] IMAGE [PATH]  the layout: fragmentation, packing, seeks\n"
 		"       %s plugins [TYPE]      the plugins r4 knows: type, id, label, what it does\n"
@@ -58,7 +59,7 @@ static int usage(FILE *f)
 		"  fibration=lexic_fibre|dot_o_fibre|ext_1_fibre|ext_3_fibre,\n"
 		"  formatting=smart|tails|extents, node=node40|node41, create=reg40\n",
 		sh_prog, sh_prog, sh_prog, sh_prog, sh_prog, sh_prog, sh_prog, sh_prog, sh_prog,
-		sh_prog, sh_prog, sh_prog, sh_prog);
+		sh_prog, sh_prog, sh_prog, sh_prog, sh_prog);
 	return R4_EXIT_USAGE;
 }
 
@@ -817,6 +818,7 @@ static void repack_on_signal(int sig)
 
 struct repack_ui {
 	bool dry, verbose;
+	bool stop_only;		/* --stop: stop the pass a mount runs, and follow it */
 	bool bar;		/* stderr is a terminal */
 	bool drawn;		/* a progress line is on the screen */
 };
@@ -972,17 +974,27 @@ static int repack_mount(const char *mnt, const char *path, const struct r4_repac
 			uint64_t rate, struct repack_ui *ui, struct r4_repack_stats *st,
 			struct r4_frag *fr, bool *have, const char **why)
 {
-	bool stopping = false;
+	bool stopping = ui->stop_only, running;
 	unsigned long long seq = 0;
 	char state[64] = "", *ans = NULL, *q = NULL;
 	int rc;
 
-	if (asprintf(&q, "start %llu %llu %d %s", (unsigned long long)ro->commit_bytes,
-		     (unsigned long long)rate, ui->verbose | ro->compact << 1, path) < 0)
+	if (ui->stop_only)
+		q = strdup("stop");
+	else if (asprintf(&q, "start %llu %llu %d %s", (unsigned long long)ro->commit_bytes,
+			  (unsigned long long)rate, ui->verbose | ro->compact << 1, path) < 0)
+		q = NULL;
+	if (!q)
 		return 1;
 	rc = repack_ask(mnt, q, &ans);
 	free(q);
-	while (!rc && repack_heard(ans, ui, st, fr, have, &seq, state, sizeof(state))) {
+	running = !rc && repack_heard(ans, ui, st, fr, have, &seq, state, sizeof(state));
+	if (!rc && ui->stop_only && !running) {
+		free(ans);
+		fprintf(stderr, "%s: repack --stop %s: no pass runs on this mount\n", sh_prog, mnt);
+		return 1;
+	}
+	while (running) {
 		free(ans);
 		ans = NULL;
 		if (repack_interrupted && !stopping) {
@@ -993,11 +1005,14 @@ static int repack_mount(const char *mnt, const char *path, const struct r4_repac
 			ans = NULL;
 		}
 		usleep(100000);
-		if (asprintf(&q, "status %llu", seq) < 0)
+		if (asprintf(&q, "status %llu", seq) < 0) {
+			q = NULL;
 			rc = -ENOMEM;
-		else
+		} else {
 			rc = repack_ask(mnt, q, &ans);
+		}
 		free(q);
+		running = !rc && repack_heard(ans, ui, st, fr, have, &seq, state, sizeof(state));
 	}
 	free(ans);
 	repack_clear_bar(ui);
@@ -1010,7 +1025,8 @@ static int repack_mount(const char *mnt, const char *path, const struct r4_repac
 		if (!rc)
 			rc = -atoi(state + 7);
 		fprintf(stderr, "%s: repack %s '%s': %s%s\n", sh_prog, mnt, path,
-			rc == -EBUSY ? "a pass runs on this mount already" : r4_strerror(rc),
+			rc == -EBUSY ? "a pass runs on this mount already (r4 repack --stop MNT "
+				       "stops it)" : r4_strerror(rc),
 			st->commits ? " (what was moved before it stays)" : "");
 		return 1;
 	}
@@ -1051,7 +1067,8 @@ static int cmd_repack(int argc, char **argv)
 	static const struct option lopts[] = {
 		{"dry-run", no_argument, NULL, 'n'}, {"verbose", no_argument, NULL, 'v'},
 		{"commit", required_argument, NULL, 'c'}, {"rate", required_argument, NULL, 'r'},
-		{"compact", no_argument, NULL, 'C'}, {NULL, 0, NULL, 0},
+		{"compact", no_argument, NULL, 'C'}, {"stop", no_argument, NULL, 'S'},
+		{NULL, 0, NULL, 0},
 	};
 	enum { COMPACT_PASSES = 8 };
 	struct repack_ui ui = {.bar = isatty(STDERR_FILENO)};
@@ -1074,6 +1091,7 @@ static int cmd_repack(int argc, char **argv)
 		case 'n': ui.dry = true; break;
 		case 'v': ui.verbose = true; break;
 		case 'C': ro.compact = true; break;
+		case 'S': ui.stop_only = true; break;
 		case 'c':
 		case 'r':
 			size = c == 'c' ? &ro.commit_bytes : &rate;
@@ -1101,6 +1119,10 @@ static int cmd_repack(int argc, char **argv)
 	if ((live = sh_is_mount(image)) && ui.dry) {
 		fprintf(stderr, "%s: repack -n: %s is a mount; a dry run reads the image: "
 			"r4 repack -n IMAGE, beside the mount\n", sh_prog, image);
+		return R4_EXIT_USAGE;
+	}
+	if (ui.stop_only && (!live || argc - optind > 1)) {
+		fprintf(stderr, "%s: repack --stop: give the mount point alone\n", sh_prog);
 		return R4_EXIT_USAGE;
 	}
 	if (rate && !live) {

@@ -309,7 +309,7 @@ contents_live() {
 	sleep 1
 	run "$R4" repack "$MNT"
 	assert_failure 1
-	assert_output "r4: repack $MNT '/': a pass runs on this mount already"
+	assert_output "r4: repack $MNT '/': a pass runs on this mount already (r4 repack --stop MNT stops it)"
 	kill -INT "$pid"
 	rc=0
 	wait "$pid" || rc=$?
@@ -317,9 +317,26 @@ contents_live() {
 	run cat "$T/out"
 	assert_line --index 0 --regexp '^/: [1-4] files? with data blocks: 1 moved '
 	assert_line "stopped: interrupted; what was moved is committed, run it again to go on"
+
+	# r4 repack --stop: from another process, for a pass whose client is
+	# gone or elsewhere; it follows the pass to its end
+	"$R4" repack --rate 4K "$MNT" >"$T/out" 2>&1 &
+	pid=$!
+	sleep 1
+	run "$R4" repack --stop "$MNT"
+	assert_failure 1
+	assert_line --index 0 --regexp '^/: [1-5] files? with data blocks: 1 moved '
+	assert_line "stopped: interrupted; what was moved is committed, run it again to go on"
+	rc=0
+	wait "$pid" || rc=$?
+	[ "$rc" = 1 ]
+	run "$R4" repack --stop "$MNT"
+	assert_failure 1
+	assert_output "r4: repack --stop $MNT: no pass runs on this mount"
+
 	run "$R4" repack "$MNT"
 	assert_success
-	assert_line --index 0 --regexp '^/: 5 files with data blocks: [1-3] moved .*, [2-4] in place, 0 skipped$'
+	assert_line --index 0 --regexp '^/: 5 files with data blocks: [1-2] moved .*, [3-4] in place, 0 skipped$'
 	contents_live >"$T/after"
 	diff "$T/before" "$T/after"
 }
