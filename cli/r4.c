@@ -974,7 +974,7 @@ static int repack_mount(const char *mnt, const char *path, const struct r4_repac
 			uint64_t rate, struct repack_ui *ui, struct r4_repack_stats *st,
 			struct r4_frag *fr, bool *have, const char **why)
 {
-	bool stopping = ui->stop_only, running;
+	bool stopping = ui->stop_only, running, seq_known;
 	unsigned long long seq = 0;
 	char state[64] = "", *ans = NULL, *q = NULL;
 	int rc;
@@ -989,6 +989,7 @@ static int repack_mount(const char *mnt, const char *path, const struct r4_repac
 	rc = repack_ask(mnt, q, &ans);
 	free(q);
 	running = !rc && repack_heard(ans, ui, st, fr, have, &seq, state, sizeof(state));
+	seq_known = !rc;	/* (the mount answered once) */
 	if (!rc && ui->stop_only && !running) {
 		free(ans);
 		fprintf(stderr, "%s: repack --stop %s: no pass runs on this mount\n", sh_prog, mnt);
@@ -1016,9 +1017,10 @@ static int repack_mount(const char *mnt, const char *path, const struct r4_repac
 	}
 	free(ans);
 	repack_clear_bar(ui);
-	if (rc == -ENOENT || rc == -ENOTCONN) {
-		fprintf(stderr, "%s: repack %s: the mount went away: its pass stopped there, what "
-			"it moved is committed; run it again to go on\n", sh_prog, mnt);
+	if (rc == -ENOENT || rc == -ENOTCONN || (rc == -EROFS && seq_known)) {
+		fprintf(stderr, "%s: repack %s: the mount %s: its pass stopped there, what it "
+			"moved is committed; run it again to go on\n", sh_prog, mnt,
+			rc == -EROFS ? "turned read-only" : "went away");
 		return 1;
 	}
 	if (rc || !strncmp(state, "failed ", 7)) {

@@ -57,6 +57,7 @@ struct node {
 struct bridge {
 	r4_db *db;
 	char *image;
+	char *mountpoint;		/* where it is mounted (realpath), or NULL */
 	struct fuse_session *se;
 	pthread_mutex_t mu;
 	pthread_cond_t wake;

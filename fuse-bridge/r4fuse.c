@@ -744,6 +744,7 @@ static int serve(const struct fuse_args *args, const struct fuse_cmdline_opts *c
 	plan_mount(o, &m);
 	if (mount_session(args, o->image, co->mountpoint, &m))
 		return 1;
+	B.mountpoint = realpath(co->mountpoint, NULL);
 	if (!fuse_set_signal_handlers(B.se)) {
 		fuse_daemonize(co->foreground);
 		rc = co->singlethread ? fuse_session_loop(B.se) : loop_mt(co);
@@ -753,6 +754,8 @@ static int serve(const struct fuse_args *args, const struct fuse_cmdline_opts *c
 	fuse_session_unmount(B.se);
 	fuse_session_destroy(B.se);	/* (runs br_destroy, unless DESTROY came) */
 	B.se = NULL;
+	free(B.mountpoint);
+	B.mountpoint = NULL;
 	return rc ? 1 : 0;
 }
 

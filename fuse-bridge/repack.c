@@ -46,6 +46,7 @@ static struct {
 	enum state state;
 	pthread_cond_t ended;		/* signalled when a pass ends */
 	bool stop;			/* a client asked it to stop */
+	bool ro;			/* the mount was made read-only (remount) */
 	const char *why;		/* STOPPED: what stopped it */
 	int err;			/* FAILED: the error */
 	char *path;
@@ -92,29 +93,66 @@ static void let_others_in(uint64_t ns)
 }
 
 /*
+ * Is the mount read-only now?  `mount -o remount,ro` changes the kernel's
+ * flags only (r4fuse.c, "mount -o remount"): the mount's options in
+ * /proc/self/mountinfo (read there: a statfs of the mount would be a call
+ * to this bridge, whose lock the pass holds).
+ */
+static bool mount_ro(void)
+{
+	FILE *f = B.mountpoint ? fopen("/proc/self/mountinfo", "re") : NULL;
+	char *line = NULL, dir[4096], opts[256];
+	size_t cap = 0;
+	bool ro = false;
+
+	while (f && getline(&line, &cap, f) > 0) {
+		char *o = dir;
+
+		if (sscanf(line, "%*s %*s %*s %*s %4095s %255s", dir, opts) != 2)
+			continue;
+		/* (the kernel writes space, tab, newline and backslash as \ooo) */
+		for (const char *i = dir; *i; i++)
+			if (i[0] == '\\' && i[1] >= '0' && i[1] <= '3' && i[2] && i[3]) {
+				*o++ = (char)((i[1] - '0') << 6 | (i[2] - '0') << 3 | (i[3] - '0'));
+				i += 3;
+			} else {
+				*o++ = *i;
+			}
+		*o = 0;
+		if (!strcmp(dir, B.mountpoint))
+			ro = !strncmp(opts, "ro", 2) && (opts[2] == ',' || !opts[2]);
+	}
+	free(line);
+	if (f)
+		fclose(f);
+	return ro;
+}
+
+/*
  * Between objects (the engine asks, outside any operation): after a slice
  * of work, the POSIX calls get the mutex for a while; over the rate, for
  * as long as the data moved is ahead of it.  True: stop.
  */
 static bool pause_here(void *ctx)
 {
-	(void)ctx;
-	if (ns_since(&R.slice) >= SLICE_NS) {
-		let_others_in(GAP_NS);
-		clock_gettime(CLOCK_MONOTONIC, &R.slice);
-	}
-	while (R.rate && !R.stop && !B.stop && !B.ro) {
-		uint64_t due = R.st.blocks_moved * R.bs * 1000000000u / R.rate,
-			 spent = ns_since(&R.t0);
+	bool slice_over = ns_since(&R.slice) >= SLICE_NS;
 
-		if (spent >= due)
-			break;
-		let_others_in(due - spent < 50000000u ? due - spent : 50000000u);
-		clock_gettime(CLOCK_MONOTONIC, &R.slice);
+	(void)ctx;
+	for (;;) {
+		uint64_t due = R.rate ? R.st.blocks_moved * R.bs * 1000000000u / R.rate : 0,
+			 spent = ns_since(&R.t0), wait = due > spent ? due - spent : 0;
+
+		if (slice_over || wait) {
+			let_others_in(wait ? (wait < 50000000u ? wait : 50000000u) : GAP_NS);
+			clock_gettime(CLOCK_MONOTONIC, &R.slice);
+			R.ro = R.ro || mount_ro();
+			slice_over = false;
+		}
+		if (B.stop || B.ro || R.ro || R.stop)
+			R.why = B.stop ? "unmount" : B.ro || R.ro ? "read-only" : "interrupted";
+		if (R.why || !wait)
+			return R.why != NULL;
 	}
-	if (B.stop || B.ro || R.stop)
-		R.why = B.stop ? "unmount" : B.ro ? "read-only" : "interrupted";
-	return R.why != NULL;
 }
 
 static int commit_group(void *ctx)
@@ -213,7 +251,7 @@ static int start(const char *args)
 				      .stop = pause_here, .file = file_met, .commit = commit_group};
 	R.rate = rate;
 	R.verbose = flags & 1;
-	R.stop = false;
+	R.stop = R.ro = false;
 	R.why = NULL;
 	R.have_before = R.have_after = false;
 	R.first_seq = 0;
