@@ -54,12 +54,13 @@ static int usage(FILE *f)
 		"       %s explain [--script] (-c CMD | -f SCRIPT)  its transaction plan\n"
 		"       %s run [--script] [--as UID[:GID[,G...]]] [--cwd DIR] (-c CMD | -f SCRIPT) IMAGE\n"
 		"                                       run it, print each statement's value\n"
+		"       %s --version; %s SUBCOMMAND -h (--help): its usage\n"
 		"SIZE takes K, M, G or T suffixes (powers of 1024).\n"
 		"TYPE=PLUGIN: hash=r5_hash|rupasov_hash|tea_hash|fnv1_hash|deg_hash,\n"
 		"  fibration=lexic_fibre|dot_o_fibre|ext_1_fibre|ext_3_fibre,\n"
 		"  formatting=smart|tails|extents, node=node40|node41, create=reg40\n",
 		sh_prog, sh_prog, sh_prog, sh_prog, sh_prog, sh_prog, sh_prog, sh_prog, sh_prog,
-		sh_prog, sh_prog, sh_prog, sh_prog, sh_prog);
+		sh_prog, sh_prog, sh_prog, sh_prog, sh_prog, sh_prog, sh_prog);
 	return R4_EXIT_USAGE;
 }
 
@@ -172,6 +173,10 @@ static int cmd_mkfs(int argc, char **argv)
 		else if (rc == -EEXIST)
 			fprintf(stderr, "%s: %s: holds a Reiser4 volume already; -f (--force) "
 				"overwrites it\n", sh_prog, argv[optind]);
+		else if (rc == -ENOSPC && size < R4_MKFS_MIN_SIZE)
+			fprintf(stderr, "%s: cannot make '%s': %s is too small for a Reiser4 "
+				"volume (at least %lluM)\n", sh_prog, argv[optind], argv[optind + 1],
+				(unsigned long long)(R4_MKFS_MIN_SIZE >> 20));
 		else
 			fprintf(stderr, "%s: cannot make '%s': %s\n", sh_prog, argv[optind],
 				r4_strerror(rc));
@@ -1363,6 +1368,66 @@ static int cmd_run(int argc, char **argv)
 	return c;
 }
 
+static int cmd_parse_ast(int argc, char **argv)
+{
+	return cmd_parse(argc, argv, false);
+}
+
+static int cmd_explain(int argc, char **argv)
+{
+	return cmd_parse(argc, argv, true);
+}
+
+/* r4's subcommands. */
+static const struct {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+} subcommands[] = {
+	{"mkfs", cmd_mkfs},	{"info", cmd_info},	  {"ls", cmd_ls},	  {"cat", cmd_cat},
+	{"import", cmd_import}, {"fsck", cmd_fsck},	  {"repack", cmd_repack}, {"dump", cmd_dump},
+	{"frag", cmd_frag},	{"plugins", cmd_plugins}, {"parse", cmd_parse_ast},
+	{"explain", cmd_explain}, {"run", cmd_run},
+};
+
+/*
+ * SUB -h / --help: its lines of the usage (with their continuations, and
+ * the notes on SIZE and TYPE=PLUGIN when they use them), on stdout.
+ */
+static int usage_of(const char *sub)
+{
+	char *text = NULL, *line, *save = NULL;
+	size_t n = 0, len = strlen(sub);
+	FILE *f = open_memstream(&text, &n);
+	bool in = false, size = false, plugin = false, note = false;
+
+	if (!f)
+		return R4_EXIT_FAIL;
+	usage(f);
+	fclose(f);
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		const char *p = line + (strncmp(line, "usage: ", 7) ? 0 : 7);
+		bool head;
+
+		while (*p == ' ')
+			p++;
+		if ((head = !strncmp(p, "r4 ", 3))) {	/* a subcommand's first line */
+			in = !strncmp(p + 3, sub, len) && (p[3 + len] == ' ' || !p[3 + len]);
+		} else if (line[0] != ' ') {		/* a note */
+			in = false;
+			note = (!strncmp(line, "SIZE", 4) && size) ||
+			       (!strncmp(line, "TYPE=PLUGIN", 11) && plugin);
+		}
+		if (in) {
+			size = size || strstr(line, "SIZE");
+			plugin = plugin || strstr(line, "TYPE=PLUGIN");
+		}
+		if (in || (note && !head))
+			printf("%s%s\n", head ? "usage: " : "", head ? p : line);
+	}
+	free(text);
+	return R4_EXIT_OK;
+}
+
 int main(int argc, char **argv)
 {
 	const char *base = strrchr(argv[0], '/');
@@ -1379,32 +1444,20 @@ int main(int argc, char **argv)
 		usage(stdout);
 		return R4_EXIT_OK;
 	}
-	if (!strcmp(argv[1], "mkfs"))
-		return cmd_mkfs(argc - 1, argv + 1);
-	if (!strcmp(argv[1], "info"))
-		return cmd_info(argc - 1, argv + 1);
-	if (!strcmp(argv[1], "ls"))
-		return cmd_ls(argc - 1, argv + 1);
-	if (!strcmp(argv[1], "cat"))
-		return cmd_cat(argc - 1, argv + 1);
-	if (!strcmp(argv[1], "import"))
-		return cmd_import(argc - 1, argv + 1);
-	if (!strcmp(argv[1], "fsck"))
-		return cmd_fsck(argc - 1, argv + 1);
-	if (!strcmp(argv[1], "repack"))
-		return cmd_repack(argc - 1, argv + 1);
-	if (!strcmp(argv[1], "dump"))
-		return cmd_dump(argc - 1, argv + 1);
-	if (!strcmp(argv[1], "frag"))
-		return cmd_frag(argc - 1, argv + 1);
-	if (!strcmp(argv[1], "plugins"))
-		return cmd_plugins(argc - 1, argv + 1);
-	if (!strcmp(argv[1], "parse"))
-		return cmd_parse(argc - 1, argv + 1, false);
-	if (!strcmp(argv[1], "explain"))
-		return cmd_parse(argc - 1, argv + 1, true);
-	if (!strcmp(argv[1], "run"))
-		return cmd_run(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "--version")) {
+		printf("r4 %s\n", R4_VERSION);
+		return R4_EXIT_OK;
+	}
+	for (size_t i = 0; i < sizeof(subcommands) / sizeof(subcommands[0]); i++) {
+		if (strcmp(argv[1], subcommands[i].name))
+			continue;
+		for (int a = 2; a < argc && strcmp(argv[a], "--"); a++)
+			if (!strcmp(argv[a], "--help") ||
+			    (!strcmp(argv[a], "-h") && strcmp(argv[a - 1], "-c") &&
+			     strcmp(argv[a - 1], "-f")))
+				return usage_of(argv[1]);
+		return subcommands[i].fn(argc - 1, argv + 1);
+	}
 	fprintf(stderr, "%s: unknown command '%s'\n", sh_prog, argv[1]);
 	return usage(stderr);
 }

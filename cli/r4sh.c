@@ -41,6 +41,7 @@ static int usage(FILE *f)
 		"  --json          one JSON object per statement value\n"
 		"  --quiet         no values; --echo: print each entry before it runs\n"
 		"  --read-only     open beside a writer (no lock), change nothing\n"
+		"  -h, --help      this; --version: the version\n"
 		"Exit: 0 ok, 1 run-time failure, 2 usage, 3 lexical/syntax/check error.\n");
 	return R4_EXIT_USAGE;
 }
@@ -162,7 +163,7 @@ int sh_main(int argc, char **argv)
 		{"as", required_argument, NULL, 'u'}, {"json", no_argument, NULL, 'j'},
 		{"quiet", no_argument, NULL, 'q'}, {"echo", no_argument, NULL, 'e'},
 		{"read-only", no_argument, NULL, 'r'}, {"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+		{"version", no_argument, NULL, 'V'}, {NULL, 0, NULL, 0},
 	};
 	struct sh sh = {.cwd = "/", .who = {.umask = 022}, .source = "<command>"};
 	const char *script = NULL, *as = NULL;
@@ -182,6 +183,7 @@ int sh_main(int argc, char **argv)
 		case 'e': sh.echo = true; break;
 		case 'r': ro = true; break;
 		case 'h': free(cmds); usage(stdout); return R4_EXIT_OK;
+		case 'V': free(cmds); printf("r4sh %s\n", R4_VERSION); return R4_EXIT_OK;
 		default: free(cmds); return usage(stderr);
 		}
 	}

@@ -381,9 +381,9 @@ static int check_backups(struct chk *c)
 
 	if ((rc = r4_io_read(c->db->io, R4_MSB_OFFSET, c->blk, c->bs)))
 		return rc;
-	if (r4_msb_decode(&c->lg, c->blk, c->bs, &msb)) {
+	if ((rc = r4_msb_decode(&c->lg, c->blk, c->bs, &msb))) {
 		problem(c, R4_CK_SB_BAD, AT_BLK(R4_MSB_BLOCK(c->bs)), false, "master super block: %s",
-			c->why);
+			rc == -EMEDIUMTYPE ? "no Reiser4 magic" : c->why);
 		return 0;
 	}
 	if (!(want = r4_malloc(c->bs)))

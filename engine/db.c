@@ -75,10 +75,11 @@ static int load_super(struct r4_db *db, uint64_t *bytes_out)
 
 	if ((rc = r4_io_size(db->io, &bytes)))
 		return rc;
-	if (bytes < R4_MSB_OFFSET + 4096)
-		return R4_CORRUPT(&db->lg, R4_MSB_OFFSET / 4096,
-				  "image of %llu bytes is too small for a Reiser4 volume",
-				  (unsigned long long)bytes);
+	if (bytes < R4_MSB_OFFSET + 4096) {
+		r4_log(&db->lg, R4_LOG_ERR, "image of %llu bytes is too small for a Reiser4 volume",
+		       (unsigned long long)bytes);
+		return -EMEDIUMTYPE;	/* (no room for its super block) */
+	}
 	if (bytes < (uint64_t)(R4_STATUS_BLOCK(4096) + 1) * 4096)
 		return R4_CORRUPT(&db->lg, R4_FSB_BLOCK(4096),
 				  "image of %llu bytes ends before the format super block and "

@@ -55,7 +55,7 @@ int r4_msb_decode(const struct r4_logger *lg, const uint8_t *buf, size_t len, st
 		return R4_CORRUPT(lg, blk, "master super block cut short at %zu bytes", len);
 	/* the kernel compares the string with its NUL: 8 bytes */
 	if (memcmp(buf + R4_MSB_MAGIC, msb_magic, sizeof(msb_magic)))
-		return R4_CORRUPT(lg, blk, "no Reiser4 master super block (wrong magic)");
+		return -EMEDIUMTYPE;	/* no Reiser4 volume at all: r4_strerror says so */
 	m.msb_disk_pid = r4_le16_get(buf + R4_MSB_DISK_PID);
 	m.msb_blksize = r4_le16_get(buf + R4_MSB_BLKSIZE);
 	memcpy(m.msb_uuid, buf + R4_MSB_UUID, 16);

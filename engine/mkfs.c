@@ -254,7 +254,7 @@ int r4_mkfs(const char *path, uint64_t size, const struct r4_mkfs_opts *o)
 	    (o->create != 0 && o->create != 4))
 		return -EINVAL;
 	blocks = size / m.bs;
-	if (blocks < 256)
+	if (size < R4_MKFS_MIN_SIZE)
 		return -ENOSPC;		/* too small for a useful volume */
 	/* the lock first: nothing is looked at or changed while another holds it */
 	if ((rc = r4_io_file_open(path, R4_IO_RW | R4_IO_CREATE, &m.io)))

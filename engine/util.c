@@ -233,6 +233,8 @@ const char *r4_strerror(int rc)
 		return "Success";
 	if (rc == -EUCLEAN)
 		return "Structure needs cleaning (corrupt image)";
+	if (rc == -EMEDIUMTYPE)
+		return "not a Reiser4 volume (no Reiser4 super block at offset 65536)";
 	return strerror(rc < 0 ? -rc : rc);
 }
 

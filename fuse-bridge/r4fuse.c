@@ -397,7 +397,7 @@ struct opts {
 	unsigned commit;
 	char *cache, *errors;
 	double entry_timeout, attr_timeout;
-	int sync, ro, help, kernel_perms, secs;
+	int sync, ro, help, version, kernel_perms, secs;
 	int list_xattrs;
 	int dev, suid;			/* 1: dev, suid; 0: nodev, nosuid; -1: neither */
 };
@@ -420,6 +420,8 @@ static const struct fuse_opt opt_specs[] = {
 	{"nosuid", offsetof(struct opts, suid), 0},
 	OPT("-h", help),
 	OPT("--help", help),
+	OPT("-V", version),
+	OPT("--version", version),
 	FUSE_OPT_END,
 };
 
@@ -450,6 +452,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: r4fuse IMAGE MOUNTPOINT [-f] [-d] [-s] [-o OPTIONS]\n"
+		"       r4fuse -h | --help | -V | --version\n"
 		"  -o ro            mount read-only\n"
 		"  -o sync          commit after every call\n"
 		"  -o commit=SECS   group calls into one commit every SECS seconds (default 5)\n"
@@ -775,6 +778,11 @@ int fuse_bridge_main(int argc, char **argv)
 		return remount(src, dir, all);
 	if (fuse_opt_parse(&args, &o, opt_specs, opt_proc) < 0)
 		goto out;
+	if (o.version) {
+		printf("r4fuse %s (libfuse %s)\n", R4_VERSION, fuse_pkgversion());
+		rc = 0;
+		goto out;
+	}
 	if (o.help || !o.image) {
 		usage(o.help ? stdout : stderr);
 		rc = o.help ? 0 : 2;

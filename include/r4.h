@@ -30,6 +30,9 @@
 #include <sys/types.h>
 #include <time.h>
 
+/* The version every program says (--version). */
+#define R4_VERSION "0.9"
+
 enum { R4_LOG_ERR = 0, R4_LOG_WARN = 1, R4_LOG_INFO = 2, R4_LOG_DEBUG = 3 };
 
 /* Text for a negative errno (or 0); never NULL. */
@@ -112,7 +115,9 @@ struct r4_open_opts {
 
 /*
  * Open an image file or block device.  -ENOENT/-EACCES from the OS,
- * -EUCLEAN for a missing or damaged super block, tree root or journal
+ * -EMEDIUMTYPE when it holds no Reiser4 volume (no master super block
+ * magic at 64 KiB, or too small for one), -EUCLEAN for a damaged super
+ * block, tree root or journal
  * (the log names what and which block), -EINVAL for an unsupported block
  * size or format, -EROFS for a read-write open of a volume marked damaged.
  * Committed transactions the journal holds unplayed (a crash) are
@@ -1063,13 +1068,15 @@ struct r4_mkfs_opts {
 					   (r4 mkfs without -f); checked under the lock */
 };
 void r4_mkfs_defaults(struct r4_mkfs_opts *o);
+/* The smallest volume r4_mkfs makes: 256 blocks of 4 KiB. */
+#define R4_MKFS_MIN_SIZE (UINT64_C(256) * 4096)
 /*
  * Make a fresh format40 volume of `size` bytes on path (a file is created
  * if needed and grown to size).  It takes the image's lock (r4_open) first:
  * -EBUSY while another holds it.  With o->no_overwrite, -EEXIST when path
  * already holds a Reiser4 volume (the master super block's magic at byte
  * 65536).  Nothing was changed after either.  -EINVAL for options it
- * cannot make, -ENOSPC under 256 blocks, -errno of the I/O.
+ * cannot make, -ENOSPC under R4_MKFS_MIN_SIZE, -errno of the I/O.
  */
 int r4_mkfs(const char *path, uint64_t size, const struct r4_mkfs_opts *o);
 

@@ -59,13 +59,47 @@ UUID=01234567-89ab-cdef-0123-456789abcdef
 	assert_output "r4: unknown hash plugin 'nope'"
 	run "$R4" frobnicate
 	assert_failure 2
+	run "$R4" mkfs "$T/small.img" 1K
+	assert_failure 1
+	assert_output "r4: cannot make '$T/small.img': 1K is too small for a Reiser4 volume (at least 1M)"
+	# what is no Reiser4 volume says so, in one line (no log, no block)
 	truncate -s 1M "$T/zero.img"
 	run "$R4" info "$T/zero.img"
 	assert_failure 1
-	assert_output --partial "cannot open image '$T/zero.img'"
+	assert_output "r4: cannot open image '$T/zero.img': not a Reiser4 volume (no Reiser4 super block at offset 65536)"
+	seq 1 100 >"$T/text"
+	run "$R4_BUILD/r4sh" -c '/' "$T/text"
+	assert_failure 1
+	assert_output "r4sh: $T/text: not a Reiser4 volume (no Reiser4 super block at offset 65536)"
 	run "$R4" info "$T/missing.img"
 	assert_failure 1
 	assert_output "r4: cannot open image '$T/missing.img': No such file or directory"
+}
+
+@test "--version on every program; -h and --help on every subcommand: its usage, exit 0" {
+	run "$R4" --version
+	assert_success
+	assert_output --regexp '^r4 [0-9]+\.[0-9]+$'
+	run "$R4_BUILD/r4sh" --version
+	assert_success
+	assert_output --regexp '^r4sh [0-9]+\.[0-9]+$'
+	run "$R4_BUILD/r4fuse" --version
+	assert_success
+	assert_output --regexp '^r4fuse [0-9]+\.[0-9]+ \(libfuse 3\.[0-9.]+\)$'
+	local sub
+	for sub in mkfs info ls cat import fsck repack dump frag plugins parse explain run; do
+		run "$R4" "$sub" --help
+		assert_success
+		assert_line --index 0 --regexp "^usage: r4 $sub( |\$)"
+		run "$R4" "$sub" -h
+		assert_success
+		assert_line --index 0 --regexp "^usage: r4 $sub( |\$)"
+	done
+	run "$R4" info --help
+	assert_output "usage: r4 info IMAGE"
+	# (-h as the value of -c is the command's, not a request for help)
+	run "$R4" parse -c -h
+	refute_output --partial usage
 }
 
 mk_tree() {

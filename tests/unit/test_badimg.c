@@ -678,6 +678,7 @@ static const char *rcname(int rc)
 	case EBADMSG: return "-EBADMSG";
 	case EIO: return "-EIO";
 	case EINVAL: return "-EINVAL";
+	case EMEDIUMTYPE: return "-EMEDIUMTYPE";
 	case EROFS: return "-EROFS";
 	case ENOENT: return "-ENOENT";
 	default: snprintf(b, 48, "%d", rc); return b;
@@ -913,9 +914,15 @@ static bool d_truncate(struct image *im, const struct tree *t, long arg, struct 
 		im->len = (size_t)arg;
 	x->err = -EUCLEAN;
 	x->err2 = -EIO;
-	/* the block that could not be read whole, or the super block that says
-	 * the volume is bigger than the image */
-	x->blk = im->len < R4_MSB_OFFSET + BS ? R4_MSB_BLOCK(BS) : R4_FSB_BLOCK(BS);
+	/* the super block that says the volume is bigger than the image; or,
+	 * too short to hold a master super block, no Reiser4 volume at all
+	 * (said by the error alone) */
+	x->blk = R4_FSB_BLOCK(BS);
+	if (im->len < R4_MSB_OFFSET + BS) {
+		x->err = -EMEDIUMTYPE;
+		x->err2 = 0;
+		x->blk = NOBLK;
+	}
 	return true;
 }
 
@@ -924,8 +931,8 @@ static bool d_msb_magic(struct image *im, const struct tree *t, long arg, struct
 	(void)t;
 	(void)arg;
 	im->b[R4_MSB_OFFSET + R4_MSB_MAGIC + 2] ^= 0x20;	/* "ReIsEr4" -> "Reisr4" case */
-	x->err = -EUCLEAN;
-	x->blk = R4_MSB_BLOCK(BS);
+	x->err = -EMEDIUMTYPE;	/* no Reiser4 volume: said by the error alone */
+	x->blk = NOBLK;
 	return true;
 }
 

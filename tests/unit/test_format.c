@@ -61,11 +61,11 @@ static void test_msb(void)
 	nlog = 0;
 	CHECK_EQ(r4_msb_decode(&quiet, buf, R4_MSB_SIZE - 1, &d), -EUCLEAN);
 	memcpy(again, buf, sizeof(buf));
-	again[3] ^= 1;
-	CHECK_EQ(r4_msb_decode(&quiet, again, sizeof(again), &d), -EUCLEAN);
+	again[3] ^= 1;		/* no magic: no Reiser4 volume (no log line) */
+	CHECK_EQ(r4_msb_decode(&quiet, again, sizeof(again), &d), -EMEDIUMTYPE);
 	memcpy(again, buf, sizeof(buf));
 	again[7] = 'x';		/* the NUL is part of the magic */
-	CHECK_EQ(r4_msb_decode(&quiet, again, sizeof(again), &d), -EUCLEAN);
+	CHECK_EQ(r4_msb_decode(&quiet, again, sizeof(again), &d), -EMEDIUMTYPE);
 	const uint16_t bad_bs[] = {0, 1, 256, 4095, 4097, 6144};
 	for (size_t i = 0; i < R4_ARRAY_SIZE(bad_bs); i++) {
 		memcpy(again, buf, sizeof(buf));
@@ -75,7 +75,7 @@ static void test_msb(void)
 	memcpy(again, buf, sizeof(buf));
 	r4_le16_put(again + R4_MSB_DISK_PID, 1);
 	CHECK_EQ(r4_msb_decode(&quiet, again, sizeof(again), &d), -EUCLEAN);
-	CHECK_EQ(nlog, 10);
+	CHECK_EQ(nlog, 8);
 }
 
 static void fill_fsb(struct r4_fsb *sb)
