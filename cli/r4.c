@@ -28,6 +28,15 @@
 
 static const char *sh_prog = "r4";
 
+/* What the engine says while r4 works on an image: its errors and
+ * warnings (what is damaged, and where), on stderr. */
+static void say(void *ctx, int level, const char *msg)
+{
+	(void)ctx;
+	if (level <= R4_LOG_WARN)
+		fprintf(stderr, "%s: %s\n", sh_prog, msg);
+}
+
 int fuse_bridge_main(int argc, char **argv);	/* fuse-bridge/r4fuse.c */
 
 static int usage(FILE *f)
@@ -233,7 +242,7 @@ static int cmd_plugins(int argc, char **argv)
 
 static int cmd_info(int argc, char **argv)
 {
-	struct r4_open_opts oo = {0};
+	struct r4_open_opts oo = {.log = say};
 	struct r4_info in;
 	r4_db *db = NULL;
 	int rc;
@@ -256,7 +265,7 @@ static int cmd_info(int argc, char **argv)
 
 static int open_ro(const char *path, r4_db **db)
 {
-	struct r4_open_opts oo = {0};
+	struct r4_open_opts oo = {.log = say};
 	int rc = r4_open(path, &oo, db);
 
 	if (rc)
@@ -618,7 +627,7 @@ static int make_parents(r4_db *db, const char *dst)
 
 static int cmd_import(int argc, char **argv)
 {
-	struct r4_open_opts oo = {.rw = true};
+	struct r4_open_opts oo = {.rw = true, .log = say};
 	const char *dst = argc > 3 ? argv[3] : "/";
 	r4_db *db = NULL;
 	int rc;
@@ -1080,7 +1089,7 @@ static int cmd_repack(int argc, char **argv)
 	enum { COMPACT_PASSES = 8 };
 	struct repack_ui ui = {.bar = isatty(STDERR_FILENO)};
 	struct r4_repack_opts ro = {.stop = repack_stop, .file = repack_file, .ctx = &ui};
-	struct r4_open_opts oo = {0};
+	struct r4_open_opts oo = {.log = say};
 	struct r4_repack_stats st;
 	struct r4_frag fr[2];
 	bool have[2] = {false, false}, live;
@@ -1301,7 +1310,7 @@ static int cmd_run(int argc, char **argv)
 		{"file", required_argument, NULL, 'f'}, {NULL, 0, NULL, 0},
 	};
 	struct r4_run_opts ro = {.exec = {.who = {.umask = 022}, .read_objects = true}};
-	struct r4_open_opts oo = {.rw = true};
+	struct r4_open_opts oo = {.rw = true, .log = say};
 	uint32_t groups[64];
 	const char *flag = NULL, *arg = NULL;
 	struct r4_run *r = NULL;

@@ -242,16 +242,10 @@ static void capture(void *ctx, int level, const char *msg)
 {
 	char *why = ctx;
 	const char *s = strstr(msg, ": ");
-	const char *e;
 
-	(void)level;
-	s = s ? s + 2 : msg;
-	e = strrchr(s, '(');
-	if (!e || e == s)
-		e = s + strlen(s);
-	else if (e > s && e[-1] == ' ')
-		e--;
-	snprintf(why, 512, "%.*s", (int)(e - s), s);
+	if (level != R4_LOG_ERR)
+		return;	/* (where in r4 it was found: R4_LOG_DEBUG) */
+	snprintf(why, 512, "%s", s ? s + 2 : msg);
 }
 
 static void progress(struct chk *c, uint64_t n)
@@ -531,7 +525,7 @@ static int item_sd(struct chk *c, uint64_t blk, const r4_key *k, const uint8_t *
 	r->el1 = k->el[1];
 	r->sd_blk = blk;
 	if (r4_item_stat_decode(body, len, &sd)) {
-		problem(c, R4_CK_ITEM_BAD, w, false, "stat data does not decode: %s", c->why);
+		problem(c, R4_CK_ITEM_BAD, w, false, "%s", r4_corrupt_last());
 		r->flags |= F_BADSD;
 		c->tree_bad = true;
 		return 0;
@@ -1925,7 +1919,7 @@ int r4_check(r4_db *db, const struct r4_check_opts *o, struct r4_check_result *o
 struct open_log {
 	char why[512];
 	uint64_t blk;
-	bool got;
+	bool got, located;
 	bool journal;		/* the error came from reading the journal */
 	void (*log)(void *ctx, int level, const char *msg);
 	void *ctx;
@@ -1940,6 +1934,9 @@ static void open_log_fn(void *ctx, int level, const char *msg)
 		ol->got = true;
 		ol->blk = strtoull(at + 10, NULL, 10);
 		capture(ol->why, level, msg);
+	} else if (ol->got && !ol->located && level == R4_LOG_DEBUG) {
+		/* where it was found, said right after: the journal's code? */
+		ol->located = true;
 		ol->journal = strstr(msg, "jnl.c") || strstr(msg, "_jh_decode") ||
 			      strstr(msg, "_jf_decode") || strstr(msg, "_th_decode") ||
 			      strstr(msg, "_wr_decode");

@@ -150,7 +150,7 @@ static int sd_mode(struct r4_db *db, const struct r4_path *p, const uint8_t *bod
 	struct r4_sd sd;
 
 	if (r4_item_stat_decode(body, len, &sd))
-		return R4_CORRUPT(&db->lg, p->lv[1].node->blk, "bad stat data");
+		return R4_CORRUPT(&db->lg, p->lv[1].node->blk, "bad stat data: %s", r4_corrupt_last());
 	*mode = r4_sd_has(&sd, R4_SDEXT_LW) ? sd.sd_mode : 0;
 	return 0;
 }

@@ -193,8 +193,8 @@ int r4_obj_load(struct r4_db *db, const r4_key *sdkey, struct r4_inode *ino)
 		return rc;
 	rc = r4_item_stat_decode(body, len, &ino->sd);
 	if (rc) {
-		rc = R4_CORRUPT(&db->lg, p.lv[1].node->blk, "bad stat data of object %llx",
-				(unsigned long long)r4_key_objectid(sdkey));
+		rc = R4_CORRUPT(&db->lg, p.lv[1].node->blk, "bad stat data of object %llx: %s",
+				(unsigned long long)r4_key_objectid(sdkey), r4_corrupt_last());
 	} else if (!r4_sd_has(&ino->sd, R4_SDEXT_LW)) {
 		rc = R4_CORRUPT(&db->lg, p.lv[1].node->blk,
 				"stat data of object %llx has no mode",

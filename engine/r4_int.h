@@ -152,11 +152,16 @@ void r4_log(const struct r4_logger *lg, int level, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
 /*
- * Report rejected on-disk data: logs "file:line func: block N: why", and
- * returns -EUCLEAN (R4_CORRUPT) or -EBADMSG (R4_BADCSUM).  lg may be NULL.
+ * Report rejected on-disk data: logs "corrupt image at block N: why"
+ * (blk 0: not known here) and, at R4_LOG_DEBUG, where in r4 it was found;
+ * returns -EUCLEAN (R4_CORRUPT) or -EBADMSG (R4_BADCSUM).  With lg NULL (a
+ * decoder that knows no block) it logs nothing and keeps why for its
+ * caller, who names the block: r4_corrupt_last().
  */
 int r4_corrupt(const struct r4_logger *lg, int rc, uint64_t blk, const char *file, int line,
 	       const char *func, const char *fmt, ...) __attribute__((format(printf, 7, 8)));
+/* The words of this thread's last r4_corrupt with no logger ("" if none). */
+const char *r4_corrupt_last(void);
 void r4_corrupt_hook(void);
 
 #define R4_CORRUPT(lg, blk, ...) \

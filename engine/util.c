@@ -209,22 +209,38 @@ void r4_corrupt_hook(void)
 {
 }
 
+/* The words of the last rejection reported with no logger (this thread's). */
+static _Thread_local char last_why[384];
+
 int r4_corrupt(const struct r4_logger *lg, int rc, uint64_t blk, const char *file, int line,
 	       const char *func, const char *fmt, ...)
 {
+	const char *what = rc == -EBADMSG ? "checksum mismatch" : "corrupt image";
 	char why[384];
 	va_list ap;
 
 	va_start(ap, fmt);
 	vsnprintf(why, sizeof(why), fmt, ap);
 	va_end(ap);
-	r4_log(lg, R4_LOG_ERR, "%s at block %llu: %s (%s:%d %s)",
-	       rc == -EBADMSG ? "checksum mismatch" : "corrupt image", (unsigned long long)blk, why,
-	       file, line, func);
 #ifdef R4_DEBUG
 	r4_corrupt_hook();
 #endif
+	if (!lg) {	/* a decoder that knows no block: its caller says it */
+		memcpy(last_why, why, sizeof(why));
+		return rc;
+	}
+	/* (block 0 is never a tree block: 0 is "not known here") */
+	if (blk)
+		r4_log(lg, R4_LOG_ERR, "%s at block %llu: %s", what, (unsigned long long)blk, why);
+	else
+		r4_log(lg, R4_LOG_ERR, "%s: %s", what, why);
+	r4_log(lg, R4_LOG_DEBUG, "(found by %s:%d %s)", file, line, func);
 	return rc;
+}
+
+const char *r4_corrupt_last(void)
+{
+	return last_why;
 }
 
 const char *r4_strerror(int rc)

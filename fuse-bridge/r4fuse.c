@@ -61,10 +61,13 @@ void br_log(int level, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* The engine's messages (recovery, damage found) go to the same log. */
+/* The engine's messages (recovery, damage found) go to the same log;
+ * where in r4 damage was found (R4_LOG_DEBUG) only with -d or -f. */
 static void engine_log(void *ctx, int level, const char *msg)
 {
 	(void)ctx;
+	if (level == R4_LOG_DEBUG && !B.debug)
+		return;
 	if (!B.db) {	/* opening: the user is still there to read it */
 		fprintf(stderr, "r4fuse: %s: %s\n", B.image, msg);
 		return;

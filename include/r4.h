@@ -99,7 +99,7 @@ struct r4_open_opts {
 	bool seconds_only;		/* new objects without the LARGE_TIMES extension (12
 					   bytes less stat data, whole-second times), like the
 					   kernel's 32bittimes mount option */
-	void (*log)(void *ctx, int level, const char *msg);	/* NULL: stderr */
+	void (*log)(void *ctx, int level, const char *msg);	/* NULL: quiet */
 	void *log_ctx;
 	/* For checkers (r4 fsck): */
 	bool repair;			/* read-write even when the status block marks the
