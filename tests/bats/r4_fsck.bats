@@ -5,6 +5,8 @@
 # a terminal.  Damage is planted with python3 at fixed blocks of a fresh
 # r4 mkfs image (the root twig is block 23, its leaf 24).
 
+bats_require_minimum_version 1.5.0
+
 setup() { load helper; r4_setup; need_cmd python3; }
 teardown() { r4_teardown; }
 
@@ -101,6 +103,22 @@ fresh() {
 	run "$R4" fsck --fix "$T/a.img"
 	assert_failure 4
 	cmp "$T/a.img" "$T/before.img"
+}
+
+@test "fsck: a stat data that does not decode: its block and why, no source location" {
+	"$R4" mkfs "$T/a.img" 32M >/dev/null
+	# the root's stat data (block 24): its plugin set names member 65535
+	poke "$T/a.img" 24 100 ffffffffffffffff
+	run --separate-stderr "$R4" fsck "$T/a.img"
+	assert_failure 4
+	assert_output "block 24: node: bad stat data of object 2a: stat data: plugin set slot 7: unknown member 65535
+$T/a.img: 1 problem, 0 fixed, 1 left uncorrected (the volume does not open)"
+	[ -z "$stderr" ]
+	# the other commands say it in the same words, then their own
+	run --separate-stderr "$R4" ls "$T/a.img" /
+	assert_failure 1
+	assert_equal "$stderr" "r4: corrupt image at block 24: bad stat data of object 2a: stat data: plugin set slot 7: unknown member 65535
+r4: cannot open image '$T/a.img': Structure needs cleaning (corrupt image)"
 }
 
 @test "fsck: a bitmap checksum mismatch names the bitmap block" {
