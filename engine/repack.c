@@ -3,9 +3,9 @@
  * subtree in the order a reader walks it, moving each file whose body is
  * out of that order, or in pieces, into one run after the previous file's.
  *
- * The walk: a directory's regular files in readdir order, then its
- * subdirectories in readdir order, each walked the same way (parent
- * first).  The target t, where the next file belongs, starts at the first
+ * The walk: a directory's leaves (over the whole volume), its regular
+ * files in readdir order, then its subdirectories in readdir order, each
+ * walked the same way (parent first).  The target t, where the next file belongs, starts at the first
  * block of the first extent file met and moves forward.  A file in one run
  * at or after t is in place (t goes past its end); any other file moves:
  * into the first free run at or after t that holds it (the run at t when
@@ -565,11 +565,13 @@ out:
 
 /*
  * After the bodies, over the whole volume: the twigs in key order, each
- * with its leaves.  The aim is the leaves of the whole tree in key order
- * in consecutive blocks, as far as the free space allows.  nt is the
- * block after the previous twig's last leaf (where it is, or where its
- * batch will put it; at first, past room for the tree's twigs after
- * where the bodies ended, t0).  A twig is in place when its leaves lie in
+ * with its leaves but those the walk placed (dir_leaves).  The aim is the
+ * twigs together in key order right after the bodies (twig_plan: all
+ * move unless they lie so already, one whose leaves stay alone), and the
+ * other leaves after them in key order in consecutive blocks, as far as
+ * the free space allows.  nt is the block after the previous twig's last
+ * leaf (where it is, or where its batch will put it; at first, past the
+ * twigs' run after where the bodies ended, t0).  A twig is in place when its leaves lie in
  * consecutive blocks in key order, each packed against its neighbour,
  * and begin at nt, or elsewhere when the free run at nt cannot hold them
  * (nt is used, or the run is short: moving the twig would not make it
@@ -729,20 +731,22 @@ static int twig_at(struct r4_db *db, r4_key *k, struct r4_path *p, bool *more)
 
 /*
  * Before a directory's files, in a pass over the whole volume once the
- * target is set: the directory's leaves, those that hold its items
- * (locality: its object id; its entries, its children's stat data and
- * tails), in key order, but a leaf an earlier directory of the walk took
- * (one that straddles two).  They are in place when they lie in
- * consecutive blocks in key order, each packed against its neighbour under
- * the same twig, and begin at t (compacting: or after it with no free run
- * between that holds them); else they move to t when the free run there
- * holds them (compacting: the first free run at or after t that does),
- * else they stay, left to the node phase.  Moved: what the pass did
- * before is committed, then the leaves, their twigs and the nodes above
- * are made dirty and committed at once under db->place_hint, with the
- * leaves at t (the twigs from the top: place_twig 0 is used).  t moves
- * past them, and the run is remembered (own) so that the node phase
- * leaves it alone.
+ * target is set: the directory's leaves, those whose first item is of its
+ * locality (its object id: its entries, its children's stat data and
+ * tails; the root's also the one its own stat data begins), in key order.
+ * They are in place when they lie in consecutive blocks in key order,
+ * each packed against its neighbour under the same twig, at or after t,
+ * and end right before the body of the directory's first file with data
+ * blocks (plain passes) or have no free run between t and them that
+ * holds them.  Else they move: right before that body when the file is
+ * in one run (a plain pass leaves it where it is) and the blocks before
+ * it are free, else to the first free run at or after t that holds them
+ * all; with none, they stay, left to the node phase.  Moved: what the
+ * pass did before is committed, then the leaves, their twigs and the
+ * nodes above are made dirty and committed at once under db->place_hint,
+ * the leaves at their place (the twigs from the top: place_twig 0 is a
+ * used block; the node phase moves them).  t moves past them, and the run
+ * is remembered (own) so that the node phase leaves it alone.
  */
 struct dleaf {
 	uint64_t blk;
@@ -923,7 +927,8 @@ static int dir_leaves(struct pass *ps, const struct r4_inode *dir)
 
 	if (!ps->whole || !ps->started || db->height < R4_LEVEL_TWIG ||
 	    (rc = find_leaves(ps, r4_key_objectid(&dir->sdkey), &v, &cap, &n, &twigs,
-			      &in_place)) || !n || (!ps->o->compact && (rc = first_body(ps, dir, &body, &one))))
+			      &in_place)) || !n ||
+	    (!ps->o->compact && (rc = first_body(ps, dir, &body, &one))))
 		goto out;
 	if (in_place && v[0].blk >= ps->t &&
 	    ((!ps->o->compact && v[n - 1].blk + 1 == body) ||
@@ -941,8 +946,8 @@ static int dir_leaves(struct pass *ps, const struct r4_inode *dir)
 		at = body - n;
 	else if (!r4_alloc_first_fit(a, ps->t, n, &at))
 		goto out;	/* no room: the node phase's */
-	ps->st->nodes_moved += n + twigs;
 	if (ps->o->dry_run) {
+		ps->st->nodes_moved += n + twigs;
 		r4_alloc_mark_used(db->alloc, at, n);
 		goto placed;
 	}
@@ -953,6 +958,7 @@ static int dir_leaves(struct pass *ps, const struct r4_inode *dir)
 		}
 		goto out;
 	}
+	ps->st->nodes_moved += n + twigs;
 	db->place_hint = true;
 	db->place_at = at;
 	db->place_twig = 0;
