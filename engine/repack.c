@@ -3,9 +3,9 @@
  * subtree in the order a reader walks it, moving each file whose body is
  * out of that order, or in pieces, into one run after the previous file's.
  *
- * The walk: a directory's regular files in readdir order, then its
- * subdirectories in readdir order, each walked the same way (parent
- * first).  The target t, where the next file belongs, starts at the first
+ * The walk: a directory's leaves (over the whole volume), its regular
+ * files in readdir order, then its subdirectories in readdir order, each
+ * walked the same way (parent first).  The target t, where the next file belongs, starts at the first
  * block of the first extent file met and moves forward.  A file in one run
  * at or after t is in place (t goes past its end); any other file moves:
  * into the first free run at or after t that holds it (the run at t when
@@ -68,7 +68,11 @@ struct pass {
 	uint64_t at;		/* where the batch's leaves go */
 	uint64_t t0, tt;	/* where the bodies ended; where the next twigs go */
 	bool led;		/* nt follows a twig's leaves (else it is where they start) */
+	bool twigs_move;	/* the twigs are not in place: each moves */
 	size_t batch, leaves;	/* nodes it made dirty since the last commit, leaves of them */
+	bool whole;		/* the pass is over the whole volume */
+	struct r4_extent *own;	/* runs of leaves the walk placed, sorted */
+	size_t nown, ocap;
 	uint64_t *links;	/* ids of files with several names met, sorted */
 	size_t nlinks, lcap;
 	char *path;		/* the path of what the walk is at */
@@ -122,6 +126,8 @@ static int path_push(struct pass *ps, const char *name, size_t len)
 static int visit_file(struct pass *ps, const struct r4_inode *ino, bool last_try);
 static int commit(struct pass *ps);
 static int walk_dir(struct pass *ps, const struct r4_inode *dir);
+static int dir_leaves(struct pass *ps, const struct r4_inode *dir);
+static bool owned(const struct pass *ps, uint64_t blk);
 
 /*
  * A regular file or a directory the walk meets (ino; its path in
@@ -160,6 +166,7 @@ static int walk_dir(struct pass *ps, const struct r4_inode *dir)
 	if (!b)
 		return -ENOMEM;
 	b->n = 0;
+	rc = dir_leaves(ps, dir);
 	for (int subdirs = 0; subdirs < 2 && !rc; subdirs++) {
 		struct r4_dirpos pos = {0};
 
@@ -558,11 +565,13 @@ out:
 
 /*
  * After the bodies, over the whole volume: the twigs in key order, each
- * with its leaves.  The aim is the leaves of the whole tree in key order
- * in consecutive blocks, as far as the free space allows.  nt is the
- * block after the previous twig's last leaf (where it is, or where its
- * batch will put it; at first, past room for the tree's twigs after
- * where the bodies ended, t0).  A twig is in place when its leaves lie in
+ * with its leaves but those the walk placed (dir_leaves).  The aim is the
+ * twigs together in key order right after the bodies (twig_plan: all
+ * move unless they lie so already, one whose leaves stay alone), and the
+ * other leaves after them in key order in consecutive blocks, as far as
+ * the free space allows.  nt is the block after the previous twig's last
+ * leaf (where it is, or where its batch will put it; at first, past the
+ * twigs' run after where the bodies ended, t0).  A twig is in place when its leaves lie in
  * consecutive blocks in key order, each packed against its neighbour,
  * and begin at nt, or elsewhere when the free run at nt cannot hold them
  * (nt is used, or the run is short: moving the twig would not make it
@@ -607,9 +616,9 @@ static int node_commit(struct pass *ps)
 		db->place_hint = false;
 		ps->tt = db->place_twig;
 	}
-	ps->nt = ps->at + ps->leaves;
-	if (!ps->o->dry_run && db->place_at != ps->at)
-		ps->nt = db->place_at;	/* (squeezed: fewer leaves) */
+	if (ps->leaves)
+		ps->nt = ps->o->dry_run || db->place_at == ps->at ? ps->at + ps->leaves
+								  : db->place_at;	/* (squeezed: fewer) */
 	ps->batch = ps->leaves = 0;
 	return rc;
 }
@@ -673,11 +682,15 @@ static int twig_leaves(struct pass *ps, const struct r4_path *p, uint64_t **leaf
 	for (unsigned i = 0, prev = UINT_MAX; i < nr && !rc; i++) {
 		if (r4_node_item_pid(t->data, db->bs, i) != R4_IPID_NODEPTR)
 			continue;
+		uint64_t blk = r4_le64_get(t->data + r4_node_item_off(t->data, db->bs, i));
+
+		if (owned(ps, blk))
+			continue;	/* (placed by the walk) */
 		if (r4_grow(leaf, cap, *n + 1, sizeof(**leaf), 64))
 			return -ENOMEM;
 		uint64_t *l = *leaf + *n;
 
-		l[0] = r4_le64_get(t->data + r4_node_item_off(t->data, db->bs, i));
+		l[0] = blk;
 		*in_place = *in_place && (!*n || l[0] == l[-1] + 1);
 		/* (leaves with an extent between are no neighbours) */
 		if (*in_place && *n && prev + 1 == i)
@@ -714,6 +727,254 @@ static int twig_at(struct r4_db *db, r4_key *k, struct r4_path *p, bool *more)
 	return 0;
 }
 
+/* ---- a directory's leaves ---- */
+
+/*
+ * Before a directory's files, in a pass over the whole volume once the
+ * target is set: the directory's leaves, those whose first item is of its
+ * locality (its object id: its entries, its children's stat data and
+ * tails; the root's also the one its own stat data begins), in key order.
+ * They are in place when they lie in consecutive blocks in key order,
+ * each packed against its neighbour under the same twig, at or after t,
+ * and end right before the body of the directory's first file with data
+ * blocks (plain passes) or have no free run between t and them that
+ * holds them.  Else they move: right before that body when the file is
+ * in one run (a plain pass leaves it where it is) and the blocks before
+ * it are free, else to the first free run at or after t that holds them
+ * all; with none, they stay, left to the node phase.  Moved: what the
+ * pass did before is committed, then the leaves, their twigs and the
+ * nodes above are made dirty and committed at once under db->place_hint,
+ * the leaves at their place (the twigs from the top: place_twig 0 is a
+ * used block; the node phase moves them).  t moves past them, and the run
+ * is remembered (own) so that the node phase leaves it alone.
+ */
+struct dleaf {
+	uint64_t blk;
+	r4_key dk;	/* its key in its twig, to find it again */
+};
+
+/* Is blk in a run of leaves the walk placed? */
+static bool owned(const struct pass *ps, uint64_t blk)
+{
+	size_t lo = 0, hi = ps->nown;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (ps->own[mid].ex_start <= blk)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo && blk < ps->own[lo - 1].ex_start + ps->own[lo - 1].ex_width;
+}
+
+/* Remember n leaves from s on as placed by the walk. */
+static int own(struct pass *ps, uint64_t s, uint64_t n)
+{
+	size_t i = ps->nown;
+
+	if (!n)
+		return 0;
+	if (r4_grow(&ps->own, &ps->ocap, ps->nown + 1, sizeof(*ps->own), 64))
+		return -ENOMEM;
+	for (; i > 0 && ps->own[i - 1].ex_start > s; i--)
+		ps->own[i] = ps->own[i - 1];
+	ps->own[i] = (struct r4_extent){s, n};
+	ps->nown++;
+	return 0;
+}
+
+/* Directory oid's leaves into *v (grown as *cap), *n of them under
+ * *twigs twigs; *in_place: consecutive in key order, packed. */
+static int find_leaves(struct pass *ps, uint64_t oid, struct dleaf **v, size_t *cap, size_t *n,
+		       size_t *twigs, bool *in_place)
+{
+	struct r4_db *db = ps->db;
+	bool more = true, done = false;
+	r4_key k;
+	int rc = 0;
+
+	*n = *twigs = 0;
+	*in_place = true;
+	r4_key_set(&k, oid, R4_KEY_NAME, 0, 0, 0);
+	for (bool first = true; more && !done && !rc; first = false) {
+		struct r4_path p;
+		size_t n0 = *n;
+
+		if ((rc = twig_at(db, &k, &p, &more)))
+			break;
+		const r4_node *t = p.lv[R4_LEVEL_TWIG].node;
+		unsigned nr = r4_node_nr(t->data), prev = UINT_MAX;
+
+		for (unsigned i = first ? (unsigned)R4_MAX(p.lv[R4_LEVEL_TWIG].pos, 0) : 0;
+		     i < nr && !done && !rc; i++) {
+			r4_key dk, f;
+			r4_node *x;
+			unsigned m;
+
+			r4_node_key(t->data, db->bs, i, &dk);
+			if ((done = r4_key_locality(&dk) > oid) ||
+			    r4_node_item_pid(t->data, db->bs, i) != R4_IPID_NODEPTR)
+				continue;
+			uint64_t blk = r4_le64_get(t->data + r4_node_item_off(t->data, db->bs, i));
+
+			if (owned(ps, blk) || (rc = r4_node_get(db, blk, R4_LEVEL_LEAF, &x)))
+				continue;
+			if ((m = r4_node_nr(x->data)))
+				r4_node_key(x->data, db->bs, 0, &f);
+			r4_node_put(db, x);
+			/* (a leaf is its first item's directory's; the root's
+			 * stat data, below it, the root's) */
+			if (!m || R4_MAX(r4_key_locality(&f), R4_ROOT_OID) != oid)
+				continue;
+			if (r4_grow(v, cap, *n + 1, sizeof(**v), 64)) {
+				rc = -ENOMEM;
+				break;
+			}
+			(*v)[*n] = (struct dleaf){blk, dk};
+			*in_place = *in_place && (!*n || blk == (*v)[*n - 1].blk + 1);
+			/* (leaves with an extent between are no neighbours) */
+			if (*in_place && *n > n0 && prev + 1 == i)
+				rc = packed(db, (*v)[*n - 1].blk, blk, in_place);
+			prev = i;
+			++*n;
+		}
+		*twigs += *n > n0;
+		r4_path_release(db, &p);
+	}
+	return rc;
+}
+
+/* Make the leaves v[0, n) (under twigs twigs), their twigs and the nodes
+ * above dirty, after a grab for them: -ENOSPC when there is no room. */
+static int dirty_leaves(struct pass *ps, const struct dleaf *v, size_t n, size_t twigs)
+{
+	struct r4_db *db = ps->db;
+	struct r4_txn_op op;
+	int rc;
+
+	if ((!db->in_txn && (rc = r4_begin(db))) || (rc = r4_txn_op_begin(db, &op)))
+		return rc;
+	rc = r4_txn_grab(db, 2 * (n + twigs * db->height), false);
+	for (size_t i = 0; i < n && !rc; i++) {
+		struct r4_path p;
+		r4_node *x;
+
+		if ((rc = r4_tree_lookup(db, &v[i].dk, R4_LEVEL_TWIG, &p)))
+			break;
+		if (!(rc = r4_node_get(db, v[i].blk, R4_LEVEL_LEAF, &x))) {
+			r4_node_dirty(db, x);
+			r4_node_put(db, x);
+		}
+		for (unsigned l = R4_LEVEL_TWIG; l <= db->height && !rc; l++)
+			r4_node_dirty(db, p.lv[l].node);
+		r4_path_release(db, &p);
+	}
+	return r4_txn_op_end(db, &op, rc);
+}
+
+/* The first file of dir in walk order with data blocks: where its body
+ * begins (*blk, 0 when none), and whether it is in one run. */
+static int first_body(struct pass *ps, const struct r4_inode *dir, uint64_t *blk, bool *one)
+{
+	struct batch *b = r4_malloc(sizeof(*b));
+	struct r4_dirpos pos = {0};
+	int rc = 0;
+
+	*blk = 0;
+	if (!b)
+		return -ENOMEM;
+	b->n = 0;
+	do {
+		batch_free(b);
+		if ((rc = r4_dir_iterate(ps->db, dir, &pos, collect, b)))
+			break;
+		for (size_t i = 0; i < b->n && !*blk && !rc; i++) {
+			struct r4_repack_file f = {0};
+			struct r4_extent *map = NULL;
+			struct r4_inode ino;
+			uint64_t end;
+			size_t n = 0;
+
+			if ((rc = r4_obj_load(ps->db, &b->v[i].sdkey, &ino))) {
+				rc = rc == -ENOENT ? 0 : rc;
+				continue;
+			}
+			if (S_ISREG(ino.sd.sd_mode) && !(rc = r4_reg_map(ps->db, &ino, &map, &n)) &&
+			    !runs_of(map, n, &f, &end) && f.blocks) {
+				*blk = f.from;
+				*one = f.runs == 1;
+			}
+			r4_free(map);
+			r4_obj_fini(&ino);
+		}
+	} while (!rc && !*blk && b->n == BATCH);
+	batch_free(b);
+	r4_free(b);
+	return rc;
+}
+
+static int dir_leaves(struct pass *ps, const struct r4_inode *dir)
+{
+	struct r4_db *db = ps->db;
+	const struct r4_alloc *a = db->alloc;
+	struct dleaf *v = NULL;
+	size_t cap = 0, n, twigs;
+	uint64_t at, body = 0;
+	bool in_place, one = false;
+	int rc = 0;
+
+	if (!ps->whole || !ps->started || db->height < R4_LEVEL_TWIG ||
+	    (rc = find_leaves(ps, r4_key_objectid(&dir->sdkey), &v, &cap, &n, &twigs,
+			      &in_place)) || !n ||
+	    (!ps->o->compact && (rc = first_body(ps, dir, &body, &one))))
+		goto out;
+	if (in_place && v[0].blk >= ps->t &&
+	    ((!ps->o->compact && v[n - 1].blk + 1 == body) ||
+	     !(r4_alloc_first_fit(a, ps->t, n, &at) && at < v[0].blk))) {
+		at = v[0].blk;
+		goto placed;
+	}
+	/* (what the pass did before committed first: its old blocks come
+	 * back, and its nodes are not placed as these are) */
+	if (!ps->o->dry_run && db->in_txn && db->cache.ndirty && (rc = commit(ps)))
+		goto out;
+	/* right before the first body when it stays where it is (plain: in
+	 * one run after t), else the first free run at t that holds them */
+	if (one && body >= ps->t + n && r4_alloc_run_at(a, body - n) >= n)
+		at = body - n;
+	else if (!r4_alloc_first_fit(a, ps->t, n, &at))
+		goto out;	/* no room: the node phase's */
+	if (ps->o->dry_run) {
+		ps->st->nodes_moved += n + twigs;
+		r4_alloc_mark_used(db->alloc, at, n);
+		goto placed;
+	}
+	if ((rc = dirty_leaves(ps, v, n, twigs))) {
+		if (rc == -ENOSPC) {
+			ps->st->nodes_no_room += n + twigs;
+			rc = 0;
+		}
+		goto out;
+	}
+	ps->st->nodes_moved += n + twigs;
+	db->place_hint = true;
+	db->place_at = at;
+	db->place_twig = 0;
+	rc = commit(ps);
+	db->place_hint = false;
+	if (rc)
+		goto out;
+	n = db->place_at - at;	/* (squeezed: fewer) */
+placed:
+	if (!(rc = own(ps, at, n)))
+		ps->t = at + n;
+out:
+	r4_free(v);
+	return rc;
+}
+
 /* One round of the node phase over the twigs in key order, from nt. */
 static int node_round(struct pass *ps, uint64_t **leaf, size_t *cap)
 {
@@ -740,7 +1001,10 @@ static int node_round(struct pass *ps, uint64_t **leaf, size_t *cap)
 		if ((rc = twig_at(db, &k, &p, &more)))
 			break;
 		rc = twig_leaves(ps, &p, leaf, cap, &n, &in_place);
-		if (rc || in_place) {
+		/* (leaves in place under a twig that moves: the twig alone) */
+		bool alone = in_place && ps->twigs_move;
+
+		if (rc || (in_place && !alone)) {
 			if (n) {
 				ps->nt = (*leaf)[n - 1] + 1;
 				ps->led = true;
@@ -752,9 +1016,10 @@ static int node_round(struct pass *ps, uint64_t **leaf, size_t *cap)
 		 * twig too, or the grab for it is refused (what the batch moved
 		 * comes back at its commit); then this twig again */
 		bool full = ps->batch && (ps->batch >= NODE_BATCH ||
-					  r4_alloc_run_at(db->alloc, ps->at) < ps->leaves + n);
+					  (!alone && ps->leaves &&
+					   r4_alloc_run_at(db->alloc, ps->at) < ps->leaves + n));
 
-		rc = full || ps->o->dry_run ? 0 : dirty_twig(ps, &p, *leaf, n);
+		rc = full || ps->o->dry_run ? 0 : dirty_twig(ps, &p, *leaf, alone ? 0 : n);
 		r4_path_release(db, &p);
 		if (full || (rc == -ENOSPC && ps->batch)) {
 			rc = node_commit(ps);
@@ -762,10 +1027,14 @@ static int node_round(struct pass *ps, uint64_t **leaf, size_t *cap)
 			more = true;
 			continue;
 		}
-		if (rc == -ENOSPC) {
-			st->nodes_no_room += n + 1;
-			ps->nt = (*leaf)[n - 1] + 1;
-			ps->led = true;
+		if (rc == -ENOSPC || (!rc && alone)) {
+			st->nodes_no_room += rc ? (alone ? 0 : n) + 1 : 0;
+			st->nodes_moved += !rc;
+			ps->batch += !rc;
+			if (n) {
+				ps->nt = (*leaf)[n - 1] + 1;
+				ps->led = true;
+			}
 			rc = 0;
 			continue;
 		}
@@ -773,7 +1042,7 @@ static int node_round(struct pass *ps, uint64_t **leaf, size_t *cap)
 			break;
 		/* the batch's run: the first at nt that holds the twig's leaves,
 		 * else the first from the start */
-		if (!ps->batch && !r4_alloc_first_fit(db->alloc, ps->nt, n, &ps->at) &&
+		if (!ps->leaves && !r4_alloc_first_fit(db->alloc, ps->nt, n, &ps->at) &&
 		    !r4_alloc_first_fit(db->alloc, 0, n, &ps->at))
 			ps->at = ps->nt;	/* none: the commit's own rule */
 		st->nodes_moved += n + 1;
@@ -790,38 +1059,62 @@ static int node_round(struct pass *ps, uint64_t **leaf, size_t *cap)
 	return rc;
 }
 
-static int node_phase(struct pass *ps)
+/*
+ * Where the twigs go (ps->tt) and whether they move (ps->twigs_move): they
+ * are in place when they lie in key order in consecutive blocks at or
+ * after where the bodies ended (compacting: with no free run between that
+ * holds them); else they move to the first free run there that holds them
+ * all.  *twigs: how many there are.
+ */
+static int twig_plan(struct pass *ps, uint64_t *twigs)
 {
 	struct r4_db *db = ps->db;
-	uint64_t *leaf = NULL, twigs = 0, nt, moved;
-	size_t cap = 0;
+	uint64_t first = 0, at;
 	bool more = true, placed = true;
 	r4_key k;
 	int rc = 0;
 
-	/* from where the bodies ended: the twigs the phase moves, then their
-	 * leaves */
 	memset(&k, 0, sizeof(k));
-	ps->t0 = ps->started ? ps->t : 0;
+	*twigs = 0;
 	while (more && !rc) {
 		struct r4_path p;
 
 		if (!(rc = twig_at(db, &k, &p, &more))) {
-			placed = placed && p.lv[R4_LEVEL_TWIG].node->blk == ps->t0 + twigs;
-			twigs++;
+			uint64_t blk = p.lv[R4_LEVEL_TWIG].node->blk;
+
+			first = *twigs ? first : blk;
+			placed = placed && blk == first + *twigs;
+			++*twigs;
 			r4_path_release(db, &p);
 		}
 	}
-	/* (twigs in key order right after the bodies are where they belong) */
-	if ((ps->o->compact && placed) || !r4_alloc_first_fit(db->alloc, ps->t0, twigs, &ps->tt))
+	placed = placed && first >= ps->t0 &&
+		 !(ps->o->compact && r4_alloc_first_fit(db->alloc, ps->t0, *twigs, &at) && at < first);
+	ps->twigs_move = !placed;
+	if (placed)
+		ps->tt = first;
+	else if (!r4_alloc_first_fit(db->alloc, ps->t0, *twigs, &ps->tt))
 		ps->tt = ps->t0;
-	nt = ps->tt + twigs;
+	return rc;
+}
+
+static int node_phase(struct pass *ps)
+{
+	uint64_t *leaf = NULL, twigs, moved;
+	size_t cap = 0;
+	int rc = 0;
+
+	/* from where the bodies ended: the twigs, then the leaves the walk
+	 * did not place */
+	ps->t0 = ps->started ? ps->t : 0;
 	/* rounds, until one moves nothing: what a round frees (the places its
 	 * twigs left) may be where a later twig belongs */
 	for (unsigned round = 0; round < NODE_ROUNDS && !rc; round++) {
+		if ((rc = twig_plan(ps, &twigs)))
+			break;
 		moved = ps->st->nodes_moved;
 		ps->st->nodes_no_room = 0;	/* (what the last round left) */
-		ps->nt = nt;
+		ps->nt = ps->tt + twigs;
 		rc = node_round(ps, &leaf, &cap);
 		if (ps->o->dry_run || ps->st->nodes_moved == moved)
 			break;
@@ -851,6 +1144,7 @@ int r4_repack(r4_db *db, const char *path, const struct r4_repack_opts *o,
 	if (!(rc = path_push(&ps, path + 1, strlen(path + 1)))) {
 		while (ps.plen > 1 && ps.path[ps.plen - 1] == '/')
 			ps.path[--ps.plen] = 0;
+		ps.whole = ps.plen == 1;
 		ps.started = o->compact && ps.plen == 1;	/* t from block 0 */
 		rc = S_ISDIR(top.sd.sd_mode) || S_ISREG(top.sd.sd_mode) ? visit(&ps, &top) : 0;
 		/* the nodes, for the whole volume */
@@ -869,6 +1163,7 @@ int r4_repack(r4_db *db, const char *path, const struct r4_repack_opts *o,
 	if (rc && db->in_txn && !o->commit)
 		r4_abort(db);
 	r4_free(ps.links);
+	r4_free(ps.own);
 	r4_free(ps.path);
 	return r4_db_seen(db, rc);
 }

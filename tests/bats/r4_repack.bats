@@ -403,3 +403,56 @@ tree_frag() {
 	assert_line --index 1 --regexp '^layout before: '
 	cmp "$IMG" "$T/once.img"
 }
+
+# The blocks of the leaves whose first item is of locality LOC (hex), in
+# the dump $1.
+leaves_of() {
+	awk -v loc="$2" '/level 1 \(leaf\), block/ { b = $5; sub(":", "", b); getline
+		split($1, a, ":"); if (substr(a[1], 2) == loc) print b }' "$1"
+}
+
+@test "r4 repack: a directory's leaves lie right before its files' bodies; a second pass writes nothing" {
+	# /a0 with one file, then /b1 and /b2, each with 40 small files
+	# (tails, in leaves) and 3 larger ones appended to in turns, one
+	# transaction each: leaves at the top, bodies in pieces
+	mkdir -p "$T/src/a0" "$T/src/b1" "$T/src/b2"
+	head -c 40000 /dev/urandom >"$T/src/a0/f"
+	for d in b1 b2; do
+		perl -e 'for my $i (1 .. 40) {
+			open(my $f, ">", "$ARGV[0]/s$i") or die; print $f "t" x (200 + $i * 97) }' \
+			"$T/src/$d"
+		for g in g1 g2 g3; do head -c 20000 /dev/urandom >"$T/src/$d/$g"; done
+	done
+	"$R4" mkfs "$IMG" 16M >/dev/null
+	"$R4" import "$IMG" "$T/src" /
+	x=$(head -c 9000 /dev/zero | tr '\0' x)
+	for r in 1 2 3; do
+		"$R4_BUILD/r4sh" -c "/b1/g1 <<- \"$x\"" -c "/b2/g1 <<- \"$x\"" -c "/b1/g2 <<- \"$x\"" \
+			-c "/b2/g2 <<- \"$x\"" -c "/b1/g3 <<- \"$x\"" -c "/b2/g3 <<- \"$x\"" \
+			"$IMG" >/dev/null
+	done
+	run "$R4" repack -v "$IMG"
+	assert_success
+	"$R4" dump "$IMG" >"$T/dump"
+	for d in b1 b2; do
+		# the first body of the directory in walk order, and its leaves
+		body=$(printf '%s\n' "${lines[@]}" | sed -n "s|^moved /$d/g1: .* at block \([0-9]*\)$|\1|p")
+		ord=$(printf '%s' "$d" | od -An -tx1 | tr -d ' \n')0000000000
+		oid=$(grep -F "[2a:1(SD):$ord:" "$T/dump" | head -1 | cut -d: -f4)
+		mapfile -t leaves < <(leaves_of "$T/dump" "$oid")
+		echo "/$d (oid $oid): leaves ${leaves[*]}, first body at $body"
+		[ -n "$body" ] && [ "${#leaves[@]}" -ge 2 ]
+		for i in "${!leaves[@]}"; do
+			[ "${leaves[$i]}" = $((body - ${#leaves[@]} + i)) ]
+		done
+	done
+	run "$R4" fsck "$IMG"
+	assert_success
+	fsck_reiser4 "$IMG"
+	"$R4" cat "$IMG" /b2/s17 | cmp - "$T/src/b2/s17"
+	cp "$IMG" "$T/once.img"
+	run "$R4" repack "$IMG"
+	assert_success
+	assert_line --index 0 '/: 7 files with data blocks: 0 moved, 7 in place, 0 skipped'
+	cmp "$IMG" "$T/once.img"
+}

@@ -786,6 +786,17 @@ static void test_crash(bool compact)
 	CHECK_RC(r4_mkdir(db, "/d0", 0755, 0, 0));
 	CHECK_RC(r4_mkdir(db, "/d1", 0755, 0, 0));
 	age(db, 3, 0, 5);
+	/* leaves of /d1's own (small files, tails), which the walk puts
+	 * before its files' bodies in commits of their own */
+	for (unsigned i = 0; i < 24; i++) {
+		static uint8_t small[1500];
+		char p[32];
+
+		snprintf(p, sizeof(p), "/d1/s%02u", i);
+		gen(small, sizeof(small), 300 + i);
+		CHECK_RC(r4_create(db, p, 0644, 0, 0));
+		CHECK_RC(r4_write(db, p, 0, small, sizeof(small)));
+	}
 	r4_close(db);
 	CHECK_RC(open_over(base, false, &db, NULL));
 	before = snap(db);
