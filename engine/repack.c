@@ -937,8 +937,12 @@ static int dir_leaves(struct pass *ps, const struct r4_inode *dir)
 		goto placed;
 	}
 	/* (what the pass did before committed first: its old blocks come
-	 * back, and its nodes are not placed as these are) */
-	if (!ps->o->dry_run && db->in_txn && db->cache.ndirty && (rc = commit(ps)))
+	 * back, and its nodes are not placed as these are; the leaves are then
+	 * found again: a commit gives nodes new since it, a host's too, their
+	 * blocks, and may squeeze them) */
+	if (!ps->o->dry_run && db->in_txn && db->cache.ndirty &&
+	    ((rc = commit(ps)) || (rc = find_leaves(ps, r4_key_objectid(&dir->sdkey), &v, &cap, &n,
+						     &twigs, &in_place)) || !n))
 		goto out;
 	/* right before the first body when it stays where it is (plain: in
 	 * one run after t), else the first free run at t that holds them */

@@ -261,7 +261,7 @@ contents_live() {
 	pid=$!
 	while kill -0 "$pid" 2>/dev/null; do
 		run "$R4" repack --commit 64K --rate 32M "$MNT"
-		[ "$status" = 0 ] || { kill "$pid"; echo "$output" >&2; false; }
+		[ "$status" = 0 ] || { kill "$pid" 2>/dev/null || true; echo "$output" >&2; false; }
 		n=$(sed -n 's/^\/: [0-9]* files\{0,1\} with data blocks: \([0-9]*\) moved.*/\1/p' <<<"${lines[0]}")
 		moved=$((moved + n)) passes=$((passes + 1))
 	done
