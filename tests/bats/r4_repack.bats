@@ -241,7 +241,9 @@ contents_live() {
 }
 
 @test "r4 repack MNT under r4fsx: no mismatch, nothing users see changes, clean" {
+	# (a quarter of the stress suites' operations: 2,500 in make check)
 	local fsx=$R4_BUILD/tests/r4fsx seed=${R4_SEED:-$(date +%s)} pid passes=0 moved=0 tw
+	local ops=$((${R4_STRESS_OPS:-10000} / 4))
 	need_file "$fsx" "$fsx not built (make fsx)"
 	fuse_setup 32M
 	rm "$IMG"
@@ -257,7 +259,7 @@ contents_live() {
 	# commit places first); fsx compares every answer with a twin
 	# files up to 3 MB: the passes move them 1 MiB an operation, and fsx's
 	# calls come between the pieces
-	"$fsx" -s "$seed" -n 4000 -U -T -L -c 500 -l 3000000 "$MNT/fsx" "$tw" >"$T/fsx.log" 2>&1 &
+	"$fsx" -s "$seed" -n "$ops" -U -T -L -c 500 -l 3000000 "$MNT/fsx" "$tw" >"$T/fsx.log" 2>&1 &
 	pid=$!
 	while kill -0 "$pid" 2>/dev/null; do
 		run "$R4" repack --commit 64K --rate 32M "$MNT"
@@ -288,7 +290,7 @@ contents_live() {
 	# at 4 KiB a second, the first file's move is followed by a long wait
 	"$R4" repack --rate 4K "$MNT" >"$T/out" 2>&1 &
 	pid=$!
-	sleep 1
+	sleep 0.3
 	# (the client opens the control file a moment each tenth of a second:
 	# an unmount that meets it is busy, and is tried again)
 	for _ in 1 2 3; do fusermount3 -u "$MNT" 2>/dev/null && break; sleep 0.1; done
@@ -309,7 +311,7 @@ contents_live() {
 	# and nothing is written to the image after
 	"$R4" repack --rate 4K "$MNT" >"$T/out" 2>&1 &
 	pid=$!
-	sleep 1
+	sleep 0.3
 	for _ in 1 2 3; do
 		"$R4_BUILD/mount.fuse.r4" "$IMG" "$MNT" -o remount,ro 2>/dev/null && break
 		sleep 0.1
@@ -320,13 +322,13 @@ contents_live() {
 	run cat "$T/out"
 	assert_output "r4: repack $MNT: the mount turned read-only: its pass stopped there, what it moved is committed; run it again to go on"
 	sum=$(md5sum <"$IMG")
-	sleep 1
+	sleep 0.5
 	[ "$(md5sum <"$IMG")" = "$sum" ]
 	"$R4_BUILD/mount.fuse.r4" "$IMG" "$MNT" -o remount,rw
 
 	"$R4" repack --rate 4K "$MNT" >"$T/out" 2>&1 &
 	pid=$!
-	sleep 1
+	sleep 0.8
 	run "$R4" repack "$MNT"
 	assert_failure 1
 	assert_output "r4: repack $MNT '/': a pass runs on this mount already (r4 repack --stop MNT stops it)"
@@ -342,7 +344,7 @@ contents_live() {
 	# gone or elsewhere; it follows the pass to its end
 	"$R4" repack --rate 4K "$MNT" >"$T/out" 2>&1 &
 	pid=$!
-	sleep 1
+	sleep 0.8
 	run "$R4" repack --stop "$MNT"
 	assert_failure 1
 	assert_line --index 0 --regexp '^/: [1-5] files? with data blocks: 1 moved '
