@@ -54,7 +54,8 @@ FUSE_LIBS = $(shell pkg-config --libs fuse3 2>/dev/null || echo -lfuse3 -lpthrea
 FUSE_SRC = $(sort $(wildcard fuse-bridge/*.c))
 FUSE_OBJ = $(FUSE_SRC:%.c=$(B)/%.o)
 
-.PHONY: all check check-long test unit interop fsx clean layering bench bench-age fuzz fuzz-build
+.PHONY: all check check-long test unit interop fsx clean layering bench bench-age fuzz fuzz-build \
+	install uninstall
 all: $(PROGS) $(B)/libr4parse.a layering
 
 $(B)/libr4engine.a: $(ENGINE_OBJ)
@@ -193,6 +194,31 @@ bench-age: all
 
 clean:
 	rm -rf build
+
+# make install [PREFIX=/usr/local] [DESTDIR=...] [MOUNT_HELPER_DIR=/sbin]:
+# r4 in PREFIX/bin with its other names r4sh and r4fuse; mount.fuse.r4,
+# the name mount(8) runs for `-t fuse.r4`, in MOUNT_HELPER_DIR, where
+# mount(8) looks for helpers; the man pages under PREFIX/share/man.
+# DESTDIR is prepended to every path (a staged install, for packaging).
+PREFIX ?= /usr/local
+MOUNT_HELPER_DIR ?= /sbin
+BINDIR = $(PREFIX)/bin
+MANDIR = $(PREFIX)/share/man
+MAN_PAGES = $(sort $(wildcard docs/man/*.[1-8]))
+install: all
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MOUNT_HELPER_DIR)
+	install -m 755 $(B)/r4 $(DESTDIR)$(BINDIR)/r4
+	ln -sf r4 $(DESTDIR)$(BINDIR)/r4sh
+	ln -sf r4 $(DESTDIR)$(BINDIR)/r4fuse
+	ln -sf $(BINDIR)/r4 $(DESTDIR)$(MOUNT_HELPER_DIR)/mount.fuse.r4
+	for m in $(MAN_PAGES); do \
+		s=$${m##*.}; install -d $(DESTDIR)$(MANDIR)/man$$s && \
+		install -m 644 $$m $(DESTDIR)$(MANDIR)/man$$s/ || exit 1; \
+	done
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/r4 $(DESTDIR)$(BINDIR)/r4sh $(DESTDIR)$(BINDIR)/r4fuse \
+		$(DESTDIR)$(MOUNT_HELPER_DIR)/mount.fuse.r4
+	for m in $(MAN_PAGES); do s=$${m##*.}; rm -f $(DESTDIR)$(MANDIR)/man$$s/$${m##*/}; done
 
 -include $(shell find build -name '*.d' 2>/dev/null)
 .SECONDARY:

@@ -41,6 +41,7 @@ libcap2-bin       cmd:setcap
 rsync             cmd:rsync
 tar               cmd:tar
 graphviz          cmd:dot
+groff-base        cmd:groff
 '
 
 # every package's dpkg status, asked once (one dpkg-query per package costs

@@ -102,6 +102,30 @@ UUID=01234567-89ab-cdef-0123-456789abcdef
 	refute_output --partial usage
 }
 
+@test "make install: r4 and its other names, the mount helper, the man pages; uninstall removes them" {
+	local repo=${BATS_TEST_DIRNAME%/tests/bats} st=$T/stage m
+	[ -x "$repo/build/r4" ] || skip "no plain build (make all) to install"
+	run make -s -C "$repo" install DESTDIR="$st" PREFIX=/usr
+	assert_success
+	assert_equal "$(readlink "$st/usr/bin/r4sh")" r4
+	assert_equal "$(readlink "$st/usr/bin/r4fuse")" r4
+	assert_equal "$(readlink "$st/sbin/mount.fuse.r4")" /usr/bin/r4
+	run "$st/usr/bin/r4sh" --version
+	assert_output --regexp '^r4sh [0-9.]+$'
+	run "$st/usr/bin/r4fuse" --version
+	assert_output --regexp '^r4fuse [0-9.]+ '
+	for m in man8/r4.8 man1/r4sh.1 man8/r4fuse.8 man7/r4l.7; do
+		[ -f "$st/usr/share/man/$m" ]
+		# (renders without a warning)
+		run groff -man -ww -z "$st/usr/share/man/$m"
+		assert_success
+		assert_output ""
+	done
+	run make -s -C "$repo" uninstall DESTDIR="$st" PREFIX=/usr
+	assert_success
+	[ -z "$(find "$st" ! -type d)" ]
+}
+
 mk_tree() {
 	mkdir -p "$T/src/sub/deeper" "$T/src/$(printf 'long-%.0s' {1..40})"
 	seq 1 3000 >"$T/src/numbers.txt"
