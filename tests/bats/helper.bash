@@ -17,6 +17,8 @@
 #              (SIZE like 64M, default 64M; e.g. `mkfs_reiser4 $T/a.img 32M
 #              -o create=reg40`); fails the test if mkfs fails
 #   fsck_reiser4 IMG        fsck.reiser4 --check on IMG; fails unless clean
+#   fsck_both IMG           r4 fsck and fsck.reiser4 --check on IMG; fails
+#                           unless both call it clean
 # and for the FUSE suites (real mounts as root, undone even when a test fails):
 #   fuse_setup SIZE   skip without /dev/fuse or fusermount3; R4SH, R4FUSE,
 #                     IMG ($T/a.img, a fresh image of SIZE), MNT ($T/mnt)
@@ -128,6 +130,12 @@ fsck_reiser4() {
 		echo "fsck_reiser4: $1 is not reported consistent" >&2
 		return 1
 	fi
+}
+
+fsck_both() {
+	run "$R4" fsck "$1"
+	assert_success
+	fsck_reiser4 "$1"
 }
 
 fuse_setup() {

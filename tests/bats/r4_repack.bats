@@ -70,9 +70,7 @@ data_frag() {
 	[ -z "$stderr" ]	# no progress line off a terminal
 	contents >"$T/after"
 	diff "$T/before" "$T/after"
-	run "$R4" fsck "$IMG"
-	assert_success
-	fsck_reiser4 "$IMG"
+	fsck_both "$IMG"
 	frag1=$(data_frag "$IMG")
 	echo "data fragmentation $frag0 then $frag1"
 	[ "$frag1" = 0.000000 ]
@@ -101,9 +99,7 @@ data_frag() {
 	[ "$runs0" -gt 2 ]
 	contents >"$T/after"
 	diff "$T/before" "$T/after"
-	run "$R4" fsck "$IMG"
-	assert_success
-	fsck_reiser4 "$IMG"
+	fsck_both "$IMG"
 	# a fixed point: the next moves nothing, writes nothing
 	cp "$IMG" "$T/once.img"
 	run "$R4" repack --compact "$IMG"
@@ -232,9 +228,7 @@ contents_live() {
 	contents_live >"$T/after"
 	diff "$T/before" "$T/after"
 	umount_r4
-	run "$R4" fsck "$IMG"
-	assert_success
-	fsck_reiser4 "$IMG"
+	fsck_both "$IMG"
 	[ "$(data_frag "$IMG")" = 0.000000 ]
 	run "$R4" frag --json "$IMG"
 	assert_output --regexp '"free_runs": 1, "free_largest": ([0-9]+), "free_at_end": \1,'
@@ -275,9 +269,7 @@ contents_live() {
 	contents_live >"$T/after"
 	diff "$T/before" "$T/after"
 	umount_r4
-	run "$R4" fsck "$IMG"
-	assert_success
-	fsck_reiser4 "$IMG"
+	fsck_both "$IMG"
 }
 
 @test "r4 repack MNT: unmount, a read-only remount, Ctrl-C and --stop stop the pass; what it moved stays; the next goes on" {
@@ -299,9 +291,7 @@ contents_live() {
 	[ "$rc" = 1 ]
 	run cat "$T/out"
 	assert_output "r4: repack $MNT: the mount went away: its pass stopped there, what it moved is committed; run it again to go on"
-	run "$R4" fsck "$IMG"
-	assert_success
-	fsck_reiser4 "$IMG"
+	fsck_both "$IMG"
 
 	mount_r4
 	contents_live >"$T/after"
@@ -391,9 +381,7 @@ tree_frag() {
 	for r in 1 6; do
 		"$R4" cat "$IMG" "/i$r/d/f17" | cmp - "$T/src$r/d/f17"
 	done
-	run "$R4" fsck "$IMG"
-	assert_success
-	fsck_reiser4 "$IMG"
+	fsck_both "$IMG"
 	# the leaves in key order, one run: tails in neighbouring blocks
 	run "$R4" frag "$IMG"
 	assert_line --index 1 --regexp '^data fragmentation:  0\.000000 '
@@ -448,9 +436,7 @@ leaves_of() {
 			[ "${leaves[$i]}" = $((body - ${#leaves[@]} + i)) ]
 		done
 	done
-	run "$R4" fsck "$IMG"
-	assert_success
-	fsck_reiser4 "$IMG"
+	fsck_both "$IMG"
 	"$R4" cat "$IMG" /b2/s17 | cmp - "$T/src/b2/s17"
 	cp "$IMG" "$T/once.img"
 	run "$R4" repack "$IMG"

@@ -514,9 +514,7 @@ OUT
 	assert_output $'alice\nbob'
 	run "$R4" info "$IMG"
 	assert_line --regexp '^files: +4$'
-	run "$R4" fsck "$IMG"
-	assert_success
-	fsck_reiser4 "$IMG"
+	fsck_both "$IMG"
 }
 
 @test "readdir offsets are stable: entries made or removed meanwhile change nothing else" {
@@ -696,9 +694,7 @@ permission_rules() {
 	run "$R4FUSE" "$IMG" "$MNT" -f -o cache=lots
 	assert_failure 2
 	assert_output --partial 'cache=lots'
-	run "$R4" fsck "$IMG"
-	assert_success
-	fsck_reiser4 "$IMG"
+	fsck_both "$IMG"
 }
 
 @test "fallocate: the modes r4 does fully, EOPNOTSUPP for the rest, ENOSPC before any change" {
@@ -725,9 +721,7 @@ permission_rules() {
 	run stat -c %s "$MNT/bank/f" "$MNT/bank/big"
 	assert_output $'1048576\n0'
 	umount_r4
-	run "$R4" fsck "$IMG"
-	assert_success
-	fsck_reiser4 "$IMG"
+	fsck_both "$IMG"
 }
 
 @test "rename flags and rules, nanosecond times, statfs from the allocator" {
@@ -895,7 +889,5 @@ EOF2
 	assert_line --index "$n" '1700000000 0 setattr /srv/f 0'
 	run "$R4SH" -c '/srv/f' -c '/srv/other/..size' -c '/d/log.1' "$IMG"
 	assert_output $'xy\n0\n1700000000 0 setattr /d 0\n1700000000 0 rename /d/log.1 5'
-	run "$R4" fsck "$IMG"
-	assert_success
-	fsck_reiser4 "$IMG"
+	fsck_both "$IMG"
 }

@@ -29,12 +29,6 @@ nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
 # (in group 100 besides its own)
 nobody_in() { setpriv --reuid=65534 --regid=65534 --groups="$1" "${@:2}"; }
 
-both_clean() {
-	run "$R4" fsck "$IMG"
-	assert_success
-	fsck_reiser4 "$IMG"
-}
-
 # named_entries: what setfacl's named entries and the mask give uid 65534
 # on the mount as it is, each at once
 named_entries() {
@@ -82,14 +76,14 @@ other::---"
 	mount_r4 -o allow_other
 	named_entries
 	umount_r4
-	both_clean
+	fsck_both "$IMG"
 }
 
 @test "named users and groups, within the mask, as the kernel checks (default_permissions)" {
 	mount_r4 -o allow_other,default_permissions
 	named_entries
 	umount_r4
-	both_clean
+	fsck_both "$IMG"
 }
 
 # chmod_keeps OPTS: chmod on a mount with OPTS changes the ACL's owner,
@@ -116,7 +110,7 @@ other::--x"
 	run nobody sh -c "echo x >>'$MNT/d/f'"
 	assert_failure
 	umount_r4
-	both_clean
+	fsck_both "$IMG"
 }
 
 @test "chmod changes the owner, mask and other entries; getfacl shows them; a remount keeps them" {
@@ -169,14 +163,14 @@ default:other::r--"
 	mount_r4 -o allow_other
 	inherits
 	umount_r4
-	both_clean
+	fsck_both "$IMG"
 }
 
 @test "a default ACL is inherited by touch and mkdir, whatever the umask (default_permissions)" {
 	mount_r4 -o allow_other,default_permissions
 	inherits
 	umount_r4
-	both_clean
+	fsck_both "$IMG"
 }
 
 @test "cp -a and tar --acls carry ACLs into, within and out of the mount" {
@@ -205,7 +199,7 @@ default:other::r--"
 	run getfacl -pc "$MNT/d/untar/file"
 	assert_output "$(getfacl -pc "$h/file")"
 	umount_r4
-	both_clean
+	fsck_both "$IMG"
 }
 
 @test "the refusals: EINVAL, EOPNOTSUPP, EPERM, EACCES, ENODATA; what changes nothing" {
@@ -258,5 +252,5 @@ default:other::r--"
 	assert_output "# file: $MNT/d/mine
 system.posix_acl_access"
 	umount_r4
-	both_clean
+	fsck_both "$IMG"
 }

@@ -239,9 +239,7 @@ OUT
 	run check
 	assert_output "$want"
 	umount_r4
-	run "$R4" fsck "$IMG"
-	assert_success
-	fsck_reiser4 "$IMG"
+	fsck_both "$IMG"
 	# as stored: the next mount sees the same
 	mount_r4
 	run check

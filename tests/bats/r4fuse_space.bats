@@ -197,7 +197,5 @@ EOF
 	run stat -c '%F %t:%T' "$MNT/src1"
 	assert_output 'character special file 0:0'
 	umount_r4
-	run "$R4" fsck "$IMG"
-	assert_success
-	fsck_reiser4 "$IMG"
+	fsck_both "$IMG"
 }

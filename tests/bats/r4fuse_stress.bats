@@ -39,13 +39,6 @@ teardown() {
 	r4_teardown
 }
 
-# both checkers on the unmounted image
-fsck_both() {
-	fsck_reiser4 "$IMG"
-	run "$R4" fsck "$IMG"
-	assert_success
-}
-
 # run_fsx ARGS...: r4fsx on MNT/fsx against TW/fsx, with the seed
 run_fsx() {
 	echo "# seed $SEED" >&3
@@ -69,7 +62,7 @@ same_tree() {
 	mount_r4
 	run_fsx -U -T -L -n "$OPS"
 	umount_r4
-	fsck_both
+	fsck_both "$IMG"
 	mount_r4
 	same_tree
 	umount_r4
@@ -80,7 +73,7 @@ same_tree() {
 	mount_r4
 	run_fsx -n $((OPS / 4))
 	umount_r4
-	fsck_both
+	fsck_both "$IMG"
 }
 
 @test "4 r4fsx at once, each in its own directory with its own twin; fsck clean" {
@@ -100,7 +93,7 @@ same_tree() {
 	done
 	[ "$bad" -eq 0 ]
 	umount_r4
-	fsck_both
+	fsck_both "$IMG"
 }
 
 # check_writers N: every writer's files are what its model says, and the
@@ -150,7 +143,7 @@ check_writers() {
 	echo "# $n writers, $secs s: $ops operations" >&3
 	check_writers "$n"
 	umount_r4
-	fsck_both
+	fsck_both "$IMG"
 	mount_r4
 	check_writers "$n"
 	umount_r4
@@ -201,7 +194,7 @@ cas_worker() {
 	umount_r4
 	run "$R4SH" -c 'cat /counter' "$IMG"
 	assert_output $((2 * n))
-	fsck_both
+	fsck_both "$IMG"
 }
 
 # ---- the operation classes r4fsx leaves off by default ----

@@ -22,13 +22,6 @@ teardown() {
 
 nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
 
-# both_clean: the image (unmounted) is clean to both checkers.
-both_clean() {
-	run "$R4" fsck "$IMG"
-	assert_success
-	fsck_reiser4 "$IMG"
-}
-
 # attrs DIR: every stored attribute under DIR, by relative path, in the
 # order of the paths.
 attrs() {
@@ -79,7 +72,7 @@ trusted.t=\"root-only\""
 	run getfattr --absolute-names --only-values -n user.r4.mode "$MNT/d/a"
 	assert_output 0644
 	umount_r4
-	both_clean
+	fsck_both "$IMG"
 
 	mount_r4
 	run getfattr --absolute-names -d "$MNT/d/a"
@@ -92,7 +85,7 @@ user.odd name: é/..x=\"a b\""
 	rm "$MNT/d/a"
 	rm -r "$MNT/d/sub"
 	umount_r4
-	both_clean
+	fsck_both "$IMG"
 	run bash -c "'$R4' ls '$IMG' /..r4 | awk '/\\.x\$/ {print \$NF}'"
 	assert_output "$b.x"
 }
@@ -136,7 +129,7 @@ user.odd name: é/..x=\"a b\""
 	run attrs "$MNT/rsync2"
 	assert_output "$want2"
 	umount_r4
-	both_clean
+	fsck_both "$IMG"
 
 	mount_r4
 	run attrs "$MNT/tar/d"
@@ -190,7 +183,7 @@ user.x=\"1\""
 user.x=\"1\""
 		umount_r4
 	done
-	both_clean
+	fsck_both "$IMG"
 }
 
 @test "r4 import keeps the attributes and ACLs of files and directories" {
@@ -218,7 +211,7 @@ user.x=\"1\""
 		assert_line user:65534:r--
 	fi
 	umount_r4
-	both_clean
+	fsck_both "$IMG"
 }
 
 @test "a write, fallocate or chown removes a file's capabilities, as the writer may (generic/688)" {
@@ -246,5 +239,5 @@ user.x=\"1\""
 	run getcap "$MNT/d/ro"
 	assert_output ''
 	umount_r4
-	both_clean
+	fsck_both "$IMG"
 }
