@@ -158,6 +158,36 @@ static bool loop_of(const struct target *t, unsigned maj, unsigned min)
 	return !strcmp(back, t->real) || (!stat(back, &st) && same_file(t, &st));
 }
 
+/* One line of /proc/self/mountinfo, split in place:
+ * ID PARENT MAJ:MIN ROOT MOUNTPOINT OPTIONS... - FSTYPE SOURCE SUPER. */
+struct mline {
+	char *point, *opts, *type, *src;	/* point and src unescaped */
+	unsigned maj, min;
+};
+
+static bool mline_split(char *line, struct mline *m)
+{
+	char *sep = strstr(line, " - "), *fld[6] = {0}, *save;
+
+	if (!sep)
+		return false;
+	*sep = 0;
+	fld[0] = strtok_r(line, " ", &save);
+	for (int i = 1; i < 6 && fld[i - 1]; i++)
+		fld[i] = strtok_r(NULL, " ", &save);
+	if (!fld[5] || sscanf(fld[2], "%u:%u", &m->maj, &m->min) != 2)
+		return false;
+	m->type = strtok_r(sep + 3, " ", &save);
+	m->src = strtok_r(NULL, " ", &save);
+	if (!m->type || !m->src)
+		return false;
+	unescape(m->src);
+	unescape(fld[4]);
+	m->point = fld[4];
+	m->opts = fld[5];
+	return true;
+}
+
 /* The image's mount, if any: mount point and type into out; true when the
  * kernel holds the image itself (a block device mounted). */
 static bool find_mount(const struct target *t, struct r4_holder *out)
@@ -170,39 +200,46 @@ static bool find_mount(const struct target *t, struct r4_holder *out)
 	if (!f)
 		return false;
 	while (!out->mount[0] && getline(&line, &cap, f) > 0) {
-		/* ID PARENT MAJ:MIN ROOT MOUNTPOINT OPTIONS... - FSTYPE SOURCE SUPER */
-		char *sep = strstr(line, " - "), *fld[5] = {0}, *type, *src, *save;
-		unsigned maj, min;
+		struct mline m;
 		bool hit;
 
-		if (!sep)
+		if (!mline_split(line, &m))
 			continue;
-		*sep = 0;
-		fld[0] = strtok_r(line, " ", &save);
-		for (int i = 1; i < 5 && fld[i - 1]; i++)
-			fld[i] = strtok_r(NULL, " ", &save);
-		if (!fld[0] || !fld[4] || sscanf(fld[2], "%u:%u", &maj, &min) != 2)
-			continue;
-		type = strtok_r(sep + 3, " ", &save);
-		src = strtok_r(NULL, " ", &save);
-		if (!type || !src)
-			continue;
-		unescape(src);
 		if (S_ISBLK(t->st.st_mode))
-			hit = makedev(maj, min) == t->st.st_rdev;
+			hit = makedev(m.maj, m.min) == t->st.st_rdev;
 		else
-			hit = (!strcmp(type, "fuse.r4") && !strcmp(src, t->real)) ||
-			      (maj && loop_of(t, maj, min));
+			hit = (!strcmp(m.type, "fuse.r4") && !strcmp(m.src, t->real)) ||
+			      (m.maj && loop_of(t, m.maj, m.min));
 		if (!hit)
 			continue;
-		unescape(fld[4]);
-		snprintf(out->mount, sizeof(out->mount), "%s", fld[4]);
-		snprintf(out->fstype, sizeof(out->fstype), "%s", type);
+		snprintf(out->mount, sizeof(out->mount), "%s", m.point);
+		snprintf(out->fstype, sizeof(out->fstype), "%s", m.type);
 		kernel = S_ISBLK(t->st.st_mode);
 	}
 	free(line);
 	fclose(f);
 	return kernel;
+}
+
+bool r4_mount_ro(const char *point)
+{
+	char *line = NULL;
+	size_t cap = 0;
+	bool ro = false;
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+
+	if (!f)
+		return false;
+	/* (the last mount on point is the one seen there) */
+	while (getline(&line, &cap, f) > 0) {
+		struct mline m;
+
+		if (mline_split(line, &m) && !strcmp(m.point, point))
+			ro = !strcmp(m.opts, "ro") || !strncmp(m.opts, "ro,", 3);
+	}
+	free(line);
+	fclose(f);
+	return ro;
 }
 
 /* Is a write lock on the image's whole file held by someone? */

@@ -93,42 +93,6 @@ static void let_others_in(uint64_t ns)
 }
 
 /*
- * Is the mount read-only now?  `mount -o remount,ro` changes the kernel's
- * flags only (r4fuse.c, "mount -o remount"): the mount's options in
- * /proc/self/mountinfo (read there: a statfs of the mount would be a call
- * to this bridge, whose lock the pass holds).
- */
-static bool mount_ro(void)
-{
-	FILE *f = B.mountpoint ? fopen("/proc/self/mountinfo", "re") : NULL;
-	char *line = NULL, dir[4096], opts[256];
-	size_t cap = 0;
-	bool ro = false;
-
-	while (f && getline(&line, &cap, f) > 0) {
-		char *o = dir;
-
-		if (sscanf(line, "%*s %*s %*s %*s %4095s %255s", dir, opts) != 2)
-			continue;
-		/* (the kernel writes space, tab, newline and backslash as \ooo) */
-		for (const char *i = dir; *i; i++)
-			if (i[0] == '\\' && i[1] >= '0' && i[1] <= '3' && i[2] && i[3]) {
-				*o++ = (char)((i[1] - '0') << 6 | (i[2] - '0') << 3 | (i[3] - '0'));
-				i += 3;
-			} else {
-				*o++ = *i;
-			}
-		*o = 0;
-		if (!strcmp(dir, B.mountpoint))
-			ro = !strncmp(opts, "ro", 2) && (opts[2] == ',' || !opts[2]);
-	}
-	free(line);
-	if (f)
-		fclose(f);
-	return ro;
-}
-
-/*
  * Between objects (the engine asks, outside any operation): after a slice
  * of work, the POSIX calls get the mutex for a while; over the rate, for
  * as long as the data moved is ahead of it.  True: stop.
@@ -145,7 +109,8 @@ static bool pause_here(void *ctx)
 		if (slice_over || wait) {
 			let_others_in(wait ? (wait < 50000000u ? wait : 50000000u) : GAP_NS);
 			clock_gettime(CLOCK_MONOTONIC, &R.slice);
-			R.ro = R.ro || mount_ro();
+			/* (a remount changes the kernel's flags only: r4fuse.c) */
+		R.ro = R.ro || (B.mountpoint && r4_mount_ro(B.mountpoint));
 			slice_over = false;
 		}
 		if (B.stop || B.ro || R.ro || R.stop)
@@ -168,7 +133,7 @@ static void file_met(void *ctx, const struct r4_repack_file *f, const struct r4_
 	char *line;
 
 	(void)ctx;
-	R.st = *so;
+	(void)so;	/* (R.st itself: the pass counts into it) */
 	if (!R.verbose || f->what == R4_REPACK_IN_PLACE)
 		return;
 	if (R.nlines == MAX_LINES) {	/* the oldest go */

@@ -1104,6 +1104,10 @@ struct r4_holder {
  * or not) or -errno of stat(2).  The answer can be stale at once.
  */
 int r4_holder_find(const char *path, struct r4_holder *out);
+/* Is the mount at point (a real path) read-only now, by its mount flags
+ * in /proc/self/mountinfo?  (A mount's own daemon asks this way: a statfs
+ * of the mount would be a call to itself.)  False when none is there. */
+bool r4_mount_ro(const char *point);
 
 struct r4_info {
 	uint32_t blocksize;
