@@ -295,6 +295,14 @@ static int room_before(struct pass *ps, const struct r4_repack_file *f, bool *ro
 	return 0;
 }
 
+/* Has a real pass moved its commit_bytes since its last commit? */
+static bool commit_due(const struct pass *ps)
+{
+	uint64_t limit = ps->o->commit_bytes ? ps->o->commit_bytes : DEFAULT_COMMIT;
+
+	return !ps->o->dry_run && ps->since * ps->db->bs >= limit;
+}
+
 /* Commit what the pass did (a transaction that changed nothing writes
  * nothing, and is not counted). */
 static int commit(struct pass *ps)
@@ -389,7 +397,6 @@ static int move(struct pass *ps, const struct r4_inode *ino, const struct r4_rep
 	struct r4_db *db = ps->db;
 	struct r4_extent *sub = to + f->runs + 1;
 	const struct r4_inode *cur = ino;
-	uint64_t limit = ps->o->commit_bytes ? ps->o->commit_bytes : DEFAULT_COMMIT;
 	struct r4_inode now;
 	bool again = false;
 	int rc = 0;
@@ -430,7 +437,7 @@ static int move(struct pass *ps, const struct r4_inode *ino, const struct r4_rep
 		if (*moved == f->blocks)
 			break;
 		/* between pieces: the host's turn, then the file afresh */
-		if ((ps->since * db->bs >= limit && (rc = commit(ps))) ||
+		if ((commit_due(ps) && (rc = commit(ps))) ||
 		    (ps->o->stop && ps->o->stop(ps->o->ctx) && (rc = STOPPED)))
 			break;
 		if (cur == &now)
@@ -481,7 +488,7 @@ static int visit_file(struct pass *ps, const struct r4_inode *ino, bool last_try
 	struct r4_repack_stats *st = ps->st;
 	struct r4_repack_file f = {.path = ps->path, .ino = r4_key_objectid(&ino->sdkey)};
 	struct r4_extent *map = NULL, *to = NULL;
-	uint64_t end = 0, moved = 0, limit = ps->o->commit_bytes ? ps->o->commit_bytes : DEFAULT_COMMIT;
+	uint64_t end = 0, moved = 0;
 	size_t n = 0, nto = 0;
 	bool seen = false, pending, stopped = false, room;
 	int rc;
@@ -553,7 +560,7 @@ static int visit_file(struct pass *ps, const struct r4_inode *ino, bool last_try
 	st->busy += f.what == R4_REPACK_BUSY;
 	if (ps->o->file)
 		ps->o->file(ps->o->ctx, &f, st);
-	if (!rc && !ps->o->dry_run && ps->since * db->bs >= limit)
+	if (!rc && commit_due(ps))
 		rc = commit(ps);
 out:
 	r4_free(to);
