@@ -32,7 +32,9 @@
 #   (a) tree: `tar -cf - . | cat >/dev/null` at the root (a walk in readdir
 #       order; through cat because GNU tar skips reading for /dev/null);
 #   (b) big:  the same for big/ alone.
-# Reported: the median seconds and MiB/s of each read, the ratios
+# Reported: the median seconds and MiB/s of each read, the read requests
+# the disk under R4_BENCH_DIR served during it (/proc/diskstats: a figure of
+# the layout that other load on the machine does not move), the ratios
 # repacked/fresh and aged/fresh (> 1: slower than fresh) and r4/ext4;
 # measurefs.reiser4 -D -T and `r4 frag` (packing, seeks per MiB) for each
 # r4 state; `e4defrag -c` scores for ext4; fsck.reiser4 --check and e2fsck
@@ -47,7 +49,8 @@
 # R4_AGE_REPACK (r4 repack's options, --compact; "" for one plain pass),
 # R4_AGE_FULL=1 (OPS 4000, MIB 1200), R4_AGE_PEERS ("r4 ext4"),
 # R4_BENCH_DIR (where images live, default /tmp: on a disk, not tmpfs, or
-# dropping the page cache means nothing).
+# dropping the page cache means nothing), R4_AGE_KEEP=1 (keep the images
+# and say where, to look at them afterwards).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -110,7 +113,11 @@ cleanup() {
 			losetup -d "$dev" 2>/dev/null || true
 		done
 	done
-	rm -rf --one-file-system "$TMP"
+	if [[ -n ${R4_AGE_KEEP:-} ]]; then
+		echo "bench age: images kept in $TMP"
+	else
+		rm -rf --one-file-system "$TMP"
+	fi
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
@@ -211,6 +218,13 @@ secs() {
 }
 # shellcheck disable=SC2317 # run through secs
 tarcat() { (cd "$1" && tar -cf - . | cat >/dev/null); }
+
+# The disk under the images, as /proc/diskstats names it (empty when it is
+# not there: a tmpfs, a device mapper name we do not follow).
+DISK=$(basename "$(findmnt -no SOURCE -T "$BDIR" 2>/dev/null || true)")
+awk -v d="$DISK" '$3 == d { f = 1 } END { exit !f }' /proc/diskstats 2>/dev/null || DISK=
+# reqs: read requests the disk has completed so far (field 4), 0 without DISK.
+reqs() { [[ -n $DISK ]] && awk -v d="$DISK" '$3 == d { print $4 }' /proc/diskstats || echo 0; }
 
 # layout PEER STATE IMG: fragmentation figures into the log (unmounted).
 layout() {
@@ -335,13 +349,15 @@ for rep in $(seq 1 "$REPS"); do
 			for what in tree big; do
 				drop
 				mnt "$p" "$TMP/$p-$s.img" "$MNT" ro
+				r=$(reqs)
 				if [[ $what == tree ]]; then
 					t=$(secs tarcat "$MNT")
 				else
 					t=$(secs tarcat "$MNT/big")
 				fi
+				r=$(($(reqs) - r))
 				umnt "$MNT"
-				log "read $p $s $what $rep $t"
+				log "read $p $s $what $rep $t $r"
 			done
 		done
 	done
@@ -364,7 +380,9 @@ function med(k,   a, i, j, t, n) {
 	return a[int((n + 1) / 2)]
 }
 function r(a, b) { return (a == "" || b == "" || b == 0) ? "-" : sprintf("%.2f", a / b) }
-$1 == "read" { k = $2 " " $3 " " $4; val[k, ++cnt[k]] = $6; if (!(k in seen)) { seen[k] = 1 }; peers[$2] = 1; next }
+$1 == "read" { k = $2 " " $3 " " $4; val[k, ++cnt[k]] = $6; peers[$2] = 1
+	if ($7 != "" && $7 > 0) { k = k " reqs"; val[k, ++cnt[k]] = $7 }
+	next }
 $1 == "size" { mib[$2, "tree"] = $4; mib[$2, "big"] = $6; next }
 $1 == "frag" || $1 == "fragbig" { fr[$1, $2] = $0; next }
 $1 == "measurefs" { mf[$2] = $0; next }
@@ -385,6 +403,12 @@ END {
 		       b == "" ? "-" : sprintf("%.2f (%.0f)", b, mib[p, "big"] / b)
 	}
 	printf "  (tree: r4 %s MiB, ext4 %s MiB; big/: %s MiB)\n", mib["r4", "tree"], mib["ext4", "tree"], mib["r4", "big"]
+	if (med(P[1] " fresh tree reqs") != "") {
+		printf "\nread requests the disk served (median; other CPU load does not move it, other disk I/O does):\n"
+		printf "  %-5s %-9s %10s %10s\n", "fs", "state", "tree", "big/"
+		for (i = 1; i <= np; i++) for (j = 1; j <= ns; j++)
+			printf "  %-5s %-9s %10s %10s\n", P[i], S[j], med(P[i] " " S[j] " tree reqs"), med(P[i] " " S[j] " big reqs")
+	}
 	printf "\nratios of read times (> 1: slower):\n"
 	printf "  %-22s %8s %8s\n", "", "tree", "big/"
 	for (i = 1; i <= np; i++) for (j = 2; j <= ns; j++) {
