@@ -3,9 +3,9 @@
  * subtree in the order a reader walks it, moving each file whose body is
  * out of that order, or in pieces, into one run after the previous file's.
  *
- * The walk: a directory's leaves (over the whole volume), its regular
- * files in readdir order, then its subdirectories in readdir order, each
- * walked the same way (parent first).  The target t, where the next file belongs, starts at the first
+ * The walk: a directory's leaves, its regular files in readdir order,
+ * then its subdirectories in readdir order, each walked the same way
+ * (parent first).  The target t, where the next file belongs, starts at the first
  * block of the first extent file met and moves forward.  A file in one run
  * at or after t is in place (t goes past its end); any other file moves:
  * into the first free run at or after t that holds it (the run at t when
@@ -70,7 +70,6 @@ struct pass {
 	bool led;		/* nt follows a twig's leaves (else it is where they start) */
 	bool twigs_move;	/* the twigs are not in place: each moves */
 	size_t batch, leaves;	/* nodes it made dirty since the last commit, leaves of them */
-	bool whole;		/* the pass is over the whole volume */
 	struct r4_extent *own;	/* runs of leaves the walk placed, sorted */
 	size_t nown, ocap;
 	uint64_t *links;	/* ids of files with several names met, sorted */
@@ -737,10 +736,10 @@ static int twig_at(struct r4_db *db, r4_key *k, struct r4_path *p, bool *more)
 /* ---- a directory's leaves ---- */
 
 /*
- * Before a directory's files, in a pass over the whole volume once the
- * target is set: the directory's leaves, those whose first item is of its
- * locality (its object id: its entries, its children's stat data and
- * tails; the root's also the one its own stat data begins), in key order.
+ * Before a directory's files, once the pass's target is set: the
+ * directory's leaves, those whose first item is of its locality (its
+ * object id: its entries, its children's stat data and tails; the root's
+ * also the one its own stat data begins), in key order.
  * They are in place when they lie in consecutive blocks in key order,
  * each packed against its neighbour under the same twig, at or after t,
  * and end right before the body of the directory's first file with data
@@ -932,7 +931,7 @@ static int dir_leaves(struct pass *ps, const struct r4_inode *dir)
 	bool in_place, one = false;
 	int rc = 0;
 
-	if (!ps->whole || !ps->started || db->height < R4_LEVEL_TWIG ||
+	if (!ps->started || db->height < R4_LEVEL_TWIG ||
 	    (rc = find_leaves(ps, r4_key_objectid(&dir->sdkey), &v, &cap, &n, &twigs,
 			      &in_place)) || !n ||
 	    (!ps->o->compact && (rc = first_body(ps, dir, &body, &one))))
@@ -1141,6 +1140,7 @@ int r4_repack(r4_db *db, const char *path, const struct r4_repack_opts *o,
 {
 	struct pass ps = {.db = db, .o = o, .st = out};
 	struct r4_inode top;
+	bool whole;
 	int rc;
 
 	memset(out, 0, sizeof(*out));
@@ -1155,11 +1155,12 @@ int r4_repack(r4_db *db, const char *path, const struct r4_repack_opts *o,
 	if (!(rc = path_push(&ps, path + 1, strlen(path + 1)))) {
 		while (ps.plen > 1 && ps.path[ps.plen - 1] == '/')
 			ps.path[--ps.plen] = 0;
-		ps.whole = ps.plen == 1;
-		ps.started = o->compact && ps.plen == 1;	/* t from block 0 */
+		/* (any spelling of the root: "/", "/.", "/a/..") */
+		whole = r4_key_objectid(&top.sdkey) == R4_ROOT_OID;
+		ps.started = o->compact && whole;	/* t from block 0 */
 		rc = S_ISDIR(top.sd.sd_mode) || S_ISREG(top.sd.sd_mode) ? visit(&ps, &top) : 0;
 		/* the nodes, for the whole volume */
-		if (!rc && ps.plen == 1 && !(rc = o->dry_run ? 0 : commit(&ps)))
+		if (!rc && whole && !(rc = o->dry_run ? 0 : commit(&ps)))
 			rc = node_phase(&ps);
 	}
 	r4_obj_fini(&top);

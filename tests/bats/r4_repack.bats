@@ -272,6 +272,61 @@ contents_live() {
 	fsck_both "$IMG"
 }
 
+@test "r4 repack MNT: on a full volume, and beside cp -a, tar and rsync -aX in and out: copies whole, nothing lost, clean" {
+	local fill=0 pid
+	need_cmd rsync "rsync not installed"
+	fuse_setup 32M
+	rm "$IMG"
+	fragmented
+	mount_r4
+	contents_live >"$T/before"
+	# full: a file grown until the volume refuses (ENOSPC, said by dd),
+	# 64 KiB and then 4 KiB at a time
+	run dd if=/dev/urandom of="$MNT/fill" bs=64K status=none
+	assert_failure
+	assert_output --partial "No space left on device"
+	run dd if=/dev/urandom of="$MNT/fill" bs=4K status=none oflag=append conv=notrunc
+	assert_failure
+	assert_output --partial "No space left on device"
+	sync "$MNT/fill"
+	fill=$(md5sum <"$MNT/fill")
+	# a pass moves what the room beyond the reserve for removals allows
+	# and skips the rest
+	run "$R4" repack "$MNT"
+	assert_success
+	assert_line --index 0 --regexp '^/: 6 files with data blocks: [0-9]+ moved .*, [0-9]+ skipped$'
+	echo "# on the full volume: ${lines[0]}" >&3
+	# copies out while a compacting pass moves under them
+	"$R4" repack --compact --commit 64K --rate 8M "$MNT" >"$T/rp.out" 2>&1 &
+	pid=$!
+	cp -a "$MNT/d1" "$T/cp"
+	tar -C "$MNT" -cf "$T/t.tar" d1 d2
+	rsync -aX "$MNT/d2/" "$T/rs/"
+	wait "$pid" || { cat "$T/rp.out" >&2; false; }
+	diff -r "$MNT/d1" "$T/cp"
+	diff -r "$MNT/d2" "$T/rs"
+	mkdir "$T/tx" && tar -C "$T/tx" -xf "$T/t.tar" && diff -r "$MNT/d1" "$T/tx/d1"
+	[ "$(md5sum <"$MNT/fill")" = "$fill" ]
+	# room again, and copies in while passes move the old files
+	rm "$MNT/fill"
+	"$R4" repack --compact --commit 64K --rate 8M "$MNT" >"$T/rp.out" 2>&1 &
+	pid=$!
+	cp -a "$T/cp" "$MNT/cp"
+	tar -C "$MNT" -xf "$T/t.tar" --transform 's,^,tx/,'
+	rsync -aX "$T/rs/" "$MNT/rs/"
+	wait "$pid" || { cat "$T/rp.out" >&2; false; }
+	run "$R4" repack "$MNT"
+	assert_success
+	diff -r "$T/cp" "$MNT/cp"
+	diff -r "$T/tx" "$MNT/tx"
+	diff -r "$T/rs" "$MNT/rs"
+	rm -r "$MNT/cp" "$MNT/tx" "$MNT/rs"
+	contents_live >"$T/after"
+	diff "$T/before" "$T/after"
+	umount_r4
+	fsck_both "$IMG"
+}
+
 @test "r4 repack MNT: unmount, a read-only remount, Ctrl-C and --stop stop the pass; what it moved stays; the next goes on" {
 	local pid rc
 	fuse_setup 32M
@@ -401,10 +456,12 @@ leaves_of() {
 		split($1, a, ":"); if (substr(a[1], 2) == loc) print b }' "$1"
 }
 
-@test "r4 repack: a directory's leaves lie right before its files' bodies; a second pass writes nothing" {
+@test "r4 repack: a directory's leaves lie right before its files' bodies, also in a pass over a subtree; a second pass writes nothing" {
 	# /a0 with one file, then /b1 and /b2, each with 40 small files
 	# (tails, in leaves) and 3 larger ones appended to in turns, one
-	# transaction each: leaves at the top, bodies in pieces
+	# transaction each: leaves at the top, bodies in pieces; the same
+	# tree under /p, repacked as the subtree /p
+	local top d g r x body ord oid i
 	mkdir -p "$T/src/a0" "$T/src/b1" "$T/src/b2"
 	head -c 40000 /dev/urandom >"$T/src/a0/f"
 	for d in b1 b2; do
@@ -413,34 +470,36 @@ leaves_of() {
 			"$T/src/$d"
 		for g in g1 g2 g3; do head -c 20000 /dev/urandom >"$T/src/$d/$g"; done
 	done
-	"$R4" mkfs "$IMG" 16M >/dev/null
-	"$R4" import "$IMG" "$T/src" /
 	x=$(head -c 9000 /dev/zero | tr '\0' x)
-	for r in 1 2 3; do
-		"$R4_BUILD/r4sh" -c "/b1/g1 <<- \"$x\"" -c "/b2/g1 <<- \"$x\"" -c "/b1/g2 <<- \"$x\"" \
-			-c "/b2/g2 <<- \"$x\"" -c "/b1/g3 <<- \"$x\"" -c "/b2/g3 <<- \"$x\"" \
-			"$IMG" >/dev/null
-	done
-	run "$R4" repack -v "$IMG"
-	assert_success
-	"$R4" dump "$IMG" >"$T/dump"
-	for d in b1 b2; do
-		# the first body of the directory in walk order, and its leaves
-		body=$(printf '%s\n' "${lines[@]}" | sed -n "s|^moved /$d/g1: .* at block \([0-9]*\)$|\1|p")
-		ord=$(printf '%s' "$d" | od -An -tx1 | tr -d ' \n')0000000000
-		oid=$(grep -F "[2a:1(SD):$ord:" "$T/dump" | head -1 | cut -d: -f4)
-		mapfile -t leaves < <(leaves_of "$T/dump" "$oid")
-		echo "/$d (oid $oid): leaves ${leaves[*]}, first body at $body"
-		[ -n "$body" ] && [ "${#leaves[@]}" -ge 2 ]
-		for i in "${!leaves[@]}"; do
-			[ "${leaves[$i]}" = $((body - ${#leaves[@]} + i)) ]
+	for top in "" /p; do
+		"$R4" mkfs -f "$IMG" 16M >/dev/null
+		"$R4" import "$IMG" "$T/src" "${top:-/}"
+		for r in 1 2 3; do
+			"$R4_BUILD/r4sh" -c "$top/b1/g1 <<- \"$x\"" -c "$top/b2/g1 <<- \"$x\"" \
+				-c "$top/b1/g2 <<- \"$x\"" -c "$top/b2/g2 <<- \"$x\"" \
+				-c "$top/b1/g3 <<- \"$x\"" -c "$top/b2/g3 <<- \"$x\"" "$IMG" >/dev/null
 		done
+		run "$R4" repack -v "$IMG" "${top:-/}"
+		assert_success
+		"$R4" dump "$IMG" >"$T/dump"
+		for d in b1 b2; do
+			# the first body of the directory in walk order, and its leaves
+			body=$(printf '%s\n' "${lines[@]}" | sed -n "s|^moved $top/$d/g1: .* at block \([0-9]*\)$|\1|p")
+			ord=$(printf '%s' "$d" | od -An -tx1 | tr -d ' \n')0000000000
+			oid=$(grep -F "(SD):$ord:" "$T/dump" | head -1 | cut -d: -f4)
+			mapfile -t leaves < <(leaves_of "$T/dump" "$oid")
+			echo "$top/$d (oid $oid): leaves ${leaves[*]}, first body at $body"
+			[ -n "$body" ] && [ "${#leaves[@]}" -ge 2 ]
+			for i in "${!leaves[@]}"; do
+				[ "${leaves[$i]}" = $((body - ${#leaves[@]} + i)) ]
+			done
+		done
+		fsck_both "$IMG"
+		"$R4" cat "$IMG" "$top/b2/s17" | cmp - "$T/src/b2/s17"
+		cp "$IMG" "$T/once.img"
+		run "$R4" repack "$IMG" "${top:-/}"
+		assert_success
+		assert_line --index 0 "${top:-/}: 7 files with data blocks: 0 moved, 7 in place, 0 skipped"
+		cmp "$IMG" "$T/once.img"
 	done
-	fsck_both "$IMG"
-	"$R4" cat "$IMG" /b2/s17 | cmp - "$T/src/b2/s17"
-	cp "$IMG" "$T/once.img"
-	run "$R4" repack "$IMG"
-	assert_success
-	assert_line --index 0 '/: 7 files with data blocks: 0 moved, 7 in place, 0 skipped'
-	cmp "$IMG" "$T/once.img"
 }
