@@ -479,22 +479,28 @@ static int cmp_map(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-struct replay {
-	struct r4_db *db;
-	struct jmap *map;	/* read-only: every entry, oldest transaction first */
-	size_t n, cap;
-};
-
 static int read_fixed(struct r4_db *db, uint64_t blk, uint8_t *buf)
 {
 	return r4_io_read(db->io, blk * db->bs, buf, db->bs);
 }
 
-/* Play (rw) or collect (ro) the entries of the transaction whose head is tx. */
-static int replay_tx(struct replay *r, uint64_t tx, const struct r4_th *th)
+int r4_jnl_ends(struct r4_db *db, struct r4_jh *jh, struct r4_jf *jf)
 {
-	struct r4_db *db = r->db;
-	uint8_t rec[R4_MAX_BLOCKSIZE], blk[R4_MAX_BLOCKSIZE];
+	uint8_t buf[R4_MAX_BLOCKSIZE];
+	int rc;
+
+	if ((rc = read_fixed(db, R4_JHEADER_BLOCK(db->bs), buf)) ||
+	    (rc = r4_jh_decode(&db->lg, buf, db->bs, db->block_count, jh)) ||
+	    (rc = read_fixed(db, R4_JFOOTER_BLOCK(db->bs), buf)))
+		return rc;
+	return r4_jf_decode(&db->lg, buf, db->bs, db->block_count, jf);
+}
+
+/* The wander records of the transaction whose head is tx, in ring order. */
+static int walk_records(struct r4_db *db, uint64_t tx, const struct r4_th *th,
+			const struct r4_jnl_visit *v)
+{
+	uint8_t rec[R4_MAX_BLOCKSIZE];
 	uint64_t at = th->th_next_block;
 	uint32_t serial = 0;
 	int rc;
@@ -512,33 +518,107 @@ static int replay_tx(struct replay *r, uint64_t tx, const struct r4_th *th)
 			return R4_CORRUPT(&db->lg, at, "journal: wander record %u of %u where the tx "
 					  "head at block %llu expects %u of %u", wr.wr_serial,
 					  wr.wr_total, (unsigned long long)tx, serial, th->th_total);
-		for (uint32_t i = 0; i < wr.wr_nr_entries; i++) {
-			uint64_t orig, wand;
-
-			r4_wr_entry(rec, i, &orig, &wand);
-			if (db->rw) {
-				if ((rc = read_fixed(db, wand, blk)) ||
-				    (rc = write_fixed(db, orig, blk)))
-					return rc;
-				continue;
-			}
-			if (r4_grow(&r->map, &r->cap, r->n + 1, sizeof(*r->map), 256))
-				return -ENOMEM;
-			r->map[r->n] = (struct jmap){orig, wand, r->n};
-			r->n++;
-		}
+		if ((rc = v->rec(v->ctx, at, &wr, rec)))
+			return rc;
 		at = wr.wr_next_block;
 	}
 	if (serial + 1 != th->th_total)
 		return R4_CORRUPT(&db->lg, tx, "journal: transaction has %u wander records, its "
 				  "tx head says %u", serial, th->th_total - 1);
+	return 0;
+}
+
+int r4_jnl_walk(struct r4_db *db, const struct r4_jh *jh, const struct r4_jf *jf,
+		const struct r4_jnl_visit *v)
+{
+	uint8_t buf[R4_MAX_BLOCKSIZE];
+	uint64_t *chain = NULL, tx;
+	size_t n = 0, cap = 0;
+	struct r4_th th;
+	int rc = 0;
+
+	for (tx = jh->jh_last_committed; tx != jf->jf_last_flushed; tx = th.th_prev_tx) {
+		if (!tx) {
+			rc = R4_CORRUPT(&db->lg, R4_JHEADER_BLOCK(db->bs),
+					"journal: the chain of tx heads from the header (block "
+					"%llu) never reaches the footer's (block %llu)",
+					(unsigned long long)jh->jh_last_committed,
+					(unsigned long long)jf->jf_last_flushed);
+			goto out;
+		}
+		if ((rc = r4_grow(&chain, &cap, n + 1, sizeof(*chain), 8)))
+			goto out;
+		if (n >= db->block_count) {
+			rc = R4_CORRUPT(&db->lg, tx, "journal: the chain of tx heads loops");
+			goto out;
+		}
+		if ((rc = read_fixed(db, tx, buf)) ||
+		    (rc = r4_th_decode(&db->lg, tx, buf, db->bs, db->block_count, &th)))
+			goto out;
+		chain[n++] = tx;
+	}
+	for (size_t i = n; i-- > 0 && !rc;) {	/* oldest first */
+		if ((rc = read_fixed(db, chain[i], buf)) ||
+		    (rc = r4_th_decode(&db->lg, chain[i], buf, db->bs, db->block_count, &th)))
+			break;
+		if (v->tx && (rc = v->tx(v->ctx, chain[i], &th)))
+			break;
+		if (!(rc = walk_records(db, chain[i], &th, v)) && v->done)
+			rc = v->done(v->ctx, chain[i], &th);
+	}
+out:
+	r4_free(chain);
+	return rc;
+}
+
+struct replay {
+	struct r4_db *db;
+	struct jmap *map;	/* read-only: every entry, oldest transaction first */
+	size_t n, cap;
+	unsigned replayed;
+};
+
+/* Play (rw) or collect (ro) the entries of one wander record. */
+static int replay_rec(void *ctx, uint64_t at, const struct r4_wr *wr, const uint8_t *rec)
+{
+	struct replay *r = ctx;
+	struct r4_db *db = r->db;
+	uint8_t blk[R4_MAX_BLOCKSIZE];
+	int rc;
+
+	(void)at;
+	for (uint32_t i = 0; i < wr->wr_nr_entries; i++) {
+		uint64_t orig, wand;
+
+		r4_wr_entry(rec, i, &orig, &wand);
+		if (db->rw) {
+			if ((rc = read_fixed(db, wand, blk)) || (rc = write_fixed(db, orig, blk)))
+				return rc;
+			continue;
+		}
+		if (r4_grow(&r->map, &r->cap, r->n + 1, sizeof(*r->map), 256))
+			return -ENOMEM;
+		r->map[r->n] = (struct jmap){orig, wand, r->n};
+		r->n++;
+	}
+	return 0;
+}
+
+/* A transaction's records played: its footer (rw), its counters. */
+static int replay_done(void *ctx, uint64_t tx, const struct r4_th *th)
+{
+	struct replay *r = ctx;
+	struct r4_db *db = r->db;
+	int rc;
+
+	db->jcnt = (struct r4_jcounters){th->th_free_blocks, th->th_nr_files, th->th_next_oid};
+	db->have_jcnt = true;
+	r->replayed++;
 	if (!db->rw)
 		return 0;
-	struct r4_jcounters c = {th->th_free_blocks, th->th_nr_files, th->th_next_oid};
-
 	if ((rc = r4_io_sync(db->io)))
 		return rc;
-	return write_footer(db, tx, &c);
+	return write_footer(db, tx, &db->jcnt);
 }
 
 /* Keep the newest copy of each block (entries come in replay order, seq
@@ -569,20 +649,14 @@ static int install_overlay(struct r4_db *db, struct replay *r)
 
 int r4_jnl_recover(struct r4_db *db, unsigned *replayed)
 {
-	uint8_t buf[R4_MAX_BLOCKSIZE];
+	struct replay r = {.db = db};
+	struct r4_jnl_visit v = {.rec = replay_rec, .done = replay_done, .ctx = &r};
 	struct r4_jh jh;
 	struct r4_jf jf;
-	struct r4_th th;
-	uint64_t *chain = NULL, tx;
-	size_t n = 0, cap = 0;
-	struct replay r = {.db = db};
 	int rc;
 
 	*replayed = 0;
-	if ((rc = read_fixed(db, R4_JHEADER_BLOCK(db->bs), buf)) ||
-	    (rc = r4_jh_decode(&db->lg, buf, db->bs, db->block_count, &jh)) ||
-	    (rc = read_fixed(db, R4_JFOOTER_BLOCK(db->bs), buf)) ||
-	    (rc = r4_jf_decode(&db->lg, buf, db->bs, db->block_count, &jf)))
+	if ((rc = r4_jnl_ends(db, &jh, &jf)))
 		return rc;
 	db->last_tx = jh.jh_last_committed;
 	db->footer_tx = jf.jf_last_flushed;
@@ -590,39 +664,10 @@ int r4_jnl_recover(struct r4_db *db, unsigned *replayed)
 		db->jcnt = (struct r4_jcounters){jf.jf_free_blocks, jf.jf_nr_files, jf.jf_next_oid};
 		db->have_jcnt = true;
 	}
-	for (tx = jh.jh_last_committed; tx != jf.jf_last_flushed; tx = th.th_prev_tx) {
-		if (!tx) {
-			rc = R4_CORRUPT(&db->lg, R4_JHEADER_BLOCK(db->bs),
-					"journal: the chain of tx heads from the header (block "
-					"%llu) never reaches the footer's (block %llu)",
-					(unsigned long long)jh.jh_last_committed,
-					(unsigned long long)jf.jf_last_flushed);
-			goto out;
-		}
-		if ((rc = r4_grow(&chain, &cap, n + 1, sizeof(*chain), 8)))
-			goto out;
-		if (n >= db->block_count) {
-			rc = R4_CORRUPT(&db->lg, tx, "journal: the chain of tx heads loops");
-			goto out;
-		}
-		if ((rc = read_fixed(db, tx, buf)) ||
-		    (rc = r4_th_decode(&db->lg, tx, buf, db->bs, db->block_count, &th)))
-			goto out;
-		chain[n++] = tx;
-	}
-	for (size_t i = n; i-- > 0;) {	/* oldest first */
-		if ((rc = read_fixed(db, chain[i], buf)) ||
-		    (rc = r4_th_decode(&db->lg, chain[i], buf, db->bs, db->block_count, &th)) ||
-		    (rc = replay_tx(&r, chain[i], &th)))
-			goto out;
-		db->jcnt = (struct r4_jcounters){th.th_free_blocks, th.th_nr_files, th.th_next_oid};
-		db->have_jcnt = true;
-		(*replayed)++;
-	}
-	if (n && !db->rw)
+	rc = r4_jnl_walk(db, &jh, &jf, &v);
+	*replayed = r.replayed;
+	if (!rc && r.replayed && !db->rw)
 		rc = install_overlay(db, &r);
-out:
 	r4_free(r.map);
-	r4_free(chain);
 	return rc;
 }

@@ -27,6 +27,10 @@
 #include "r4_int.h"
 
 struct r4_db;
+struct r4_jh;
+struct r4_jf;
+struct r4_th;
+struct r4_wr;
 
 struct r4_wblk {
 	uint64_t blk;		/* where the block belongs */
@@ -91,6 +95,30 @@ size_t r4_jnl_held(const struct r4_db *db);
 /* Outside a transaction: sync, write the unsettled transaction's footer,
  * sync, free its log blocks.  0 when there is none. */
 int r4_jnl_settle(struct r4_db *db);
+
+/* The journal header and footer as they lie on the image (-EUCLEAN: the
+ * log says what is wrong with them). */
+int r4_jnl_ends(struct r4_db *db, struct r4_jh *jh, struct r4_jf *jf);
+
+/* What r4_jnl_walk calls for each transaction: tx (may be NULL) with its
+ * head, rec for each of its wander records in ring order (buf is the
+ * record's block: r4_wr_entry reads its pairs), done (may be NULL) after
+ * them.  A nonzero return stops the walk and is returned. */
+struct r4_jnl_visit {
+	int (*tx)(void *ctx, uint64_t blk, const struct r4_th *th);
+	int (*rec)(void *ctx, uint64_t blk, const struct r4_wr *wr, const uint8_t *buf);
+	int (*done)(void *ctx, uint64_t blk, const struct r4_th *th);
+	void *ctx;
+};
+
+/*
+ * Every committed transaction the footer jf does not mark played, from the
+ * header jh's back through prev_tx, visited oldest first.  The chain and
+ * the heads are checked before the first visit, each record before its
+ * own; -EUCLEAN for a broken journal (the log says where).
+ */
+int r4_jnl_walk(struct r4_db *db, const struct r4_jh *jh, const struct r4_jf *jf,
+		const struct r4_jnl_visit *v);
 
 /*
  * At open, after the format super block: finish every committed but

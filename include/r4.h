@@ -1171,6 +1171,20 @@ struct r4_dump_node {
  * the walk and is returned. */
 int r4_dump_tree(r4_db *db, int (*fn)(void *ctx, const struct r4_dump_node *n), void *ctx);
 
+/*
+ * The journal as it lies on the image (r4 logdump, docs/fsck.md): the
+ * header (the last committed transaction's tx head) and the footer (the
+ * last played one's, with the free-block, file and next-oid counters),
+ * then each committed transaction the footer does not mark played, oldest
+ * first, with its wander records and every (original -> wandered) block
+ * pair; verbose adds what each wandered copy holds (the super block, a
+ * bitmap block, a node's level and items, else its first bytes).  Text
+ * appended to out.  Open the image read-only with ignore_journal to see
+ * the journal before any replay.  -EUCLEAN for a broken journal (the log
+ * says where; out keeps the lines before it).
+ */
+int r4_dump_journal(r4_db *db, bool verbose, struct r4_buf *out);
+
 /* ---- the layout report: r4 frag (engine/frag.c, docs/repack.md) ---- */
 
 struct r4_frag {

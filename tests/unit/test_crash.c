@@ -12,7 +12,8 @@
  * Also: the journal's blocks after a commit (header = footer = the tx
  * head, counters), and an image left committed but unplayed (its header
  * written, nothing in place) read through r4 read-only, replayed by r4,
- * and replayed by fsck.reiser4.
+ * and replayed by fsck.reiser4; r4_dump_journal's text (r4 logdump) of
+ * such an image, with a transaction of three wander records.
  *
  * R4_SEED replays a run; R4_CRASH_SAMPLES sets the sampled points of the
  * big workloads (default 300; make check-long: 2000).
@@ -781,6 +782,108 @@ static void test_unplayed(void)
 	free(committed);
 }
 
+/* How many lines of text have s in them. */
+static size_t lines_with(const char *text, const char *s)
+{
+	size_t n = 0;
+
+	for (const char *l = text; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+		const char *e = strchr(l, '\n'), *f = strstr(l, s);
+
+		n += f && (!e || f < e);
+	}
+	return n;
+}
+
+/* r4_dump_journal of img opened read-only (ignore: as it lies). */
+static char *logdump(struct r4_io *img, bool ignore)
+{
+	struct r4_open_opts oo = {.ignore_journal = ignore, .log = quiet};
+	struct r4_buf out = {0};
+	r4_db *db = NULL;
+
+	CHECK_RC(t_open_wrapped(img, &oo, &db, NULL));
+	if (!db)
+		return strdup("");
+	CHECK_RC(r4_dump_journal(db, true, &out));
+	r4_close(db);
+	return out.p ? (char *)out.p : strdup("");
+}
+
+/*
+ * r4 logdump's text: nothing unplayed on a settled image; a commit cut
+ * after its header, which overwrote one data block of each of FILES files
+ * (lone overwrites go through the journal: more pairs than a wander record
+ * holds), shows with every pair, and with or without the journal read at
+ * open alike; after a read-write open, nothing again.
+ */
+static void test_logdump(void)
+{
+	enum { FILES = 600 };
+	struct r4_mkfs_opts mo;
+	struct r4_io *img, *fw;
+	r4_db *db = NULL;
+	char path[160], *t, *t2, want[128];
+	uint8_t blk[4096];
+
+	snprintf(path, sizeof(path), "%s/logdump.img", dir);
+	r4_mkfs_defaults(&mo);
+	CHECK_RC(r4_mkfs(path, 32u << 20, &mo));
+	CHECK_RC(r4_io_mem_load(path, &img));
+	CHECK_RC(open_over(img, true, 0, &db, NULL));
+	CHECK_RC(r4_begin(db));
+	for (int i = 0; i < FILES; i++) {
+		snprintf(path, sizeof(path), "/f%03d", i);
+		CHECK_RC(put(db, path, 5 * 4096, (unsigned)i));
+	}
+	CHECK_RC(r4_commit(db));
+	r4_close(db);
+	t = logdump(img, true);
+	CHECK(strstr(t, "\nno unplayed transactions\n"));
+	CHECK_EQ(lines_with(t, " -> "), 0);
+	free(t);
+
+	CHECK_RC(open_over(img, true, 0, &db, &fw));
+	CHECK_RC(r4_begin(db));
+	fill(blk, sizeof(blk), 7);
+	for (int i = 0; i < FILES; i++) {
+		snprintf(path, sizeof(path), "/f%03d", i);
+		CHECK_RC(r4_write(db, path, 8192, blk, sizeof(blk)));
+	}
+	r4_io_fault_fail(fw, R4_IO_FAULT_SYNC, 2, -EIO, true);	/* the sync after the header */
+	quiet_opens = 1;
+	CHECK_EQ(r4_commit(db), -EIO);
+	quiet_opens = 0;
+	r4_abort(db);
+	r4_close(db);
+
+	t = logdump(img, true);
+	size_t pairs = lines_with(t, " -> "), recs = (pairs + 253) / 254;
+	CHECK_EQ(lines_with(t, " data: "), FILES);
+	CHECK_EQ(lines_with(t, "    17 -> "), 1);
+	CHECK(strstr(t, "  format super block: root "));
+	CHECK_EQ(lines_with(t, "    18 -> "), 1);	/* leaves moved: bitmap 0 changed */
+	CHECK_EQ(lines_with(t, "  bitmap block 0\n"), 1);
+	snprintf(want, sizeof(want), ", %zu wander records, previous: tx head ", recs);
+	CHECK(recs >= 3 && strstr(t, want));
+	CHECK_EQ(lines_with(t, "  wander record "), recs);
+	snprintf(want, sizeof(want), "  wander record %zu at block ", recs);
+	CHECK(strstr(t, want));
+	CHECK_EQ(lines_with(t, ": 254 blocks\n"), recs - 1);
+	CHECK(strstr(t, "\n1 committed transaction not played: a read-write open replays it\n"));
+	t2 = logdump(img, false);	/* the journal read at open: on disk the same */
+	CHECK(!strcmp(t, t2));
+	free(t2);
+	free(t);
+
+	CHECK_RC(open_over(img, true, 0, &db, NULL));	/* replays */
+	r4_close(db);
+	t = logdump(img, true);
+	CHECK(strstr(t, "\nno unplayed transactions\n"));
+	free(t);
+	r4_io_close(img);
+}
+
 int main(void)
 {
 	const char *e = getenv("R4_CRASH_SAMPLES");
@@ -798,6 +901,7 @@ int main(void)
 	CHECK_RC(r4_mkfs(base_img, 8u << 20, &mo));
 	test_blocks();
 	test_unplayed();
+	test_logdump();
 	const char *only = getenv("R4_CRASH_ONLY");	/* a workload's letter, e.g. "d2" */
 	for (size_t i = 0; i < sizeof(workloads) / sizeof(workloads[0]); i++)
 		if (!only || strstr(workloads[i].name, only))
