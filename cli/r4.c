@@ -27,6 +27,7 @@
 #include "r4_lang.h"
 
 static const char *sh_prog = "r4";
+static unsigned partition;	/* --partition N, taken out of any subcommand's options */
 
 /* What the engine says while r4 works on an image: its errors and
  * warnings (what is damaged, and where), on stderr. */
@@ -66,6 +67,9 @@ static int usage(FILE *f)
 		"       %s run [--script] [--as UID[:GID[,G...]]] [--cwd DIR] (-c CMD | -f SCRIPT) IMAGE\n"
 		"                                       run it, print each statement's value\n"
 		"       %s --version; %s SUBCOMMAND -h (--help): its usage\n"
+		"IMAGE: a file, a block device or an NBD URI (nbd://HOST[:PORT]/EXPORT,\n"
+		"  nbd+unix:///EXPORT?socket=PATH); --partition N: the volume is in its\n"
+		"  partition N (MBR or GPT, numbered as /dev/sdaN), with every subcommand.\n"
 		"SIZE takes K, M, G or T suffixes (powers of 1024).\n"
 		"TYPE=PLUGIN: hash=r5_hash|rupasov_hash|tea_hash|fnv1_hash|deg_hash,\n"
 		"  fibration=lexic_fibre|dot_o_fibre|ext_1_fibre|ext_3_fibre,\n"
@@ -140,6 +144,8 @@ static int cmd_mkfs(int argc, char **argv)
 
 	r4_mkfs_defaults(&o);
 	o.no_overwrite = true;
+	o.partition = partition;
+	o.log = say;
 	while ((c = getopt_long(argc, argv, "fL:U:o:", lopts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
@@ -184,6 +190,9 @@ static int cmd_mkfs(int argc, char **argv)
 		else if (rc == -EEXIST)
 			fprintf(stderr, "%s: %s: holds a Reiser4 volume already; -f (--force) "
 				"overwrites it\n", sh_prog, argv[optind]);
+		else if (rc == -EFBIG)
+			fprintf(stderr, "%s: cannot make '%s': %s is larger than the %s\n", sh_prog,
+				argv[optind], argv[optind + 1], partition ? "partition" : "device");
 		else if (rc == -ENOSPC && size < R4_MKFS_MIN_SIZE)
 			fprintf(stderr, "%s: cannot make '%s': %s is too small for a Reiser4 "
 				"volume (at least %lluM)\n", sh_prog, argv[optind], argv[optind + 1],
@@ -244,7 +253,7 @@ static int cmd_plugins(int argc, char **argv)
 
 static int cmd_info(int argc, char **argv)
 {
-	struct r4_open_opts oo = {.log = say};
+	struct r4_open_opts oo = {.log = say, .partition = partition};
 	struct r4_info in;
 	r4_db *db = NULL;
 	int rc;
@@ -267,7 +276,7 @@ static int cmd_info(int argc, char **argv)
 
 static int open_ro(const char *path, r4_db **db)
 {
-	struct r4_open_opts oo = {.log = say};
+	struct r4_open_opts oo = {.log = say, .partition = partition};
 	int rc = r4_open(path, &oo, db);
 
 	if (rc)
@@ -665,7 +674,7 @@ static int make_parents(r4_db *db, const char *dst)
 
 static int cmd_import(int argc, char **argv)
 {
-	struct r4_open_opts oo = {.rw = true, .log = say};
+	struct r4_open_opts oo = {.rw = true, .log = say, .partition = partition};
 	const char *dst = argc > 3 ? argv[3] : "/";
 	r4_db *db = NULL;
 	int rc;
@@ -756,6 +765,13 @@ static void fsck_report(void *ctx, const struct r4_problem *p)
 	       ui->fix ? (p->fixed ? " [fixed]" : " [not fixed]") : p->fixable ? " [fixable]" : "");
 }
 
+/* What r4_check_open logs that fsck's report does not say (its ctx is the report's). */
+static void fsck_where(void *ctx, int level, const char *msg)
+{
+	(void)ctx;
+	sh_say_where((void *)sh_prog, level, msg);
+}
+
 /*
  * A check of an image in use (e2fsck on a mounted file system): refused
  * (true), unless -n asks for it anyway; then it reads a moving target and
@@ -786,7 +802,8 @@ static int cmd_fsck(int argc, char **argv)
 		{NULL, 0, NULL, 0},
 	};
 	struct fsck_ui ui = {.bar = isatty(STDERR_FILENO)};
-	struct r4_check_opts co = {.report = fsck_report, .progress = fsck_progress, .ctx = &ui};
+	struct r4_check_opts co = {.report = fsck_report, .progress = fsck_progress, .ctx = &ui,
+				   .partition = partition};
 	struct r4_check_result res;
 	bool no = false;
 	r4_db *db = NULL;
@@ -812,7 +829,7 @@ static int cmd_fsck(int argc, char **argv)
 	co.fix = ui.fix;
 	if (!ui.fix && fsck_in_use(argv[optind], no))
 		return FSCK_OPERROR;
-	if ((rc = r4_check_open(argv[optind], &co, NULL, &db))) {
+	if ((rc = r4_check_open(argv[optind], &co, fsck_where, &db))) {
 		if (rc == -EBUSY) {	/* --fix: a writer holds it */
 			sh_say_busy(sh_prog, argv[optind], NULL);
 			return FSCK_OPERROR;
@@ -1127,7 +1144,7 @@ static int cmd_repack(int argc, char **argv)
 	enum { COMPACT_PASSES = 8 };
 	struct repack_ui ui = {.bar = isatty(STDERR_FILENO)};
 	struct r4_repack_opts ro = {.stop = repack_stop, .file = repack_file, .ctx = &ui};
-	struct r4_open_opts oo = {.log = say};
+	struct r4_open_opts oo = {.log = say, .partition = partition};
 	struct r4_repack_stats st;
 	struct r4_frag fr[2];
 	bool have[2] = {false, false}, live;
@@ -1348,7 +1365,7 @@ static int cmd_run(int argc, char **argv)
 		{"file", required_argument, NULL, 'f'}, {NULL, 0, NULL, 0},
 	};
 	struct r4_run_opts ro = {.exec = {.who = {.umask = 022}, .read_objects = true}};
-	struct r4_open_opts oo = {.rw = true, .log = say};
+	struct r4_open_opts oo = {.rw = true, .log = say, .partition = partition};
 	uint32_t groups[64];
 	const char *flag = NULL, *arg = NULL;
 	struct r4_run *r = NULL;
@@ -1475,6 +1492,38 @@ static int usage_of(const char *sub)
 	return R4_EXIT_OK;
 }
 
+/*
+ * --partition N or --partition=N anywhere among a subcommand's arguments
+ * (before a "--"; for r4 run, not the text of its -c or -f): the volume is
+ * in partition N of the image, for every subcommand; taken out of argv.
+ */
+static int take_partition(int *argc, char **argv)
+{
+	bool script = !strcmp(argv[1], "run");
+
+	for (int a = 2; a < *argc && strcmp(argv[a], "--"); a++) {
+		const char *v = NULL;
+		int n = 1;
+
+		if (script && (!strcmp(argv[a - 1], "-c") || !strcmp(argv[a - 1], "-f")))
+			continue;
+		if (!strncmp(argv[a], "--partition=", 12)) {
+			v = argv[a] + 12;
+		} else if (!strcmp(argv[a], "--partition")) {
+			n = 2;
+			v = a + 1 < *argc ? argv[a + 1] : NULL;
+		} else {
+			continue;
+		}
+		if (sh_partition_number(sh_prog, v, &partition))
+			return -1;
+		memmove(&argv[a], &argv[a + n], (size_t)(*argc - a - n + 1) * sizeof(*argv));
+		*argc -= n;
+		a--;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *base = strrchr(argv[0], '/');
@@ -1498,6 +1547,8 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < sizeof(subcommands) / sizeof(subcommands[0]); i++) {
 		if (strcmp(argv[1], subcommands[i].name))
 			continue;
+		if (take_partition(&argc, argv))
+			return R4_EXIT_USAGE;
 		for (int a = 2; a < argc && strcmp(argv[a], "--"); a++)
 			if (!strcmp(argv[a], "--help") ||
 			    (!strcmp(argv[a], "-h") && strcmp(argv[a - 1], "-c") &&

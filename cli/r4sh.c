@@ -41,7 +41,10 @@ static int usage(FILE *f)
 		"  --json          one JSON object per statement value\n"
 		"  --quiet         no values; --echo: print each entry before it runs\n"
 		"  --read-only     open beside a writer (no lock), change nothing\n"
+		"  --partition N   the volume is in partition N of IMAGE (MBR or GPT)\n"
 		"  -h, --help      this; --version: the version\n"
+		"IMAGE: a file, a block device or an NBD URI (nbd://HOST[:PORT]/EXPORT,\n"
+		"  nbd+unix:///EXPORT?socket=PATH).\n"
 		"Exit: 0 ok, 1 run-time failure, 2 usage, 3 lexical/syntax/check error.\n");
 	return R4_EXIT_USAGE;
 }
@@ -77,7 +80,8 @@ static int busy(struct sh *sh, const char *image)
 
 int sh_open(struct sh *sh, const char *image, bool rw)
 {
-	struct r4_open_opts o = {.rw = rw};
+	struct r4_open_opts o = {.rw = rw, .partition = sh->partition, .log = sh_say_where,
+				 .log_ctx = (void *)"r4sh"};
 	int rc;
 
 	if (sh_is_mount(image))
@@ -163,7 +167,8 @@ int sh_main(int argc, char **argv)
 		{"as", required_argument, NULL, 'u'}, {"json", no_argument, NULL, 'j'},
 		{"quiet", no_argument, NULL, 'q'}, {"echo", no_argument, NULL, 'e'},
 		{"read-only", no_argument, NULL, 'r'}, {"help", no_argument, NULL, 'h'},
-		{"version", no_argument, NULL, 'V'}, {NULL, 0, NULL, 0},
+		{"version", no_argument, NULL, 'V'}, {"partition", required_argument, NULL, 'P'},
+		{NULL, 0, NULL, 0},
 	};
 	struct sh sh = {.cwd = "/", .who = {.umask = 022}, .source = "<command>"};
 	const char *script = NULL, *as = NULL;
@@ -182,6 +187,12 @@ int sh_main(int argc, char **argv)
 		case 'q': sh.quiet = true; break;
 		case 'e': sh.echo = true; break;
 		case 'r': ro = true; break;
+		case 'P':
+			if (sh_partition_number("r4sh", optarg, &sh.partition)) {
+				free(cmds);
+				return R4_EXIT_USAGE;
+			}
+			break;
 		case 'h': free(cmds); usage(stdout); return R4_EXIT_OK;
 		case 'V': free(cmds); printf("r4sh %s\n", R4_VERSION); return R4_EXIT_OK;
 		default: free(cmds); return usage(stderr);

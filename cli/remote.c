@@ -43,6 +43,26 @@ void sh_say_busy(const char *prog, const char *image, const char *hint)
 	fprintf(stderr, "%s: %s: %s%s%s\n", prog, image, h.what, hint ? "; " : "", hint ? hint : "");
 }
 
+int sh_partition_number(const char *prog, const char *arg, unsigned *out)
+{
+	char *end;
+	unsigned long n = arg ? strtoul(arg, &end, 10) : 0;
+
+	if (!arg || !*arg || *end || !n || n > 65535 || arg[0] == '-') {
+		fprintf(stderr, "%s: --partition %s%s%s: want a partition number (1, 2, ...)\n",
+			prog, arg ? "'" : "", arg ? arg : "needs N", arg ? "'" : "");
+		return -1;
+	}
+	*out = (unsigned)n;
+	return 0;
+}
+
+void sh_say_where(void *ctx, int level, const char *msg)
+{
+	if (level <= R4_LOG_ERR && !strstr(msg, " at block ") && strncmp(msg, "corrupt image", 13))
+		fprintf(stderr, "%s: %s\n", (const char *)ctx, msg);
+}
+
 /* MNT + path, in buf. */
 static const char *on_mount(const struct sh *sh, const char *path, char *buf, size_t n)
 {

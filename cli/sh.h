@@ -18,6 +18,7 @@ struct sh {
 	r4_db *db;
 	char *image;			/* its path */
 	char *mount;			/* or a live r4fuse mount (remote.c), db NULL */
+	unsigned partition;		/* --partition N: the volume is in partition N */
 	bool rw;			/* (the engine holds the image's lock while db is
 					   open read-write) */
 	enum sh_out out;
@@ -84,6 +85,12 @@ int sh_mount_ask(const char *mount, const char *head, size_t hn, const char *src
 /* "PROG: IMAGE: in use by r4fuse (pid 123), mounted at /mnt[; HINT]", on
  * stderr: an -EBUSY open, in r4_holder_find's words. */
 void sh_say_busy(const char *prog, const char *image, const char *hint);
+/* --partition's N (1 or more) in *out; else says why on stderr, -1. */
+int sh_partition_number(const char *prog, const char *arg, unsigned *out);
+/* An r4_open_opts log (ctx: the program's name) that says, on stderr, what
+ * the engine logs about where the volume is (its partition, its NBD
+ * server) and not the damage it finds, which the caller reports. */
+void sh_say_where(void *ctx, int level, const char *msg);
 int sh_remote_run(struct sh *sh, const char *src, size_t len, const struct r4_run_opts *ro,
 		  struct r4_run **out);
 int sh_stat(struct sh *sh, const char *path, struct r4_stat *st);

@@ -1949,7 +1949,8 @@ int r4_check_open(const char *path, const struct r4_check_opts *o,
 		  void (*log)(void *ctx, int level, const char *msg), r4_db **out)
 {
 	struct open_log ol = {.log = log, .ctx = o ? o->ctx : NULL};
-	struct r4_open_opts oo = {.rw = o && o->fix, .log = open_log_fn, .log_ctx = &ol};
+	struct r4_open_opts oo = {.rw = o && o->fix, .log = open_log_fn, .log_ctx = &ol,
+				  .partition = o ? o->partition : 0};
 	r4_db *db = NULL;
 	int rc;
 

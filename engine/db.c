@@ -76,7 +76,8 @@ static int load_super(struct r4_db *db, uint64_t *bytes_out)
 	if ((rc = r4_io_size(db->io, &bytes)))
 		return rc;
 	if (bytes < R4_MSB_OFFSET + 4096) {
-		r4_log(&db->lg, R4_LOG_ERR, "image of %llu bytes is too small for a Reiser4 volume",
+		/* (info: -EMEDIUMTYPE's words say it, in the one line a program prints) */
+		r4_log(&db->lg, R4_LOG_INFO, "image of %llu bytes is too small for a Reiser4 volume",
 		       (unsigned long long)bytes);
 		return -EMEDIUMTYPE;	/* (no room for its super block) */
 	}
@@ -231,13 +232,14 @@ static int test_fault(struct r4_io **io)
 
 int r4_open(const char *path, const struct r4_open_opts *o, r4_db **out)
 {
+	struct r4_logger lg = {.fn = o ? o->log : NULL, .ctx = o ? o->log_ctx : NULL};
 	unsigned flags = 0;
 	struct r4_io *io;
 	int rc;
 
 	if (o && o->rw)
 		flags = R4_IO_RW | (o->bdev_no_excl ? R4_IO_SHARED : 0);
-	if ((rc = r4_io_file_open(path, flags, &io)))
+	if ((rc = r4_io_open(path, flags, o ? o->partition : 0, &lg, &io)))
 		return rc;
 	if ((rc = test_fault(&io))) {
 		r4_io_close(io);

@@ -4,9 +4,13 @@
  *
  * Every operation takes byte offsets and returns 0 or a negative errno; a
  * read that cannot deliver all `len` bytes (past the end, short file) is
- * -EIO, never a partial success.  Three backends:
+ * -EIO, never a partial success.  The backends:
  *   io_file.c   a regular file or a block device; the only engine file that
  *               may call pread/pwrite/fdatasync (make layering checks);
+ *   io_nbd.c    an NBD export (libnbd), named by an nbd:// URI; the only
+ *               engine file that may call libnbd;
+ *   io_volume.c a window of another backend (one partition), and
+ *               r4_io_open: what a path names, as every program opens it;
  *   io_mem.c    the image in RAM, growable, loadable from / savable to a file;
  *   io_fault.c  a wrapper over another backend that fails the Nth read,
  *               write or sync, and in crash mode keeps the writes since the
@@ -95,6 +99,41 @@ enum {				/* r4_io_file_open's flags */
  * read-only handle write and truncate return -EBADF.
  */
 int r4_io_file_open(const char *path, unsigned flags, struct r4_io **out);
+
+/* ---- io_nbd.c ---- */
+
+/* Whether path is an NBD URI (nbd://, nbds://, nbd+unix://, ...), which
+ * r4_io_open hands to io_nbd.c instead of opening a file of that name. */
+bool r4_io_is_nbd_uri(const char *path);
+
+/*
+ * Connect to the NBD export uri names (libnbd's nbd_connect_uri: nbd://HOST
+ * [:PORT]/EXPORT, nbd+unix:///EXPORT?socket=PATH, ...), read-only or
+ * (R4_IO_RW) read-write.  Its size is the export's; truncate is -EINVAL, as
+ * on a block device; sync is the server's flush.  No lock is taken: who
+ * may write an export is the server's business (docs/volumes.md).  Errors
+ * (libnbd's words logged to lg): the connection's -errno (-ECONNREFUSED,
+ * -ENOENT for a missing socket, ...), -EROFS for R4_IO_RW on a read-only
+ * export, -ENOMEM.
+ */
+int r4_io_nbd_open(const char *uri, unsigned flags, const struct r4_logger *lg,
+		   struct r4_io **out);
+
+/* ---- io_volume.c ---- */
+
+/*
+ * Open what path names: an NBD URI (io_nbd.c) or a file or block device
+ * (io_file.c, flags as r4_io_file_open's, the lock on the whole file);
+ * with partition > 0, only that partition of it (the number the image's
+ * MBR or GPT gives it, as libblkid reads the table: /dev/sdaN's N), a
+ * window no read or write leaves.  The window's size is the partition's;
+ * truncate is -EINVAL and a write past its end -ENOSPC.  -ENXIO, logged to
+ * lg in words, when the image has no partition table or no such
+ * partition (or it is an extended one, a container of others); the
+ * backends' errors.
+ */
+int r4_io_open(const char *path, unsigned flags, unsigned partition,
+	       const struct r4_logger *lg, struct r4_io **out);
 
 /* ---- io_mem.c ---- */
 

@@ -139,7 +139,7 @@ static int prepare(struct r4_io *io, uint64_t size, bool no_overwrite)
 	if ((rc = r4_io_size(io, &bytes)) || bytes >= size)
 		return rc;
 	rc = r4_io_truncate(io, size);
-	return rc == -EINVAL ? 0 : rc;	/* a block device: its writes will tell */
+	return rc == -EINVAL ? -EFBIG : rc;	/* a block device, a partition, an export */
 }
 
 static int make_volume(struct mk *m, const struct r4_mkfs_opts *o, uint64_t blocks)
@@ -257,7 +257,11 @@ int r4_mkfs(const char *path, uint64_t size, const struct r4_mkfs_opts *o)
 	if (size < R4_MKFS_MIN_SIZE)
 		return -ENOSPC;		/* too small for a useful volume */
 	/* the lock first: nothing is looked at or changed while another holds it */
-	if ((rc = r4_io_file_open(path, R4_IO_RW | R4_IO_CREATE, &m.io)))
+	struct r4_logger lg = {.fn = o->log, .ctx = o->log_ctx};
+
+	/* (a partition of a file that is not there is not made either) */
+	if ((rc = r4_io_open(path, R4_IO_RW | (o->partition ? 0 : R4_IO_CREATE), o->partition,
+			     &lg, &m.io)))
 		return rc;
 	rc = prepare(m.io, size, o->no_overwrite);
 	if (!rc && !(m.buf = r4_malloc(m.bs)))

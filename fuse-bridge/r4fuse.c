@@ -398,6 +398,7 @@ static int remount(const char *src, const char *dir, char *opts)
 struct opts {
 	char *image;
 	unsigned commit;
+	int partition;			/* -o partition=N, --partition N: 0 the whole image */
 	char *cache, *errors;
 	double entry_timeout, attr_timeout;
 	int sync, ro, help, version, kernel_perms, secs;
@@ -408,6 +409,8 @@ struct opts {
 #define OPT(t, p) {t, offsetof(struct opts, p), 1}
 static const struct fuse_opt opt_specs[] = {
 	{"commit=%u", offsetof(struct opts, commit), 0},
+	{"partition=%i", offsetof(struct opts, partition), 0},
+	{"--partition %i", offsetof(struct opts, partition), 0},
 	{"cache=%s", offsetof(struct opts, cache), 0},
 	{"errors=%s", offsetof(struct opts, errors), 0},
 	{"entry_timeout=%lf", offsetof(struct opts, entry_timeout), 0},
@@ -456,7 +459,11 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: r4fuse IMAGE MOUNTPOINT [-f] [-d] [-s] [-o OPTIONS]\n"
 		"       r4fuse -h | --help | -V | --version\n"
+		"  IMAGE: a file, a block device or an NBD URI (nbd://HOST[:PORT]/EXPORT,\n"
+		"  nbd+unix:///EXPORT?socket=PATH)\n"
 		"  -o ro            mount read-only\n"
+		"  -o partition=N, --partition N  the volume is in partition N of IMAGE\n"
+		"                   (MBR or GPT, numbered as /dev/sdaN)\n"
 		"  -o sync          commit after every call\n"
 		"  -o commit=SECS   group calls into one commit every SECS seconds (default 5)\n"
 		"  -o default_permissions  the kernel checks mode bits (else r4fuse does)\n"
@@ -499,7 +506,8 @@ static void add_dev_suid(const struct opts *o, const char *argv0, struct fuse_ar
 /* Open the image as the options say (B.db); nonzero: the message is out. */
 static int open_image(struct opts *o)
 {
-	struct r4_open_opts oo = {.rw = !o->ro, .log = engine_log, .seconds_only = o->secs};
+	struct r4_open_opts oo = {.rw = !o->ro, .log = engine_log, .seconds_only = o->secs,
+				  .partition = (unsigned)o->partition};
 	struct r4_holder h;
 	int rc;
 
@@ -650,7 +658,9 @@ static void plan_mount(const struct opts *o, struct mnt *m)
 		plain_mount(o->image, m, NULL);
 	} else if (geteuid() != 0) {
 		plain_mount(o->image, m, "not root");
-	} else if (!stat(o->image, &st) && S_ISBLK(st.st_mode)) {
+	} else if (stat(o->image, &st)) {	/* (it opened: an NBD URI) */
+		plain_mount(o->image, m, "no local file to put a loop device on");
+	} else if (S_ISBLK(st.st_mode)) {
 		m->blk = true;
 		if (!realpath(o->image, m->source))
 			snprintf(m->source, sizeof(m->source), "%s", o->image);
@@ -794,6 +804,12 @@ int fuse_bridge_main(int argc, char **argv)
 	if (fuse_parse_cmdline(&args, &co) || !co.mountpoint) {
 		if (!co.mountpoint)
 			usage(stderr);
+		goto out;
+	}
+	if (o.partition < 0 || o.partition > 65535) {
+		fprintf(stderr, "r4fuse: partition=%d: want a partition number (1, 2, ...)\n",
+			o.partition);
+		rc = 2;
 		goto out;
 	}
 	if (o.errors && strcmp(o.errors, "remount-ro") && strcmp(o.errors, "continue")) {

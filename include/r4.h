@@ -111,10 +111,17 @@ struct r4_open_opts {
 	 * fuseblk mount): */
 	bool bdev_no_excl;		/* a block device opened read-write without O_EXCL,
 					   so the kernel can claim it for the mount */
+	unsigned partition;		/* the volume is in this partition of the image (its
+					   number in the MBR or GPT, /dev/sdaN's N); 0: the
+					   whole image */
 };
 
 /*
- * Open an image file or block device.  -ENOENT/-EACCES from the OS,
+ * Open an image file or block device, or an NBD export (path an NBD URI:
+ * nbd://HOST[:PORT]/EXPORT, nbd+unix:///EXPORT?socket=PATH; docs/volumes.md),
+ * the whole of it or one partition (opts->partition: -ENXIO, said in the
+ * log, when there is no partition table or no such partition; the lock
+ * below is still the whole file's).  -ENOENT/-EACCES from the OS,
  * -EMEDIUMTYPE when it holds no Reiser4 volume (no master super block
  * magic at 64 KiB, or too small for one), -EUCLEAN for a damaged super
  * block, tree root or journal
@@ -129,7 +136,8 @@ struct r4_open_opts {
  * block device, unless bdev_no_excl), held until r4_close, by whichever
  * processes share the descriptor after a fork.  -EBUSY when another
  * holds it (r4_holder_find says who); nothing was read or written then.
- * A read-only open takes no lock and may run beside a writer.
+ * A read-only open takes no lock and may run beside a writer.  An NBD
+ * export is not locked by r4: its server decides who writes.
  */
 int r4_open(const char *path, const struct r4_open_opts *opts, r4_db **out);
 /* The same over an I/O backend (tests: memory, fault injection).  The db
@@ -1066,13 +1074,18 @@ struct r4_mkfs_opts {
 	uint32_t mkfs_id;		/* tests: fixed; 0 = random */
 	bool no_overwrite;		/* -EEXIST when path holds a Reiser4 volume already
 					   (r4 mkfs without -f); checked under the lock */
+	unsigned partition;		/* in this partition of path (r4_open_opts) */
+	void (*log)(void *ctx, int level, const char *msg);	/* NULL: quiet */
+	void *log_ctx;
 };
 void r4_mkfs_defaults(struct r4_mkfs_opts *o);
 /* The smallest volume r4_mkfs makes: 256 blocks of 4 KiB. */
 #define R4_MKFS_MIN_SIZE (UINT64_C(256) * 4096)
 /*
  * Make a fresh format40 volume of `size` bytes on path (a file is created
- * if needed and grown to size).  It takes the image's lock (r4_open) first:
+ * if needed and grown to size; path may be an NBD URI, and the volume one
+ * partition of it, as in r4_open; -EFBIG when a device, partition or
+ * export is smaller than size).  It takes the image's lock (r4_open) first:
  * -EBUSY while another holds it.  With o->no_overwrite, -EEXIST when path
  * already holds a Reiser4 volume (the master super block's magic at byte
  * 65536).  Nothing was changed after either.  -EINVAL for options it
@@ -1381,6 +1394,7 @@ struct r4_check_opts {
 	void (*report)(void *ctx, const struct r4_problem *p);	/* NULL: count only */
 	void (*progress)(void *ctx, uint64_t done, uint64_t total);	/* blocks; may be NULL */
 	void *ctx;
+	unsigned partition;	/* r4_check_open: in this partition (r4_open_opts) */
 };
 
 struct r4_check_result {

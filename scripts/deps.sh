@@ -42,6 +42,11 @@ rsync             cmd:rsync
 tar               cmd:tar
 graphviz          cmd:dot
 groff-base        cmd:groff
+libblkid-dev      pc:blkid
+libnbd-dev        pc:libnbd
+nbdkit            cmd:nbdkit
+qemu-utils        cmd:qemu-nbd
+fdisk             cmd:sfdisk
 '
 
 # every package's dpkg status, asked once (one dpkg-query per package costs

@@ -16,7 +16,8 @@
 # Inside the engine, the lower half (the files of LOWER below: transactions,
 # journal, tree, cache, allocator, open) sees no header of the file layer
 # (obj.h, ccreg.h, ns.h, perm.h): it reaches that layer only through the
-# hooks of txn.h.  And only engine/io_file.c does raw I/O.  Prints one
+# hooks of txn.h.  And only engine/io_file.c does raw I/O, only
+# engine/io_nbd.c calls libnbd (an NBD export's I/O).  Prints one
 # line per violation and exits 1 if there is any.
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 2
@@ -81,6 +82,10 @@ done
 
 if grep -n -E '\b(pread|pwrite|fdatasync|fsync)\(' engine/*.c | grep -v '^engine/io_file.c' | \
 	sed 's/^/layering: raw I\/O outside engine\/io_file.c: /' | grep .; then
+	bad=1
+fi
+if grep -n -E '\bnbd_[a-z_]+\(' engine/*.c | grep -v '^engine/io_nbd.c' | \
+	sed 's/^/layering: libnbd outside engine\/io_nbd.c: /' | grep .; then
 	bad=1
 fi
 exit $bad

@@ -50,7 +50,7 @@ layering() {
 	assert_output --regexp 'layering: exec/ includes what it may not see: .*ns\.h: No such file'
 }
 
-@test "layering: by ../ path, the language in the engine, the file layer in the lower half, raw I/O" {
+@test "layering: by ../ path, the language in the engine, the file layer in the lower half, raw I/O, libnbd" {
 	echo '#include "../engine/db.h"' >>"$src/cli/sh.h"
 	echo '#include "../engine/obj.h"' >>"$src/fuse-bridge/r4fuse.c"
 	sed -i '1i #include "../engine/db.h"' "$src/exec/exec.c"
@@ -58,6 +58,7 @@ layering() {
 	sed -i '1i #include "obj.h"' "$src/engine/jnl.c"
 	echo '#include "ns.h"' >>"$src/engine/tree.h"
 	echo 'static void f(int fd) { (void)fsync(fd); }' >>"$src/engine/util.c"
+	echo 'static void g(void *h) { nbd_close(h); }' >>"$src/engine/db.c"
 	layering
 	assert_failure
 	assert_line 'layering: cli/ includes engine/db.h'
@@ -68,4 +69,5 @@ layering() {
 	assert_line 'layering: engine/tree.c (lower half) includes engine/ns.h'
 	assert_line 'layering: engine/txn.c (lower half) includes engine/ns.h'
 	assert_output --partial 'layering: raw I/O outside engine/io_file.c: engine/util.c:'
+	assert_output --partial 'layering: libnbd outside engine/io_nbd.c: engine/db.c:'
 }

@@ -1,5 +1,6 @@
 /*
- * test_io.c - the I/O backends (engine/io_file.c, io_mem.c, io_fault.c).
+ * test_io.c - the I/O backends (engine/io_file.c, io_mem.c, io_fault.c) and
+ * a partition's window (io_volume.c).
  *
  * File and memory images: round trips, short reads are -EIO, growth,
  * truncate, read-only handles, save/load between the two, allocation
@@ -414,6 +415,64 @@ static void test_crash_now(void)
 	CHECK(applied > 0 && applied < 16);
 }
 
+/* The log's last line (the partition errors' words). */
+static char said[256];
+
+static void say(void *ctx, int level, const char *msg)
+{
+	(void)ctx;
+	(void)level;
+	snprintf(said, sizeof(said), "%s", msg);
+}
+
+/* A partition's window (io_volume.c): an MBR made by hand, partition 1 at
+ * sector 8 for 16 sectors; reads and writes land inside it, never past. */
+static void test_partition(void)
+{
+	struct r4_logger lg = {.fn = say};
+	uint8_t mbr[512] = {0}, w[4096], r[4096], out[16384];
+	struct r4_io *io = NULL, *raw = NULL;
+	uint64_t n = 0;
+	char p[256];
+
+	path_in(p, sizeof(p), "disk.img");
+	unlink(p);
+	CHECK_RC(r4_io_file_open(p, R4_IO_RW | R4_IO_CREATE, &raw));
+	CHECK_RC(r4_io_truncate(raw, 64 * 512));
+	mbr[446 + 4] = 0x83;				/* entry 1: Linux */
+	r4_le32_put(mbr + 446 + 8, 8);			/* its first sector */
+	r4_le32_put(mbr + 446 + 12, 16);		/* its sectors */
+	mbr[510] = 0x55;
+	mbr[511] = 0xaa;
+	CHECK_RC(r4_io_write(raw, 0, mbr, sizeof(mbr)));
+	memset(out, 0xee, sizeof(out));
+	CHECK_RC(r4_io_write(raw, 24 * 512, out, sizeof(out)));	/* after the partition */
+	r4_io_close(raw);
+
+	CHECK_EQ(r4_io_open(p, 0, 2, &lg, &io), -ENXIO);
+	snprintf((char *)out, sizeof(out), "'%s' has no partition 2 (it has 1)", p);
+	CHECK(!strcmp(said, (char *)out));
+	CHECK_RC(r4_io_open(p, R4_IO_RW, 1, &lg, &io));
+	CHECK_RC(r4_io_size(io, &n));
+	CHECK_EQ(n, 16 * 512);
+	fill(w, sizeof(w), 3);
+	CHECK_RC(r4_io_write(io, 8192 - 4096, w, 4096));	/* the last 4 KiB */
+	CHECK_EQ(r4_io_write(io, 8192 - 4095, w, 4096), -ENOSPC);
+	CHECK_EQ(r4_io_read(io, 8192 - 4095, r, 4096), -EIO);
+	CHECK_EQ(r4_io_truncate(io, 1 << 20), -EINVAL);
+	CHECK_RC(r4_io_read(io, 8192 - 4096, r, 4096));
+	CHECK(!memcmp(w, r, sizeof(r)));
+	CHECK_RC(r4_io_sync(io));
+	r4_io_close(io);
+	CHECK_RC(r4_io_file_open(p, 0, &raw));
+	CHECK_RC(r4_io_read(raw, 16 * 512, r, 4096));	/* at sector 8 + 8 */
+	CHECK(!memcmp(w, r, sizeof(r)));
+	CHECK_RC(r4_io_read(raw, 24 * 512, r, 4096));
+	CHECK(r[0] == 0xee && r[4095] == 0xee);
+	r4_io_close(raw);
+	unlink(p);
+}
+
 int main(void)
 {
 	snprintf(tmpdir, sizeof(tmpdir), "%s/r4io.XXXXXX", t_tmp());
@@ -427,6 +486,7 @@ int main(void)
 	test_fault_record();
 	test_crash();
 	test_crash_now();
+	test_partition();
 	{
 		char p[256];
 
