@@ -355,7 +355,7 @@ static int cmd_dump(int argc, char **argv)
  */
 static int cmd_logdump(int argc, char **argv)
 {
-	struct r4_open_opts oo = {.log = say, .ignore_journal = true};
+	struct r4_open_opts oo = {.log = say, .ignore_journal = true, .partition = partition};
 	bool verbose = argc == 3 && !strcmp(argv[1], "-v");
 	const char *image = argv[argc - 1];
 	struct r4_buf out = {0};
