@@ -27,6 +27,7 @@
 #include <string.h>
 #include <linux/loop.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
@@ -556,7 +557,8 @@ static int open_image(struct opts *o)
  * committing.  So a read-write mount by root is a fuseblk mount, whose
  * unmount returns once br_destroy has closed the image: of the image
  * itself when that is a block device, else of a loop device attached here
- * to the image file.  The loop device is only what the kernel wants to
+ * to the image file (to a memory file for an NBD export).  The loop
+ * device is only what the kernel wants to
  * see; nothing reads or writes through it.  It is attached with autoclear
  * and our descriptor closed once mounted, so it goes when the mount does.
  * Without root or loop devices the mount is plain fuse, with a warning;
@@ -592,14 +594,17 @@ static int loop_bind(int fd, int back, const char *image)
 	return 0;
 }
 
-/* A free loop device on the image file (m->source, m->loopfd). */
-static int attach_loop(const char *image, struct mnt *m)
+/* A free loop device (m->source, m->loopfd) on the image file, or, for an
+ * image with no local file (an NBD URI), on a small memory file that only
+ * stands in for it: nothing reads or writes through the device either way. */
+static int attach_loop(const char *image, bool local, struct mnt *m)
 {
 	int ctl = open("/dev/loop-control", O_RDWR | O_CLOEXEC), back = -1, rc = -EBUSY;
 
 	if (ctl < 0)
 		return -errno;
-	if ((back = open(image, O_RDWR | O_CLOEXEC)) < 0) {
+	back = local ? open(image, O_RDWR | O_CLOEXEC) : memfd_create("r4fuse", MFD_CLOEXEC);
+	if (back < 0 || (!local && ftruncate(back, 1 << 20) < 0)) {
 		rc = -errno;
 		goto out;
 	}
@@ -650,6 +655,7 @@ static void plain_mount(const char *image, struct mnt *m, const char *why)
 static void plan_mount(const struct opts *o, struct mnt *m)
 {
 	struct stat st;
+	bool local = !stat(o->image, &st);	/* (no file, yet it opened: an NBD URI) */
 	char why[128];
 	int rc;
 
@@ -658,13 +664,11 @@ static void plan_mount(const struct opts *o, struct mnt *m)
 		plain_mount(o->image, m, NULL);
 	} else if (geteuid() != 0) {
 		plain_mount(o->image, m, "not root");
-	} else if (stat(o->image, &st)) {	/* (it opened: an NBD URI) */
-		plain_mount(o->image, m, "no local file to put a loop device on");
-	} else if (S_ISBLK(st.st_mode)) {
+	} else if (local && S_ISBLK(st.st_mode)) {
 		m->blk = true;
 		if (!realpath(o->image, m->source))
 			snprintf(m->source, sizeof(m->source), "%s", o->image);
-	} else if ((rc = attach_loop(o->image, m))) {
+	} else if ((rc = attach_loop(o->image, local, m))) {
 		snprintf(why, sizeof(why), "no loop device: %s", r4_strerror(rc));
 		plain_mount(o->image, m, why);
 	} else {

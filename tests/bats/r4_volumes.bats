@@ -192,9 +192,14 @@ wait_socket() {
 	assert_output two
 	disk=$IMG
 	IMG=$URI
-	mount_r4_fg
+	# in the background, as users mount: the unmount returns once the
+	# last commit is on the export (a fuseblk mount over a stand-in loop
+	# device), so a reader right after sees it
+	mount_r4
 	echo 'over nbd' >"$MNT/m"
 	umount_r4
+	run "$R4" cat "$URI" /m
+	assert_output 'over nbd'
 	kill "$(cat "$T/nbdkit.pid")"
 	rm "$T/nbdkit.pid"
 	run "$R4" cat "$disk" /m
