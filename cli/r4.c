@@ -1,13 +1,13 @@
 /*
  * r4.c - the r4 multi-call program: admin subcommands (mkfs, info, ls,
- * cat, import, fsck, dump, frag, logdump) and the parse-only dump of the command
- * language.
+ * r4.c - the r4 multi-call program: admin subcommands (mkfs, info, ls,
+ * cat, import and export (copy.c), fsck, dump, frag, logdump) and the
+ * parse-only dump of the command language.
  *
  * Thin: parse options, call the engine, print, map errors to exit codes.
  * The names r4sh and r4fuse are reserved for the shell and the FUSE
  * bridge (they will dispatch on argv[0]).
  */
-#include <dirent.h>
 #include <stdbool.h>
 #include <errno.h>
 #include <limits.h>
@@ -17,7 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/xattr.h>
 #include <unistd.h>
 #include <uuid/uuid.h>
 
@@ -43,12 +42,18 @@ int fuse_bridge_main(int argc, char **argv);	/* fuse-bridge/r4fuse.c */
 static int usage(FILE *f)
 {
 	fprintf(f,
-		"usage: %s mkfs [-f] IMAGE SIZE [--label L] [--uuid U] [--node node40|node41]\n"
-		"                [-o TYPE=PLUGIN[,TYPE=PLUGIN...]]  (-f, --force: over a volume)\n"
+		"usage: %s mkfs [-f] [-d DIR] IMAGE SIZE [--label L] [--uuid U] [--node node40|node41]\n"
+		"                [-o TYPE=PLUGIN[,TYPE=PLUGIN...]]  (-f, --force: over a volume;\n"
+		"                                       -d DIR: filled from DIR, as r4 import fills)\n"
 		"       %s info IMAGE\n"
 		"       %s ls IMAGE [PATH]     list a directory (type, mode, size, name)\n"
 		"       %s cat IMAGE PATH      write a file's bytes to stdout\n"
-		"       %s import IMAGE SRCDIR [DEST]  copy a host tree into the image\n"
+		"       %s import IMAGE SRCDIR [DEST]  copy a host tree into the image, keeping\n"
+		"                                       modes, owners, times, links, holes, xattrs\n"
+		"       %s export [-p] [--pseudo] IMAGE [PATH] DEST  copy PATH (default /) out\n"
+		"                                       into host directory DEST, keeping the same\n"
+		"                                       (-p: owners also when not root; --pseudo:\n"
+		"                                       r4's oid, key, plugin as user.r4.* xattrs)\n"
 		"       %s fsck IMAGE [-n | --fix | -y]  check the image; repair what is safe\n"
 		"                                       (-n: read-only, even while in use)\n"
 		"       %s repack [-n | --dry-run] [-v] [--compact] [--commit SIZE] [--rate SIZE]\n"
@@ -75,7 +80,7 @@ static int usage(FILE *f)
 		"  fibration=lexic_fibre|dot_o_fibre|ext_1_fibre|ext_3_fibre,\n"
 		"  formatting=smart|tails|extents, node=node40|node41, create=reg40\n",
 		sh_prog, sh_prog, sh_prog, sh_prog, sh_prog, sh_prog, sh_prog, sh_prog, sh_prog,
-		sh_prog, sh_prog, sh_prog, sh_prog, sh_prog, sh_prog, sh_prog, sh_prog);
+		sh_prog, sh_prog, sh_prog, sh_prog, sh_prog, sh_prog, sh_prog, sh_prog, sh_prog);
 	return R4_EXIT_USAGE;
 }
 
@@ -136,7 +141,9 @@ static int cmd_mkfs(int argc, char **argv)
 	static const struct option lopts[] = {
 		{"label", required_argument, NULL, 'L'}, {"uuid", required_argument, NULL, 'U'},
 		{"node", required_argument, NULL, 'n'}, {"force", no_argument, NULL, 'f'},
-		{NULL, 0, NULL, 0}};
+		{"root-directory", required_argument, NULL, 'd'}, {NULL, 0, NULL, 0}};
+	const char *fill = NULL;
+	struct stat dir;
 	struct r4_mkfs_opts o;
 	uuid_t uu;
 	uint64_t size;
@@ -146,10 +153,13 @@ static int cmd_mkfs(int argc, char **argv)
 	o.no_overwrite = true;
 	o.partition = partition;
 	o.log = say;
-	while ((c = getopt_long(argc, argv, "fL:U:o:", lopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "fd:L:U:o:", lopts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
 			o.no_overwrite = false;
+			break;
+		case 'd':
+			fill = optarg;
 			break;
 		case 'L':
 			if (strlen(optarg) > 16) {
@@ -184,6 +194,11 @@ static int cmd_mkfs(int argc, char **argv)
 		fprintf(stderr, "%s: bad size '%s'\n", sh_prog, argv[optind + 1]);
 		return R4_EXIT_USAGE;
 	}
+	/* (DIR is looked at first: a volume is made only to be filled) */
+	if (fill && (rc = stat(fill, &dir) < 0 ? errno : S_ISDIR(dir.st_mode) ? 0 : ENOTDIR)) {
+		fprintf(stderr, "%s: mkfs -d '%s': %s\n", sh_prog, fill, strerror(rc));
+		return R4_EXIT_FAIL;
+	}
 	if ((rc = r4_mkfs(argv[optind], size, &o))) {
 		if (rc == -EBUSY)
 			sh_say_busy(sh_prog, argv[optind], NULL);
@@ -202,7 +217,9 @@ static int cmd_mkfs(int argc, char **argv)
 				r4_strerror(rc));
 		return R4_EXIT_FAIL;
 	}
-	return R4_EXIT_OK;
+	struct r4_open_opts oo = {.log = say, .partition = partition};
+
+	return fill && cp_mkfs_fill(argv[optind], fill, &oo) ? R4_EXIT_FAIL : R4_EXIT_OK;
 }
 
 static void print_info(const struct r4_info *in)
@@ -560,143 +577,21 @@ static int cmd_ls(int argc, char **argv)
 	return rc ? R4_EXIT_FAIL : R4_EXIT_OK;
 }
 
-/*
- * The extended attributes of host file or directory src onto dst, which
- * import just made: each through r4_file_setxattr, so r4 keeps what it
- * keeps on the mount (docs/semantics.md).  A name r4 cannot store
- * (-EOPNOTSUPP: a namespace other than user., trusted., security.) is
- * said and left out; any other refusal fails the import.
- */
-static int import_xattrs(r4_db *db, const char *src, const char *dst)
-{
-	static char names[R4_XATTR_LIST_MAX], value[R4_XATTR_SIZE_MAX];
-	ssize_t n = llistxattr(src, names, sizeof(names));
-	r4_file *f;
-	int rc;
-
-	if (n <= 0)
-		return n < 0 && errno != ENOTSUP ? -errno : 0;
-	if ((rc = r4_file_open(db, dst, &f)))
-		return rc;
-	for (const char *name = names; name < names + n && !rc; name += strlen(name) + 1) {
-		ssize_t len = lgetxattr(src, name, value, sizeof(value));
-
-		if (len < 0) {
-			rc = errno == ENODATA ? 0 : -errno;	/* (gone meanwhile) */
-		} else if ((rc = r4_file_setxattr(f, name, value, (size_t)len, 0)) == -EOPNOTSUPP) {
-			fprintf(stderr, "%s: %s: attribute '%s' not kept: %s\n", sh_prog, src, name,
-				r4_strerror(rc));
-			rc = 0;
-		}
-	}
-	r4_file_close(f);
-	return rc;
-}
-
-/* Copy host path src (file, directory, symlink, node) to image path dst,
- * with the extended attributes of files and directories. */
-static int import_one(r4_db *db, const char *src, const char *dst)
-{
-	struct stat st;
-	int rc = 0;
-
-	if (lstat(src, &st) < 0)
-		return -errno;
-	if (S_ISDIR(st.st_mode)) {
-		DIR *d;
-		struct dirent *de;
-
-		if (strcmp(dst, "/") && !(rc = r4_mkdir(db, dst, st.st_mode & 07777, st.st_uid,
-							st.st_gid)))
-			rc = import_xattrs(db, src, dst);
-		if (rc && rc != -EEXIST)
-			return rc;
-		if (!(d = opendir(src)))
-			return -errno;
-		rc = 0;
-		while (!rc && (de = readdir(d))) {
-			char s2[PATH_MAX], d2[PATH_MAX];
-
-			if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
-				continue;
-			snprintf(s2, sizeof(s2), "%s/%s", src, de->d_name);
-			snprintf(d2, sizeof(d2), "%s/%s", strcmp(dst, "/") ? dst : "", de->d_name);
-			rc = import_one(db, s2, d2);
-		}
-		closedir(d);
-		return rc;
-	}
-	if (S_ISLNK(st.st_mode)) {
-		char t[PATH_MAX];
-		ssize_t n = readlink(src, t, sizeof(t) - 1);
-
-		if (n < 0)
-			return -errno;
-		t[n] = 0;
-		return r4_symlink(db, t, dst, st.st_uid, st.st_gid);
-	}
-	if (!S_ISREG(st.st_mode))
-		return r4_mknod(db, dst, st.st_mode, st.st_rdev, st.st_uid, st.st_gid);
-	if ((rc = r4_create(db, dst, st.st_mode & 07777, st.st_uid, st.st_gid)))
-		return rc;
-	FILE *f = fopen(src, "rb");
-	static char buf[1 << 20];
-	uint64_t off = 0;
-	size_t n;
-
-	if (!f)
-		return -errno;
-	while (!rc && (n = fread(buf, 1, sizeof(buf), f)) > 0) {
-		rc = r4_write(db, dst, off, buf, n);
-		off += n;
-	}
-	if (!rc && ferror(f))
-		rc = -EIO;
-	fclose(f);
-	return rc ? rc : import_xattrs(db, src, dst);
-}
-
-/* mkdir -p of dst's parents. */
-static int make_parents(r4_db *db, const char *dst)
-{
-	char buf[PATH_MAX];
-	int rc;
-
-	snprintf(buf, sizeof(buf), "%s", dst);
-	for (char *s = buf + 1; (s = strchr(s, '/')); s++) {
-		*s = 0;
-		if ((rc = r4_mkdir(db, buf, 0755, 0, 0)) && rc != -EEXIST)
-			return rc;
-		*s = '/';
-	}
-	return 0;
-}
-
+/* r4 import, r4 export: copy.c's */
 static int cmd_import(int argc, char **argv)
 {
-	struct r4_open_opts oo = {.rw = true, .log = say, .partition = partition};
-	const char *dst = argc > 3 ? argv[3] : "/";
-	r4_db *db = NULL;
-	int rc;
+	struct r4_open_opts oo = {.log = say, .partition = partition};
+	int rc = cp_import(argc, argv, &oo);
 
-	if (argc < 3 || argc > 4)
-		return usage(stderr);
-	if ((rc = r4_open(argv[1], &oo, &db))) {
-		if (rc == -EBUSY)
-			sh_say_busy(sh_prog, argv[1], NULL);
-		else
-			fprintf(stderr, "%s: cannot open image '%s': %s\n", sh_prog, argv[1],
-				r4_strerror(rc));
-		return R4_EXIT_FAIL;
-	}
-	if (!(rc = r4_begin(db)) && !(rc = make_parents(db, dst)) &&
-	    !(rc = import_one(db, argv[2], dst)))
-		rc = r4_commit(db);
-	if (rc)
-		fprintf(stderr, "%s: cannot import '%s': %s (nothing was changed)\n", sh_prog,
-			argv[2], r4_strerror(rc));
-	r4_close(db);
-	return rc ? R4_EXIT_FAIL : R4_EXIT_OK;
+	return rc == -EINVAL ? usage(stderr) : rc;
+}
+
+static int cmd_export(int argc, char **argv)
+{
+	struct r4_open_opts oo = {.log = say, .partition = partition};
+	int rc = cp_export(argc, argv, &oo);
+
+	return rc == -EINVAL ? usage(stderr) : rc;
 }
 
 /* ---- fsck ---- */
@@ -1448,9 +1343,10 @@ static const struct {
 	int (*fn)(int argc, char **argv);
 } subcommands[] = {
 	{"mkfs", cmd_mkfs},	{"info", cmd_info},	  {"ls", cmd_ls},	  {"cat", cmd_cat},
-	{"import", cmd_import}, {"fsck", cmd_fsck},	  {"repack", cmd_repack}, {"dump", cmd_dump},
-	{"frag", cmd_frag},	{"plugins", cmd_plugins}, {"parse", cmd_parse_ast},
-	{"explain", cmd_explain}, {"run", cmd_run}, {"logdump", cmd_logdump},
+	{"import", cmd_import}, {"export", cmd_export}, {"fsck", cmd_fsck}, {"repack", cmd_repack},
+	{"dump", cmd_dump},	{"frag", cmd_frag},	  {"plugins", cmd_plugins},
+	{"parse", cmd_parse_ast}, {"explain", cmd_explain}, {"run", cmd_run},
+	{"logdump", cmd_logdump},
 };
 
 /*

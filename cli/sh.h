@@ -130,6 +130,18 @@ void sh_complete(const char *line, int start, int end, const char *text, char **
 		 size_t *n);
 extern struct sh *sh_current;
 
+/*
+ * Trees between the host and an image (copy.c): r4 import, r4 export
+ * (argv[0] is the subcommand; R4_EXIT_*, or -EINVAL for a usage error,
+ * which the caller answers with its usage), and the import of dir into
+ * the new volume at image that r4 mkfs -d makes (0 or -errno, said).
+ * base: the options every open starts from (the logger, the partition);
+ * import makes its open read-write.
+ */
+int cp_import(int argc, char **argv, const struct r4_open_opts *base);
+int cp_export(int argc, char **argv, const struct r4_open_opts *base);
+int cp_mkfs_fill(const char *image, const char *dir, const struct r4_open_opts *base);
+
 int sh_main(int argc, char **argv);
 /* Open (or reopen) the image, locked when read-write. */
 int sh_open(struct sh *sh, const char *image, bool rw);

@@ -697,6 +697,12 @@ static int apply_sd(struct r4_db *db, struct r4_inode *ino, const struct r4_seta
 		sd->sd_uid = sa->uid;
 	if (sa->mask & R4_SET_GID)
 		sd->sd_gid = sa->gid;
+	if (sa->mask & R4_SET_ATIME)
+		r4_obj_ns_room(db, ino, &sa->atime);
+	if (sa->mask & R4_SET_MTIME)
+		r4_obj_ns_room(db, ino, &sa->mtime);
+	if (sa->mask & R4_SET_CTIME)
+		r4_obj_ns_room(db, ino, &sa->ctime);
 	r4_obj_touch(db, ino, false, true);
 	if (sa->mask & R4_SET_ATIME)
 		r4_obj_time(&sa->atime, &sd->sd_atime, &sd->sd_atime_ns);

@@ -52,6 +52,19 @@ void r4_obj_time(const struct timespec *ts, uint32_t *sec, uint32_t *nsec)
 	*nsec = (uint32_t)ts->tv_nsec;
 }
 
+void r4_obj_ns_room(const struct r4_db *db, struct r4_inode *ino, const struct timespec *ts)
+{
+	uint32_t sec, ns;
+	struct r4_sd sd = ino->sd;
+
+	r4_obj_time(ts, &sec, &ns);
+	if (!ns || db->seconds_only || r4_sd_has(&sd, R4_SDEXT_LT))
+		return;
+	sd.sd_mask |= 1u << R4_SDEXT_LT;
+	if (!r4_obj_sd_fits(db, &sd))
+		ino->sd.sd_mask = sd.sd_mask;
+}
+
 static void now(const struct r4_db *db, uint32_t *sec, uint32_t *nsec)
 {
 	struct timespec ts;

@@ -52,6 +52,15 @@ int r4_obj_sd_fits(const struct r4_db *db, const struct r4_sd *sd);
  * timestamp_truncate clamps to a format's range, not wrapped.
  */
 void r4_obj_time(const struct timespec *ts, uint32_t *sec, uint32_t *nsec);
+/*
+ * An explicit time ts about to be set on ino (utimensat, r4 import): when
+ * it has nanoseconds and ino's stat data has no room for them (no
+ * LARGE_TIMES extension: the root mkfs makes, objects reiser4progs or a
+ * seconds_only db made), the extension is added for r4_obj_save to
+ * write, unless db keeps whole seconds (seconds_only) or the stat data
+ * would outgrow its item (a symlink's longest target).
+ */
+void r4_obj_ns_room(const struct r4_db *db, struct r4_inode *ino, const struct timespec *ts);
 
 /* Directories */
 int r4_dir_lookup(struct r4_db *db, const struct r4_inode *dir, const char *name, size_t len,

@@ -87,7 +87,7 @@ UUID=01234567-89ab-cdef-0123-456789abcdef
 	assert_success
 	assert_output --regexp '^r4fuse [0-9]+\.[0-9]+ \(libfuse 3\.[0-9.]+\)$'
 	local sub
-	for sub in mkfs info ls cat import fsck repack dump frag plugins parse explain run; do
+	for sub in mkfs info ls cat import export fsck repack dump frag plugins parse explain run; do
 		run "$R4" "$sub" --help
 		assert_success
 		assert_line --index 0 --regexp "^usage: r4 $sub( |\$)"

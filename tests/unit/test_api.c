@@ -264,6 +264,47 @@ static void test_times(r4_db *db)
 	CHECK(st.mtime.tv_sec == 0 && st.mtime.tv_nsec == 0);
 }
 
+/* Explicit nanoseconds on stat data that had no room for them (the root
+ * mkfs makes, an object a seconds_only db made) are kept: the stat data
+ * gets the LARGE_TIMES extension; a seconds_only db still keeps whole
+ * seconds.  (r4 import of a tree onto the root kept its whole seconds.) */
+static void test_times_room(void)
+{
+	struct r4_setattr sa = {.mask = R4_SET_ATIME | R4_SET_MTIME,
+				.atime = {1000000000, 123456789}, .mtime = {1100000000, 5}};
+	struct r4_open_opts so = {.rw = true, .seconds_only = true}, oo = {.rw = true};
+	struct r4_mkfs_opts mo;
+	struct r4_stat st;
+	r4_db *db = NULL;
+
+	r4_mkfs_defaults(&mo);
+	CHECK_RC(r4_mkfs(img, 64u << 20, &mo));
+	CHECK_RC(r4_open(img, &so, &db));
+	if (!db)
+		return;
+	CHECK_RC(r4_create(db, "/old", 0644, 0, 0));
+	CHECK_RC(r4_setattr(db, "/", &sa));
+	CHECK_RC(r4_stat(db, "/", &st));
+	CHECK(st.atime.tv_sec == 1000000000 && st.atime.tv_nsec == 0);
+	r4_close(db);
+	CHECK_RC(r4_open(img, &oo, &db));
+	if (!db)
+		return;
+	CHECK_RC(r4_setattr(db, "/", &sa));
+	CHECK_RC(r4_setattr(db, "/old", &sa));
+	r4_close(db);
+	CHECK_RC(r4_open(img, &oo, &db));
+	if (!db)
+		return;
+	for (int i = 0; i < 2; i++) {
+		CHECK_RC(r4_stat(db, i ? "/old" : "/", &st));
+		CHECK(st.atime.tv_sec == 1000000000 && st.atime.tv_nsec == 123456789);
+		CHECK(st.mtime.tv_sec == 1100000000 && st.mtime.tv_nsec == 5);
+	}
+	r4_close(db);
+	CHECK(t_fsck(img) != 0);	/* (clean, or no fsck.reiser4 here) */
+}
+
 /* An open file of path (made), its handle. */
 static r4_file *opened(r4_db *db, const char *path)
 {
@@ -1316,6 +1357,7 @@ int main(void)
 	test_punch_ccreg();
 	test_collapse_insert();
 	test_symlink_limits();
+	test_times_room();
 	test_rename_whiteout();
 	test_collisions();
 	test_transactions();
