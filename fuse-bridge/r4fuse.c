@@ -790,6 +790,11 @@ int fuse_bridge_main(int argc, char **argv)
 	char all[4096];
 	int rc = 2;
 
+	/* --partition=N as -opartition=N (the same length): fuse_opt would
+	 * also match it against "--partition %i" and fail */
+	for (int i = 1; i < argc; i++)
+		if (!strncmp(argv[i], "--partition=", 12))
+			memcpy(argv[i], "-opartition=", 12);
 	gather(argc, argv, all, sizeof(all), &src, &dir);
 	if (strstr(all, ",remount,"))
 		return remount(src, dir, all);

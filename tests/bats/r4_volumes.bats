@@ -133,6 +133,9 @@ wait_socket() {
 	mount_r4 --partition 2 -o ro
 	assert_equal "$(cat "$MNT/m")" 'from the mount'
 	umount_r4
+	mount_r4 --partition=2 -o ro
+	assert_equal "$(cat "$MNT/m")" 'from the mount'
+	umount_r4
 	assert_equal "$(outside "$T/disk.img" 2)" "$before"
 	run "$R4" fsck --partition 2 "$T/disk.img"
 	assert_success
