@@ -369,12 +369,21 @@ static int read_fn(void *ctx, uint64_t ioff, unsigned pid, const uint8_t *b, uns
 			break;
 		if (start == R4_EXTENT_UNALLOC)
 			return R4_CORRUPT(&db->lg, start, "unallocated extent on disk");
-		for (uint64_t o = R4_MAX(uoff, r->off); o < R4_MIN(uend, r->end);) {
-			uint64_t blk = start + (o - uoff) / db->bs;
+		for (uint64_t o = R4_MAX(uoff, r->off), stop = R4_MIN(uend, r->end); o < stop;) {
+			uint64_t blk = start + (o - uoff) / db->bs, k = 1;
 			uint32_t at = (uint32_t)(o % db->bs);
-			size_t cnt = R4_MIN(db->bs - at, r->end - o);
+			size_t cnt = R4_MIN(db->bs - at, stop - o);
 
-			if ((rc = read_block(db, blk, at, r->buf + (o - r->off), cnt)))
+			/* the blocks after it that hold no pending data, in one
+			 * read: the host reads ahead from a large read as a disk
+			 * does, and one call is cheaper than k */
+			if (!page_find(db, blk))
+				for (; o + cnt < stop && blk + k < db->block_count &&
+				       !page_find(db, blk + k); k++)
+					cnt = R4_MIN(cnt + db->bs, stop - o);
+			if ((rc = k == 1 ? read_block(db, blk, at, r->buf + (o - r->off), cnt)
+					 : r4_io_read(db->io, blk * db->bs + at, r->buf + (o - r->off),
+						      cnt)))
 				return rc;
 			o += cnt;
 		}

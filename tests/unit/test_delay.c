@@ -115,6 +115,20 @@ int main(void)
 	struct r4_extent a0 = a;
 	CHECK_RC(r4_begin(db));
 	CHECK_RC(r4_write(db, "/a", 77 * 4096 + 100, chunk, 3000));
+	/* a read of a run of blocks around it before the commit: the pending
+	 * block's new bytes amid the others' (read in one call each side) */
+	CHECK_RC(r4_read(db, "/a", 70 * 4096, got, 16 * 4096, &n));
+	CHECK_EQ(n, 16 * 4096);
+	size_t bad = 0;
+
+	for (size_t x = 70 * 4096; x < 86 * 4096 && !bad; x++) {
+		size_t w = x - (77 * 4096 + 100);
+		uint8_t want = x >= 77 * 4096 + 100 && w < 3000 ? chunk[w] : chunk[x % sizeof(chunk)];
+
+		if (got[x - 70 * 4096] != want)
+			bad = x;	/* the first wrong byte */
+	}
+	CHECK_EQ(bad, 0);
 	CHECK_RC(r4_commit(db));
 	CHECK_EQ(units(db, "/a", &a, &fake), 1);
 	CHECK(a.ex_start == a0.ex_start && a.ex_width == a0.ex_width);
