@@ -550,12 +550,11 @@ static void sweep(const struct workload *w)
 		return;
 
 	uint64_t prng = seed ^ (uintptr_t)w;
-	if (!w->big) {
-		/* every write, with four drop patterns, torn and not */
-		for (uint64_t k = 1; k <= r.writes; k++)
-			for (uint64_t s = 0; s < 4; s++)
-				one_cut(&r, k, seed + k * 7 + s, s & 1, 0);
-	}
+	/* every write (a big workload: the last, where the new state shows,
+	 * and a sample of the others), with four drop patterns, torn and not */
+	for (uint64_t k = w->big ? r.writes : 1; k <= r.writes; k++)
+		for (uint64_t s = 0; s < 4; s++)
+			one_cut(&r, k, seed + k * 7 + s, s & 1, 0);
 	size_t n = w->big ? samples : samples / 8;
 	for (size_t i = 0; i < n; i++) {
 		prng = prng * 6364136223846793005ull + 1442695040888963407ull;
