@@ -69,6 +69,7 @@ struct cand {
 	r4_key lo, hi;
 	uint64_t blk;
 	uint16_t idx;
+	uint16_t used;		/* bytes of its node in use: the fuller copy is preferred */
 	uint8_t rank;
 };
 
@@ -302,7 +303,8 @@ static int collect(struct r4_salvage *s, uint64_t blk, const uint8_t *b, unsigne
 	int rc;
 
 	for (unsigned i = 0; i < nr; i++) {
-		struct cand c = {.blk = blk, .idx = (uint16_t)i, .rank = (uint8_t)rank};
+		struct cand c = {.blk = blk, .idx = (uint16_t)i, .rank = (uint8_t)rank,
+				 .used = (uint16_t)(s->bs - r4_node_free(b))};
 
 		if (r4_node_item_pid(b, s->bs, i) == R4_ITEM_NODEPTR40)
 			continue;
@@ -351,7 +353,7 @@ static int walk_tree(struct r4_salvage *s, uint64_t blk, unsigned level, const r
 	const char *why;
 	uint64_t *kids;
 	r4_key *keys;
-	unsigned nr, n = 0;
+	unsigned nr;
 	int rc;
 
 	if (blk < s->blocks && bit(s->reached, blk))
@@ -372,20 +374,21 @@ static int walk_tree(struct r4_salvage *s, uint64_t blk, unsigned level, const r
 		r4_free(keys);
 		return -ENOMEM;
 	}
+	/* child i holds [its key, the next item's key); kids[i] 0: no pointer */
 	for (unsigned i = 0; i < nr; i++) {
 		unsigned len = r4_node_item_len(s->blk, s->bs, i);
 
-		if (r4_node_item_pid(s->blk, s->bs, i) != R4_ITEM_NODEPTR40)
-			continue;
-		r4_node_key(s->blk, s->bs, i, &keys[n]);
-		if (r4_item_nodeptr_decode(s->blk + r4_node_item_off(s->blk, s->bs, i), len,
-					   &kids[n]))
-			kids[n] = UINT64_MAX;
-		n++;
+		r4_node_key(s->blk, s->bs, i, &keys[i]);
+		if (r4_node_item_pid(s->blk, s->bs, i) == R4_ITEM_NODEPTR40 &&
+		    r4_item_nodeptr_decode(s->blk + r4_node_item_off(s->blk, s->bs, i), len,
+					   &kids[i]))
+			kids[i] = UINT64_MAX;
 	}
+	keys[nr] = *hi;
 	rc = 0;
-	for (unsigned i = 0; i < n && !rc; i++)
-		rc = walk_tree(s, kids[i], level - 1, &keys[i], i + 1 < n ? &keys[i + 1] : hi);
+	for (unsigned i = 0; i < nr && !rc; i++)
+		if (kids[i])
+			rc = walk_tree(s, kids[i], level - 1, &keys[i], &keys[i + 1]);
 	r4_free(kids);
 	r4_free(keys);
 	return rc;
@@ -499,6 +502,18 @@ static int cmp_rank(const void *a, const void *b)
 	return x->blk < y->blk ? -1 : x->blk > y->blk;
 }
 
+/* Within one rank, which copy first: the fuller node, then the lower block. */
+static int cmp_pref(const void *a, const void *b)
+{
+	const struct cand *x = a, *y = b;
+
+	if (x->used != y->used)
+		return x->used > y->used ? -1 : 1;
+	if (x->blk != y->blk)
+		return x->blk < y->blk ? -1 : 1;
+	return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
 static int cmp_lo(const void *a, const void *b)
 {
 	return r4_key_cmp(&((const struct cand *)a)->lo, &((const struct cand *)b)->lo);
@@ -513,7 +528,12 @@ static int cmp_blk(const void *a, const void *b)
 	return x->idx < y->idx ? -1 : x->idx > y->idx;
 }
 
-/* The taken item among t[0, n) (disjoint, sorted by lo) that [lo, hi] meets. */
+static bool meets(const struct cand *x, const struct cand *y)
+{
+	return r4_key_cmp(&x->lo, &y->hi) <= 0 && r4_key_cmp(&y->lo, &x->hi) <= 0;
+}
+
+/* The taken item among t[0, n) (disjoint, sorted by lo) that c meets. */
 static const struct cand *taken_meets(const struct cand *t, size_t n, const r4_key *lo,
 				      const r4_key *hi)
 {
@@ -530,6 +550,46 @@ static const struct cand *taken_meets(const struct cand *t, size_t n, const r4_k
 	return a < n && r4_key_cmp(&t[a].lo, hi) <= 0 ? &t[a] : NULL;
 }
 
+/*
+ * One cluster c[0, n) of items of one rank that overlap in a chain: each
+ * in order of preference is taken unless it meets an item of a higher
+ * rank (t[0, nt), silently: that is what ranks are for) or one of the
+ * cluster taken before it (a line of the report: the choice was a guess).
+ */
+static int cluster(struct r4_salvage *s, struct cand *c, size_t n, struct cand **t, size_t *nt,
+		   size_t *cap, size_t higher)
+{
+	size_t from = *nt;
+	int rc;
+
+	if (n > 1)
+		qsort(c, n, sizeof(*c), cmp_pref);
+	for (size_t i = 0; i < n; i++) {
+		const struct cand *o = NULL;
+		char k[R4_KEY_PRINT_SIZE];
+
+		if (taken_meets(*t, higher, &c[i].lo, &c[i].hi))
+			continue;
+		for (size_t j = from; j < *nt && !o; j++)
+			if (meets(&(*t)[j], &c[i]))
+				o = &(*t)[j];
+		if (o) {
+			if (c[i].rank == RANK_TREE)
+				continue;
+			r4_key_print(&c[i].lo, k, sizeof(k));
+			if ((rc = note(&s->notes, "key %s: copies in blocks %llu and %llu, took "
+				       "block %llu", k, (unsigned long long)o->blk,
+				       (unsigned long long)c[i].blk, (unsigned long long)o->blk)))
+				return rc;
+			continue;
+		}
+		if ((rc = r4_grow(t, cap, *nt + 1, sizeof(**t), 64)))
+			return rc;
+		(*t)[(*nt)++] = c[i];
+	}
+	return 0;
+}
+
 /* Step 4: keep of s->cand the items taken, rank by rank. */
 static int choose(struct r4_salvage *s)
 {
@@ -539,39 +599,26 @@ static int choose(struct r4_salvage *s)
 
 	qsort(s->cand, s->ncand, sizeof(*s->cand), cmp_rank);
 	for (size_t i = 0, j; i < s->ncand && !rc; i = j) {
-		size_t first = nt;
-		const struct cand *last = NULL;
+		size_t higher = nt;
 
-		for (j = i; j < s->ncand && s->cand[j].rank == s->cand[i].rank; j++) {
-			const struct cand *c = &s->cand[j], *o = taken_meets(t, first, &c->lo, &c->hi);
-			char k[R4_KEY_PRINT_SIZE];
+		for (j = i; j < s->ncand && s->cand[j].rank == s->cand[i].rank && !rc;) {
+			r4_key hi = s->cand[j].hi;
+			size_t m = j + 1;
 
-			if (!o && last && r4_key_cmp(&c->lo, &last->hi) <= 0)
-				o = last;
-			if (o) {
-				if (c->rank == RANK_TREE || o->rank != c->rank)
-					continue;
-				r4_key_print(&c->lo, k, sizeof(k));
-				if ((rc = note(&s->notes, "key %s: copies in blocks %llu and %llu, "
-					       "took block %llu", k, (unsigned long long)o->blk,
-					       (unsigned long long)c->blk, (unsigned long long)o->blk)))
-					break;
-				continue;
-			}
-			if ((rc = r4_grow(&t, &cap, nt + 1, sizeof(*t), 64)))
-				break;
-			t[nt++] = *c;
-			last = &t[nt - 1];
+			for (; m < s->ncand && s->cand[m].rank == s->cand[j].rank &&
+			       r4_key_cmp(&s->cand[m].lo, &hi) <= 0; m++)
+				if (r4_key_cmp(&s->cand[m].hi, &hi) > 0)
+					hi = s->cand[m].hi;
+			rc = cluster(s, &s->cand[j], m - j, &t, &nt, &cap, higher);
+			j = m;
 		}
 		qsort(t, nt, sizeof(*t), cmp_lo);
 	}
 	r4_free(s->cand);
-	s->cand = t;
+	s->cand = rc ? NULL : t;
 	s->ncand = s->capcand = rc ? 0 : nt;
-	if (rc) {
+	if (rc)
 		r4_free(t);
-		s->cand = NULL;
-	}
 	return rc;
 }
 
@@ -735,6 +782,7 @@ static int build(struct r4_salvage *s)
 		if (s->obj[i].npcs > 1)
 			qsort(s->obj[i].pcs, s->obj[i].npcs, sizeof(*s->obj[i].pcs), cmp_piece);
 	s->info.objects = s->nobj;
+	qsort(s->cand, s->ncand, sizeof(*s->cand), cmp_lo);	/* for taken_meets */
 	return rc;
 }
 
@@ -1105,7 +1153,8 @@ static int problems(r4_salvage *s, const struct sobj *o, const char *path, bool 
 			continue;
 		/* found again by the scan: a directory item of it in the range */
 		t = taken_meets(s->cand, s->ncand, &a, &z);
-		if (t && r4_key_type(&t->lo) == R4_KEY_NAME && r4_key_locality(&t->lo) == o->oid)
+		if (t && r4_key_cmp(&t->lo, &z) < 0 && r4_key_type(&t->lo) == R4_KEY_NAME &&
+		    r4_key_locality(&t->lo) == o->oid)
 			continue;
 		r4_key_print(&a, k, sizeof(k));
 		r4_key_print(&z, h, sizeof(h));

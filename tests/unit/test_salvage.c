@@ -374,6 +374,336 @@ static void test_root(void)
 	r4_io_close(io);
 }
 
+/* The node of the oracle's tree at blk, its parent and the item pointing at it. */
+static struct tnode *node_at(uint64_t blk)
+{
+	for (size_t i = 0; i < ntree; i++)
+		if (tree[i].blk == blk)
+			return &tree[i];
+	return NULL;
+}
+
+#define MAXKEY "[fffffffffffffff:ff(?):ffffffffffffffff:ffffffffffffffff:ffffffffffffffff]"
+
+/* The keys the node at blk holds by its parent's pointer: [lo, hi). */
+static void range_of(uint64_t blk, char lo[80], char hi[80])
+{
+	snprintf(lo, 80, "[0:0(NAME):0:0:0]");
+	snprintf(hi, 80, MAXKEY);
+	for (size_t i = 0; i < ntree; i++)
+		for (unsigned j = 0; j < tree[i].n; j++) {
+			char plo[80];
+
+			if (strcmp(tree[i].it[j].kind, "nodeptr") || tree[i].it[j].child != blk)
+				continue;
+			snprintf(lo, 80, "%s", tree[i].it[j].key);
+			if (j + 1 < tree[i].n)
+				snprintf(hi, 80, "%s", tree[i].it[j + 1].key);
+			else	/* the parent's end */
+				range_of(tree[i].blk, plo, hi);
+			return;
+		}
+}
+
+static void expect_report(const struct r4_buf *rep, const struct r4_buf *want)
+{
+	bool ok = rep->len == want->len && (!rep->len || !memcmp(rep->p, want->p, rep->len));
+
+	CHECK(ok);
+	if (!ok && getenv("R4_VERBOSE")) {
+		FILE *f = fopen("/tmp/salvage.rep", "w"), *g = fopen("/tmp/salvage.want", "w");
+
+		fwrite(rep->p, 1, rep->len, f);
+		fwrite(want->p, 1, want->len, g);
+		fclose(f);
+		fclose(g);
+	}
+}
+
+static void bad_node_line(struct r4_buf *want, uint64_t blk, const char *what, unsigned level)
+{
+	char lo[80] = "", hi[80] = "";
+
+	range_of(blk, lo, hi);
+	r4_buf_printf(want, "block %llu: %s (level %u) unreadable: bad node magic 0x00000000; "
+		      "keys %s to %s\n", (unsigned long long)blk, what, level, lo, hi);
+}
+
+/* Object path of the oracle has extent items in node t. */
+static bool extents_in(const struct tnode *t, const char *path)
+{
+	uint64_t ino = ino_of(path);
+
+	for (unsigned j = 0; j < t->n; j++)
+		if (!strcmp(t->it[j].kind, "extent") && t->it[j].oid == ino)
+			return true;
+	return false;
+}
+
+/* (c) a twig zeroed: the files whose extents it held come out with their
+ * bodies lost (zeros, -EIO), the leaves below it are found by the scan. */
+static void test_twig(void)
+{
+	struct tnode *twig = node_at(tree[0].it[0].child);
+	struct r4_io *io = copy();
+	struct r4_buf rep, want = {0};
+	static const char *const bodies[] = {"/big", "/mid", "/sparse"};
+	r4_salvage *s;
+	uint8_t *b;
+
+	if (!twig || twig->level != 2) {
+		CHECK(!"the first child of the root is a twig");
+		return;
+	}
+	for (size_t i = 0; i < R4_ARRAY_SIZE(bodies); i++)
+		CHECK(extents_in(twig, bodies[i]));
+	zero(io, twig->blk);
+	if (!(s = salvage(io, &rep)))
+		return;
+	print_report("twig", &rep);
+	bad_node_line(&want, twig->blk, "twig", 2);
+	for (size_t i = 0; i < R4_ARRAY_SIZE(bodies); i++) {
+		struct r4_stat st;
+
+		r4_stat(oracle, bodies[i], &st);
+		r4_buf_printf(&want, "%s: bytes 0 to %llu lost (block %llu)\n", bodies[i],
+			      (unsigned long long)st.size - 1, (unsigned long long)twig->blk);
+	}
+	expect_report(&rep, &want);
+	CHECK_EQ(ngot, 1 + R4_ARRAY_SIZE(small_paths) + NMANY);
+	for (size_t i = 0; i < R4_ARRAY_SIZE(small_paths); i++) {
+		const char *p = small_paths[i];
+		struct got *g = got_at(p);
+		bool body = !strcmp(p, "/big") || !strcmp(p, "/mid") || !strcmp(p, "/sparse") ||
+			    !strcmp(p, "/d1/hard");
+
+		if (!body) {
+			CHECK(g && same(s, g, p));
+			continue;
+		}
+		/* the stat data is whole; the body reads as zeros, and -EIO */
+		CHECK(g);
+		if (!g)
+			continue;
+		enum r4_salvage_kind k;
+		uint64_t end;
+
+		CHECK_RC(r4_salvage_segment(s, g->st.ino, 0, &k, &end));
+		CHECK(k == R4_SALVAGE_LOST && end == g->st.size);
+		b = malloc(g->st.size);
+		memset(b, 1, g->st.size);
+		CHECK_EQ(r4_salvage_read(s, g->st.ino, 0, b, g->st.size), -EIO);
+		CHECK(b[0] == 0 && b[g->st.size - 1] == 0);
+		free(b);
+	}
+	for (unsigned i = 0; i < NMANY; i += 97) {
+		char p[40];
+
+		snprintf(p, sizeof(p), "/many/f%05u", i);
+		CHECK(got_at(p) && same(s, got_at(p), p));
+	}
+	r4_salvage_close(s);
+	r4_buf_free(&rep);
+	r4_buf_free(&want);
+	r4_io_close(io);
+}
+
+/* The short name an entry key holds (its ordering's 7 bytes, then el2). */
+static void key_name(const char *key, char name[24])
+{
+	unsigned long long loc, ord, el2;
+	unsigned type;
+	size_t n = 0;
+
+	sscanf(key, "[%llx:%x(%*[^)]):%llx:%llx", &loc, &type, &ord, &el2);
+	for (int sh = 48; sh >= 0; sh -= 8)
+		if ((ord >> sh) & 0xff)
+			name[n++] = (char)((ord >> sh) & 0xff);
+	for (int sh = 56; sh >= 0; sh -= 8)
+		if ((el2 >> sh) & 0xff)
+			name[n++] = (char)((el2 >> sh) & 0xff);
+	name[n] = 0;
+}
+
+/* The n-th leaf (from 0) whose every item is of kind in /many. */
+static struct tnode *many_leaf(const char *kind, unsigned nth)
+{
+	char loc[32];
+
+	snprintf(loc, sizeof(loc), "[%llx:", (unsigned long long)ino_of("/many"));
+	for (size_t i = 0; i < ntree; i++) {
+		struct tnode *t = &tree[i];
+		unsigned j;
+
+		if (t->level != 1)
+			continue;
+		for (j = 0; j < t->n && !strcmp(t->it[j].kind, kind) &&
+			    !strncmp(t->it[j].key, loc, strlen(loc)); j++)
+			;
+		if (j == t->n && nth-- == 0)
+			return t;
+	}
+	return NULL;
+}
+
+/* (d) two leaves zeroed: one of /many's entries (the files it named come
+ * out under /lost+found/#OID, whole) and one of stat data (files with a
+ * body come out as guessed regular files, the rest are reported and
+ * skipped); everything else whole. */
+static void test_leaves(void)
+{
+	struct tnode *ents = many_leaf("cde", 3), *sds = many_leaf("stat", 10), *next;
+	struct r4_buf rep, want = {0};
+	struct r4_io *io = copy();
+	char first[24], end[24], lo[80], hi[80], p[48];
+	unsigned lost = 0;
+	r4_salvage *s;
+
+	if (!ents || !sds || !(next = many_leaf("cde", 4))) {
+		CHECK(!"the leaves to damage");
+		return;
+	}
+	key_name(ents->it[0].key, first);
+	key_name(next->it[0].key, end);
+	zero(io, ents->blk);
+	zero(io, sds->blk);
+	if (!(s = salvage(io, &rep)))
+		return;
+	print_report("leaves", &rep);
+	/* the report: the two nodes by block, then the walk's lines */
+	if (ents->blk < sds->blk)
+		bad_node_line(&want, ents->blk, "leaf", 1);
+	bad_node_line(&want, sds->blk, "leaf", 1);
+	if (ents->blk > sds->blk)
+		bad_node_line(&want, ents->blk, "leaf", 1);
+	range_of(ents->blk, lo, hi);
+	for (unsigned i = 0; i < NMANY; i++) {	/* walk order: by name */
+		snprintf(p, sizeof(p), "/many/f%05u", i);
+		for (unsigned j = 0; j < sds->n; j++)
+			if (sds->it[j].oid == ino_of(p) && strcmp(p + 6, first) >= 0 &&
+			    strcmp(p + 6, end) < 0)
+				CHECK(!"a file both unnamed and without stat data");
+		for (unsigned j = 0; j < sds->n; j++) {
+			if (sds->it[j].oid != ino_of(p))
+				continue;
+			if (i % 4)
+				r4_buf_printf(&want, "%s: stat data %s lost (block %llu); nothing "
+					      "else of it found, skipped\n", p, sds->it[j].key,
+					      (unsigned long long)sds->blk);
+			else
+				r4_buf_printf(&want, "%s: stat data %s lost (block %llu); exported "
+					      "as a regular file\n", p, sds->it[j].key,
+					      (unsigned long long)sds->blk);
+		}
+	}
+	/* /many's line comes before its entries' (the walk gives /many first) */
+	{
+		struct r4_buf w2 = {0};
+		size_t head = 0;
+
+		for (int k = 0; k < 2; k++)	/* after the two node lines */
+			head += strcspn((char *)want.p + head, "\n") + 1;
+		r4_buf_add(&w2, want.p, head);
+		r4_buf_printf(&w2, "/many: entries %s to %s may be lost (block %llu)\n", lo, hi,
+			      (unsigned long long)ents->blk);
+		r4_buf_add(&w2, want.p + head, want.len - head);
+		r4_buf_free(&want);
+		want = w2;
+	}
+	for (unsigned i = 0; i < NMANY; i++) {
+		snprintf(p, sizeof(p), "f%05u", i);
+		if (strcmp(p, first) < 0 || strcmp(p, end) >= 0)
+			continue;
+		snprintf(p, sizeof(p), "/many/f%05u", i);
+		r4_buf_printf(&want, "/lost+found/#%llu: found by no name\n",
+			      (unsigned long long)ino_of(p));
+		lost++;
+	}
+	expect_report(&rep, &want);
+	CHECK_EQ(lost, ents->it[0].units + (ents->n > 1 ? ents->it[1].units : 0));
+	CHECK(got_at("/lost+found") && got_at("/lost+found")->flags == R4_SALVAGE_GUESSED);
+	for (unsigned i = 0; i < NMANY; i++) {
+		char name[48], orphan[48];
+		bool unnamed, nosd = false;
+		struct got *g;
+
+		snprintf(p, sizeof(p), "/many/f%05u", i);
+		snprintf(name, sizeof(name), "f%05u", i);
+		unnamed = strcmp(name, first) >= 0 && strcmp(name, end) < 0;
+		for (unsigned j = 0; j < sds->n; j++)
+			nosd = nosd || sds->it[j].oid == ino_of(p);
+		snprintf(orphan, sizeof(orphan), "/lost+found/#%llu", (unsigned long long)ino_of(p));
+		g = got_at(unnamed ? orphan : p);
+		CHECK(!got_at(unnamed ? p : orphan));
+		if (!nosd) {
+			if (!g || g->flags != (unnamed ? R4_SALVAGE_ORPHAN : 0u) ||
+			    !same(s, &(struct got){g->path, g->link, g->target, g->st, 0}, p))
+				CHECK(!"a file of /many is not whole where it should be");
+			continue;
+		}
+		if (i % 4) {
+			CHECK(!g);
+			continue;
+		}
+		CHECK(g && g->flags == R4_SALVAGE_GUESSED && g->st.mode == (S_IFREG | 0644) &&
+		      g->st.size == 16 && g->st.ino == ino_of(p));
+		if (g) {
+			uint8_t a[16], b[16];
+			size_t n;
+
+			CHECK(!r4_read(oracle, p, 0, a, 16, &n) &&
+			      !r4_salvage_read(s, g->st.ino, 0, b, 16) && !memcmp(a, b, 16));
+		}
+	}
+	for (size_t i = 0; i < R4_ARRAY_SIZE(small_paths); i++)
+		CHECK(got_at(small_paths[i]) && same(s, got_at(small_paths[i]), small_paths[i]));
+	r4_salvage_close(s);
+	r4_buf_free(&rep);
+	r4_buf_free(&want);
+	r4_io_close(io);
+}
+
+/* (e) the bitmap zeroed: nothing needs it while the tree reads; with the
+ * root zeroed too, the scan takes every node (rank: unknown) and still
+ * everything comes out. */
+static void test_bitmap(void)
+{
+	for (int root = 0; root < 2; root++) {
+		struct r4_io *io = copy();
+		struct r4_salvage_info info;
+		struct r4_buf rep, want = {0};
+		r4_salvage *s;
+
+		zero(io, 18);	/* bitmap block 0 (R4_BITMAP0_BLOCK), the volume's only */
+		if (root)
+			zero(io, tree[0].blk);
+		if (!(s = salvage(io, &rep)))
+			return;
+		print_report("bitmap", &rep);
+		r4_salvage_info(s, &info);
+		CHECK(info.bitmaps == 1 && info.bitmaps_ok == 0);
+		CHECK(!strcmp(tree[2].it[0].key, "[29:1(SD):0:2a:0]"));	/* the root's leaf */
+		/* with the root gone and no bitmap to say which is stale, the root
+		 * directory's leaf and mkfs's first one (block 24) hold the same
+		 * keys: the fuller wins, and the report says so */
+		if (root)
+			r4_buf_printf(&want, "block %llu: the root (level 3) unreadable: bad node magic "
+				      "0x00000000; keys [0:0(NAME):0:0:0] to " MAXKEY "\n"
+				      "key [29:1(SD):0:2a:0]: copies in blocks %llu and 24, took block "
+				      "%llu\nkey [2a:0(NAME):0:0:0]: copies in blocks %llu and 24, took "
+				      "block %llu\n", (unsigned long long)tree[0].blk,
+				      (unsigned long long)tree[2].blk, (unsigned long long)tree[2].blk,
+				      (unsigned long long)tree[2].blk, (unsigned long long)tree[2].blk);
+		expect_report(&rep, &want);
+		CHECK_EQ(ngot, 1 + R4_ARRAY_SIZE(small_paths) + NMANY);
+		all_same(s, NULL);
+		r4_salvage_close(s);
+		r4_buf_free(&rep);
+		r4_buf_free(&want);
+		r4_io_close(io);
+	}
+}
+
 int main(void)
 {
 	int rc;
@@ -397,6 +727,9 @@ int main(void)
 		}
 	test_whole();
 	test_root();
+	test_twig();
+	test_leaves();
+	test_bitmap();
 	gots_free();
 	for (size_t i = 0; i < ntree; i++)
 		free(tree[i].it);
