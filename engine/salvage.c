@@ -128,7 +128,13 @@ struct r4_salvage {
 	size_t ncand, capcand;
 	struct sobj *obj;	/* open addressing by oid; oid 0 = empty */
 	size_t capobj, nobj;
-	struct r4_buf notes;	/* report lines of the build (conflicts, items) */
+	struct pair {		/* copies of equal rank: the block taken, the one left */
+		uint64_t took, left;
+		r4_key first;
+		uint64_t n;
+	} *pairs;
+	size_t npairs, cappairs;
+	struct r4_buf notes;	/* report lines of the build (items) */
 	struct r4_buf walk;	/* report lines of the walk and the reads */
 	uint8_t *blk;		/* one block */
 	uint64_t cached;	/* block in tail (UINT64_MAX: none) */
@@ -550,6 +556,26 @@ static const struct cand *taken_meets(const struct cand *t, size_t n, const r4_k
 	return a < n && r4_key_cmp(&t[a].lo, hi) <= 0 ? &t[a] : NULL;
 }
 
+/* Item c was dropped for o, its equal: noted by the pair of blocks. */
+static int guessed(struct r4_salvage *s, const struct cand *o, const struct cand *c)
+{
+	struct pair *p;
+	size_t i;
+	int rc;
+
+	for (i = 0; i < s->npairs && (s->pairs[i].took != o->blk || s->pairs[i].left != c->blk);
+	     i++)
+		;
+	if (i == s->npairs) {
+		if ((rc = r4_grow(&s->pairs, &s->cappairs, i + 1, sizeof(*s->pairs), 8)))
+			return rc;
+		s->pairs[s->npairs++] = (struct pair){o->blk, c->blk, c->lo, 0};
+	}
+	p = &s->pairs[i];
+	p->n++;
+	return 0;
+}
+
 /*
  * One cluster c[0, n) of items of one rank that overlap in a chain: each
  * in order of preference is taken unless it meets an item of a higher
@@ -566,7 +592,6 @@ static int cluster(struct r4_salvage *s, struct cand *c, size_t n, struct cand *
 		qsort(c, n, sizeof(*c), cmp_pref);
 	for (size_t i = 0; i < n; i++) {
 		const struct cand *o = NULL;
-		char k[R4_KEY_PRINT_SIZE];
 
 		if (taken_meets(*t, higher, &c[i].lo, &c[i].hi))
 			continue;
@@ -574,12 +599,7 @@ static int cluster(struct r4_salvage *s, struct cand *c, size_t n, struct cand *
 			if (meets(&(*t)[j], &c[i]))
 				o = &(*t)[j];
 		if (o) {
-			if (c[i].rank == RANK_TREE)
-				continue;
-			r4_key_print(&c[i].lo, k, sizeof(k));
-			if ((rc = note(&s->notes, "key %s: copies in blocks %llu and %llu, took "
-				       "block %llu", k, (unsigned long long)o->blk,
-				       (unsigned long long)c[i].blk, (unsigned long long)o->blk)))
+			if (c[i].rank != RANK_TREE && (rc = guessed(s, o, &c[i])))
 				return rc;
 			continue;
 		}
@@ -889,6 +909,7 @@ void r4_salvage_close(r4_salvage *s)
 	r4_free(s->reached);
 	r4_free(s->lost);
 	r4_free(s->cand);
+	r4_free(s->pairs);
 	r4_buf_free(&s->notes);
 	r4_buf_free(&s->walk);
 	r4_free(s->blk);
@@ -1358,6 +1379,16 @@ int r4_salvage_report(r4_salvage *s, struct r4_buf *out)
 			rc = note(out, "block %llu: %s (level %u) unreadable: %s; keys %s to %s",
 				  (unsigned long long)l->blk, l->level == s->height
 				  ? "the root" : level_name(l->level), l->level, l->why, lo, hi);
+	}
+	for (size_t i = 0; i < s->npairs && !rc; i++) {
+		const struct pair *p = &s->pairs[i];
+		char k[R4_KEY_PRINT_SIZE];
+
+		r4_key_print(&p->first, k, sizeof(k));
+		rc = note(out, "blocks %llu and %llu hold copies of the same keys (%llu item%s from "
+			  "%s): took block %llu", (unsigned long long)p->took,
+			  (unsigned long long)p->left, (unsigned long long)p->n, p->n == 1 ? "" : "s",
+			  k, (unsigned long long)p->took);
 	}
 	if (!rc && s->notes.len)
 		rc = r4_buf_add(out, s->notes.p, s->notes.len);
