@@ -22,6 +22,7 @@
 #include <uuid/uuid.h>
 
 #include "exit.h"
+#include "salvage.h"
 #include "sh.h"
 #include "r4.h"
 #include "r4_lang.h"
@@ -59,6 +60,9 @@ static int usage(FILE *f)
 		"       %s repack --stop MNT   stop the pass a mount runs, and follow it to its end\n"
 		"       %s dump [--dot] IMAGE  the storage tree: nodes, items, keys (--dot: Graphviz)\n"
 		"       %s frag [--json] IMAGE [PATH]  the layout: fragmentation, packing, seeks\n"
+		"       %s salvage [--list] IMAGE [PATH] [DEST]  copy out what a damaged volume\n"
+		"                                       still holds, then what could not be read\n"
+		"                                       (--list: list it instead; docs/salvage.md)\n"
 		"       %s logdump [-v] IMAGE  the journal: header, footer, transactions not played\n"
 		"                                       (-v: what each wandered copy holds)\n"
 		"       %s plugins [TYPE]      the plugins r4 knows: type, id, label, what it does\n"
@@ -75,7 +79,7 @@ static int usage(FILE *f)
 		"  fibration=lexic_fibre|dot_o_fibre|ext_1_fibre|ext_3_fibre,\n"
 		"  formatting=smart|tails|extents, node=node40|node41, create=reg40\n",
 		sh_prog, sh_prog, sh_prog, sh_prog, sh_prog, sh_prog, sh_prog, sh_prog, sh_prog,
-		sh_prog, sh_prog, sh_prog, sh_prog, sh_prog, sh_prog, sh_prog, sh_prog);
+		sh_prog, sh_prog, sh_prog, sh_prog, sh_prog, sh_prog, sh_prog, sh_prog, sh_prog);
 	return R4_EXIT_USAGE;
 }
 
@@ -1442,6 +1446,12 @@ static int cmd_explain(int argc, char **argv)
 	return cmd_parse(argc, argv, true);
 }
 
+/* r4 salvage [--list] IMAGE [PATH] [DEST]: cli/salvage.c */
+static int cmd_salvage_r4(int argc, char **argv)
+{
+	return cmd_salvage(argc, argv, partition);
+}
+
 /* r4's subcommands. */
 static const struct {
 	const char *name;
@@ -1451,6 +1461,7 @@ static const struct {
 	{"import", cmd_import}, {"fsck", cmd_fsck},	  {"repack", cmd_repack}, {"dump", cmd_dump},
 	{"frag", cmd_frag},	{"plugins", cmd_plugins}, {"parse", cmd_parse_ast},
 	{"explain", cmd_explain}, {"run", cmd_run}, {"logdump", cmd_logdump},
+	{"salvage", cmd_salvage_r4},
 };
 
 /*

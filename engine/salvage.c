@@ -691,6 +691,10 @@ static int take_cde(struct r4_salvage *s, const r4_key *k, const uint8_t *body, 
 		}
 		if ((nl == 1 && name[0] == '.') || (nl == 2 && !memcmp(name, "..", 2)) || !nl)
 			continue;
+		if (memchr(name, '/', nl) || memchr(name, 0, nl)) {	/* never a path */
+			R4_CORRUPT(NULL, 0, "entry %u: a name with '/' or NUL in it", i);
+			return 1;
+		}
 		if (!(c = obj_get(s, r4_key_objectid(&de.de_sdkey))))
 			return -ENOMEM;
 		/* obj_get may have moved d */
