@@ -1195,7 +1195,8 @@ static int give_dir(struct walk *w, struct sobj *d, const char *path)
 {
 	int rc = 0;
 
-	qsort(d->ents, d->nents, sizeof(*d->ents), cmp_ent);
+	if (d->nents > 1)
+		qsort(d->ents, d->nents, sizeof(*d->ents), cmp_ent);
 	for (size_t i = 0; i < d->nents && !rc; i++) {
 		struct sobj *c = obj_find(w->s, r4_key_objectid(&d->ents[i].sdkey));
 		char *p = r4_path_join(path, d->ents[i].name, strlen(d->ents[i].name));

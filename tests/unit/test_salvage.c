@@ -37,7 +37,7 @@ static struct r4_io *pristine;
 
 static const char *const small_paths[] = {
 	"/d1", "/d1/d2", "/d1/d2/d3", "/many", "/small", "/d1/a.txt", "/d1/d2/b",
-	"/d1/d2/d3/c", "/mid", "/big", "/sym", "/d1/hard", "/sparse", "/fifo",
+	"/d1/d2/d3/c", "/mid", "/big", "/sym", "/d1/hard", "/sparse", "/fifo", "/empty",
 };
 #define NMANY 3000
 
@@ -76,7 +76,8 @@ static int populate(r4_db *db)
 	    (rc = r4_symlink(db, "d1/a.txt", "/sym", 7, 8)) ||
 	    (rc = r4_link(db, "/big", "/d1/hard")) ||
 	    (rc = mkfile(db, "/sparse", 9, 1 << 20, 5000)) ||
-	    (rc = r4_mknod(db, "/fifo", S_IFIFO | 0600, 0, 10, 11)))
+	    (rc = r4_mknod(db, "/fifo", S_IFIFO | 0600, 0, 10, 11)) ||
+	    (rc = r4_mkdir(db, "/empty", S_IFDIR | 0711, 12, 13)))
 		return rc;
 	for (unsigned i = 0; i < NMANY && !rc; i++) {
 		snprintf(p, sizeof(p), "/many/f%05u", i);
@@ -158,11 +159,20 @@ static void tree_free(void)
 	ntree = 0;
 }
 
+static uint64_t many_ino[NMANY];	/* /many/fNNNNN's, once */
+
 static uint64_t ino_of(const char *path)
 {
 	struct r4_stat st;
+	unsigned i;
 
-	return r4_stat(oracle, path, &st) ? 0 : st.ino;
+	if (sscanf(path, "/many/f%05u", &i) == 1 && i < NMANY && many_ino[i])
+		return many_ino[i];
+	if (r4_stat(oracle, path, &st))
+		return 0;
+	if (sscanf(path, "/many/f%05u", &i) == 1 && i < NMANY)
+		many_ino[i] = st.ino;
+	return st.ino;
 }
 
 /* --------------------------- salvage results --------------------------- */
@@ -175,13 +185,17 @@ struct got {
 
 static struct got *gots;
 static size_t ngot;
+static struct got **byname;	/* gots by path, for got_at */
 
 static int got_fn(void *ctx, const struct r4_salvage_ent *e)
 {
 	struct got *g;
 
 	(void)ctx;
-	gots = realloc(gots, (ngot + 1) * sizeof(*gots));
+	free(byname);
+	byname = NULL;
+	if (!(ngot & (ngot - 1)))	/* doubles at each power of 2 */
+		gots = realloc(gots, (ngot ? 2 * ngot : 1) * sizeof(*gots));
 	g = &gots[ngot++];
 	*g = (struct got){strdup(e->path), e->link ? strdup(e->link) : NULL,
 			  e->target ? strndup(e->target, e->target_len) : NULL, e->st, e->flags};
@@ -196,16 +210,30 @@ static void gots_free(void)
 		free(gots[i].target);
 	}
 	free(gots);
+	free(byname);
 	gots = NULL;
+	byname = NULL;
 	ngot = 0;
+}
+
+
+static int cmp_got(const void *a, const void *b)
+{
+	return strcmp((*(struct got *const *)a)->path, (*(struct got *const *)b)->path);
 }
 
 static struct got *got_at(const char *path)
 {
-	for (size_t i = 0; i < ngot; i++)
-		if (!strcmp(gots[i].path, path))
-			return &gots[i];
-	return NULL;
+	struct got key = {.path = (char *)path}, *kp = &key, **r;
+
+	if (!byname) {
+		byname = malloc((ngot + 1) * sizeof(*byname));
+		for (size_t i = 0; i < ngot; i++)
+			byname[i] = &gots[i];
+		qsort(byname, ngot, sizeof(*byname), cmp_got);
+	}
+	r = bsearch(&kp, byname, ngot, sizeof(*byname), cmp_got);
+	return r ? *r : NULL;
 }
 
 static struct got *got_ino(uint64_t ino)
