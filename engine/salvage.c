@@ -56,7 +56,8 @@ enum {				/* an item's rank: who vouches for the node it is in */
 	RANK_TREE = 3,		/* reached from the root */
 };
 
-/* A key range [lo, hi) whose node could not be read. */
+/* A key range [lo, hi) whose node could not be read.  The walk of the
+ * tree finds them in key order, disjoint: lost_meets searches them. */
 struct lost {
 	r4_key lo, hi;
 	uint64_t blk;
@@ -94,11 +95,13 @@ enum {				/* struct sobj flags */
 	O_CTAIL = 1 << 3,	/* compressed (ctail) items found: not read by salvage */
 	O_NAMED = 1 << 4,	/* named by an entry of some directory found */
 	O_SEEN = 1 << 5,	/* given by the walk */
+	O_OLDSD = 1 << 6,	/* stat data from a block the bitmap marks free */
 };
 
 struct sobj {
 	uint64_t oid;
 	unsigned flags;
+	uint64_t sdblk;		/* where the stat data was */
 	r4_key sdkey;
 	struct r4_sd sd;
 	uint8_t *symlink;
@@ -256,13 +259,17 @@ static int add_lost(struct r4_salvage *s, const r4_key *lo, const r4_key *hi, ui
 /* The lost range that [lo, hi] meets, or NULL. */
 static const struct lost *lost_meets(const struct r4_salvage *s, const r4_key *lo, const r4_key *hi)
 {
-	for (size_t i = 0; i < s->nlost; i++) {
-		const struct lost *l = &s->lost[i];
+	size_t a = 0, z = s->nlost;
 
-		if (r4_key_cmp(lo, &l->hi) < 0 && r4_key_cmp(hi, &l->lo) >= 0)
-			return l;
+	while (a < z) {		/* the first range ending past lo */
+		size_t m = a + (z - a) / 2;
+
+		if (r4_key_cmp(&s->lost[m].hi, lo) <= 0)
+			a = m + 1;
+		else
+			z = m;
 	}
-	return NULL;
+	return a < s->nlost && r4_key_cmp(hi, &s->lost[a].lo) >= 0 ? &s->lost[a] : NULL;
 }
 
 /* ============================ the items =============================== */
@@ -644,7 +651,8 @@ static int choose(struct r4_salvage *s)
 
 /* ========================= items to objects =========================== */
 
-static int take_sd(struct r4_salvage *s, const r4_key *k, const uint8_t *body, unsigned len)
+static int take_sd(struct r4_salvage *s, const struct cand *c, const r4_key *k,
+		   const uint8_t *body, unsigned len)
 {
 	struct sobj *o;
 	struct r4_sd sd;
@@ -654,7 +662,8 @@ static int take_sd(struct r4_salvage *s, const r4_key *k, const uint8_t *body, u
 	if (!(o = obj_get(s, r4_key_objectid(k))))
 		return -ENOMEM;
 	o->sdkey = *k;
-	o->flags |= O_SD | O_KEY;
+	o->flags |= O_SD | O_KEY | (c->rank == RANK_FREE ? O_OLDSD : 0);
+	o->sdblk = c->blk;
 	o->sd = sd;
 	if (sd.sd_symlink) {
 		if (!(o->symlink = (uint8_t *)r4_memdup(sd.sd_symlink, sd.sd_symlink_len)))
@@ -785,7 +794,7 @@ static int build(struct r4_salvage *s)
 		r4_node_key(s->blk, s->bs, c->idx, &k);
 		switch (pid) {
 		case R4_ITEM_STAT40:
-			rc = take_sd(s, &k, body, len);
+			rc = take_sd(s, c, &k, body, len);
 			break;
 		case R4_ITEM_CDE40:
 			rc = take_cde(s, &k, body, len);
@@ -1129,6 +1138,27 @@ static int cmp_ent(const void *a, const void *b)
 	return strcmp(((const struct sent *)a)->name, ((const struct sent *)b)->name);
 }
 
+/* Did the scan find again, in a block not marked free, entries of
+ * directory oid in [a, z)?  Then the node lost was found elsewhere. */
+static bool found_again(const r4_salvage *s, uint64_t oid, const r4_key *a, const r4_key *z)
+{
+	size_t lo = 0, hi = s->ncand;
+
+	while (lo < hi) {	/* the first item ending at or past a */
+		size_t m = lo + (hi - lo) / 2;
+
+		if (r4_key_cmp(&s->cand[m].hi, a) < 0)
+			lo = m + 1;
+		else
+			hi = m;
+	}
+	for (; lo < s->ncand && r4_key_cmp(&s->cand[lo].lo, z) < 0; lo++)
+		if (s->cand[lo].rank > RANK_FREE && r4_key_type(&s->cand[lo].lo) == R4_KEY_NAME &&
+		    r4_key_locality(&s->cand[lo].lo) == oid)
+			return true;
+	return false;
+}
+
 /* What is missing of o, first met at path: lines of the report. */
 static int problems(r4_salvage *s, const struct sobj *o, const char *path, bool guessed)
 {
@@ -1143,13 +1173,22 @@ static int problems(r4_salvage *s, const struct sobj *o, const char *path, bool 
 						      : "exported as a regular file";
 		char where[40] = "";
 
-		if ((l = lost_meets(s, &o->sdkey, &o->sdkey)))
-			snprintf(where, sizeof(where), " (block %llu)", (unsigned long long)l->blk);
-		r4_key_print(&o->sdkey, k, sizeof(k));
-		if ((rc = note(&s->walk, "%s: stat data %s lost%s; %s", path, k, where, what)) ||
-		    !guessed)
+		if (!(o->flags & O_KEY)) {	/* known by its entries or body alone */
+			snprintf(k, sizeof(k), "of object %llu", (unsigned long long)o->oid);
+		} else {
+			r4_key_print(&o->sdkey, k, sizeof(k));
+			if ((l = lost_meets(s, &o->sdkey, &o->sdkey)))
+				snprintf(where, sizeof(where), " (block %llu)",
+					 (unsigned long long)l->blk);
+		}
+		if ((rc = note(&s->walk, "%s: stat data %s %s%s; %s", path, k,
+			       *where ? "lost" : "not found", where, what)) || !guessed)
 			return rc;
 	}
+	if ((o->flags & O_OLDSD) &&
+	    (rc = note(&s->walk, "%s: stat data from block %llu, which the bitmap marks free: "
+		       "maybe an older copy", path, (unsigned long long)o->sdblk)))
+		return rc;
 	if (o->flags & O_CTAIL)
 		rc = note(&s->walk, "%s: a compressed (ccreg40) body: not salvaged", path);
 	bool reg = o->flags & O_SD ? S_ISREG(o->sd.sd_mode) : !(o->flags & O_DIR);
@@ -1164,7 +1203,7 @@ static int problems(r4_salvage *s, const struct sobj *o, const char *path, bool 
 				  (unsigned long long)off, (unsigned long long)end - 1,
 				  (unsigned long long)body_lost(s, o, off, end - 1)->blk);
 	}
-	if (rc || !(o->flags & O_DIR))
+	if (rc || !(o->flags & O_DIR || (o->flags & O_SD && S_ISDIR(o->sd.sd_mode))))
 		return rc;
 	lo = (r4_key){{o->oid << 4 | R4_KEY_NAME, 0, 0, 0}};
 	hi = (r4_key){{o->oid << 4 | R4_KEY_NAME, UINT64_MAX, UINT64_MAX, UINT64_MAX}};
@@ -1172,14 +1211,8 @@ static int problems(r4_salvage *s, const struct sobj *o, const char *path, bool 
 		const struct lost *m = &s->lost[i];
 		r4_key a = r4_key_cmp(&lo, &m->lo) > 0 ? lo : m->lo;
 		r4_key z = r4_key_cmp(&hi, &m->hi) < 0 ? hi : m->hi;
-		const struct cand *t;
 
-		if (r4_key_cmp(&a, &z) >= 0)
-			continue;
-		/* found again by the scan: a directory item of it in the range */
-		t = taken_meets(s->cand, s->ncand, &a, &z);
-		if (t && r4_key_cmp(&t->lo, &z) < 0 && r4_key_type(&t->lo) == R4_KEY_NAME &&
-		    r4_key_locality(&t->lo) == o->oid)
+		if (r4_key_cmp(&a, &z) >= 0 || found_again(s, o->oid, &a, &z))
 			continue;
 		r4_key_print(&a, k, sizeof(k));
 		r4_key_print(&z, h, sizeof(h));
@@ -1358,19 +1391,10 @@ int r4_salvage_walk(r4_salvage *s, const char *path,
 
 /* =============================== report =============================== */
 
-static int cmp_lost(const void *a, const void *b)
-{
-	const struct lost *x = a, *y = b;
-
-	return x->blk < y->blk ? -1 : x->blk > y->blk;
-}
-
 int r4_salvage_report(r4_salvage *s, struct r4_buf *out)
 {
 	int rc = 0;
 
-	if (s->nlost > 1)
-		qsort(s->lost, s->nlost, sizeof(*s->lost), cmp_lost);
 	for (size_t i = 0; i < s->nlost && !rc; i++) {
 		const struct lost *l = &s->lost[i];
 		char lo[R4_KEY_PRINT_SIZE], hi[R4_KEY_PRINT_SIZE];

@@ -1322,7 +1322,7 @@ int r4_salvage_read(r4_salvage *s, uint64_t ino, uint64_t off, void *buf, size_t
 
 /*
  * What could not be read, as lines appended to out (docs/salvage.md says
- * each): the nodes that do not read, by block, with the keys they held;
+ * each): the nodes that do not read, in key order, with the keys they held;
  * the items that do not decode and the keys found in two copies; then, in
  * the last walk's order, every object with a part missing (by its path)
  * and the data blocks its reads met that do not read.  -ENOMEM.

@@ -607,12 +607,10 @@ static void test_leaves(void)
 	if (!(s = salvage(io, &rep)))
 		return;
 	print_report("leaves", &rep);
-	/* the report: the two nodes by block, then the walk's lines */
-	if (ents->blk < sds->blk)
-		bad_node_line(&want, ents->blk, "leaf", 1);
+	/* the report: the two nodes in key order (entries before stat data),
+	 * then the walk's lines */
+	bad_node_line(&want, ents->blk, "leaf", 1);
 	bad_node_line(&want, sds->blk, "leaf", 1);
-	if (ents->blk > sds->blk)
-		bad_node_line(&want, ents->blk, "leaf", 1);
 	range_of(ents->blk, lo, hi);
 	for (unsigned i = 0; i < NMANY; i++) {	/* walk order: by name */
 		snprintf(p, sizeof(p), "/many/f%05u", i);
@@ -833,6 +831,210 @@ static void test_stale(void)
 	r4_io_close(io);
 }
 
+/* (g) the format super block zeroed: block size 4096, the image's size,
+ * and the mkfs id of most node headers; every key is then the scan's. */
+static void test_super(void)
+{
+	struct r4_io *io = copy();
+	struct r4_salvage_info info;
+	struct r4_buf rep, want = {0};
+	r4_salvage *s;
+
+	zero(io, 17);
+	if (!(s = salvage(io, &rep)))
+		return;
+	print_report("super", &rep);
+	r4_salvage_info(s, &info);
+	CHECK(!info.fsb_ok && info.msb_ok && !info.tree_whole);
+	CHECK_EQ(info.blocks, 4096);
+	r4_buf_printf(&want, "block 17: the format super block does not decode; every key lost "
+		      "from the tree\n");
+	expect_report(&rep, &want);
+	CHECK_EQ(ngot, 1 + R4_ARRAY_SIZE(small_paths) + NMANY);
+	all_same(s, NULL);
+	r4_salvage_close(s);
+	r4_buf_free(&rep);
+	r4_buf_free(&want);
+	r4_io_close(io);
+}
+
+/* A backend over another whose reads of one block fail. */
+struct badblk {
+	struct r4_io io;
+	struct r4_io *inner;
+	uint64_t bad;
+};
+
+static int bb_read(struct r4_io *io, uint64_t off, void *buf, size_t len)
+{
+	struct badblk *b = (struct badblk *)io;
+
+	if (off < (b->bad + 1) * BS && off + len > b->bad * BS)
+		return -EIO;
+	return r4_io_read(b->inner, off, buf, len);
+}
+
+static int bb_size(struct r4_io *io, uint64_t *n)
+{
+	return r4_io_size(((struct badblk *)io)->inner, n);
+}
+
+/* (h) a data block that does not read: its bytes read as zeros, the call
+ * says -EIO, the rest of the file is whole, and the report names it. */
+static void test_badblock(void)
+{
+	static const struct r4_io_ops ops = {.read = bb_read, .size = bb_size};
+	struct r4_io *io = copy();
+	struct badblk bb = {{&ops}, io, 0};
+	struct r4_buf rep, want = {0};
+	uint8_t first[BS], *a, *b;
+	uint64_t n;
+	const uint8_t *p = r4_io_mem_data(io, &n);
+	r4_salvage *s;
+	struct got *g;
+
+	fill(6, first, BS);	/* /big's first block: find it */
+	for (uint64_t k = 23; k < n / BS && !bb.bad; k++)
+		if (!memcmp(p + k * BS, first, BS))
+			bb.bad = k + 1;	/* its second */
+	CHECK(bb.bad);
+	if (!(s = salvage(&bb.io, &rep)))
+		return;
+	g = got_at("/big");
+	CHECK(g && g->st.size == 100000);
+	if (!g)
+		return;
+	a = malloc(100000);
+	b = malloc(100000);
+	CHECK_EQ(r4_salvage_read(s, g->st.ino, 0, b, 100000), -EIO);
+	fill(6, a, 100000);
+	memset(a + BS, 0, BS);
+	CHECK(!memcmp(a, b, 100000));
+	CHECK_RC(r4_salvage_read(s, g->st.ino, 2 * BS, b, 100000 - 2 * BS));
+	CHECK(!memcmp(a + 2 * BS, b, 100000 - 2 * BS));
+	free(a);
+	free(b);
+	rep.len = 0;
+	CHECK_RC(r4_salvage_report(s, &rep));
+	r4_buf_printf(&want, "/big: data block %llu does not read\n", (unsigned long long)bb.bad);
+	expect_report(&rep, &want);
+	r4_salvage_close(s);
+	r4_buf_free(&rep);
+	r4_buf_free(&want);
+	r4_io_close(io);
+}
+
+/* The key of the stat data of path, as the oracle's node t holds it. */
+static const char *sd_key(const struct tnode *t, const char *path)
+{
+	uint64_t ino = ino_of(path);
+
+	for (unsigned j = 0; j < t->n; j++)
+		if (!strcmp(t->it[j].kind, "stat") && t->it[j].oid == ino)
+			return t->it[j].key;
+	return "?";
+}
+
+/* The first n bytes of the salvaged object g are the oracle's path. */
+static bool same_bytes(r4_salvage *s, const struct got *g, const char *path, size_t n)
+{
+	uint8_t *a = malloc(n), *b = malloc(n);
+	size_t got;
+	bool ok = !r4_read(oracle, path, 0, a, n, &got) && got == n &&
+		  !r4_salvage_read(s, g->st.ino, 0, b, n) && !memcmp(a, b, n);
+
+	free(a);
+	free(b);
+	return ok;
+}
+
+/* (i) the leaf of the root directory zeroed: its stat data and entries,
+ * and the stat data of all its children.  The root's stat data comes from
+ * mkfs's first leaf (a stale copy: said so); what the root named comes out
+ * under /lost+found/#OID: directories (stat data made up) with what they
+ * hold, files with a body as guessed regular files (their size the end of
+ * the last block or tail), /big by its other name in /d1; the symlink and
+ * the fifo, without stat data or name, are gone. */
+static void test_rootdir(void)
+{
+	struct tnode *leaf = &tree[2];
+	struct r4_io *io = copy();
+	struct r4_buf rep, want = {0};
+	char lo[80], hi[80], p[64];
+	r4_salvage *s;
+	struct got *g;
+	static const struct { const char *path; uint64_t size, was; } files[] = {
+		{"/small", 1, 1}, {"/mid", 20480, 20000}, {"/sparse", (1 << 20) + 8192, 1053576},
+	};
+	unsigned long long b = leaf->blk;
+
+	CHECK(!strcmp(leaf->it[0].key, "[29:1(SD):0:2a:0]") && leaf->level == 1);
+	zero(io, leaf->blk);
+	if (!(s = salvage(io, &rep)))
+		return;
+	print_report("rootdir", &rep);
+	range_of(leaf->blk, lo, hi);
+	r4_buf_printf(&want, "block %llu: leaf (level 1) unreadable: bad node magic 0x00000000; "
+		      "keys %s to %s\n", b, lo, hi);
+	r4_buf_printf(&want, "/: stat data from block 24, which the bitmap marks free: maybe an "
+		      "older copy\n/: entries [2a:0(NAME):0:0:0] to [2a:0(NAME):ffffffffffffffff:"
+		      "ffffffffffffffff:ffffffffffffffff] may be lost (block %llu)\n", b);
+	r4_buf_printf(&want, "/lost+found/#%llu: found by no name\n/lost+found/#%llu: stat data "
+		      "of object %llu not found; exported as a directory\n/lost+found/#%llu/hard: "
+		      "stat data %s lost (block %llu); exported as a regular file\n",
+		      (unsigned long long)ino_of("/d1"), (unsigned long long)ino_of("/d1"),
+		      (unsigned long long)ino_of("/d1"), (unsigned long long)ino_of("/d1"),
+		      sd_key(leaf, "/big"), b);
+	r4_buf_printf(&want, "/lost+found/#%llu: found by no name\n/lost+found/#%llu: stat data "
+		      "of object %llu not found; exported as a directory\n",
+		      (unsigned long long)ino_of("/many"), (unsigned long long)ino_of("/many"),
+		      (unsigned long long)ino_of("/many"));
+	for (size_t i = 0; i < R4_ARRAY_SIZE(files); i++)
+		r4_buf_printf(&want, "/lost+found/#%llu: found by no name\n/lost+found/#%llu: stat "
+			      "data %s lost (block %llu); exported as a regular file\n",
+			      (unsigned long long)ino_of(files[i].path),
+			      (unsigned long long)ino_of(files[i].path),
+			      sd_key(leaf, files[i].path), b);
+	r4_buf_printf(&want, "/lost+found/#%llu: found by no name\n/lost+found/#%llu: stat data "
+		      "of object %llu not found; exported as a directory\n",
+		      (unsigned long long)ino_of("/empty"), (unsigned long long)ino_of("/empty"),
+		      (unsigned long long)ino_of("/empty"));
+	expect_report(&rep, &want);
+	/* the root and /lost+found; all but /sym, /fifo and /big (as /d1/hard) */
+	CHECK_EQ(ngot, 2 + R4_ARRAY_SIZE(small_paths) - 3 + NMANY);
+	for (size_t i = 0; i < R4_ARRAY_SIZE(small_paths); i++)
+		CHECK(!got_at(small_paths[i]));
+	/* /d1's subtree, whole, under its number */
+	static const char *const d1[] = {"/d1/d2", "/d1/d2/d3", "/d1/a.txt", "/d1/d2/b",
+					 "/d1/d2/d3/c"};
+	for (size_t i = 0; i < R4_ARRAY_SIZE(d1); i++) {
+		snprintf(p, sizeof(p), "/lost+found/#%llu%s", (unsigned long long)ino_of("/d1"),
+			 d1[i] + 3);
+		CHECK((g = got_at(p)) && same(s, g, d1[i]));
+	}
+	snprintf(p, sizeof(p), "/lost+found/#%llu/hard", (unsigned long long)ino_of("/d1"));
+	CHECK((g = got_at(p)) && g->flags == R4_SALVAGE_GUESSED && g->st.size == 102400 &&
+	      g->st.mode == (S_IFREG | 0644) && same_bytes(s, g, "/big", 100000));
+	for (size_t i = 0; i < R4_ARRAY_SIZE(files); i++) {
+		snprintf(p, sizeof(p), "/lost+found/#%llu", (unsigned long long)ino_of(files[i].path));
+		CHECK((g = got_at(p)) && g->flags == (R4_SALVAGE_GUESSED | R4_SALVAGE_ORPHAN) &&
+		      g->st.size == files[i].size &&
+		      same_bytes(s, g, files[i].path, files[i].was));
+	}
+	for (unsigned i = 0; i < NMANY; i += 7) {
+		char m[40];
+
+		snprintf(m, sizeof(m), "/many/f%05u", i);
+		snprintf(p, sizeof(p), "/lost+found/#%llu/f%05u", (unsigned long long)ino_of("/many"),
+			 i);
+		CHECK((g = got_at(p)) && same(s, g, m));
+	}
+	r4_salvage_close(s);
+	r4_buf_free(&rep);
+	r4_buf_free(&want);
+	r4_io_close(io);
+}
+
 int main(void)
 {
 	int rc;
@@ -860,6 +1062,9 @@ int main(void)
 	test_leaves();
 	test_bitmap();
 	test_stale();
+	test_super();
+	test_badblock();
+	test_rootdir();
 	gots_free();
 	tree_free();
 	r4_close(oracle);	/* and pristine, which it took */
