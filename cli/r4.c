@@ -1,6 +1,6 @@
 /*
  * r4.c - the r4 multi-call program: admin subcommands (mkfs, info, ls,
- * cat, import, fsck, dump, frag, logdump) and the parse-only dump of the command
+ * cat, import, fsck, dump, frag, logdump, salvage) and the parse-only dump of the command
  * language.
  *
  * Thin: parse options, call the engine, print, map errors to exit codes.
