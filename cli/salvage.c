@@ -63,30 +63,29 @@ static char *host_path(const struct out *o, const char *path)
 	return p;
 }
 
+/* The body of e into fd: data where there is some, holes elsewhere (a
+ * hole, or lost bytes: the report has them, as it has the data blocks
+ * that did not read, whose bytes come as zeros). */
 static int copy_body(struct out *o, const struct r4_salvage_ent *e, int fd)
 {
 	uint64_t off = 0, end;
 	enum r4_salvage_kind kind;
-	int rc = 0, r;
+	int rc;
 
-	while (off < e->st.size && !(r = r4_salvage_segment(o->s, e->st.ino, off, &kind, &end))) {
-		for (; kind == R4_SALVAGE_DATA && off < end; ) {
+	while (off < e->st.size && !(rc = r4_salvage_segment(o->s, e->st.ino, off, &kind, &end))) {
+		for (; kind == R4_SALVAGE_DATA && off < end;) {
 			size_t n = (size_t)(end - off < BUF ? end - off : BUF);
 
-			if ((r = r4_salvage_read(o->s, e->st.ino, off, o->buf, n)) && r != -EIO)
-				return r;
-			if (r)
-				rc = r;	/* zeros where it failed, in the report */
+			if ((rc = r4_salvage_read(o->s, e->st.ino, off, o->buf, n)) && rc != -EIO)
+				return rc;
 			if (pwrite(fd, o->buf, n, (off_t)off) != (ssize_t)n)
 				return -errno;
 			o->bytes += n;
 			off += n;
 		}
-		off = end;	/* a hole, or lost: left a hole */
+		off = end;
 	}
-	if (ftruncate(fd, (off_t)e->st.size))
-		return -errno;
-	return rc == -EIO ? 0 : rc;
+	return ftruncate(fd, (off_t)e->st.size) ? -errno : 0;
 }
 
 static void set_meta(const struct out *o, const char *p, const struct r4_stat *st)

@@ -1131,6 +1131,7 @@ struct walk {
 	int (*fn)(void *ctx, const struct r4_salvage_ent *e);
 	void *ctx;
 	bool lf;		/* /lost+found given */
+	unsigned depth;		/* of give_dir */
 };
 
 static int cmp_ent(const void *a, const void *b)
@@ -1224,22 +1225,31 @@ static int problems(r4_salvage *s, const struct sobj *o, const char *path, bool 
 
 static int give(struct walk *w, struct sobj *o, const char *path, unsigned flags);
 
+enum { MAX_DEPTH = 1024 };	/* directories deeper are not walked (the stack) */
+
+/* What directory d holds, by name.  (The walk adds no object, so the
+ * table's pointers stay.) */
 static int give_dir(struct walk *w, struct sobj *d, const char *path)
 {
 	int rc = 0;
 
+	if (w->depth == MAX_DEPTH)
+		return note(&w->s->walk, "%s: deeper than %d directories, not walked", path,
+			    MAX_DEPTH);
 	if (d->nents > 1)
 		qsort(d->ents, d->nents, sizeof(*d->ents), cmp_ent);
+	w->depth++;
 	for (size_t i = 0; i < d->nents && !rc; i++) {
-		struct sobj *c = obj_find(w->s, r4_key_objectid(&d->ents[i].sdkey));
 		char *p = r4_path_join(path, d->ents[i].name, strlen(d->ents[i].name));
 
-		if (!p)
-			return -ENOMEM;
-		rc = give(w, c, p, 0);
+		if (!p) {
+			rc = -ENOMEM;
+			break;
+		}
+		rc = give(w, obj_find(w->s, r4_key_objectid(&d->ents[i].sdkey)), p, 0);
 		r4_free(p);
-		d = obj_find(w->s, d->oid);
 	}
+	w->depth--;
 	return rc;
 }
 
@@ -1360,7 +1370,7 @@ static struct sobj *resolve(r4_salvage *s, const char *path)
 int r4_salvage_walk(r4_salvage *s, const char *path,
 		    int (*fn)(void *ctx, const struct r4_salvage_ent *e), void *ctx)
 {
-	struct walk w = {s, fn, ctx, false};
+	struct walk w = {s, fn, ctx, false, 0};
 	bool whole = !path || !path[strspn(path, "/")];
 	struct sobj *o;
 	r4_key rk;

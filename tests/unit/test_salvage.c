@@ -354,6 +354,23 @@ static void all_same(r4_salvage *s, const char *skip_prefix)
 	}
 }
 
+/* The end of a case: what it opened, freed. */
+static void done(r4_salvage *s, struct r4_buf *rep, struct r4_buf *want, struct r4_io *io)
+{
+	r4_salvage_close(s);
+	r4_buf_free(rep);
+	if (want)
+		r4_buf_free(want);
+	r4_io_close(io);
+}
+
+/* Everything of the fixture came out, by name, the same. */
+static void all_out(r4_salvage *s)
+{
+	CHECK_EQ(ngot, 1 + R4_ARRAY_SIZE(small_paths) + NMANY);
+	all_same(s, NULL);
+}
+
 /* (a) no damage: everything, identical; hard links as links; no report. */
 static void test_whole(void)
 {
@@ -376,9 +393,7 @@ static void test_whole(void)
 	CHECK(got_at("/d1/hard") && got_at("/d1/hard")->link &&
 	      !strcmp(got_at("/d1/hard")->link, "/big"));
 	CHECK(!got_at("/lost+found"));
-	r4_salvage_close(s);
-	r4_buf_free(&rep);
-	r4_io_close(io);
+	done(s, &rep, NULL, io);
 }
 
 /* (b) the root zeroed: the scan finds every leaf and twig; all the same. */
@@ -403,12 +418,9 @@ static void test_root(void)
 		 "ffffffffffffffff:ffffffffffffffff]\n", (unsigned long long)tree[0].blk,
 		 tree[0].level);
 	CHECK(rep.len && !strcmp((const char *)rep.p, want));
-	CHECK_EQ(ngot, 1 + R4_ARRAY_SIZE(small_paths) + NMANY);
-	all_same(s, NULL);
+	all_out(s);
 	CHECK(got_ino(ino_of("/big")) && got_at("/d1/hard") && got_at("/d1/hard")->link);
-	r4_salvage_close(s);
-	r4_buf_free(&rep);
-	r4_io_close(io);
+	done(s, &rep, NULL, io);
 }
 
 /* The node of the oracle's tree at blk, its parent and the item pointing at it. */
@@ -539,10 +551,7 @@ static void test_twig(void)
 		snprintf(p, sizeof(p), "/many/f%05u", i);
 		CHECK(got_at(p) && same(s, got_at(p), p));
 	}
-	r4_salvage_close(s);
-	r4_buf_free(&rep);
-	r4_buf_free(&want);
-	r4_io_close(io);
+	done(s, &rep, &want, io);
 }
 
 /* The short name an entry key holds (its ordering's 7 bytes, then el2). */
@@ -692,10 +701,7 @@ static void test_leaves(void)
 	}
 	for (size_t i = 0; i < R4_ARRAY_SIZE(small_paths); i++)
 		CHECK(got_at(small_paths[i]) && same(s, got_at(small_paths[i]), small_paths[i]));
-	r4_salvage_close(s);
-	r4_buf_free(&rep);
-	r4_buf_free(&want);
-	r4_io_close(io);
+	done(s, &rep, &want, io);
 }
 
 /* (e) the bitmap zeroed: nothing needs it while the tree reads; with the
@@ -728,12 +734,8 @@ static void test_bitmap(void)
 				      "[29:1(SD):0:2a:0]): took block %llu\n", (unsigned long long)tree[0].blk,
 				      (unsigned long long)tree[2].blk, (unsigned long long)tree[2].blk);
 		expect_report(&rep, &want);
-		CHECK_EQ(ngot, 1 + R4_ARRAY_SIZE(small_paths) + NMANY);
-		all_same(s, NULL);
-		r4_salvage_close(s);
-		r4_buf_free(&rep);
-		r4_buf_free(&want);
-		r4_io_close(io);
+		all_out(s);
+		done(s, &rep, &want, io);
 	}
 }
 
@@ -823,10 +825,7 @@ static void test_stale(void)
 			r4_buf_add(&want, rep.p + want.len, rep.len - want.len);
 		}
 		expect_report(&rep, &want);
-		r4_salvage_close(s);
-		r4_buf_free(&rep);
-		r4_buf_free(&want);
-		r4_io_close(dio);
+		done(s, &rep, &want, dio);
 	}
 	r4_io_close(io);
 }
@@ -850,12 +849,8 @@ static void test_super(void)
 	r4_buf_printf(&want, "block 17: the format super block does not decode; every key lost "
 		      "from the tree\n");
 	expect_report(&rep, &want);
-	CHECK_EQ(ngot, 1 + R4_ARRAY_SIZE(small_paths) + NMANY);
-	all_same(s, NULL);
-	r4_salvage_close(s);
-	r4_buf_free(&rep);
-	r4_buf_free(&want);
-	r4_io_close(io);
+	all_out(s);
+	done(s, &rep, &want, io);
 }
 
 /* A backend over another whose reads of one block fail. */
@@ -918,10 +913,7 @@ static void test_badblock(void)
 	CHECK_RC(r4_salvage_report(s, &rep));
 	r4_buf_printf(&want, "/big: data block %llu does not read\n", (unsigned long long)bb.bad);
 	expect_report(&rep, &want);
-	r4_salvage_close(s);
-	r4_buf_free(&rep);
-	r4_buf_free(&want);
-	r4_io_close(io);
+	done(s, &rep, &want, io);
 }
 
 /* The key of the stat data of path, as the oracle's node t holds it. */
@@ -1029,10 +1021,7 @@ static void test_rootdir(void)
 			 i);
 		CHECK((g = got_at(p)) && same(s, g, m));
 	}
-	r4_salvage_close(s);
-	r4_buf_free(&rep);
-	r4_buf_free(&want);
-	r4_io_close(io);
+	done(s, &rep, &want, io);
 }
 
 int main(void)
