@@ -280,6 +280,7 @@ static int item_span(const uint8_t *b, uint32_t bs, unsigned i, r4_key *lo, r4_k
 {
 	unsigned pid = r4_node_item_pid(b, bs, i), len = r4_node_item_len(b, bs, i);
 	const uint8_t *body = b + r4_node_item_off(b, bs, i);
+	uint64_t bytes = 0;
 	int rc;
 
 	r4_node_key(b, bs, i, lo);
@@ -289,12 +290,13 @@ static int item_span(const uint8_t *b, uint32_t bs, unsigned i, r4_key *lo, r4_k
 
 		if ((rc = r4_item_extent_count(body, len, &n)))
 			return rc;
-		uint64_t w = 0;
-		for (size_t u = 0; u < n; u++)
-			w += r4_le64_get(body + u * R4_EXTENT_UNIT + R4_EXTENT_WIDTH);
-		hi->el[3] = lo->el[3] + w * bs - 1;
+		for (size_t u = 0; u < n; u++) {	/* saturating: a crafted width */
+			uint64_t w = r4_le64_get(body + u * R4_EXTENT_UNIT + R4_EXTENT_WIDTH);
+
+			bytes = w > (UINT64_MAX - bytes) / bs ? UINT64_MAX : bytes + w * bs;
+		}
 	} else if (pid == R4_ITEM_PLAIN40 || pid == R4_ITEM_CTAIL40) {
-		hi->el[3] = lo->el[3] + len - 1 - (pid == R4_ITEM_CTAIL40);
+		bytes = len - (pid == R4_ITEM_CTAIL40);	/* a ctail's first byte is its shift */
 	} else if (pid == R4_ITEM_CDE40) {
 		struct r4_dirent de;
 		unsigned n;
@@ -305,6 +307,8 @@ static int item_span(const uint8_t *b, uint32_t bs, unsigned i, r4_key *lo, r4_k
 		if (n)
 			*hi = de.de_key;
 	}
+	if (bytes)
+		hi->el[3] = lo->el[3] > UINT64_MAX - (bytes - 1) ? UINT64_MAX : lo->el[3] + bytes - 1;
 	return 0;
 }
 
@@ -719,12 +723,43 @@ static int take_cde(struct r4_salvage *s, const r4_key *k, const uint8_t *body, 
 	return 0;
 }
 
+/* An extent item at file offset off: a piece per unit (holes included). */
+static int take_extent(struct r4_salvage *s, struct sobj *o, uint64_t blk, uint64_t off,
+		       const uint8_t *body, unsigned len)
+{
+	struct r4_extent *e;
+	size_t n;
+	int rc = 0;
+
+	if (r4_item_extent_count(body, len, &n))
+		return 1;
+	if (!(e = r4_calloc(n, sizeof(*e))))
+		return -ENOMEM;
+	if (r4_item_extent_decode(body, len, e, n))
+		rc = 1;
+	for (size_t u = 0; u < n && !rc; u++) {
+		uint64_t start = e[u].ex_start == R4_EXTENT_UNALLOC ? 0 : e[u].ex_start;
+
+		if (e[u].ex_width > (UINT64_MAX - off) / s->bs ||
+		    (start && (start >= s->blocks || e[u].ex_width > s->blocks - start))) {
+			R4_CORRUPT(NULL, blk, "extent unit %zu: past the end of the file or the "
+				   "volume", u);
+			rc = 1;
+			break;
+		}
+		rc = add_piece(o, &(struct piece){off, e[u].ex_width * s->bs, start, 0, P_EXTENT});
+		off += e[u].ex_width * s->bs;
+	}
+	r4_free(e);
+	return rc;
+}
+
+/* A body item (tail, extent, ctail) of its object. */
 static int take_body(struct r4_salvage *s, uint64_t blk, const r4_key *k, unsigned pid,
 		     const uint8_t *b, const uint8_t *body, unsigned len)
 {
 	struct sobj *o = obj_get(s, r4_key_objectid(k));
 	r4_key sdkey;
-	int rc;
 
 	if (!o)
 		return -ENOMEM;
@@ -734,31 +769,14 @@ static int take_body(struct r4_salvage *s, uint64_t blk, const r4_key *k, unsign
 		o->flags |= O_CTAIL;
 		return 0;
 	}
-	if (pid == R4_ITEM_PLAIN40)
-		return add_piece(o, &(struct piece){r4_key_offset(k), len, blk,
-						    (uint32_t)(body - b), P_TAIL});
-	size_t n;
-	uint64_t off = r4_key_offset(k);
-
-	if (r4_item_extent_count(body, len, &n))
-		return 1;
-	struct r4_extent *e = r4_calloc(n, sizeof(*e));
-
-	if (!e)
-		return -ENOMEM;
-	if (r4_item_extent_decode(body, len, e, n)) {
-		r4_free(e);
+	if (pid == R4_ITEM_EXTENT40)
+		return take_extent(s, o, blk, r4_key_offset(k), body, len);
+	if (r4_key_offset(k) > UINT64_MAX - len) {
+		R4_CORRUPT(NULL, blk, "a tail ends past 2^64 bytes");
 		return 1;
 	}
-	rc = 0;
-	for (size_t u = 0; u < n && !rc; u++) {
-		uint64_t start = e[u].ex_start == R4_EXTENT_UNALLOC ? 0 : e[u].ex_start;
-
-		rc = add_piece(o, &(struct piece){off, e[u].ex_width * s->bs, start, 0, P_EXTENT});
-		off += e[u].ex_width * s->bs;
-	}
-	r4_free(e);
-	return rc;
+	return add_piece(o, &(struct piece){r4_key_offset(k), len, blk, (uint32_t)(body - b),
+					    P_TAIL});
 }
 
 static int cmp_piece(const void *a, const void *b)

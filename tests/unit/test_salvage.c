@@ -1024,6 +1024,68 @@ static void test_rootdir(void)
 	done(s, &rep, &want, io);
 }
 
+/* Read what the body of a regular file holds, as r4 salvage does: the
+ * data segments (a size may be anything: the holes are not read). */
+static int read_all(void *ctx, const struct r4_salvage_ent *e)
+{
+	static uint8_t buf[1 << 16];
+	enum r4_salvage_kind kind;
+	r4_salvage *s = ctx;
+	uint64_t end;
+	int rc;
+
+	if (!S_ISREG(e->st.mode) || e->link)
+		return 0;
+	for (uint64_t off = 0; off < e->st.size; off = end) {
+		if ((rc = r4_salvage_segment(s, e->st.ino, off, &kind, &end)))
+			return rc;
+		for (uint64_t at = off; kind == R4_SALVAGE_DATA && at < end; at += sizeof(buf))
+			if ((rc = r4_salvage_read(s, e->st.ino, at, buf,
+						  (size_t)R4_MIN(sizeof(buf), end - at))) &&
+			    rc != -EIO)
+				return rc;
+	}
+	return 0;
+}
+
+/* (j) random bytes of random nodes changed, the root's sometimes zeroed
+ * too: salvage opens, walks, reads every file and reports, whatever the
+ * nodes say (the sanitizers watch), and writes nothing. */
+static void test_fuzz(void)
+{
+	unsigned long seed = t_seed();
+	unsigned runs = getenv("R4_FUZZ") ? (unsigned)atoi(getenv("R4_FUZZ")) : 12;
+
+	srandom((unsigned)seed);
+	for (unsigned r = 0; r < runs; r++) {
+		struct r4_io *io = copy();
+		struct r4_buf rep = {0};
+		r4_salvage *s = NULL;
+		uint32_t before;
+		int rc;
+
+		for (int k = 0; k < 8; k++) {
+			const struct tnode *t = &tree[(size_t)random() % ntree];
+			uint8_t byte = (uint8_t)random();
+			unsigned at = (unsigned)random() % BS;
+
+			r4_io_write(io, t->blk * BS + at, &byte, 1);
+		}
+		if (r % 3 == 0)
+			zero(io, tree[0].blk);
+		before = sum(io);
+		rc = r4_salvage_open_io(io, NULL, &s);
+		CHECK(rc == 0);
+		if (s) {
+			rc = r4_salvage_walk(s, "/", read_all, s);
+			CHECK(rc == 0);
+			CHECK_RC(r4_salvage_report(s, &rep));
+		}
+		CHECK_EQ(sum(io), before);
+		done(s, &rep, NULL, io);
+	}
+}
+
 int main(void)
 {
 	int rc;
@@ -1054,6 +1116,7 @@ int main(void)
 	test_super();
 	test_badblock();
 	test_rootdir();
+	test_fuzz();
 	gots_free();
 	tree_free();
 	r4_close(oracle);	/* and pristine, which it took */
