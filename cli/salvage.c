@@ -161,7 +161,13 @@ static int each(void *ctx, const struct r4_salvage_ent *e)
 		printf("%s\n", e->flags & R4_SALVAGE_GUESSED ? "  (no stat data)" : "");
 		return 0;
 	}
-	if (!(p = host_path(o, e->path)))
+	/* DEST stands for PATH; a PATH that is no directory goes into it */
+	if (!strcmp(e->path, o->top) && !S_ISDIR(e->st.mode))
+		rc = asprintf(&p, "%s/%s", o->dest, strrchr(o->top, '/') ? strrchr(o->top, '/') + 1
+									: o->top);
+	else
+		rc = (p = host_path(o, e->path)) ? 0 : -1;
+	if (rc < 0)
 		return -ENOMEM;
 	if ((rc = write_one(o, e, p)) == -ENOMEM) {
 		free(p);

@@ -1,8 +1,9 @@
 #!/usr/bin/env bats
-# r4 salvage (docs/salvage.md): a host tree imported, damaged on purpose
-# (the root, the twig that holds the extents, nothing), then listed and
-# copied out: what comes out against what went in, byte for byte, the
-# report's lines exactly, the exit code, and the image unchanged after.
+# r4 salvage (docs/salvage.md): a host tree imported (and a hard link),
+# damaged on purpose (the root, which holds the extents; the bitmap;
+# nothing), then listed and copied out: what comes out against what went
+# in, byte for byte, the report's lines exactly, the exit code, and the
+# image unchanged after.
 
 setup() {
 	load helper
@@ -57,10 +58,28 @@ MAXKEY='[fffffffffffffff:ff(?):ffffffffffffffff:ffffffffffffffff:fffffffffffffff
 	assert_line "l 0777     0     0          3 /sym -> a/f"
 }
 
-@test "PATH: only its subtree, DEST standing for it" {
+@test "a hard link comes out as a hard link, its first name first" {
+	"$R4_BUILD/r4sh" "$T/a.img" -c 'ln /a/f /a/b/f2'
+	SUM=$(sha256sum <"$T/a.img")
+	run "$R4" salvage --list "$T/a.img" /a
+	assert_line "- 0644     0     0          6 /a/b/f2"
+	assert_line "- 0644     0     0          6 /a/f => /a/b/f2"
+	run "$R4" salvage "$T/a.img" "$T/out"
+	assert_success
+	[ "$(stat -c '%i %h' "$T/out/a/f")" = "$(stat -c '%i %h' "$T/out/a/b/f2")" ]
+	[ "$(stat -c %h "$T/out/a/f")" = 2 ]
+	cmp "$T/src/a/f" "$T/out/a/b/f2"
+}
+
+@test "PATH: only its subtree, DEST standing for it (a file: in it)" {
 	run "$R4" salvage "$T/a.img" /a/b "$T/out"
 	assert_success
 	diff -r "$T/src/a/b" "$T/out"
+	# a file: into DEST
+	run "$R4" salvage "$T/a.img" /a/b/big "$T/one"
+	assert_success
+	[ "$(ls "$T/one")" = big ]
+	cmp "$T/src/a/b/big" "$T/one/big"
 }
 
 @test "the root zeroed: the scan finds every leaf, everything comes out, the report names the root" {

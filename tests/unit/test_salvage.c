@@ -393,6 +393,17 @@ static void test_whole(void)
 	CHECK(got_at("/d1/hard") && got_at("/d1/hard")->link &&
 	      !strcmp(got_at("/d1/hard")->link, "/big"));
 	CHECK(!got_at("/lost+found"));
+	/* the sparse file's hole is a hole, then its data */
+	{
+		enum r4_salvage_kind k;
+		uint64_t end, ino = ino_of("/sparse");
+
+		CHECK_RC(r4_salvage_segment(s, ino, 0, &k, &end));
+		CHECK(k == R4_SALVAGE_HOLE && end == 1 << 20);
+		CHECK_RC(r4_salvage_segment(s, ino, end, &k, &end));
+		CHECK(k == R4_SALVAGE_DATA && end == (1 << 20) + 5000);
+		CHECK_EQ(r4_salvage_segment(s, ino, end, &k, &end), -ENXIO);
+	}
 	done(s, &rep, NULL, io);
 }
 
