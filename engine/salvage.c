@@ -36,7 +36,8 @@
  * Then the items taken become objects (a hash by object id): stat data,
  * entries (name and the child's stat-data key), body pieces (extent units
  * from twigs, tails from leaves: block numbers and offsets, never data).
- * Memory is that of the metadata; data is read when r4_salvage_read asks.
+ * Memory is that of the metadata (items, objects, the nodes reached, one
+ * bitmap block at a time); data is read when r4_salvage_read asks.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -123,8 +124,11 @@ struct r4_salvage {
 	uint64_t root;
 	unsigned height;
 	struct r4_salvage_info info;
-	uint8_t *used, *known;	/* bitmap bits; one bit per zone whose bitmap reads */
-	uint8_t *reached;	/* nodes reached from the root */
+	uint8_t *zone;		/* the bitmap block of the zone the scan is in */
+	uint64_t zone_no;	/* its zone + 1 (0: none yet) */
+	bool zone_ok;		/* it read and its checksum holds */
+	uint64_t *reached;	/* nodes reached from the root: a set (block + 1; 0 empty) */
+	size_t capreached, nreached;
 	struct lost *lost;
 	size_t nlost, caplost;
 	struct cand *cand;
@@ -149,9 +153,41 @@ static bool bit(const uint8_t *m, uint64_t b)
 	return m[b / 8] >> (b % 8) & 1;
 }
 
-static void bit_set(uint8_t *m, uint64_t b)
+/* The slot of blk in the set of reached nodes, or the empty one where it goes. */
+static size_t reached_slot(const struct r4_salvage *s, uint64_t blk)
 {
-	m[b / 8] |= (uint8_t)(1u << (b % 8));
+	size_t j = (size_t)((blk + 1) * 0x9e3779b97f4a7c15u) & (s->capreached - 1);
+
+	while (s->reached[j] && s->reached[j] != blk + 1)
+		j = (j + 1) & (s->capreached - 1);
+	return j;
+}
+
+static bool was_reached(const struct r4_salvage *s, uint64_t blk)
+{
+	return s->capreached && s->reached[reached_slot(s, blk)];
+}
+
+/* blk is reached: 0 or -ENOMEM. */
+static int reach(struct r4_salvage *s, uint64_t blk)
+{
+	if (2 * (s->nreached + 1) > s->capreached) {
+		size_t cap = s->capreached ? 2 * s->capreached : 64;
+		uint64_t *old = s->reached, n = s->capreached;
+
+		if (!(s->reached = r4_calloc(cap, sizeof(*s->reached)))) {
+			s->reached = old;
+			return -ENOMEM;
+		}
+		s->capreached = cap;
+		for (size_t i = 0; i < n; i++)
+			if (old[i])
+				s->reached[reached_slot(s, old[i] - 1)] = old[i];
+		r4_free(old);
+	}
+	s->reached[reached_slot(s, blk)] = blk + 1;
+	s->nreached++;
+	return 0;
 }
 
 static int note(struct r4_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -373,11 +409,12 @@ static int walk_tree(struct r4_salvage *s, uint64_t blk, unsigned level, const r
 	unsigned nr;
 	int rc;
 
-	if (blk < s->blocks && bit(s->reached, blk))
+	if (was_reached(s, blk))
 		return add_lost(s, lo, hi, blk, level, "reached twice");
 	if (read_node(s, blk, level, &why))
 		return add_lost(s, lo, hi, blk, level, why);
-	bit_set(s->reached, blk);
+	if ((rc = reach(s, blk)))
+		return rc;
 	if (level <= R4_LEVEL_TWIG && (rc = collect(s, blk, s->blk, RANK_TREE)))
 		return rc;
 	if (level == R4_LEVEL_LEAF)
@@ -413,13 +450,28 @@ static int walk_tree(struct r4_salvage *s, uint64_t blk, unsigned level, const r
 
 /* ============================== the scan ============================== */
 
+/* The scan enters zone z: its bitmap block, and whether it passes its
+ * checksum (a scan goes zone by zone; no bitmap is kept). */
+static void enter_zone(struct r4_salvage *s, uint64_t z)
+{
+	uint64_t blk = r4_format_bitmap_block(s->bs, z);
+
+	s->zone_ok = !r4_io_read(s->io, blk * s->bs, s->zone, s->bs) &&
+		     r4_le32_get(s->zone) == r4_adler32(s->zone + 4, s->bs - 4);
+	s->zone_no = z + 1;
+	s->info.bitmaps++;
+	s->info.bitmaps_ok += s->zone_ok;
+}
+
+/* The rank of a node the scan found at blk, in the zone it is in. */
 static unsigned rank_of(const struct r4_salvage *s, uint64_t blk)
 {
-	uint64_t zone = blk / r4_format_bitmap_bits(s->bs);
+	uint64_t span = r4_format_bitmap_bits(s->bs);
 
-	if (!s->known || !bit(s->known, zone))
+	assert(s->zone_no == blk / span + 1);
+	if (!s->zone_ok)
 		return RANK_UNKNOWN;
-	return bit(s->used, blk) ? RANK_USED : RANK_FREE;
+	return bit(s->zone + 4, blk % span) ? RANK_USED : RANK_FREE;
 }
 
 /* Does b hold a node header of plugin pid (its magic)? */
@@ -494,7 +546,9 @@ static int scan(struct r4_salvage *s, uint8_t *buf)
 		for (uint64_t i = 0; i < n; i++) {
 			const uint8_t *nb = buf + i * s->bs;
 
-			if (bit(s->reached, b + i) || !looks_like_node(nb, s->pid) ||
+			if (s->zone_no != (b + i) / r4_format_bitmap_bits(s->bs) + 1)
+				enter_zone(s, (b + i) / r4_format_bitmap_bits(s->bs));
+			if (was_reached(s, b + i) || !looks_like_node(nb, s->pid) ||
 			    r4_node_level(nb) > R4_LEVEL_TWIG ||
 			    r4_node_check(NULL, b + i, nb, s->bs, s->pid, s->mkfs_id, 0))
 				continue;
@@ -863,34 +917,14 @@ static void supers(struct r4_salvage *s)
 	}
 }
 
-/* The bitmap blocks that pass their checksum. */
-static int bitmaps(struct r4_salvage *s)
-{
-	uint64_t span = r4_format_bitmap_bits(s->bs), nz = r4_format_bitmap_count(s->bs, s->blocks);
-
-	if (!(s->used = r4_calloc(nz * span / 8 + 1, 1)) || !(s->known = r4_calloc(nz / 8 + 1, 1)))
-		return -ENOMEM;
-	for (uint64_t z = 0; z < nz; z++) {
-		uint64_t blk = r4_format_bitmap_block(s->bs, z);
-
-		if (r4_io_read(s->io, blk * s->bs, s->blk, s->bs) ||
-		    r4_le32_get(s->blk) != r4_adler32(s->blk + 4, s->bs - 4))
-			continue;
-		memcpy(s->used + z * span / 8, s->blk + 4, span / 8);
-		bit_set(s->known, z);
-		s->info.bitmaps_ok++;
-	}
-	s->info.bitmaps = nz;
-	return 0;
-}
-
 static int setup(struct r4_salvage *s)
 {
 	r4_key lo = {{0}}, hi = r4_key_max();
 	uint8_t *buf;
 	int rc;
 
-	if (!(s->blk = r4_malloc(R4_FORMAT_BLOCKSIZE)) || !(s->tail = r4_malloc(R4_FORMAT_BLOCKSIZE)))
+	if (!(s->blk = r4_malloc(R4_FORMAT_BLOCKSIZE)) ||
+	    !(s->tail = r4_malloc(R4_FORMAT_BLOCKSIZE)) || !(s->zone = r4_malloc(R4_FORMAT_BLOCKSIZE)))
 		return -ENOMEM;
 	s->cached = UINT64_MAX;
 	supers(s);
@@ -898,8 +932,7 @@ static int setup(struct r4_salvage *s)
 	s->info.blocks = s->blocks;
 	if (s->blocks <= R4_BACKUP_START(s->bs))
 		return -EUCLEAN;
-	if (!(s->reached = r4_calloc(s->blocks / 8 + 1, 1)) || (rc = bitmaps(s)) ||
-	    !(buf = r4_malloc((size_t)CHUNK * s->bs)))
+	if (!(buf = r4_malloc((size_t)CHUNK * s->bs)))
 		return -ENOMEM;
 	if (s->info.fsb_ok)
 		rc = walk_tree(s, s->root, s->height, &lo, &hi);
@@ -935,8 +968,7 @@ void r4_salvage_close(r4_salvage *s)
 		if (s->obj[i].oid)
 			sobj_fini(&s->obj[i]);
 	r4_free(s->obj);
-	r4_free(s->used);
-	r4_free(s->known);
+	r4_free(s->zone);
 	r4_free(s->reached);
 	r4_free(s->lost);
 	r4_free(s->cand);

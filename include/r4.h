@@ -1247,7 +1247,8 @@ struct r4_salvage_info {
 	uint64_t blocks;		/* the format super block's count, else the image's */
 	bool msb_ok, fsb_ok;		/* the master and format super blocks decode */
 	bool tree_whole;		/* every node from the root read: no scan was needed */
-	uint64_t bitmaps, bitmaps_ok;	/* bitmap blocks, those whose checksum holds */
+	uint64_t bitmaps, bitmaps_ok;	/* bitmap blocks the scan read, those whose
+					   checksum holds */
 	uint64_t bad_nodes;		/* nodes the tree points at that do not read */
 	uint64_t scanned;		/* blocks the scan read (0: no scan) */
 	uint64_t leaves, twigs;		/* nodes whose items were looked at */
