@@ -30,8 +30,8 @@
  *      those whose bitmap block is unreadable, last those marked free (a
  *      freed block holding an older copy: it only fills what nothing else
  *      does).  The node header's flush id would order copies, but no
- *      kernel maintains it, so within one rank the copy met first in key
- *      order, the lower block on a tie, is taken, and the report says so.
+ *      kernel maintains it, so within one rank the copy in the fuller node,
+ *      then the lower block, is taken, and the report says so.
  *
  * Then the items taken become objects (a hash by object id): stat data,
  * entries (name and the child's stat-data key), body pieces (extent units
@@ -209,25 +209,30 @@ static const char *level_name(unsigned level)
 
 /* ============================== objects =============================== */
 
-static struct sobj *obj_find(struct r4_salvage *s, uint64_t oid)
+/* The slot of oid in t (cap slots, a power of 2; oid 0 marks a free
+ * slot, and no item of object 0 is taken), or the free one where it goes. */
+static size_t obj_slot(const struct sobj *t, size_t cap, uint64_t oid)
 {
-	size_t j;
+	size_t j = (size_t)(oid * 0x9e3779b97f4a7c15u) & (cap - 1);
 
-	if (!s->capobj)
-		return NULL;
-	for (j = (size_t)(oid * 0x9e3779b97f4a7c15u) & (s->capobj - 1); s->obj[j].oid;
-	     j = (j + 1) & (s->capobj - 1))
-		if (s->obj[j].oid == oid)
-			return &s->obj[j];
-	return NULL;
+	while (t[j].oid && t[j].oid != oid)
+		j = (j + 1) & (cap - 1);
+	return j;
 }
 
-/* The object oid, made when new; NULL when out of memory. */
+static struct sobj *obj_find(const struct r4_salvage *s, uint64_t oid)
+{
+	struct sobj *o = s->capobj ? &s->obj[obj_slot(s->obj, s->capobj, oid)] : NULL;
+
+	return o && o->oid ? o : NULL;
+}
+
+/* The object oid (not 0), made when new; NULL when out of memory. */
 static struct sobj *obj_get(struct r4_salvage *s, uint64_t oid)
 {
 	struct sobj *o = obj_find(s, oid);
-	size_t j;
 
+	assert(oid);
 	if (o)
 		return o;
 	if (2 * (s->nobj + 1) > s->capobj) {
@@ -236,24 +241,17 @@ static struct sobj *obj_get(struct r4_salvage *s, uint64_t oid)
 
 		if (!t)
 			return NULL;
-		for (size_t i = 0; i < s->capobj; i++) {
-			if (!s->obj[i].oid)
-				continue;
-			for (j = (size_t)(s->obj[i].oid * 0x9e3779b97f4a7c15u) & (cap - 1); t[j].oid;
-			     j = (j + 1) & (cap - 1))
-				;
-			t[j] = s->obj[i];
-		}
+		for (size_t i = 0; i < s->capobj; i++)
+			if (s->obj[i].oid)
+				t[obj_slot(t, cap, s->obj[i].oid)] = s->obj[i];
 		r4_free(s->obj);
 		s->obj = t;
 		s->capobj = cap;
 	}
-	for (j = (size_t)(oid * 0x9e3779b97f4a7c15u) & (s->capobj - 1); s->obj[j].oid;
-	     j = (j + 1) & (s->capobj - 1))
-		;
-	s->obj[j].oid = oid;
+	o = &s->obj[obj_slot(s->obj, s->capobj, oid)];
+	o->oid = oid;
 	s->nobj++;
-	return &s->obj[j];
+	return o;
 }
 
 /* What an item says about its object's key: locality and ordering. */
@@ -622,7 +620,7 @@ static const struct cand *taken_meets(const struct cand *t, size_t n, const r4_k
 }
 
 /* Item c was dropped for o, its equal: noted by the pair of blocks. */
-static int guessed(struct r4_salvage *s, const struct cand *o, const struct cand *c)
+static int note_pair(struct r4_salvage *s, const struct cand *o, const struct cand *c)
 {
 	struct pair *p;
 	size_t i;
@@ -664,7 +662,7 @@ static int cluster(struct r4_salvage *s, struct cand *c, size_t n, struct cand *
 			if (meets(&(*t)[j], &c[i]))
 				o = &(*t)[j];
 		if (o) {
-			if (c[i].rank != RANK_TREE && (rc = guessed(s, o, &c[i])))
+			if (c[i].rank != RANK_TREE && (rc = note_pair(s, o, &c[i])))
 				return rc;
 			continue;
 		}
@@ -760,6 +758,10 @@ static int take_cde(struct r4_salvage *s, const r4_key *k, const uint8_t *body, 
 			continue;
 		if (memchr(name, '/', nl) || memchr(name, 0, nl)) {	/* never a path */
 			R4_CORRUPT(NULL, 0, "entry %u: a name with '/' or NUL in it", i);
+			return 1;
+		}
+		if (!r4_key_objectid(&de.de_sdkey)) {
+			R4_CORRUPT(NULL, 0, "entry %u: names object 0", i);
 			return 1;
 		}
 		if (!(c = obj_get(s, r4_key_objectid(&de.de_sdkey))))
@@ -864,6 +866,12 @@ static int build(struct r4_salvage *s)
 		len = r4_node_item_len(s->blk, s->bs, c->idx);
 		body = s->blk + r4_node_item_off(s->blk, s->bs, c->idx);
 		r4_node_key(s->blk, s->bs, c->idx, &k);
+		if (pid != R4_ITEM_BBOX40 &&
+		    !(pid == R4_ITEM_CDE40 ? r4_key_locality(&k) : r4_key_objectid(&k))) {
+			rc = note(&s->notes, "block %llu item %u: an item of object 0",
+				  (unsigned long long)c->blk, c->idx);
+			continue;
+		}
 		switch (pid) {
 		case R4_ITEM_STAT40:
 			rc = take_sd(s, c, &k, body, len);
@@ -1296,6 +1304,7 @@ static int give_dir(struct walk *w, struct sobj *d, const char *path)
 			rc = -ENOMEM;
 			break;
 		}
+		/* (every entry's object was made with it: take_cde) */
 		rc = give(w, obj_find(w->s, r4_key_objectid(&d->ents[i].sdkey)), p, 0);
 		r4_free(p);
 	}
