@@ -729,9 +729,13 @@ static int take_sd(struct r4_salvage *s, const struct cand *c, const r4_key *k,
 	return 0;
 }
 
-static int take_cde(struct r4_salvage *s, const r4_key *k, const uint8_t *body, unsigned len)
+/* A directory item: its entries but "." and "..", each naming its object.
+ * An entry whose name could leave a path ('/' or NUL in it) or that names
+ * object 0 is skipped, and said. */
+static int take_cde(struct r4_salvage *s, const struct cand *c, const r4_key *k,
+		    const uint8_t *body, unsigned len)
 {
-	struct sobj *d = obj_get(s, r4_key_locality(k)), *c;
+	struct sobj *d = obj_get(s, r4_key_locality(k)), *child;
 	unsigned n;
 	int rc;
 
@@ -756,20 +760,19 @@ static int take_cde(struct r4_salvage *s, const r4_key *k, const uint8_t *body, 
 		}
 		if ((nl == 1 && name[0] == '.') || (nl == 2 && !memcmp(name, "..", 2)) || !nl)
 			continue;
-		if (memchr(name, '/', nl) || memchr(name, 0, nl)) {	/* never a path */
-			R4_CORRUPT(NULL, 0, "entry %u: a name with '/' or NUL in it", i);
-			return 1;
+		if (memchr(name, '/', nl) || memchr(name, 0, nl) || !r4_key_objectid(&de.de_sdkey)) {
+			if ((rc = note(&s->notes, "block %llu item %u entry %u: %s, skipped",
+				       (unsigned long long)c->blk, c->idx, i,
+				       r4_key_objectid(&de.de_sdkey) ? "a name with '/' or NUL in it"
+								     : "it names object 0")))
+				return rc;
+			continue;
 		}
-		if (!r4_key_objectid(&de.de_sdkey)) {
-			R4_CORRUPT(NULL, 0, "entry %u: names object 0", i);
-			return 1;
-		}
-		if (!(c = obj_get(s, r4_key_objectid(&de.de_sdkey))))
+		if (!(child = obj_get(s, r4_key_objectid(&de.de_sdkey))))
 			return -ENOMEM;
-		/* obj_get may have moved d */
-		d = obj_find(s, r4_key_locality(k));
-		obj_key(c, &de.de_sdkey);
-		c->flags |= O_NAMED;
+		d = obj_find(s, r4_key_locality(k));	/* obj_get may have moved it */
+		obj_key(child, &de.de_sdkey);
+		child->flags |= O_NAMED;
 		if ((rc = r4_grow(&d->ents, &d->capents, d->nents + 1, sizeof(*d->ents), 8)))
 			return rc;
 		if (!(d->ents[d->nents].name = r4_memdup(name, nl)))
@@ -877,7 +880,7 @@ static int build(struct r4_salvage *s)
 			rc = take_sd(s, c, &k, body, len);
 			break;
 		case R4_ITEM_CDE40:
-			rc = take_cde(s, &k, body, len);
+			rc = take_cde(s, c, &k, body, len);
 			break;
 		case R4_ITEM_EXTENT40:
 		case R4_ITEM_PLAIN40:

@@ -1036,6 +1036,47 @@ static void test_rootdir(void)
 	done(s, &rep, &want, io);
 }
 
+/* (k) an entry whose name holds a '/': skipped (nothing can write outside
+ * DEST), said, and its file found by no name. */
+static void test_slash(void)
+{
+	struct r4_io *io = copy();
+	struct r4_buf rep, want = {0};
+	uint64_t n, d1 = ino_of("/d1"), ino = ino_of("/d1/a.txt");
+	const uint8_t *p = r4_io_mem_data(io, &n);
+	char loc[32], path[48];
+	uint64_t blk = 0, at = 0;
+	unsigned item = 0;
+	r4_salvage *s;
+
+	/* the leaf of /d1's entries: ".", "..", then "a.txt" in the item's
+	 * unit 2, whose key's first name byte is byte 6 of its ordering */
+	snprintf(loc, sizeof(loc), "[%llx:0(NAME)", (unsigned long long)d1);
+	for (size_t i = 0; i < ntree && !blk; i++)
+		for (unsigned j = 0; j < tree[i].n && !blk; j++)
+			if (!strcmp(tree[i].it[j].kind, "cde") &&
+			    !strncmp(tree[i].it[j].key, loc, strlen(loc))) {
+				const uint8_t *ih = p + (tree[i].blk + 1) * BS - (j + 1) * 38;
+
+				blk = tree[i].blk;
+				item = j;
+				at = blk * BS + (ih[32] | ih[33] << 8) + 2 + 2 * 26 + 6;
+			}
+	CHECK(blk && p[at] == 'a' && p[at - 1] == '.');
+	r4_io_write(io, at, "/", 1);
+	if (!(s = salvage(io, &rep)))
+		return;
+	print_report("slash", &rep);
+	snprintf(path, sizeof(path), "/lost+found/#%llu", (unsigned long long)ino);
+	r4_buf_printf(&want, "block %llu item %u entry 2: a name with '/' or NUL in it, skipped\n"
+		      "%s: found by no name\n", (unsigned long long)blk, item, path);
+	expect_report(&rep, &want);
+	CHECK(!got_at("/d1/a.txt") && !got_at("/d1/.txt"));
+	CHECK(got_at(path) && got_at(path)->flags == R4_SALVAGE_ORPHAN);
+	CHECK(got_at("/d1/d2") && got_at("/d1/hard"));
+	done(s, &rep, &want, io);
+}
+
 /* Read what the body of a regular file holds, as r4 salvage does: the
  * data segments (a size may be anything: the holes are not read). */
 static int read_all(void *ctx, const struct r4_salvage_ent *e)
@@ -1128,6 +1169,7 @@ int main(void)
 	test_super();
 	test_badblock();
 	test_rootdir();
+	test_slash();
 	test_fuzz();
 	gots_free();
 	tree_free();
