@@ -1088,7 +1088,7 @@ static void segment(const struct r4_salvage *s, const struct sobj *o, uint64_t o
 
 static const struct sobj *body_of(const r4_salvage *s, uint64_t ino)
 {
-	const struct sobj *o = obj_find((r4_salvage *)s, ino);
+	const struct sobj *o = obj_find(s, ino);
 
 	return o && (o->flags & O_KEY) ? o : NULL;
 }
@@ -1117,7 +1117,8 @@ static const char *who(const struct sobj *o, char k[static R4_KEY_PRINT_SIZE])
 }
 
 /* Bytes [off, off + n) of the data blocks from block start on, into buf;
- * a block that does not read is zeroes and a line of the report. */
+ * each block that does not read is zeros and a line of the report
+ * (-EIO). */
 static int read_blocks(r4_salvage *s, const struct sobj *o, uint64_t start, uint64_t off,
 		       uint8_t *buf, size_t n)
 {
@@ -1132,11 +1133,12 @@ static int read_blocks(r4_salvage *s, const struct sobj *o, uint64_t start, uint
 		uint64_t b = start + (off + done) / s->bs, in = (off + done) % s->bs;
 		size_t m = (size_t)R4_MIN(n - done, s->bs - in);
 
-		if (b >= s->blocks || (r = r4_io_read(s->io, b * s->bs + in, buf + done, m))) {
+		if (b >= s->blocks || r4_io_read(s->io, b * s->bs + in, buf + done, m)) {
 			memset(buf + done, 0, m);
-			if (!rc && (rc = note(&s->walk, "%s: data block %llu does not read",
-					      who(o, k), (unsigned long long)b)) == 0)
-				rc = -EIO;
+			if ((r = note(&s->walk, "%s: data block %llu does not read", who(o, k),
+				      (unsigned long long)b)))
+				return r;
+			rc = -EIO;
 		}
 		done += m;
 	}
