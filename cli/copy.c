@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "exit.h"
+#include "salvage.h"
 #include "sh.h"
 #include "r4.h"
 
@@ -711,6 +712,13 @@ static int last_name(const char *path, char *out, size_t n)
  */
 int cp_export(int argc, char **argv, const struct r4_open_opts *base)
 {
+	/* --salvage: a damaged volume, read without trusting its tree
+	 * (salvage.c) */
+	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
+		if (!strcmp(argv[i], "--salvage")) {
+			memmove(argv + i, argv + i + 1, (size_t)(argc - i) * sizeof(*argv));
+			return cmd_salvage(argc - 1, argv, base->partition);
+		}
 	static const struct option lopts[] = {
 		{"owners", no_argument, NULL, 'p'}, {"pseudo", no_argument, NULL, 'P'},
 		{NULL, 0, NULL, 0}};

@@ -54,6 +54,9 @@ static int usage(FILE *f)
 		"                                       into host directory DEST, keeping the same\n"
 		"                                       (-p: owners also when not root; --pseudo:\n"
 		"                                       r4's oid, key, plugin as user.r4.* xattrs)\n"
+		"       %s export --salvage [--list] IMAGE [PATH] DEST  from a damaged volume:\n"
+		"                                       what it still holds, then what could not\n"
+		"                                       be read (--list: list it; docs/salvage.md)\n"
 		"       %s fsck IMAGE [-n | --fix | -y]  check the image; repair what is safe\n"
 		"                                       (-n: read-only, even while in use)\n"
 		"       %s repack [-n | --dry-run] [-v] [--compact] [--commit SIZE] [--rate SIZE]\n"
@@ -80,7 +83,8 @@ static int usage(FILE *f)
 		"  fibration=lexic_fibre|dot_o_fibre|ext_1_fibre|ext_3_fibre,\n"
 		"  formatting=smart|tails|extents, node=node40|node41, create=reg40\n",
 		sh_prog, sh_prog, sh_prog, sh_prog, sh_prog, sh_prog, sh_prog, sh_prog, sh_prog,
-		sh_prog, sh_prog, sh_prog, sh_prog, sh_prog, sh_prog, sh_prog, sh_prog, sh_prog);
+		sh_prog, sh_prog, sh_prog, sh_prog, sh_prog, sh_prog, sh_prog, sh_prog, sh_prog,
+		sh_prog);
 	return R4_EXIT_USAGE;
 }
 

@@ -1232,6 +1232,104 @@ struct r4_frag {
  */
 int r4_frag(r4_db *db, const char *path, struct r4_frag *out);
 
+/* ---- salvage: what a damaged volume still holds (engine/salvage.c, docs/salvage.md) ---- */
+
+typedef struct r4_salvage r4_salvage;
+
+struct r4_salvage_opts {
+	unsigned partition;		/* the volume is in this partition (r4_open_opts) */
+	void (*log)(void *ctx, int level, const char *msg);	/* NULL: quiet */
+	void *log_ctx;
+};
+
+struct r4_salvage_info {
+	uint32_t blocksize;
+	uint64_t blocks;		/* the format super block's count, else the image's */
+	bool msb_ok, fsb_ok;		/* the master and format super blocks decode */
+	bool tree_whole;		/* every node from the root read: no scan was needed */
+	uint64_t bitmaps, bitmaps_ok;	/* bitmap blocks the scan read, those whose
+					   checksum holds */
+	uint64_t bad_nodes;		/* nodes the tree points at that do not read */
+	uint64_t scanned;		/* blocks the scan read (0: no scan) */
+	uint64_t leaves, twigs;		/* nodes whose items were looked at */
+	uint64_t objects;		/* objects found */
+};
+
+/*
+ * Open a damaged volume for salvage, read-only (the image is never
+ * written, nor locked: it may be in use), without trusting its tree:
+ * the super blocks, the tree from the root as far as its nodes read, then,
+ * when a node or the format super block did not, every block of the
+ * volume for leaves and twigs of the volume's mkfs id (docs/salvage.md:
+ * what is found and which copy of a key wins).  Everything it decides is
+ * decided here; the walk, the reads and the report below only look.
+ * Memory is that of the metadata, never of the data.  -EUCLEAN (and a log
+ * line) when neither a format super block nor a node of a volume is
+ * found; r4_io_open's errors; -ENOMEM.  open_io borrows io.
+ */
+int r4_salvage_open(const char *path, const struct r4_salvage_opts *o, r4_salvage **out);
+int r4_salvage_open_io(struct r4_io *io, const struct r4_salvage_opts *o, r4_salvage **out);
+void r4_salvage_close(r4_salvage *s);
+void r4_salvage_info(const r4_salvage *s, struct r4_salvage_info *out);
+
+enum {					/* r4_salvage_ent flags */
+	R4_SALVAGE_GUESSED = 1 << 0,	/* no stat data: st is made up (a directory 0755, a
+					   regular file 0644 of the size its body reaches, or
+					   /lost+found itself 0700), ids and times 0 */
+	R4_SALVAGE_ORPHAN = 1 << 1,	/* reached by no name: /lost+found/#OID */
+};
+
+struct r4_salvage_ent {
+	const char *path;		/* in the volume: "/", "/a/b", "/lost+found/#77/c" */
+	const char *link;		/* another name of an object given before (a hard
+					   link): that one's path; NULL the first time */
+	const char *target;		/* a symlink's target (target_len bytes, no NUL) */
+	size_t target_len;
+	struct r4_stat st;		/* st.ino: what r4_salvage_read takes */
+	unsigned flags;			/* R4_SALVAGE_* */
+};
+
+/*
+ * Every object reachable by names from path (NULL or "/": the root, then
+ * what no name reaches under a made-up /lost+found: docs/salvage.md),
+ * parent first, a directory's entries by name; fn's nonzero return stops
+ * the walk and is returned.  A directory reached by a second name is
+ * skipped (and reported).  Each walk starts the report's object lines
+ * afresh.  -ENOENT when path names nothing found; -ENOMEM.
+ */
+int r4_salvage_walk(r4_salvage *s, const char *path,
+		    int (*fn)(void *ctx, const struct r4_salvage_ent *e), void *ctx);
+
+enum r4_salvage_kind {
+	R4_SALVAGE_DATA,		/* bytes found: read them */
+	R4_SALVAGE_HOLE,		/* a hole: zeros */
+	R4_SALVAGE_LOST,		/* held by a node that does not read: reads give zeros
+					   and -EIO */
+};
+
+/* What the body of object ino holds at off: its kind and where that ends.
+ * -ENXIO at or past its size (the walk's st.size), -ENOENT for no such
+ * object. */
+int r4_salvage_segment(const r4_salvage *s, uint64_t ino, uint64_t off,
+		       enum r4_salvage_kind *kind, uint64_t *end);
+/*
+ * Bytes [off, off + len) of object ino's body, all inside its size.  Holes
+ * read as zeros.  Lost bytes, and those of a data block that does not
+ * read, are zeros too and make the call return -EIO, with buf filled all
+ * the same; a block that does not read becomes a line of the report.
+ * -ENXIO past the size, -ENOENT for no such object.
+ */
+int r4_salvage_read(r4_salvage *s, uint64_t ino, uint64_t off, void *buf, size_t len);
+
+/*
+ * What could not be read, as lines appended to out (docs/salvage.md says
+ * each): the nodes that do not read, in key order, with the keys they held;
+ * the items that do not decode and the keys found in two copies; then, in
+ * the last walk's order, every object with a part missing (by its path)
+ * and the data blocks its reads met that do not read.  -ENOMEM.
+ */
+int r4_salvage_report(r4_salvage *s, struct r4_buf *out);
+
 /* ---- the repacker: r4 repack (engine/repack.c, docs/repack.md) ---- */
 
 /* What a pass did with one file whose body is in extents. */
