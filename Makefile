@@ -150,10 +150,10 @@ check:
 	B=build/san bash tests/run.sh
 
 # make check with the long variants of the random, sampled and repeated
-# tests (make check's sizes in brackets): test_fs operations (1500), sampled
-# crash states of test_crash (300), test_badimg's byte flips (8), seconds
-# of fuzzing (10), fsx operations on the mount (10000) and seconds of its
-# writers (5), unmount-then-check tries under load (12), runs of the demo in
+# tests (make check's sizes in brackets): test_fs operations (1000), sampled
+# crash states of test_crash (150), test_badimg's byte flips (8), seconds
+# of fuzzing (5), fsx operations on the mount (6000) and seconds of its
+# writers (3), unmount-then-check tries under load (12), runs of the demo in
 # a row (3); and ASan's default quarantine of freed memory and leak checks
 # in every program the bats suites start (tests/run.sh).
 LONG = ASAN_OPTIONS= R4_LEAKS=1 R4_OPS=5000 R4_CRASH_SAMPLES=2000 R4_FUZZ=200 \
@@ -163,7 +163,7 @@ check-long:
 	$(LONG) $(MAKE) check
 
 # The libFuzzer target for lex + parse (clang).  `make fuzz` runs it for
-# R4_FUZZ_SECONDS (default 10) as make check does, through tests/fuzz/check.sh.
+# R4_FUZZ_SECONDS (default 5) as make check does, through tests/fuzz/check.sh.
 FUZZ_CC ?= clang
 FUZZ_SRC = $(filter-out parser/run.c parser/wire.c,$(PARSE_SRC)) engine/util.c engine/plan.c tests/fuzz/fuzz_parse.c
 build/fuzz/fuzz_parse: $(FUZZ_SRC) build/grammar/parser.c build/grammar/lexer.c $(wildcard parser/*.h grammar/*.h)

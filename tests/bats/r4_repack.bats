@@ -235,9 +235,9 @@ contents_live() {
 }
 
 @test "r4 repack MNT under r4fsx: no mismatch, nothing users see changes, clean" {
-	# (a quarter of the stress suites' operations: 2,500 in make check)
+	# (a quarter of the stress suites' operations: 1,500 in make check)
 	local fsx=$R4_BUILD/tests/r4fsx seed=${R4_SEED:-$(date +%s)} pid passes=0 moved=0 tw
-	local ops=$((${R4_STRESS_OPS:-10000} / 4))
+	local ops=$((${R4_STRESS_OPS:-6000} / 4))
 	need_file "$fsx" "$fsx not built (make fsx)"
 	fuse_setup 32M
 	rm "$IMG"

@@ -10,8 +10,8 @@
 #  - 4 r4fsx at once, each in its own directory;
 #  - compare-and-swap through the control file from two processes.
 # Seeds come from R4_SEED or the clock and are printed (# seed N).
-# R4_STRESS_OPS (10,000; make check-long: 100,000) sizes the first r4fsx
-# run, the others a quarter of it; R4_STRESS_SECONDS (5; make check-long:
+# R4_STRESS_OPS (6,000; make check-long: 100,000) sizes the first r4fsx
+# run, the others a quarter of it; R4_STRESS_SECONDS (3; make check-long:
 # 15) the writers.
 #
 # r4fsx's -U (files unlinked while open) and -T (open with O_TRUNC) have
@@ -30,7 +30,7 @@ setup() {
 	[ -d "$base" ] && [ -w "$base" ] || base=$T
 	TW=$(mktemp -d "$base/r4stress.XXXXXX")
 	SEED=${R4_SEED:-$(date +%s)}
-	OPS=${R4_STRESS_OPS:-10000}
+	OPS=${R4_STRESS_OPS:-6000}
 }
 
 teardown() {
@@ -58,7 +58,7 @@ same_tree() {
 	"$FSX" -C "$MNT/fsx" "$TW/fsx" >/dev/null
 }
 
-@test "r4fsx: ${R4_STRESS_OPS:-10000} random operations agree with a tmpfs twin; fsck clean; same tree after a remount" {
+@test "r4fsx: ${R4_STRESS_OPS:-6000} random operations agree with a tmpfs twin; fsck clean; same tree after a remount" {
 	mount_r4
 	run_fsx -U -T -L -n "$OPS"
 	umount_r4
@@ -120,7 +120,7 @@ check_writers() {
 }
 
 @test "8 concurrent writers: own and shared files, renames in one directory; each as its model says, after a remount too" {
-	local n=8 secs=${R4_STRESS_SECONDS:-5} pids=() i bad=0 ops=0
+	local n=8 secs=${R4_STRESS_SECONDS:-3} pids=() i bad=0 ops=0
 	echo "# seed $SEED" >&3
 	mount_r4
 	mkdir "$MNT/shared" "$TW/out"

@@ -2,7 +2,7 @@
 # check.sh - the fuzz run of `make check` (installed as $B/tests/test_fuzz).
 #
 # Replays every input in tests/fuzz/regress, then fuzzes r4_parse for
-# R4_FUZZ_SECONDS (default 10; make check-long: 300) seeded with the inputs of the corpus
+# R4_FUZZ_SECONDS (default 5; make check-long: 300) seeded with the inputs of the corpus
 # tests/lang.  Any crash, leak or sanitizer report fails; the input that
 # caused it is left in tests/fuzz/regress-new/ to be added to regress/.
 # Ends with "N passed, M failed" like the unit programs.
@@ -34,7 +34,7 @@ done
 mkdir -p "$work/seeds" "$work/found"
 R4_LANG_SEEDS="$work/seeds" "${R4_BUILD:-build}/tests/test_lang" >/dev/null 2>&1
 cp tests/fuzz/regress/* "$work/seeds/" 2>/dev/null
-secs=${R4_FUZZ_SECONDS:-10}
+secs=${R4_FUZZ_SECONDS:-5}
 echo "fuzzing r4_parse for ${secs}s from $(ls "$work/seeds" | wc -l) seeds"
 if "$bin" -max_total_time="$secs" -max_len=4096 -timeout=10 -print_final_stats=1 \
 	-artifact_prefix="$work/found/" "$work/found" "$work/seeds" >"$work/run.log" 2>&1; then

@@ -16,7 +16,7 @@
  * such an image, with a transaction of three wander records.
  *
  * R4_SEED replays a run; R4_CRASH_SAMPLES sets the sampled points of the
- * big workloads (default 300; make check-long: 2000).
+ * big workloads (default 150; make check-long: 2000).
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -889,7 +889,7 @@ int main(void)
 	struct r4_mkfs_opts mo;
 
 	seed = t_seed();
-	samples = e ? strtoul(e, NULL, 10) : 300;
+	samples = e ? strtoul(e, NULL, 10) : 150;
 	snprintf(dir, sizeof(dir), "%s/r4-crash.XXXXXX", t_tmp());
 	if (!mkdtemp(dir))
 		return 2;

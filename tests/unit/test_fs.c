@@ -8,7 +8,7 @@
  * equal: path, type, size, content, mode, uid, gid, nlink, symlink text.
  * When fsck.reiser4 is installed, it must call the image consistent at
  * the end.  R4_SEED replays a run; R4_OPS sets its length
- * (1500 operations; make check-long: 5000).
+ * (1000 operations; make check-long: 5000).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -693,7 +693,7 @@ int main(void)
 {
 	unsigned long seed = t_seed();
 	const char *o = getenv("R4_OPS");
-	unsigned long ops = o ? strtoul(o, NULL, 0) : 1500;
+	unsigned long ops = o ? strtoul(o, NULL, 0) : 1000;
 	char dir[128], img[320];
 
 	rng = seed;
