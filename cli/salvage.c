@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include "exit.h"
@@ -99,7 +100,32 @@ static void set_meta(const struct out *o, const char *p, const struct r4_stat *s
 	(void)utimensat(AT_FDCWD, p, t, AT_SYMLINK_NOFOLLOW);
 }
 
+static int write_node(struct out *o, const struct r4_salvage_ent *e, const char *p);
+
+struct xa {
+	const char *path;		/* on the host */
+};
+
+/* One attribute onto the copy; one the host refuses is said and left out. */
+static int put_xattr(void *ctx, const char *name, const void *value, size_t len)
+{
+	const struct xa *a = ctx;
+
+	if (lsetxattr(a->path, name, value, len, 0))
+		fprintf(stderr, "r4: salvage: %s: attribute '%s' not kept: %s\n", a->path, name,
+			strerror(errno));
+	return 0;
+}
+
 static int write_one(struct out *o, const struct r4_salvage_ent *e, const char *p)
+{
+	int rc = write_node(o, e, p);
+	struct xa a = {p};
+
+	return rc || e->link ? rc : r4_salvage_xattrs(o->s, e->st.ino, put_xattr, &a);
+}
+
+static int write_node(struct out *o, const struct r4_salvage_ent *e, const char *p)
 {
 	uint32_t m = e->st.mode;
 	int fd, rc = 0;

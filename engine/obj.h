@@ -159,6 +159,9 @@ int r4_meta_unlink(struct r4_db *db, const char *path);
  * an object's in a record of their own, "/..r4/OID.x", read only by the
  * attribute calls of fs.c.  In memory they are that record's bytes.
  */
+/* The largest record: its magic, the most names the list allows (two
+ * bytes each) with their lengths, and the names' and values' bytes. */
+#define R4_XATTR_RECORD_MAX (8 + 5 * (R4_XATTR_LIST_MAX / 2) + R4_XATTR_TOTAL_MAX)
 struct r4_xattrs {
 	struct r4_buf b;	/* the record (empty: no attribute) */
 };
@@ -168,6 +171,9 @@ struct r4_xattrs {
 int r4_xattr_name(const char *name, bool set);
 /* Object oid's attributes (none: empty); -EUCLEAN for a damaged record. */
 int r4_xattr_load(struct r4_db *db, uint64_t oid, struct r4_xattrs *x);
+/* Is x a record r4 writes: its magic, each attribute whole with a name
+ * that can be stored, in order, within the limits? */
+bool r4_xattr_well_formed(const struct r4_xattrs *x);
 void r4_xattr_fini(struct r4_xattrs *x);
 /* The attribute after *at (0: the first), false after the last. */
 bool r4_xattr_next(const struct r4_xattrs *x, size_t *at, const char **name, size_t *nlen,

@@ -48,6 +48,7 @@
 #include "item.h"
 #include "key.h"
 #include "node.h"
+#include "ns.h"
 #include "obj.h"
 
 enum {				/* an item's rank: who vouches for the node it is in */
@@ -1290,10 +1291,41 @@ static int give(struct walk *w, struct sobj *o, const char *path, unsigned flags
 
 enum { MAX_DEPTH = 1024 };	/* directories deeper are not walked (the stack) */
 
-/* What directory d holds, by name.  (The walk adds no object, so the
- * table's pointers stay.) */
+/* The object directory d's entry name names, or NULL. */
+static struct sobj *child(const r4_salvage *s, const struct sobj *d, const char *name)
+{
+	for (size_t i = 0; d && i < d->nents; i++)
+		if (!strcmp(d->ents[i].name, name))
+			return obj_find(s, r4_key_objectid(&d->ents[i].sdkey));
+	return NULL;
+}
+
+/* The root's private directory (R4_NS_PRIVATE: r4's own records, the
+ * extended attributes among them, r4_salvage_xattrs), or NULL. */
+static struct sobj *private_dir(const r4_salvage *s)
+{
+	r4_key rk;
+
+	r4_obj_root_key(&rk);
+	return child(s, obj_find(s, r4_key_objectid(&rk)), R4_NS_PRIVATE);
+}
+
+/* What directory d holds, by name, but the private directory, which is
+ * r4's and not walked (its objects count as met: no orphans).  (The walk
+ * adds no object, so the table's pointers stay.) */
 static int give_dir(struct walk *w, struct sobj *d, const char *path)
 {
+	struct sobj *priv = private_dir(w->s);
+
+	if (priv && !(priv->flags & O_SEEN)) {
+		priv->flags |= O_SEEN;
+		for (size_t i = 0; i < priv->nents; i++) {
+			struct sobj *o = obj_find(w->s, r4_key_objectid(&priv->ents[i].sdkey));
+
+			if (o)
+				o->flags |= O_SEEN;
+		}
+	}
 	int rc = 0;
 
 	if (w->depth == MAX_DEPTH)
@@ -1310,7 +1342,9 @@ static int give_dir(struct walk *w, struct sobj *d, const char *path)
 			break;
 		}
 		/* (every entry's object was made with it: take_cde) */
-		rc = give(w, obj_find(w->s, r4_key_objectid(&d->ents[i].sdkey)), p, 0);
+		struct sobj *o = obj_find(w->s, r4_key_objectid(&d->ents[i].sdkey));
+
+		rc = o == priv ? 0 : give(w, o, p, 0);
 		r4_free(p);
 	}
 	w->depth--;
@@ -1354,6 +1388,44 @@ static int give(struct walk *w, struct sobj *o, const char *path, unsigned flags
 	if ((rc = w->fn(w->ctx, &e)) || e.link || !S_ISDIR(e.st.mode))
 		return rc;
 	return give_dir(w, o, path);
+}
+
+int r4_salvage_xattrs(r4_salvage *s, uint64_t ino,
+		      int (*fn)(void *ctx, const char *name, const void *value, size_t len),
+		      void *ctx)
+{
+	char name[R4_XATTR_NAME_MAX + 1];
+	struct r4_xattrs x = {0};
+	struct sobj *rec;
+	const uint8_t *v;
+	const char *n;
+	size_t at = 0, nl, vl;
+	uint64_t size;
+	int rc;
+
+	snprintf(name, sizeof(name), "%llu.x", (unsigned long long)ino);
+	if (!(rec = child(s, private_dir(s), name)) || !(size = body_size(rec)))
+		return 0;
+	if (size > R4_XATTR_RECORD_MAX)
+		return note(&s->walk, "#%llu: its attributes' record (%s) is too large to be one, "
+			    "left out", (unsigned long long)ino, name);
+	if ((rc = r4_buf_reserve(&x.b, (size_t)size)))
+		return rc;
+	x.b.len = (size_t)size;
+	if ((rc = r4_salvage_read(s, rec->oid, 0, x.b.p, x.b.len)) == -EIO)
+		rc = note(&s->walk, "#%llu: its attributes' record (%s) lost bytes, left out",
+			  (unsigned long long)ino, name);
+	else if (!rc && !r4_xattr_well_formed(&x))
+		rc = note(&s->walk, "#%llu: its attributes' record (%s) does not decode, left out",
+			  (unsigned long long)ino, name);
+	else
+		while (!rc && r4_xattr_next(&x, &at, &n, &nl, &v, &vl)) {
+			memcpy(name, n, nl);
+			name[nl] = 0;
+			rc = fn(ctx, name, v, vl);
+		}
+	r4_xattr_fini(&x);
+	return rc;
 }
 
 static int cmp_u64(const void *a, const void *b)

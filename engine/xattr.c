@@ -31,8 +31,6 @@
 #define MAGIC "R4XATTR1"
 #define MAGIC_LEN 8
 #define HEAD 5			/* an attribute's two lengths */
-/* the largest record: the most names the list allows (two bytes each) */
-#define RECORD_MAX (MAGIC_LEN + HEAD * (R4_XATTR_LIST_MAX / 2) + R4_XATTR_TOTAL_MAX)
 #define E(db) r4_txn_insert_cost(db)
 
 static const char *const spaces[] = {"user.", "trusted.", "security.", NULL};
@@ -133,9 +131,7 @@ static bool acl_well_formed(const uint8_t *v, size_t n)
 	return ok;
 }
 
-/* Is x a record r4 writes: its magic, each attribute whole with a name
- * that can be stored, in order, within the limits? */
-static bool well_formed(const struct r4_xattrs *x)
+bool r4_xattr_well_formed(const struct r4_xattrs *x)
 {
 	const uint8_t *p = x->b.p;
 	size_t at = MAGIC_LEN, total, list;
@@ -171,7 +167,8 @@ int r4_xattr_load(struct r4_db *db, uint64_t oid, struct r4_xattrs *x)
 	int rc;
 
 	record_path(path, sizeof(path), oid);
-	if ((rc = r4_meta_read(db, path, RECORD_MAX, &x->b)) || !x->b.len || well_formed(x))
+	if ((rc = r4_meta_read(db, path, R4_XATTR_RECORD_MAX, &x->b)) || !x->b.len ||
+	    r4_xattr_well_formed(x))
 		return rc;
 	r4_xattr_fini(x);
 	return R4_CORRUPT(&db->lg, 0, "'%s' holds attributes r4 cannot read", path);

@@ -1320,6 +1320,15 @@ int r4_salvage_segment(const r4_salvage *s, uint64_t ino, uint64_t off,
  * -ENXIO past the size, -ENOENT for no such object.
  */
 int r4_salvage_read(r4_salvage *s, uint64_t ino, uint64_t off, void *buf, size_t len);
+/*
+ * Object ino's extended attributes (user., trusted., security., POSIX
+ * ACLs), from r4's record of them, each given to fn (which returns 0 to go
+ * on); none when there is no record.  A record that lost bytes or does not
+ * decode gives none and a line of the report.  What fn returns, else 0.
+ */
+int r4_salvage_xattrs(r4_salvage *s, uint64_t ino,
+		      int (*fn)(void *ctx, const char *name, const void *value, size_t len),
+		      void *ctx);
 
 /*
  * What could not be read, as lines appended to out (docs/salvage.md says

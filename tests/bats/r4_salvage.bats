@@ -107,6 +107,31 @@ MAXKEY='[fffffffffffffff:ff(?):ffffffffffffffff:ffffffffffffffff:fffffffffffffff
 	diff -r "$T/src" "$T/out"
 }
 
+@test "extended attributes come out on their objects; r4's private directory does not; also with the root zeroed" {
+	need_cmd setfattr "attr not installed"
+	mkdir -p "$T/x/d"
+	printf 'x\n' >"$T/x/f"
+	setfattr -n user.colour -v blue "$T/x/f"
+	setfattr -n trusted.t -v "$(head -c 300 /dev/zero | tr '\0' t)" "$T/x/f"
+	setfattr -n user.on-dir -v 1 "$T/x/d"
+	"$R4" mkfs -f "$T/a.img" 16M >/dev/null
+	"$R4" import "$T/a.img" "$T/x" / >/dev/null
+	SUM=$(sha256sum <"$T/a.img")
+	run "$R4" export --salvage --list "$T/a.img"
+	assert_success
+	refute_output --partial '..r4'
+	for damage in none root; do
+		[ "$damage" = root ] && zero_block "$(info "root block")"
+		rm -rf "$T/out"
+		run "$R4" export --salvage "$T/a.img" "$T/out"
+		assert_equal "$(ls -A "$T/out")" "$(printf 'd\nf')"
+		assert_equal "$(getfattr -d -m - --absolute-names "$T/out/f" | sed 1d)" \
+			"$(getfattr -d -m - --absolute-names "$T/x/f" | sed 1d)"
+		assert_equal "$(getfattr -d -m - --absolute-names "$T/out/d" | sed 1d)" \
+			"$(getfattr -d -m - --absolute-names "$T/x/d" | sed 1d)"
+	done
+}
+
 @test "a file that is no Reiser4 volume, a missing image, a missing PATH, bad usage" {
 	head -c 1M /dev/zero >"$T/zero.img"
 	run "$R4" export --salvage --list "$T/zero.img"
