@@ -1196,6 +1196,7 @@ struct walk {
 	void *ctx;
 	bool lf;		/* /lost+found given */
 	unsigned depth;		/* of give_dir */
+	struct sobj *priv;	/* the root's private directory (private_dir), or NULL */
 };
 
 static int cmp_ent(const void *a, const void *b)
@@ -1311,21 +1312,10 @@ static struct sobj *private_dir(const r4_salvage *s)
 }
 
 /* What directory d holds, by name, but the private directory, which is
- * r4's and not walked (its objects count as met: no orphans).  (The walk
- * adds no object, so the table's pointers stay.) */
+ * r4's (r4_salvage_walk).  (The walk adds no object, so the table's
+ * pointers stay.) */
 static int give_dir(struct walk *w, struct sobj *d, const char *path)
 {
-	struct sobj *priv = private_dir(w->s);
-
-	if (priv && !(priv->flags & O_SEEN)) {
-		priv->flags |= O_SEEN;
-		for (size_t i = 0; i < priv->nents; i++) {
-			struct sobj *o = obj_find(w->s, r4_key_objectid(&priv->ents[i].sdkey));
-
-			if (o)
-				o->flags |= O_SEEN;
-		}
-	}
 	int rc = 0;
 
 	if (w->depth == MAX_DEPTH)
@@ -1344,7 +1334,7 @@ static int give_dir(struct walk *w, struct sobj *d, const char *path)
 		/* (every entry's object was made with it: take_cde) */
 		struct sobj *o = obj_find(w->s, r4_key_objectid(&d->ents[i].sdkey));
 
-		rc = o == priv ? 0 : give(w, o, p, 0);
+		rc = o == w->priv ? 0 : give(w, o, p, 0);
 		r4_free(p);
 	}
 	w->depth--;
@@ -1506,7 +1496,7 @@ static struct sobj *resolve(r4_salvage *s, const char *path)
 int r4_salvage_walk(r4_salvage *s, const char *path,
 		    int (*fn)(void *ctx, const struct r4_salvage_ent *e), void *ctx)
 {
-	struct walk w = {s, fn, ctx, false, 0};
+	struct walk w = {s, fn, ctx, false, 0, NULL};
 	bool whole = !path || !path[strspn(path, "/")];
 	struct sobj *o;
 	r4_key rk;
@@ -1527,6 +1517,18 @@ int r4_salvage_walk(r4_salvage *s, const char *path,
 			o->flags |= O_DIR;	/* the root is a directory even with nothing found */
 	} else if (!(o = resolve(s, path)) || !(o->flags & (O_SD | O_DIR) || o->npcs)) {
 		return -ENOENT;
+	}
+	/* r4's private directory is not walked, and what it holds counts as
+	 * met (no orphans): the attributes' records come with their objects
+	 * (r4_salvage_xattrs) */
+	if ((w.priv = private_dir(s))) {
+		w.priv->flags |= O_SEEN;
+		for (size_t i = 0; i < w.priv->nents; i++) {
+			struct sobj *r = obj_find(s, r4_key_objectid(&w.priv->ents[i].sdkey));
+
+			if (r)
+				r->flags |= O_SEEN;
+		}
 	}
 	if ((rc = give(&w, o, whole ? "/" : path, 0)) || !whole)
 		return rc;
