@@ -1196,7 +1196,7 @@ struct walk {
 	void *ctx;
 	bool lf;		/* /lost+found given */
 	unsigned depth;		/* of give_dir */
-	struct sobj *priv;	/* the root's private directory (private_dir), or NULL */
+	struct sobj *priv;	/* the root's private directory (R4_NS_PRIVATE), or NULL */
 };
 
 static int cmp_ent(const void *a, const void *b)
@@ -1292,25 +1292,6 @@ static int give(struct walk *w, struct sobj *o, const char *path, unsigned flags
 
 enum { MAX_DEPTH = 1024 };	/* directories deeper are not walked (the stack) */
 
-/* The object directory d's entry name names, or NULL. */
-static struct sobj *child(const r4_salvage *s, const struct sobj *d, const char *name)
-{
-	for (size_t i = 0; d && i < d->nents; i++)
-		if (!strcmp(d->ents[i].name, name))
-			return obj_find(s, r4_key_objectid(&d->ents[i].sdkey));
-	return NULL;
-}
-
-/* The root's private directory (R4_NS_PRIVATE: r4's own records, the
- * extended attributes among them, r4_salvage_xattrs), or NULL. */
-static struct sobj *private_dir(const r4_salvage *s)
-{
-	r4_key rk;
-
-	r4_obj_root_key(&rk);
-	return child(s, obj_find(s, r4_key_objectid(&rk)), R4_NS_PRIVATE);
-}
-
 /* What directory d holds, by name, but the private directory, which is
  * r4's (r4_salvage_walk).  (The walk adds no object, so the table's
  * pointers stay.) */
@@ -1378,44 +1359,6 @@ static int give(struct walk *w, struct sobj *o, const char *path, unsigned flags
 	if ((rc = w->fn(w->ctx, &e)) || e.link || !S_ISDIR(e.st.mode))
 		return rc;
 	return give_dir(w, o, path);
-}
-
-int r4_salvage_xattrs(r4_salvage *s, uint64_t ino,
-		      int (*fn)(void *ctx, const char *name, const void *value, size_t len),
-		      void *ctx)
-{
-	char name[R4_XATTR_NAME_MAX + 1];
-	struct r4_xattrs x = {0};
-	struct sobj *rec;
-	const uint8_t *v;
-	const char *n;
-	size_t at = 0, nl, vl;
-	uint64_t size;
-	int rc;
-
-	snprintf(name, sizeof(name), "%llu.x", (unsigned long long)ino);
-	if (!(rec = child(s, private_dir(s), name)) || !(size = body_size(rec)))
-		return 0;
-	if (size > R4_XATTR_RECORD_MAX)
-		return note(&s->walk, "#%llu: its attributes' record (%s) is too large to be one, "
-			    "left out", (unsigned long long)ino, name);
-	if ((rc = r4_buf_reserve(&x.b, (size_t)size)))
-		return rc;
-	x.b.len = (size_t)size;
-	if ((rc = r4_salvage_read(s, rec->oid, 0, x.b.p, x.b.len)) == -EIO)
-		rc = note(&s->walk, "#%llu: its attributes' record (%s) lost bytes, left out",
-			  (unsigned long long)ino, name);
-	else if (!rc && !r4_xattr_well_formed(&x))
-		rc = note(&s->walk, "#%llu: its attributes' record (%s) does not decode, left out",
-			  (unsigned long long)ino, name);
-	else
-		while (!rc && r4_xattr_next(&x, &at, &n, &nl, &v, &vl)) {
-			memcpy(name, n, nl);
-			name[nl] = 0;
-			rc = fn(ctx, name, v, vl);
-		}
-	r4_xattr_fini(&x);
-	return rc;
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -1493,6 +1436,45 @@ static struct sobj *resolve(r4_salvage *s, const char *path)
 	return o;
 }
 
+int r4_salvage_xattrs(r4_salvage *s, uint64_t ino,
+		      int (*fn)(void *ctx, const char *name, const void *value, size_t len),
+		      void *ctx)
+{
+	char name[R4_XATTR_NAME_MAX + 1], path[sizeof(R4_NS_PRIVATE) + sizeof(name) + 1];
+	struct r4_xattrs x = {0};
+	struct sobj *rec;
+	const uint8_t *v;
+	const char *n;
+	size_t at = 0, nl, vl;
+	uint64_t size;
+	int rc;
+
+	snprintf(name, sizeof(name), "%llu.x", (unsigned long long)ino);
+	snprintf(path, sizeof(path), "/" R4_NS_PRIVATE "/%s", name);
+	if (!(rec = resolve(s, path)) || !(size = body_size(rec)))
+		return 0;
+	if (size > R4_XATTR_RECORD_MAX)
+		return note(&s->walk, "#%llu: its attributes' record (%s) is too large to be one, "
+			    "left out", (unsigned long long)ino, name);
+	if ((rc = r4_buf_reserve(&x.b, (size_t)size)))
+		return rc;
+	x.b.len = (size_t)size;
+	if ((rc = r4_salvage_read(s, rec->oid, 0, x.b.p, x.b.len)) == -EIO)
+		rc = note(&s->walk, "#%llu: its attributes' record (%s) lost bytes, left out",
+			  (unsigned long long)ino, name);
+	else if (!rc && !r4_xattr_well_formed(&x))
+		rc = note(&s->walk, "#%llu: its attributes' record (%s) does not decode, left out",
+			  (unsigned long long)ino, name);
+	else
+		while (!rc && r4_xattr_next(&x, &at, &n, &nl, &v, &vl)) {
+			memcpy(name, n, nl);
+			name[nl] = 0;
+			rc = fn(ctx, name, v, vl);
+		}
+	r4_xattr_fini(&x);
+	return rc;
+}
+
 int r4_salvage_walk(r4_salvage *s, const char *path,
 		    int (*fn)(void *ctx, const struct r4_salvage_ent *e), void *ctx)
 {
@@ -1521,7 +1503,7 @@ int r4_salvage_walk(r4_salvage *s, const char *path,
 	/* r4's private directory is not walked, and what it holds counts as
 	 * met (no orphans): the attributes' records come with their objects
 	 * (r4_salvage_xattrs) */
-	if ((w.priv = private_dir(s))) {
+	if ((w.priv = resolve(s, "/" R4_NS_PRIVATE))) {
 		w.priv->flags |= O_SEEN;
 		for (size_t i = 0; i < w.priv->nents; i++) {
 			struct sobj *r = obj_find(s, r4_key_objectid(&w.priv->ents[i].sdkey));
