@@ -231,12 +231,6 @@ static const char *value0(const struct r4_run *r, size_t i)
 	return r && i < r->nvalues && !r->values[i].err ? r->values[i].bytes : "";
 }
 
-static char type_char(uint32_t mode)
-{
-	return S_ISDIR(mode) ? 'd' : S_ISLNK(mode) ? 'l' : S_ISREG(mode) ? '-' : S_ISFIFO(mode)
-	       ? 'p' : S_ISSOCK(mode) ? 's' : S_ISCHR(mode) ? 'c' : 'b';
-}
-
 static int cmp_str(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
@@ -259,7 +253,7 @@ static void ls_long(struct sh *sh, const char *dir, const char *name)
 		return;
 	a = absolute(sh, p);
 	if (!sh_stat(sh, a, &st)) {
-		printf("%c%04o %3u %5u %5u %10llu %s", type_char(st.mode), st.mode & 07777,
+		printf("%c%04o %3u %5u %5u %10llu %s", sh_type_char(st.mode), st.mode & 07777,
 		       st.nlink, st.uid, st.gid, (unsigned long long)st.size, name);
 		if (S_ISLNK(st.mode)) {
 			char t[4096];

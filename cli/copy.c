@@ -33,7 +33,6 @@
 #include <unistd.h>
 
 #include "exit.h"
-#include "salvage.h"
 #include "sh.h"
 #include "r4.h"
 
@@ -717,7 +716,7 @@ int cp_export(int argc, char **argv, const struct r4_open_opts *base)
 	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
 		if (!strcmp(argv[i], "--salvage")) {
 			memmove(argv + i, argv + i + 1, (size_t)(argc - i) * sizeof(*argv));
-			return cmd_salvage(argc - 1, argv, base->partition);
+			return cmd_salvage(argc - 1, argv, base);
 		}
 	static const struct option lopts[] = {
 		{"owners", no_argument, NULL, 'p'}, {"pseudo", no_argument, NULL, 'P'},

@@ -533,19 +533,6 @@ static int ent_cmp(const void *a, const void *b)
 	return c ? c : (x->len > y->len) - (x->len < y->len);
 }
 
-static char type_char(uint32_t mode)
-{
-	switch (mode & S_IFMT) {
-	case S_IFDIR: return 'd';
-	case S_IFLNK: return 'l';
-	case S_IFCHR: return 'c';
-	case S_IFBLK: return 'b';
-	case S_IFIFO: return 'p';
-	case S_IFSOCK: return 's';
-	default: return '-';
-	}
-}
-
 /* One line per entry, sorted by name: type, mode, nlink, uid, gid, size, name. */
 static int cmd_ls(int argc, char **argv)
 {
@@ -569,7 +556,7 @@ static int cmd_ls(int argc, char **argv)
 		snprintf(path, sizeof(path), "%s/%s", strcmp(dir, "/") ? dir : "", l.e[i].name);
 		if ((rc = r4_stat(db, path, &st)))
 			break;
-		printf("%c%04o %3u %5u %5u %10llu %s\n", type_char(st.mode), st.mode & 07777,
+		printf("%c%04o %3u %5u %5u %10llu %s\n", sh_type_char(st.mode), st.mode & 07777,
 		       st.nlink, st.uid, st.gid, (unsigned long long)st.size, l.e[i].name);
 	}
 	if (rc)

@@ -22,14 +22,7 @@
 
 #include "exit.h"
 #include "r4.h"
-#include "salvage.h"
-
-static void say(void *ctx, int level, const char *msg)
-{
-	(void)ctx;
-	if (level <= R4_LOG_WARN)
-		fprintf(stderr, "r4: %s\n", msg);
-}
+#include "sh.h"
 
 struct out {
 	r4_salvage *s;
@@ -46,12 +39,6 @@ struct out {
 };
 
 enum { BUF = 1 << 20 };
-
-static char type_char(uint32_t mode)
-{
-	return S_ISDIR(mode) ? 'd' : S_ISLNK(mode) ? 'l' : S_ISREG(mode) ? '-' : S_ISFIFO(mode)
-	       ? 'p' : S_ISCHR(mode) ? 'c' : S_ISBLK(mode) ? 'b' : S_ISSOCK(mode) ? 's' : '?';
-}
 
 /* DEST + the entry's path below the walk's PATH; NULL when out of memory. */
 static char *host_path(const struct out *o, const char *path)
@@ -178,7 +165,7 @@ static int each(void *ctx, const struct r4_salvage_ent *e)
 	int rc;
 
 	if (!o->dest) {
-		printf("%c %04o %5u %5u %10llu %s", type_char(e->st.mode), e->st.mode & 07777,
+		printf("%c %04o %5u %5u %10llu %s", sh_type_char(e->st.mode), e->st.mode & 07777,
 		       e->st.uid, e->st.gid, (unsigned long long)e->st.size, e->path);
 		if (e->link)
 			printf(" => %s", e->link);
@@ -207,11 +194,12 @@ static int each(void *ctx, const struct r4_salvage_ent *e)
 	return 0;
 }
 
-int cmd_salvage(int argc, char **argv, unsigned partition)
+int cmd_salvage(int argc, char **argv, const struct r4_open_opts *base)
 {
 	static const struct option lopts[] = {{"list", no_argument, NULL, 'l'},
 					       {NULL, 0, NULL, 0}};
-	struct r4_salvage_opts so = {.partition = partition, .log = say};
+	struct r4_salvage_opts so = {.partition = base->partition, .log = base->log,
+				     .log_ctx = base->log_ctx};
 	struct out o = {.root = geteuid() == 0};
 	struct r4_buf rep = {0};
 	bool list = false, lost;

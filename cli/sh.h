@@ -58,6 +58,8 @@ int sh_verb(struct sh *sh, const struct sh_cmd *c, const char *line, size_t len)
 /* p[0, n) as a JSON string, quotes included (bytes past ASCII as \u00XX:
  * read as Latin-1). */
 void sh_json_string(FILE *f, const char *p, size_t n);
+/* The letter ls -l gives a file of mode's type ('?': no type it knows). */
+char sh_type_char(uint32_t mode);
 /* One node of r4_dump_tree as .tree and `r4 dump` print it; ctx points
  * to the tree's height (unsigned). */
 int sh_print_node(void *ctx, const struct r4_dump_node *n);
@@ -141,6 +143,9 @@ extern struct sh *sh_current;
 int cp_import(int argc, char **argv, const struct r4_open_opts *base);
 int cp_export(int argc, char **argv, const struct r4_open_opts *base);
 int cp_mkfs_fill(const char *image, const char *dir, const struct r4_open_opts *base);
+/* r4 export --salvage [--list] IMAGE [PATH] [DEST] (salvage.c; argv
+ * without --salvage): what a damaged volume still holds.  The exit code. */
+int cmd_salvage(int argc, char **argv, const struct r4_open_opts *base);
 
 int sh_main(int argc, char **argv);
 /* Open (or reopen) the image, locked when read-write. */

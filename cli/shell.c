@@ -10,11 +10,26 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "sh.h"
 
 /* ---- output ---- */
+
+char sh_type_char(uint32_t mode)
+{
+	switch (mode & S_IFMT) {
+	case S_IFREG: return '-';
+	case S_IFDIR: return 'd';
+	case S_IFLNK: return 'l';
+	case S_IFCHR: return 'c';
+	case S_IFBLK: return 'b';
+	case S_IFIFO: return 'p';
+	case S_IFSOCK: return 's';
+	default: return '?';
+	}
+}
 
 void sh_json_string(FILE *f, const char *p, size_t n)
 {
