@@ -1,7 +1,8 @@
 /*
  * copy.c - trees between the host and an image: r4 import (host -> image),
  * r4 mkfs -d (a new volume filled the same way) and r4 export (image ->
- * host, the job of debugfs's rdump).
+ * host, the job of debugfs's rdump), whose host writer (copy.h) also
+ * writes what r4 export --salvage finds (salvage.c).
  *
  * Both ways keep the same things: contents with their holes (only the
  * data ranges SEEK_DATA / SEEK_HOLE find are copied, then the size is
@@ -32,27 +33,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "copy.h"
 #include "exit.h"
 #include "sh.h"
-#include "r4.h"
 
 static const char *const prog = "r4";
-
-/* One run of a copy: what it counted, the progress line, the objects
- * of several names met so far. */
-struct cp {
-	const char *verb;		/* "imported", "exported" */
-	r4_db *db;
-	uint64_t files, dirs, symlinks, specials, links, bytes, failed;
-	struct timespec t0, shown;
-	bool bar;			/* stderr is a terminal: the progress line */
-	bool barred;			/* ... and one is on the screen */
-	/* export: */
-	bool owners;			/* chown what is made (root, or -p) */
-	bool pseudo;			/* r4's pseudo attributes as user.r4.NAME */
-	void *seen;			/* tsearch tree of struct cp_seen */
-	char where[PATH_MAX];		/* import: the host path that failed */
-};
 
 /* An object of several names, by its id (export: r4's object id; import:
  * the host's device and inode), and the path its first copy got. */
@@ -101,16 +86,14 @@ static double since(const struct timespec *a, const struct timespec *b)
 	return (double)(b->tv_sec - a->tv_sec) + (double)(b->tv_nsec - a->tv_nsec) / 1e9;
 }
 
-static void cp_clear_bar(struct cp *c)
+void cp_clear_bar(struct cp *c)
 {
 	if (c->barred)
 		fputs("\r\033[K", stderr);
 	c->barred = false;
 }
 
-/* The progress line, at most five times a second, on a terminal only
- * (the path's last 40 bytes). */
-static void cp_tick(struct cp *c, const char *path)
+void cp_tick(struct cp *c, const char *path)
 {
 	struct timespec now;
 	size_t n;
@@ -121,16 +104,14 @@ static void cp_tick(struct cp *c, const char *path)
 	if (c->barred && since(&c->shown, &now) < 0.2)
 		return;
 	c->shown = now;
-	n = strlen(path);
+	n = strlen(path);	/* (its last 40 bytes) */
 	fprintf(stderr, "\r\033[K%s %llu files, %llu directories, %llu bytes: %s%s", c->verb,
 		(unsigned long long)c->files, (unsigned long long)c->dirs,
 		(unsigned long long)c->bytes, n > 40 ? "..." : "", path + (n > 40 ? n - 37 : 0));
 	c->barred = true;
 }
 
-/* An export's failure at image path path: said below the progress
- * line, counted. */
-static void export_fail(struct cp *c, const char *path, int rc)
+void cp_fail(struct cp *c, const char *path, int rc)
 {
 	cp_clear_bar(c);
 	fprintf(stderr, "%s: export '%s': %s\n", prog, path, r4_strerror(rc));
@@ -142,10 +123,7 @@ static void count(FILE *f, uint64_t n, const char *one, const char *many, const 
 	fprintf(f, "%llu %s%s", (unsigned long long)n, n == 1 ? one : many, sep);
 }
 
-/* The one closing line of a copy, on stdout:
- * "exported 3 files, 2 directories, 1 symlink, 0 special files,
- * 1 hard link: 4096 bytes in 0.01 s[; 1 failed]". */
-static void cp_summary(struct cp *c)
+void cp_summary(struct cp *c, const char *tail)
 {
 	struct timespec now;
 
@@ -161,11 +139,11 @@ static void cp_summary(struct cp *c)
 	printf(" in %.2f s", since(&c->t0, &now));
 	if (c->failed)
 		printf("; %llu failed", (unsigned long long)c->failed);
-	printf("\n");
+	printf("%s%s\n", tail ? "; " : "", tail ? tail : "");
 	fflush(stdout);
 }
 
-static void cp_start(struct cp *c, const char *verb)
+void cp_start(struct cp *c, const char *verb)
 {
 	memset(c, 0, sizeof(*c));
 	c->verb = verb;
@@ -173,10 +151,15 @@ static void cp_start(struct cp *c, const char *verb)
 	clock_gettime(CLOCK_MONOTONIC, &c->t0);
 }
 
-static void cp_end(struct cp *c)
+void cp_end(struct cp *c)
 {
 	tdestroy(c->seen, seen_free);
 	c->seen = NULL;
+	free(c->dest);
+	free(c->skip);
+	free(c->open);
+	c->dest = c->skip = NULL;
+	c->open = NULL;
 }
 
 /* dir + "/" + name into buf (n bytes): 0 or -ENAMETOOLONG. */
@@ -445,7 +428,7 @@ static int import_into(const char *image, const char *src, const char *dst,
 	}
 	r4_close(c.db);
 	if (!rc)
-		cp_summary(&c);
+		cp_summary(&c, NULL);
 	return rc;
 }
 
@@ -467,72 +450,118 @@ int cp_mkfs_fill(const char *image, const char *dir, const struct r4_open_opts *
 	return import_into(image, dir, "/", base, "the new volume stays empty");
 }
 
-/* ---------------------------------------------------------------- export */
+/* ------------------------------------------------------- the host writer */
 
-/* The extended attributes of image path src onto host path dst (which
- * fd has open, or -1); with --pseudo, r4's pseudo attributes too. */
-static int export_xattrs(struct cp *c, const char *src, const char *dst, int fd, uint32_t mode)
+/* A directory the walk is inside: its attributes wait until it leaves. */
+struct cp_dir {
+	struct cp_obj o;		/* o.path its own copy */
+	char *host;
+};
+
+/* Whether volume path p is under directory d (or d itself). */
+static bool under(const char *p, const char *d)
 {
-	static const char *const pseudo[] = {"oid", "key", "plugin"};
-	static char names[R4_XATTR_LIST_MAX], value[R4_XATTR_SIZE_MAX];
-	size_t n, len;
-	r4_file *f;
-	int rc;
+	size_t n = strlen(d);
 
-	if ((rc = r4_file_open(c->db, src, &f)))
-		return rc;
-	rc = r4_file_listxattr(f, names, sizeof(names), &n);
-	for (const char *name = names; !rc && name < names + n; name += strlen(name) + 1) {
-		if ((rc = r4_file_getxattr(f, name, value, sizeof(value), &len)))
-			break;
-		if ((fd >= 0 ? fsetxattr(fd, name, value, len, 0)
-			     : lsetxattr(dst, name, value, len, 0)) < 0) {
-			cp_clear_bar(c);
-			fprintf(stderr, "%s: export '%s': attribute '%s' not kept: %s\n", prog, dst,
-				name, strerror(errno));
-		}
-	}
-	r4_file_close(f);
-	/* (user.* attributes are for files and directories alone, on Linux) */
-	if (rc || !c->pseudo || !(S_ISREG(mode) || S_ISDIR(mode)))
-		return rc;
-	for (size_t i = 0; !rc && i < sizeof(pseudo) / sizeof(pseudo[0]); i++) {
-		char dots[16], xname[32], *text = NULL;
-		const struct r4_pseudo_info *ps;
-
-		snprintf(dots, sizeof(dots), "..%s", pseudo[i]);
-		snprintf(xname, sizeof(xname), "user.r4.%s", pseudo[i]);
-		ps = r4_pseudo_lookup(dots, strlen(dots));
-		if (!(rc = r4_pseudo_read(c->db, src, ps->id, NULL, &text, &len, NULL)) &&
-		    lsetxattr(dst, xname, text, len, 0) < 0)
-			rc = -errno;
-		r4_free(text);
-	}
-	return rc;
+	return !strcmp(d, "/") || (!strncmp(p, d, n) && (p[n] == '/' || !p[n]));
 }
 
-/* The data ranges of image file src into host file fd, then its size. */
-static int export_body(struct cp *c, const char *src, int fd, uint64_t size)
+/* The host path of volume path p, under PATH: NULL when out of memory. */
+static char *host_of(const struct cp *c, const char *p)
 {
-	uint64_t at = 0, data, end;
-	size_t got;
-	r4_file *f;
+	char *h;
+
+	return asprintf(&h, "%s%s", c->dest, p + (strcmp(c->top, "/") ? strlen(c->top) : 0)) < 0
+		       ? NULL : h;
+}
+
+int cp_dest(struct cp *c, const char *top, uint32_t mode, const char *dest)
+{
+	struct stat hs;
+	const char *name;
+	size_t end = strlen(top);
 	int rc;
 
-	if ((rc = r4_file_open(c->db, src, &f)))
+	/* (a directory PATH's mode comes last, so 0700 until then) */
+	if (mkdir(dest, S_ISDIR(mode) ? 0700 : 0777) < 0 &&
+	    (rc = errno != EEXIST ? errno : stat(dest, &hs) < 0 ? errno
+					    : S_ISDIR(hs.st_mode) ? 0 : ENOTDIR)) {
+		fprintf(stderr, "%s: export: cannot make '%s': %s\n", prog, dest, strerror(rc));
+		return -rc;
+	}
+	c->top = top;
+	if (S_ISDIR(mode))
+		return (c->dest = strdup(dest)) ? 0 : -ENOMEM;
+	while (end > 1 && top[end - 1] == '/')
+		end--;
+	for (name = top + end; name > top && name[-1] != '/'; name--)
+		;
+	return asprintf(&c->dest, "%s/%.*s", dest, (int)(top + end - name), name) < 0 ? -ENOMEM
+											: 0;
+}
+
+struct put_ctx {
+	struct cp *c;
+	const char *host;
+	int fd;
+};
+
+/* One attribute onto the copy; one the host refuses is said and left out. */
+static int put_xattr(void *ctx, const char *name, const void *value, size_t len)
+{
+	struct put_ctx *p = ctx;
+
+	if ((p->fd >= 0 ? fsetxattr(p->fd, name, value, len, 0)
+			: lsetxattr(p->host, name, value, len, 0)) < 0) {
+		cp_clear_bar(p->c);
+		fprintf(stderr, "%s: export '%s': attribute '%s' not kept: %s\n", prog, p->host,
+			name, strerror(errno));
+	}
+	return 0;
+}
+
+/* Owner, attributes, permission bits and times of the host copy (fd
+ * open on it, or -1): chown first (it clears set-id bits and
+ * capabilities), the mode after the attributes (an ACL moves it). */
+static int put_attrs(struct cp *c, const struct cp_obj *o, const char *host, int fd)
+{
+	struct timespec ts[2] = {o->st.atime, o->st.mtime};
+	struct put_ctx p = {c, host, fd};
+	int rc;
+
+	if (c->owners && (fd >= 0 ? fchown(fd, o->st.uid, o->st.gid)
+				  : lchown(host, o->st.uid, o->st.gid)) < 0)
+		return -errno;
+	if ((rc = c->src->xattrs(c->src->ctx, o, put_xattr, &p)))
 		return rc;
-	while (!rc && at < size) {
-		if ((rc = r4_file_seek(f, at, SEEK_DATA, &data)) == -ENXIO) {
+	if (!S_ISLNK(o->st.mode) && (fd >= 0 ? fchmod(fd, o->st.mode & 07777)
+					     : chmod(host, o->st.mode & 07777)) < 0)
+		return -errno;
+	if ((fd >= 0 ? futimens(fd, ts) : utimensat(AT_FDCWD, host, ts, AT_SYMLINK_NOFOLLOW)) < 0)
+		return -errno;
+	return 0;
+}
+
+/* The data ranges of o's body into host file fd, then its size. */
+static int put_body(struct cp *c, const struct cp_obj *o, int fd)
+{
+	const struct cp_src *s = c->src;
+	uint64_t at = 0, data, end;
+	size_t got;
+	int rc = 0;
+
+	while (at < o->st.size) {
+		if ((rc = s->seek(s->ctx, o, at, &data, &end)) == -ENXIO) {
 			rc = 0;
 			break;				/* a hole to the end */
 		}
-		if (rc || (rc = r4_file_seek(f, data, SEEK_HOLE, &end)))
-			break;
-		for (at = data; !rc && at < end; at += got) {
+		if (rc)
+			return rc;
+		for (at = data; at < end; at += got) {
 			size_t want = end - at < sizeof(buf) ? (size_t)(end - at) : sizeof(buf);
 
-			if ((rc = r4_file_read(f, at, buf, want, &got)))
-				break;
+			if ((rc = s->read(s->ctx, o, at, buf, want, &got)))
+				return rc;
 			if (!got) {
 				end = at;
 				break;
@@ -540,42 +569,175 @@ static int export_body(struct cp *c, const char *src, int fd, uint64_t size)
 			for (size_t done = 0; done < got;) {
 				ssize_t w = pwrite(fd, buf + done, got - done, (off_t)(at + done));
 
-				if (w < 0) {
-					rc = -errno;
-					break;
-				}
+				if (w < 0)
+					return -errno;
 				done += (size_t)w;
 			}
 			c->bytes += got;
-			cp_tick(c, src);
+			cp_tick(c, o->path);
 		}
 	}
-	r4_file_close(f);
-	if (!rc && ftruncate(fd, (off_t)size) < 0)
+	return ftruncate(fd, (off_t)o->st.size) < 0 ? -errno : 0;
+}
+
+/* The directory the walk leaves: its attributes. */
+static void leave(struct cp *c)
+{
+	struct cp_dir *d = &c->open[--c->nopen];
+	int rc = put_attrs(c, &d->o, d->host, -1);
+
+	if (rc)
+		cp_fail(c, d->o.path, rc);
+	free((char *)d->o.path);
+	free(d->host);
+}
+
+void cp_done(struct cp *c)
+{
+	while (c->nopen)
+		leave(c);
+}
+
+/* A directory: made (0700 while its children are written), or one there
+ * already copied into; its attributes when the walk leaves it. */
+static int put_dir(struct cp *c, const struct cp_obj *o, char *host)
+{
+	struct cp_dir *d;
+	struct stat hs;
+	int rc;
+
+	if (mkdir(host, 0700) < 0 && (errno != EEXIST || stat(host, &hs) < 0 ||
+				      !S_ISDIR(hs.st_mode)))
+		return -errno;
+	if ((rc = r4_grow(&c->open, &c->capopen, c->nopen + 1, sizeof(*c->open), 16)))
+		return rc;
+	d = &c->open[c->nopen];
+	d->o = *o;
+	if (!(d->o.path = strdup(o->path)))
+		return -ENOMEM;
+	d->host = host;
+	c->nopen++;
+	c->dirs++;
+	return 0;
+}
+
+static int put_node(struct cp *c, const struct cp_obj *o, char *host)
+{
+	const char *first;
+	int rc = 0, fd = -1;
+
+	if (S_ISDIR(o->st.mode))
+		return put_dir(c, o, host);
+	if ((o->again || o->st.nlink > 1) && (first = cp_seen(c, 0, o->st.ino, host))) {
+		rc = link(first, host) < 0 ? -errno : 0;
+		c->links += !rc;
+		goto out;
+	}
+	if (S_ISLNK(o->st.mode)) {
+		rc = symlink(o->target ? o->target : "", host) < 0 ? -errno : 0;
+		c->symlinks += !rc;
+	} else if (S_ISREG(o->st.mode)) {
+		if ((fd = open(host, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600)) < 0)
+			rc = -errno;
+		else
+			rc = put_body(c, o, fd);
+		c->files += !rc;
+	} else {
+		rc = mknod(host, o->st.mode & (S_IFMT | 0600), (dev_t)o->st.rdev) < 0 ? -errno : 0;
+		c->specials += !rc;
+	}
+	if (!rc)
+		rc = put_attrs(c, o, host, fd);
+	if (fd >= 0 && close(fd) < 0 && !rc)
 		rc = -errno;
+out:
+	free(host);
 	return rc;
 }
 
-/* Owner, attributes, permission bits and times of the host copy dst (fd
- * open on it, or -1) from st: chown first (it clears set-id bits and
- * capabilities), the mode after the attributes (an ACL moves it). */
-static int export_attrs(struct cp *c, const char *src, const char *dst, int fd,
-			const struct r4_stat *st)
+int cp_put(struct cp *c, const struct cp_obj *o)
 {
-	struct timespec ts[2] = {st->atime, st->mtime};
+	char *host;
 	int rc;
 
-	if (c->owners && (fd >= 0 ? fchown(fd, st->uid, st->gid)
-				  : lchown(dst, st->uid, st->gid)) < 0)
-		return -errno;
-	if ((rc = export_xattrs(c, src, dst, fd, st->mode)))
+	while (c->nopen && !under(o->path, c->open[c->nopen - 1].o.path))
+		leave(c);
+	if (c->skip && under(o->path, c->skip))
+		return 0;
+	cp_tick(c, o->path);
+	if (!(host = host_of(c, o->path)))
+		rc = -ENOMEM;
+	else if ((rc = put_node(c, o, host)) && S_ISDIR(o->st.mode))
+		free(host);
+	if (rc) {
+		cp_fail(c, o->path, rc);
+		if (S_ISDIR(o->st.mode)) {
+			free(c->skip);
+			c->skip = strdup(o->path);
+		}
+	}
+	return rc;
+}
+
+/* ------------------------------------------- export: the image's tree */
+
+/* The source over an open image: the file the walk is at. */
+struct tree {
+	r4_db *db;
+	r4_file *f;			/* o's, opened for its body and attributes */
+	bool pseudo;
+};
+
+static int tree_seek(void *ctx, const struct cp_obj *o, uint64_t off, uint64_t *data,
+		     uint64_t *end)
+{
+	struct tree *t = ctx;
+	int rc;
+
+	(void)o;
+	if ((rc = r4_file_seek(t->f, off, SEEK_DATA, data)))
 		return rc;
-	if (!S_ISLNK(st->mode) && (fd >= 0 ? fchmod(fd, st->mode & 07777)
-					   : chmod(dst, st->mode & 07777)) < 0)
-		return -errno;
-	if ((fd >= 0 ? futimens(fd, ts) : utimensat(AT_FDCWD, dst, ts, AT_SYMLINK_NOFOLLOW)) < 0)
-		return -errno;
-	return 0;
+	return r4_file_seek(t->f, *data, SEEK_HOLE, end);
+}
+
+static int tree_read(void *ctx, const struct cp_obj *o, uint64_t off, void *to, size_t len,
+		     size_t *got)
+{
+	(void)o;
+	return r4_file_read(((struct tree *)ctx)->f, off, to, len, got);
+}
+
+/* The extended attributes; with --pseudo, r4's pseudo attributes too
+ * (user.* attributes are for files and directories alone, on Linux). */
+static int tree_xattrs(void *ctx, const struct cp_obj *o, cp_xattr_fn *fn, void *fn_ctx)
+{
+	static const char *const pseudo[] = {"oid", "key", "plugin"};
+	static char names[R4_XATTR_LIST_MAX], value[R4_XATTR_SIZE_MAX];
+	struct tree *t = ctx;
+	size_t n, len;
+	r4_file *f;
+	int rc;
+
+	if ((rc = r4_file_open(t->db, o->path, &f)))
+		return rc;
+	rc = r4_file_listxattr(f, names, sizeof(names), &n);
+	for (const char *name = names; !rc && name < names + n; name += strlen(name) + 1)
+		if (!(rc = r4_file_getxattr(f, name, value, sizeof(value), &len)))
+			rc = fn(fn_ctx, name, value, len);
+	r4_file_close(f);
+	if (rc || !t->pseudo || !(S_ISREG(o->st.mode) || S_ISDIR(o->st.mode)))
+		return rc;
+	for (size_t i = 0; !rc && i < sizeof(pseudo) / sizeof(pseudo[0]); i++) {
+		char dots[16], xname[32], *text = NULL;
+
+		snprintf(dots, sizeof(dots), "..%s", pseudo[i]);
+		snprintf(xname, sizeof(xname), "user.r4.%s", pseudo[i]);
+		if (!(rc = r4_pseudo_read(t->db, o->path, r4_pseudo_lookup(dots, strlen(dots))->id,
+					  NULL, &text, &len, NULL)))
+			rc = fn(fn_ctx, xname, text, len);
+		r4_free(text);
+	}
+	return rc;
 }
 
 struct names {
@@ -598,135 +760,68 @@ static int collect(void *ctx, const char *name, size_t len, uint64_t ino, uint32
 	return 0;
 }
 
-static void export_tree(struct cp *c, const char *src, const char *dst);
-
-/* The children of image directory src into host directory dst; 0, or
- * the listing's error (the children's are said and counted). */
-static int export_children(struct cp *c, const char *src, const char *dst)
+/* Image path p and what is below it, through the writer; a failure is
+ * said and counted there. */
+static void tree_walk(struct cp *c, struct tree *t, const char *p)
 {
+	struct cp_obj o = {.path = p};
+	char target[R4_SYMLINK_MAX + 1];
 	struct r4_dirpos pos = {0};
 	struct names l = {0};
-	int rc = r4_readdir(c->db, src, &pos, collect, &l);
+	size_t n;
+	int rc;
 
+	if ((rc = r4_stat(t->db, p, &o.st)) ||
+	    (S_ISLNK(o.st.mode) && (rc = r4_readlink(t->db, p, target, sizeof(target) - 1, &n))) ||
+	    (S_ISREG(o.st.mode) && (rc = r4_file_open(t->db, p, &t->f)))) {
+		cp_fail(c, p, rc);
+		return;
+	}
+	if (S_ISLNK(o.st.mode)) {
+		target[n < sizeof(target) - 1 ? n : sizeof(target) - 1] = 0;
+		o.target = target;
+	}
+	rc = cp_put(c, &o);
+	if (t->f)
+		r4_file_close(t->f);
+	t->f = NULL;
+	if (rc || !S_ISDIR(o.st.mode))
+		return;
+	if ((rc = r4_readdir(t->db, p, &pos, collect, &l)))
+		cp_fail(c, p, rc);
 	for (size_t i = 0; i < l.n; i++) {
-		char s2[PATH_MAX], d2[PATH_MAX];
+		char child[PATH_MAX];
 
-		if (!rc && (join(s2, sizeof(s2), src, l.v[i]) || join(d2, sizeof(d2), dst, l.v[i])))
-			export_fail(c, src, -ENAMETOOLONG);
+		if (!rc && join(child, sizeof(child), p, l.v[i]))
+			cp_fail(c, p, -ENAMETOOLONG);
 		else if (!rc)
-			export_tree(c, s2, d2);
+			tree_walk(c, t, child);
 		r4_free(l.v[i]);
 	}
 	r4_free(l.v);
-	return rc;
 }
 
-/* Image path src to host path dst: a directory into one that exists
- * already too, anything else to a name that does not.  A failure is
- * said (the image path and why) and counted. */
-static void export_tree(struct cp *c, const char *src, const char *dst)
-{
-	const char *first;
-	struct r4_stat st;
-	int rc, fd = -1;
-
-	cp_tick(c, src);
-	if ((rc = r4_stat(c->db, src, &st)))
-		goto out;
-	if (S_ISDIR(st.mode)) {
-		struct stat hs;
-
-		/* (0700 while its children are written: a 0555 one too) */
-		if (mkdir(dst, 0700) < 0) {
-			rc = -errno;
-			if (rc != -EEXIST || stat(dst, &hs) < 0 || !S_ISDIR(hs.st_mode))
-				goto out;
-			rc = 0;
-		}
-		c->dirs++;
-		if (!(rc = export_children(c, src, dst)))
-			rc = export_attrs(c, src, dst, -1, &st);
-		goto out;
-	}
-	if (st.nlink > 1 && (first = cp_seen(c, 0, st.ino, dst))) {
-		if (link(first, dst) < 0)
-			rc = -errno;
-		else
-			c->links++;
-		goto out;
-	}
-	if (S_ISLNK(st.mode)) {
-		char t[R4_SYMLINK_MAX + 1];
-		size_t n;
-
-		if (!(rc = r4_readlink(c->db, src, t, sizeof(t) - 1, &n))) {
-			t[n < sizeof(t) - 1 ? n : sizeof(t) - 1] = 0;
-			if (symlink(t, dst) < 0)
-				rc = -errno;
-			else
-				c->symlinks++;
-		}
-	} else if (S_ISREG(st.mode)) {
-		if ((fd = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600)) < 0) {
-			rc = -errno;
-		} else if (!(rc = export_body(c, src, fd, st.size))) {
-			c->files++;
-		}
-	} else if (mknod(dst, st.mode & (S_IFMT | 0600), (dev_t)st.rdev) < 0) {
-		rc = -errno;
-	} else {
-		c->specials++;
-	}
-	if (!rc)
-		rc = export_attrs(c, src, dst, fd, &st);
-out:
-	if (fd >= 0 && close(fd) < 0 && !rc)
-		rc = -errno;
-	if (rc)
-		export_fail(c, src, rc);
-}
-
-/* The last name of path (trailing slashes ignored) into out. */
-static int last_name(const char *path, char *out, size_t n)
-{
-	size_t end = strlen(path), start;
-
-	while (end > 1 && path[end - 1] == '/')
-		end--;
-	for (start = end; start > 0 && path[start - 1] != '/'; start--)
-		;
-	if (end - start + 1 > n)
-		return -ENAMETOOLONG;
-	memcpy(out, path + start, end - start);
-	out[end - start] = 0;
-	return 0;
-}
+static const struct cp_src tree_src = {tree_seek, tree_read, tree_xattrs, NULL};
 
 /*
- * r4 export [-p] [--pseudo] IMAGE [PATH] DEST: PATH's subtree (default /)
- * into host directory DEST, made if missing; a directory PATH's contents
- * go into DEST (as cp -a PATH/. DEST, DEST taking PATH's attributes), any
- * other PATH becomes DEST/NAME.  The image opens read-only, so beside a
- * writer too: then its last committed state is what comes out.
+ * r4 export [-p] [--pseudo] IMAGE [PATH] DEST, and with --salvage [--list]
+ * (salvage.c): PATH's subtree (default /) into host directory DEST, made
+ * if missing (cp_dest).  The image opens read-only, so beside a writer
+ * too: then its last committed state is what comes out.
  */
 int cp_export(int argc, char **argv, const struct r4_open_opts *base)
 {
-	/* --salvage: a damaged volume, read without trusting its tree
-	 * (salvage.c) */
-	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
-		if (!strcmp(argv[i], "--salvage")) {
-			memmove(argv + i, argv + i + 1, (size_t)(argc - i) * sizeof(*argv));
-			return cmd_salvage(argc - 1, argv, base);
-		}
 	static const struct option lopts[] = {
 		{"owners", no_argument, NULL, 'p'}, {"pseudo", no_argument, NULL, 'P'},
+		{"salvage", no_argument, NULL, 'S'}, {"list", no_argument, NULL, 'l'},
 		{NULL, 0, NULL, 0}};
 	struct r4_open_opts oo = *base;
 	const char *image, *path, *dest;
-	char top[PATH_MAX], name[NAME_MAX + 2];
+	bool salvage = false, list = false;
 	struct r4_holder h;
+	struct cp_src src = tree_src;
+	struct tree t = {0};
 	struct r4_stat st;
-	struct stat hs;
 	struct cp c;
 	int opt, rc;
 
@@ -737,50 +832,53 @@ int cp_export(int argc, char **argv, const struct r4_open_opts *base)
 			c.owners = true;
 		else if (opt == 'P')
 			c.pseudo = true;
+		else if (opt == 'S')
+			salvage = true;
+		else if (opt == 'l')
+			list = true;
 		else
 			return -EINVAL;
 	}
-	if (argc - optind < 2 || argc - optind > 3)
+	if (argc - optind < 2 - list || argc - optind > 3 - list || (list && !salvage))
 		return -EINVAL;
+	if (salvage && c.pseudo) {
+		fprintf(stderr, "%s: export --salvage: no --pseudo: a damaged volume's keys and "
+			"plugins are not vouched for\n", prog);
+		return R4_EXIT_USAGE;
+	}
 	image = argv[optind];
-	path = argc - optind == 3 ? argv[optind + 1] : "/";
-	dest = argv[argc - 1];
+	path = argc - optind == 3 - list ? argv[optind + 1] : "/";
+	dest = list ? NULL : argv[argc - 1];
 	if (path[0] != '/') {
 		fprintf(stderr, "%s: export: '%s': a path in the volume starts with '/'\n", prog,
 			path);
 		return R4_EXIT_USAGE;
 	}
 	if (!r4_holder_find(image, &h) && h.held)
-		fprintf(stderr, "%s: %s: %s; exporting its last committed state\n", prog, image,
-			h.what);
-	if ((rc = r4_open(image, &oo, &c.db))) {
+		fprintf(stderr, "%s: %s: %s; %s its last committed state\n", prog, image, h.what,
+			salvage ? "salvaging" : "exporting");
+	if (!c.owners && !list)
+		fprintf(stderr, "%s: export: not run as root: the copies belong to you "
+			"(-p keeps the owners where the host allows)\n", prog);
+	if (salvage) {
+		c.verb = "salvaged";
+		return cp_salvage(&c, image, path, dest, base);
+	}
+	if ((rc = r4_open(image, &oo, &t.db))) {
 		fprintf(stderr, "%s: cannot open image '%s': %s\n", prog, image, r4_strerror(rc));
 		return R4_EXIT_FAIL;
 	}
-	if ((rc = r4_stat(c.db, path, &st))) {
+	t.pseudo = c.pseudo;
+	src.ctx = &t;
+	c.src = &src;
+	if ((rc = r4_stat(t.db, path, &st)))
 		fprintf(stderr, "%s: export '%s': %s\n", prog, path, r4_strerror(rc));
-		r4_close(c.db);
-		return R4_EXIT_FAIL;
-	}
-	/* (a directory PATH's mode comes last, so 0700 until then) */
-	if (mkdir(dest, S_ISDIR(st.mode) ? 0700 : 0777) < 0 &&
-	    (rc = errno != EEXIST ? errno : stat(dest, &hs) < 0 ? errno
-					    : S_ISDIR(hs.st_mode) ? 0 : ENOTDIR)) {
-		fprintf(stderr, "%s: export: cannot make '%s': %s\n", prog, dest, strerror(rc));
-		r4_close(c.db);
-		return R4_EXIT_FAIL;
-	}
-	if (!c.owners)
-		fprintf(stderr, "%s: export: not run as root: the copies belong to you "
-			"(-p keeps the owners where the host allows)\n", prog);
-	if (S_ISDIR(st.mode))
-		export_tree(&c, path, dest);
-	else if (last_name(path, name, sizeof(name)) || join(top, sizeof(top), dest, name))
-		export_fail(&c, path, -ENAMETOOLONG);
-	else
-		export_tree(&c, path, top);
+	else if (!(rc = cp_dest(&c, path, st.mode, dest)))
+		tree_walk(&c, &t, path);
+	cp_done(&c);
+	r4_close(t.db);
+	if (!rc)
+		cp_summary(&c, NULL);
 	cp_end(&c);
-	r4_close(c.db);
-	cp_summary(&c);
-	return c.failed ? R4_EXIT_FAIL : R4_EXIT_OK;
+	return rc || c.failed ? R4_EXIT_FAIL : R4_EXIT_OK;
 }

@@ -143,9 +143,6 @@ extern struct sh *sh_current;
 int cp_import(int argc, char **argv, const struct r4_open_opts *base);
 int cp_export(int argc, char **argv, const struct r4_open_opts *base);
 int cp_mkfs_fill(const char *image, const char *dir, const struct r4_open_opts *base);
-/* r4 export --salvage [--list] IMAGE [PATH] [DEST] (salvage.c; argv
- * without --salvage): what a damaged volume still holds.  The exit code. */
-int cmd_salvage(int argc, char **argv, const struct r4_open_opts *base);
 
 int sh_main(int argc, char **argv);
 /* Open (or reopen) the image, locked when read-write. */

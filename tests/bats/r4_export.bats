@@ -252,10 +252,23 @@ prepare() {
 		assert_success
 		assert_line --index 0 "r4: export: not run as root: the copies belong to you (-p keeps the owners where the host allows)"
 		[ "$(stat -c %u "$U/out/d/f")" = 65534 ]
+		# salvage writes through the same writer
+		run setpriv --reuid=65534 --regid=65534 --clear-groups "$R4" export --salvage "$U/a.img" "$U/salv"
+		assert_success
+		assert_line --index 0 "r4: export: not run as root: the copies belong to you (-p keeps the owners where the host allows)"
+		[ "$(stat -c %u "$U/salv/d/f")" = 65534 ]
+	fi
+	# -p as root keeps the owners, salvage too
+	if [ "$(id -u)" = 0 ] && [ "$(stat -c %u "$T/src/d/f")" = 1234 ]; then
+		"$R4" export --salvage -p "$T/a.img" "$T/p" >/dev/null
+		[ "$(stat -c %u:%g "$T/p/d/f")" = 1234:1234 ]
 	fi
 	# on a terminal: the progress line (\r-updated, cleared) before the summary
 	need_cmd script
 	script -qec "'$R4' export '$T/a.img' '$T/tty'" /dev/null >"$T/tty.out"
 	grep -q $'\r\033\[K' "$T/tty.out"
 	grep -q 'exported 1 file, 2 directories' "$T/tty.out"
+	script -qec "'$R4' export --salvage '$T/a.img' '$T/tty2'" /dev/null >"$T/tty.out"
+	grep -q $'\r\033\[K' "$T/tty.out"
+	grep -q 'salvaged 1 file, 2 directories.*; nothing lost' "$T/tty.out"
 }

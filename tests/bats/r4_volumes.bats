@@ -81,6 +81,13 @@ wait_socket() {
 	assert_success
 	run "$R4" info --partition 2 "$T/disk.img"
 	assert_line 'blocks:        1536'
+	# salvage and export read the partition too
+	run "$R4" export --salvage --partition 2 "$T/disk.img" "$T/salv"
+	assert_success
+	diff -r "$T/src" "$T/salv"
+	run "$R4" export --partition 2 "$T/disk.img" /d "$T/out"
+	assert_success
+	diff -r "$T/src/d" "$T/out"
 	assert_equal "$(outside "$T/disk.img" 2)" "$before"
 	read -r start size < <(part "$T/disk.img" 2)
 	dd if="$T/disk.img" of="$T/p2.img" bs=512 skip=$((start / 512)) count=$((size / 512)) status=none
@@ -230,6 +237,8 @@ wait_socket() {
 	assert_success
 	run "$R4" cat --partition 5 "$URI" /n
 	assert_output 'five over nbd'
+	run "$R4" export --salvage --list --partition 5 "$URI" /n
+	assert_output "- 0644     0     0         13 /n"
 	run "$R4" ls --partition 7 "$URI"
 	assert_line "r4: '$URI' has no partition 7 (it has 1, 2, 5)"
 	kill "$(cat "$T/nbdkit.pid")"
