@@ -190,8 +190,6 @@ int sh_r4l(struct sh *sh, const char *src, size_t len, bool per_statement, bool 
 		fprintf(stderr, "r4sh: no image is open (.open IMAGE)\n");
 		return 1;
 	}
-	if (sh->interactive)
-		sh->cancel = 0;	/* (a script's Ctrl-C holds until it ends) */
 	rc = run(sh, src, len, &ro, &r);
 	if (!r) {
 		if (!sh->mount)
@@ -225,8 +223,6 @@ int sh_r4l_quiet(struct sh *sh, const char *src, size_t len, struct r4_run **out
 		fprintf(stderr, "r4sh: no image is open (.open IMAGE)\n");
 		return -EBADF;
 	}
-	if (sh->interactive)
-		sh->cancel = 0;	/* (a script's Ctrl-C holds until it ends) */
 	rc = run(sh, src, len, &ro, &r);
 	if (!r)
 		return rc;
@@ -349,6 +345,20 @@ static void entry(struct sh *sh, const char *text, size_t len)
 		sh->status = rc;
 }
 
+/* One entry read from r: into the history when typed, then run.  A
+ * Ctrl-C that interrupted it is spent with it: the next line typed is a
+ * new entry. */
+static void take(struct sh *sh, const struct sh_reader *r, const char *text, size_t len)
+{
+	bool typed = !r->f && !r->text;
+
+	if (typed)
+		le_add(text);
+	entry(sh, text, len);
+	if (typed)
+		sh->cancel = 0;
+}
+
 int sh_run(struct sh *sh, struct sh_reader *r)
 {
 	char *buf = NULL;
@@ -367,9 +377,7 @@ int sh_run(struct sh *sh, struct sh_reader *r)
 			continue;
 		}
 		if (len == 0 && sh_verb_of(line, n)) {
-			if (!r->f && !r->text)
-				le_add(line);
-			entry(sh, line, n);
+			take(sh, r, line, n);
 			free(line);
 			continue;
 		}
@@ -385,19 +393,14 @@ int sh_run(struct sh *sh, struct sh_reader *r)
 		memcpy(buf + len, line, n);
 		len += n;
 		free(line);
+		buf[len] = 0;
 		if (complete(buf, len)) {
-			buf[len] = 0;
-			if (!r->f && !r->text)
-				le_add(buf);
-			entry(sh, buf, len);
+			take(sh, r, buf, len);
 			len = 0;
 		}
 	}
-	if (len) {	/* the input ended inside an entry: say what is missing */
-		if (!r->f && !r->text)
-			le_add(buf);
-		entry(sh, buf, len);
-	}
+	if (len)	/* the input ended inside an entry: say what is missing */
+		take(sh, r, buf, len);
 	free(buf);
 	return sh->status;
 }

@@ -65,6 +65,21 @@ type_line() { tm send-keys -l -- "$1"; tm send-keys Enter; }
 	assert_output $'alice\nbob\ncarol\ndave'
 }
 
+@test "Ctrl-C stops a running script; the next line typed runs" {
+	seq 20000 | awk '{printf "/f%d <- \"ran-one\";\n", $1}' >"$T/big.r4l"
+	start
+	type_line ".read $T/big.r4l"
+	# (its values show when it stops: Ctrl-C a moment after it started)
+	sleep 0.5
+	tm send-keys C-c
+	wait_for 'interrupted'
+	type_line '/y <- "written"'
+	type_line 'cat /bank/bob'
+	wait_for '50'
+	run "$R4SH" --read-only -c 'cat /y' "$IMG"
+	assert_output written
+}
+
 @test "begin marks the prompt; a failing entry is undone alone; rollback restores" {
 	before=$(md5sum "$IMG")
 	start
