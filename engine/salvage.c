@@ -1174,18 +1174,22 @@ static void cc_cluster(const struct r4_salvage *s, const struct sobj *o, uint64_
 		at = p->off + p->len;
 	}
 	c->have = (size_t)(at - cs);
+	/* (the node named is the first lost one meeting the cluster, as the
+	 * report's line for the segment finds it) */
+	c->lost = body_lost(s, o, cs, cs + c->lsize - 1);
 	if (!c->n)
-		c->kind = (c->lost = body_lost(s, o, cs, cs + c->lsize - 1)) ? R4_SALVAGE_LOST
-									     : R4_SALVAGE_HOLE;
-	else if (!c->whole)
-		c->lost = body_lost(s, o, cs, cs + c->lsize - 1);
-	else if (c->have < c->lsize)
-		c->lost = body_lost(s, o, cs + c->have, cs + c->lsize - 1);
-	if (c->n && c->lost)
+		c->kind = c->lost ? R4_SALVAGE_LOST : R4_SALVAGE_HOLE;
+	else if (c->lost && (!c->whole || (c->have < c->lsize &&
+					   body_lost(s, o, cs + c->have, cs + c->lsize - 1))))
 		c->kind = R4_SALVAGE_LOST;
+	else
+		c->lost = NULL;
 }
 
-enum { CC_RUN = 1024 };		/* clusters a segment spans at most: each is a search */
+enum {
+	CC_RUN = 1024,		/* clusters a segment spans at most: each is a search */
+	CC_MAX = 1 << 16,	/* the largest cluster (shift 16, take_ctail) */
+};
 
 /* The segment of compressed body o at off < size: clusters of one kind
  * (lost: held by one node). */
@@ -1323,7 +1327,7 @@ static int cc_decode(r4_salvage *s, const struct sobj *o, const struct ccl *c)
 
 	if (s->cc.oid == o->oid && s->cc.idx == c->start >> o->shift)
 		return s->cc.ok ? 0 : -EIO;
-	if (!s->cc.dc && (!(s->cc.dc = r4_malloc(1u << 16)) || !(s->cc.lc = r4_malloc(1u << 16))))
+	if (!s->cc.dc && (!(s->cc.dc = r4_malloc(CC_MAX)) || !(s->cc.lc = r4_malloc(CC_MAX))))
 		return -ENOMEM;
 	s->cc.oid = o->oid;
 	s->cc.idx = c->start >> o->shift;
@@ -1727,6 +1731,7 @@ int r4_salvage_walk(r4_salvage *s, const char *path,
 		s->obj[i].path = NULL;
 	}
 	s->walk.len = 0;
+	s->cc.oid = 0;		/* a cluster that failed is said again */
 	if (whole) {
 		r4_obj_root_key(&rk);
 		if (!(o = obj_get(s, r4_key_objectid(&rk))))
