@@ -84,7 +84,7 @@ struct cand {
 enum { P_EXTENT, P_TAIL, P_CTAIL };
 struct piece {
 	uint64_t off, len;
-	uint64_t blk;		/* extent: its first block (0: a hole); tail, ctail: the leaf */
+	uint64_t blk;		/* extent: its first block (0: a hole); else the leaf */
 	uint32_t boff;		/* tail, ctail: the bytes' offset in the leaf */
 	uint8_t kind;
 };
@@ -946,8 +946,8 @@ static int build(struct r4_salvage *s)
 			if (o->pcs[j].kind == P_CTAIL)
 				o->pcs[n++] = o->pcs[j];
 		if (n < o->npcs)
-			rc = note(&s->notes, "object %llu: compressed clusters and %zu tail or extent "
-				  "item%s, which are left out", (unsigned long long)o->oid,
+			rc = note(&s->notes, "object %llu: compressed clusters and %zu tail or "
+				  "extent item%s, which are left out", (unsigned long long)o->oid,
 				  o->npcs - n, o->npcs - n == 1 ? "" : "s");
 		o->npcs = n;
 	}
