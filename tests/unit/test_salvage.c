@@ -14,7 +14,8 @@
  * salvages it, and checks every object that comes out against the oracle
  * (stat fields, bytes, link targets, hard links), which ones come out
  * where (by name or in /lost+found), and the report's lines exactly; the
- * image's bytes are the same after (checksum).
+ * image's bytes are the same after (checksum).  A small volume of its own
+ * holds a compressed (ccreg40) file for test_ccreg.
  */
 #include <errno.h>
 #include <stdio.h>
