@@ -784,27 +784,36 @@ int r4_ccreg_punch(struct r4_db *db, struct r4_inode *ino, uint64_t off, uint64_
 	return rc;
 }
 
-int r4_ccreg_check_cluster(const struct r4_logger *lg, uint64_t blk, unsigned compress,
-			   unsigned shift, uint64_t size, uint64_t idx, const uint8_t *s,
-			   size_t n)
+int r4_ccreg_inflate(const struct r4_logger *lg, uint64_t blk, uint64_t oid, unsigned compress,
+		     unsigned shift, uint64_t size, uint64_t idx, const uint8_t *s, size_t n,
+		     uint8_t *out)
 {
-	const struct r4_compress_ops *pl = cc_plugin(compress);
 	uint64_t start = idx << shift;
 	size_t lsize;
-	uint8_t *out;
-	int rc;
 
 	if (start >= size)
 		return R4_CORRUPT(lg, blk, "cluster at %llu lies past the file's %llu bytes",
 				  (unsigned long long)start, (unsigned long long)size);
 	lsize = (size_t)R4_MIN((uint64_t)1 << shift, size - start);
-	if (n >= lsize)
+	if (n >= lsize) {
+		memcpy(out, s, lsize);	/* raw (longer: the kernel reads its head too) */
 		return 0;
-	if (!pl)
+	}
+	if (!cc_plugin(compress))
 		return R4_CORRUPT(lg, blk, "unknown compression plugin %u", compress);
-	if (!(out = r4_malloc(lsize)))
+	return inflate_cluster(lg, blk, oid, compress, start, s, n, out, lsize);
+}
+
+int r4_ccreg_check_cluster(const struct r4_logger *lg, uint64_t blk, unsigned compress,
+			   unsigned shift, uint64_t size, uint64_t idx, const uint8_t *s,
+			   size_t n)
+{
+	uint8_t *out;
+	int rc;
+
+	if (!(out = r4_malloc((size_t)1 << shift)))
 		return -ENOMEM;
-	rc = inflate_cluster(lg, blk, 0, compress, start, s, n, out, lsize);
+	rc = r4_ccreg_inflate(lg, blk, 0, compress, shift, size, idx, s, n, out);
 	r4_free(out);
 	return rc;
 }

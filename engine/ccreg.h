@@ -70,6 +70,19 @@ void r4_ccreg_init_sd(struct r4_sd *sd);
 void r4_ccreg_drop_sd(struct r4_db *db, struct r4_inode *ino);
 
 /*
+ * The logical bytes of one disk cluster, for those that gather its stream
+ * themselves (salvage): the stream s of n bytes (n > 0) is cluster `idx`
+ * of file oid of `size` bytes with cluster shift `shift` and compression
+ * plugin `compress`; its lsize bytes (the cluster clipped at the size) go
+ * to out.  Raw when n >= lsize, else checked (Adler-32) and inflated.  0,
+ * -ENOMEM, or -EUCLEAN / -EBADMSG (a wrong checksum) with the reason
+ * logged.
+ */
+int r4_ccreg_inflate(const struct r4_logger *lg, uint64_t blk, uint64_t oid, unsigned compress,
+		     unsigned shift, uint64_t size, uint64_t idx, const uint8_t *s, size_t n,
+		     uint8_t *out);
+
+/*
  * Check one disk cluster as fsck.reiser4 would and as a read would: the
  * stream s of n bytes (n > 0) is cluster `idx` of a file of `size` bytes
  * with cluster shift `shift` and compression plugin `compress`.  0, or

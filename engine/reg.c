@@ -415,10 +415,13 @@ static int reg40_read(struct r4_db *db, const struct r4_inode *ino, uint64_t off
 /*
  * SEEK_DATA and SEEK_HOLE (r4_reg_seek): data is what the body's items
  * cover, tails and extent units other than holes (blocks written but not
- * placed yet too); the rest up to the size is hole, and so is the end.
+ * placed yet too), and of a compressed body every cluster that has items
+ * (a cluster without is a hole, read as zeros); the rest up to the size is
+ * hole, and so is the end.
  */
 struct seek_ctx {
 	uint32_t bs;
+	unsigned shift;			/* a compressed body's cluster shift (0: unknown) */
 	uint64_t off, end;
 	bool hole;			/* looking for a hole (else for data) */
 	bool found;
@@ -451,8 +454,16 @@ static int seek_fn(void *ctx, uint64_t ioff, unsigned pid, const uint8_t *b, uns
 
 	if (pid == R4_ITEM_PLAIN40)
 		return seek_data(s, ioff, ioff + len);
+	if (pid == R4_ITEM_CTAIL40) {
+		uint64_t cs = ioff >> s->shift << s->shift;
+
+		/* its key is its place in its cluster's stream: the
+		 * cluster's bytes are data (a file of the default plugins
+		 * with ctail items, which ccreg.c reads, too) */
+		return s->shift ? seek_data(s, cs, cs + ((uint64_t)1 << s->shift)) : -EAGAIN;
+	}
 	if (pid != R4_ITEM_EXTENT40)
-		return -EAGAIN;		/* a ctail body: compressed clusters (below) */
+		return -EAGAIN;
 	if ((rc = r4_item_extent_count(b, len, &n)))
 		return rc;
 	for (size_t i = 0; i < n; i++) {
@@ -469,15 +480,16 @@ static int seek_fn(void *ctx, uint64_t ioff, unsigned pid, const uint8_t *b, uns
 int r4_reg_seek(struct r4_db *db, const struct r4_inode *ino, uint64_t off, bool hole,
 		uint64_t *out)
 {
-	struct seek_ctx s = {db->bs, off, ino->sd.sd_size, hole, false, off};
+	const struct r4_cluster_ops *cl = r4_plugin_ops(R4_PTYPE_CLUSTER, ino->cluster);
+	struct seek_ctx s = {db->bs, cl ? cl->shift : 0, off, ino->sd.sd_size, hole, false, off};
 	int rc;
 
 	if (off >= s.end)
 		return -ENXIO;
-	/* a compressed file tells no holes: all data, as for file systems
-	 * that keep no map (Linux's generic answer) */
-	if (r4_ccreg_is(ino) ||
-	    (rc = each_body_item(db, ino, off, s.end, seek_fn, &s)) == -EAGAIN) {
+	/* a body of other items, or of clusters of no known size, tells no
+	 * holes: all data, as for file systems that keep no map (Linux's
+	 * generic answer) */
+	if ((rc = each_body_item(db, ino, off, s.end, seek_fn, &s)) == -EAGAIN) {
 		*out = hole ? s.end : off;
 		return 0;
 	}

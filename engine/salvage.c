@@ -35,14 +35,16 @@
  *
  * Then the items taken become objects (a hash by object id): stat data,
  * entries (name and the child's stat-data key), body pieces (extent units
- * from twigs, tails from leaves: block numbers and offsets, never data).
- * Memory is that of the metadata (items, objects, the nodes reached, one
- * bitmap block at a time); data is read when r4_salvage_read asks.
+ * from twigs, tails and a compressed file's ctail items from leaves: block
+ * numbers and offsets, never data).  Memory is that of the metadata
+ * (items, objects, the nodes reached, one bitmap block at a time); data is
+ * read when r4_salvage_read asks, a compressed file's a cluster at a time.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 
+#include "ccreg.h"
 #include "format.h"
 #include "io.h"
 #include "item.h"
@@ -76,12 +78,14 @@ struct cand {
 	uint8_t rank;
 };
 
-/* A piece of a body: bytes [off, off + len) of the file. */
-enum { P_EXTENT, P_TAIL };
+/* A piece of a body: bytes [off, off + len) of the file, or, for a ctail,
+ * of the disk cluster stream its key places there (a cluster's stream
+ * starts at the cluster's first byte and is as long as its items). */
+enum { P_EXTENT, P_TAIL, P_CTAIL };
 struct piece {
 	uint64_t off, len;
-	uint64_t blk;		/* extent: its first block (0: a hole); tail: the leaf */
-	uint32_t boff;		/* tail: the bytes' offset in the leaf */
+	uint64_t blk;		/* extent: its first block (0: a hole); else the leaf */
+	uint32_t boff;		/* tail, ctail: the bytes' offset in the leaf */
 	uint8_t kind;
 };
 
@@ -94,7 +98,7 @@ enum {				/* struct sobj flags */
 	O_SD = 1 << 0,		/* stat data found */
 	O_KEY = 1 << 1,		/* key known (from stat data, an entry or a body item) */
 	O_DIR = 1 << 2,		/* directory items found */
-	O_CTAIL = 1 << 3,	/* compressed (ctail) items found: not read by salvage */
+	O_CTAIL = 1 << 3,	/* compressed (ctail) items found: its body is clusters */
 	O_NAMED = 1 << 4,	/* named by an entry of some directory found */
 	O_SEEN = 1 << 5,	/* given by the walk */
 	O_OLDSD = 1 << 6,	/* stat data from a block the bitmap marks free */
@@ -111,6 +115,7 @@ struct sobj {
 	size_t nents, capents;
 	struct piece *pcs;
 	size_t npcs, cappcs;
+	uint8_t shift;		/* O_CTAIL: the cluster shift of its items */
 	char *path;		/* the first name the walk gave it */
 };
 
@@ -147,6 +152,13 @@ struct r4_salvage {
 	uint8_t *blk;		/* one block */
 	uint64_t cached;	/* block in tail (UINT64_MAX: none) */
 	uint8_t *tail;
+	struct {		/* the last cluster of a compressed body read */
+		uint64_t oid;	/* (0: none) */
+		uint64_t idx;
+		bool ok;	/* it decoded into lc */
+		uint8_t *dc;	/* its disk cluster stream, made on demand: 64K */
+		uint8_t *lc;	/* its logical bytes: 64K */
+	} cc;
 };
 
 static bool bit(const uint8_t *m, uint64_t b)
@@ -814,6 +826,33 @@ static int take_extent(struct r4_salvage *s, struct sobj *o, uint64_t blk, uint6
 	return rc;
 }
 
+/* A ctail item at stream offset off: a piece of its cluster's stream.  The
+ * cluster shift is the item's; one that is not a cluster size's (the
+ * kernel's unprepped 0xff) or differs from the object's other items' is
+ * corruption. */
+static int take_ctail(struct sobj *o, uint64_t blk, uint64_t off, const uint8_t *b,
+		      const uint8_t *body, unsigned len)
+{
+	const uint8_t *data;
+	unsigned shift;
+	size_t n;
+
+	if (r4_item_ctail_decode(body, len, &shift, &data, &n))
+		return 1;
+	if (shift < 12 || shift > 16 || (o->flags & O_CTAIL && shift != o->shift)) {
+		R4_CORRUPT(NULL, blk, "a ctail item with cluster shift %u%s", shift,
+			   o->flags & O_CTAIL ? ", its file's others another" : "");
+		return 1;
+	}
+	if (off > UINT64_MAX - n || (off >> shift) != ((off + n - 1) >> shift)) {
+		R4_CORRUPT(NULL, blk, "a ctail item crosses its cluster's end");
+		return 1;
+	}
+	o->flags |= O_CTAIL;
+	o->shift = (uint8_t)shift;
+	return add_piece(o, &(struct piece){off, n, blk, (uint32_t)(data - b), P_CTAIL});
+}
+
 /* A body item (tail, extent, ctail) of its object. */
 static int take_body(struct r4_salvage *s, uint64_t blk, const r4_key *k, unsigned pid,
 		     const uint8_t *b, const uint8_t *body, unsigned len)
@@ -825,10 +864,8 @@ static int take_body(struct r4_salvage *s, uint64_t blk, const r4_key *k, unsign
 		return -ENOMEM;
 	r4_key_sd(&sdkey, r4_key_locality(k), r4_key_ordering(k), r4_key_objectid(k));
 	obj_key(o, &sdkey);
-	if (pid == R4_ITEM_CTAIL40) {
-		o->flags |= O_CTAIL;
-		return 0;
-	}
+	if (pid == R4_ITEM_CTAIL40)
+		return take_ctail(o, blk, r4_key_offset(k), b, body, len);
 	if (pid == R4_ITEM_EXTENT40)
 		return take_extent(s, o, blk, r4_key_offset(k), body, len);
 	if (r4_key_offset(k) > UINT64_MAX - len) {
@@ -895,9 +932,25 @@ static int build(struct r4_salvage *s)
 			rc = note(&s->notes, "block %llu item %u: does not decode (%s)",
 				  (unsigned long long)c->blk, c->idx, r4_corrupt_last());
 	}
-	for (size_t i = 0; i < s->capobj; i++)
-		if (s->obj[i].npcs > 1)
-			qsort(s->obj[i].pcs, s->obj[i].npcs, sizeof(*s->obj[i].pcs), cmp_piece);
+	for (size_t i = 0; i < s->capobj && !rc; i++) {
+		struct sobj *o = &s->obj[i];
+		size_t n = 0;
+
+		if (o->npcs > 1)
+			qsort(o->pcs, o->npcs, sizeof(*o->pcs), cmp_piece);
+		if (!(o->flags & O_CTAIL))
+			continue;
+		/* a body is clusters or blocks and tails, not both: the
+		 * clusters win (ccreg40 files have only them) */
+		for (size_t j = 0; j < o->npcs; j++)
+			if (o->pcs[j].kind == P_CTAIL)
+				o->pcs[n++] = o->pcs[j];
+		if (n < o->npcs)
+			rc = note(&s->notes, "object %llu: compressed clusters and %zu tail or "
+				  "extent item%s, which are left out", (unsigned long long)o->oid,
+				  o->npcs - n, o->npcs - n == 1 ? "" : "s");
+		o->npcs = n;
+	}
 	s->info.objects = s->nobj;
 	qsort(s->cand, s->ncand, sizeof(*s->cand), cmp_lo);	/* for taken_meets */
 	return rc;
@@ -989,6 +1042,8 @@ void r4_salvage_close(r4_salvage *s)
 	r4_buf_free(&s->walk);
 	r4_free(s->blk);
 	r4_free(s->tail);
+	r4_free(s->cc.dc);
+	r4_free(s->cc.lc);
 	if (s->own_io)
 		r4_io_close(s->io);
 	r4_free(s);
@@ -1039,12 +1094,21 @@ void r4_salvage_info(const r4_salvage *s, struct r4_salvage_info *out)
 
 /* ============================ body segments ============================ */
 
-/* The size of o's body: its stat data's, else where its last piece ends. */
+/* The size of o's body: its stat data's, else where its last piece ends
+ * (for clusters, where the last one ends: a compressed stream does not say
+ * how long its cluster is). */
 static uint64_t body_size(const struct sobj *o)
 {
+	uint64_t end;
+
 	if (o->flags & O_SD)
 		return o->sd.sd_size;
-	return o->npcs ? o->pcs[o->npcs - 1].off + o->pcs[o->npcs - 1].len : 0;
+	if (!o->npcs)
+		return 0;
+	end = o->pcs[o->npcs - 1].off + o->pcs[o->npcs - 1].len;
+	if (o->flags & O_CTAIL)
+		end = R4_MAX(end, ((end - 1) >> o->shift << o->shift) + ((uint64_t)1 << o->shift));
+	return end;
 }
 
 /* The lost range that holds body bytes [from, to] of o, or NULL. */
@@ -1059,15 +1123,12 @@ static const struct lost *body_lost(const struct r4_salvage *s, const struct sob
 	return lost_meets(s, &lo, &hi);
 }
 
-/* The segment of o's body at off < size: kind, its end, and the piece
- * holding it (or NULL). */
-static void segment(const struct r4_salvage *s, const struct sobj *o, uint64_t off,
-		    enum r4_salvage_kind *kind, uint64_t *end, const struct piece **pc)
+/* The first piece of o ending past off (o->npcs: none). */
+static size_t piece_at(const struct sobj *o, uint64_t off)
 {
-	uint64_t size = body_size(o);
 	size_t a = 0, z = o->npcs;
 
-	while (a < z) {		/* the first piece ending past off */
+	while (a < z) {
 		size_t m = a + (z - a) / 2;
 
 		if (o->pcs[m].off + o->pcs[m].len <= off)
@@ -1075,7 +1136,93 @@ static void segment(const struct r4_salvage *s, const struct sobj *o, uint64_t o
 		else
 			z = m;
 	}
+	return a;
+}
+
+/* One cluster of a compressed body. */
+struct ccl {
+	uint64_t start;		/* its first byte */
+	size_t lsize;		/* its bytes (clipped at the size) */
+	size_t first, n;	/* its pieces: o->pcs[first, first + n) */
+	size_t have;		/* the bytes of its stream, when they follow each other */
+	bool whole;		/* they do, from its first byte on */
+	enum r4_salvage_kind kind;
+	const struct lost *lost;	/* R4_SALVAGE_LOST: the node that held it */
+};
+
+/*
+ * Cluster idx of o (O_CTAIL; its start below the size): a hole when it
+ * has no items (zeros, as the kernel reads it) unless a lost node held
+ * keys of it; lost when a lost node may have held part of its stream (a
+ * gap in it, or the end of a stream shorter than the cluster, where a
+ * compressed stream's rest and checksum would be); data else, which
+ * r4_salvage_read decodes (and reports, when that fails).
+ */
+static void cc_cluster(const struct r4_salvage *s, const struct sobj *o, uint64_t idx,
+		       struct ccl *c)
+{
+	uint64_t cs = idx << o->shift, at;
+
+	*c = (struct ccl){.start = cs, .whole = true, .kind = R4_SALVAGE_DATA};
+	c->lsize = (size_t)R4_MIN((uint64_t)1 << o->shift, body_size(o) - cs);
+	c->first = piece_at(o, cs);
+	for (at = cs; c->first + c->n < o->npcs &&
+		      o->pcs[c->first + c->n].off >> o->shift == idx; c->n++) {
+		const struct piece *p = &o->pcs[c->first + c->n];
+
+		c->whole = c->whole && p->off == at;
+		at = p->off + p->len;
+	}
+	c->have = (size_t)(at - cs);
+	/* (the node named is the first lost one meeting the cluster, as the
+	 * report's line for the segment finds it) */
+	c->lost = body_lost(s, o, cs, cs + c->lsize - 1);
+	if (!c->n)
+		c->kind = c->lost ? R4_SALVAGE_LOST : R4_SALVAGE_HOLE;
+	else if (c->lost && (!c->whole || (c->have < c->lsize &&
+					   body_lost(s, o, cs + c->have, cs + c->lsize - 1))))
+		c->kind = R4_SALVAGE_LOST;
+	else
+		c->lost = NULL;
+}
+
+enum {
+	CC_RUN = 1024,		/* clusters a segment spans at most: each is a search */
+	CC_MAX = 1 << 16,	/* the largest cluster (shift 16, take_ctail) */
+};
+
+/* The segment of compressed body o at off < size: clusters of one kind
+ * (lost: held by one node). */
+static void cc_segment(const struct r4_salvage *s, const struct sobj *o, uint64_t off,
+		       enum r4_salvage_kind *kind, uint64_t *end)
+{
+	uint64_t size = body_size(o), idx = off >> o->shift;
+	struct ccl c, d;
+
+	cc_cluster(s, o, idx, &c);
+	*kind = c.kind;
+	*end = c.start + c.lsize;
+	for (unsigned i = 1; i < CC_RUN && *end < size; i++) {
+		cc_cluster(s, o, ++idx, &d);
+		if (d.kind != c.kind || d.lost != c.lost)
+			break;
+		*end = d.start + d.lsize;
+	}
+}
+
+/* The segment of o's body at off < size: kind, its end, and the piece
+ * holding it (or NULL; always for a compressed body). */
+static void segment(const struct r4_salvage *s, const struct sobj *o, uint64_t off,
+		    enum r4_salvage_kind *kind, uint64_t *end, const struct piece **pc)
+{
+	uint64_t size = body_size(o);
+	size_t a = piece_at(o, off);
+
 	*pc = NULL;
+	if (o->flags & O_CTAIL) {
+		cc_segment(s, o, off, kind, end);
+		return;
+	}
 	if (a < o->npcs && o->pcs[a].off <= off) {
 		*pc = &o->pcs[a];
 		*end = R4_MIN(size, o->pcs[a].off + o->pcs[a].len);
@@ -1146,6 +1293,100 @@ static int read_blocks(r4_salvage *s, const struct sobj *o, uint64_t start, uint
 	return rc;
 }
 
+/* The compression plugin of o: its plugin set's, else the root's, else
+ * the default (lzo1). */
+static unsigned compress_of(const r4_salvage *s, const struct sobj *o)
+{
+	const struct sobj *root;
+	uint16_t id;
+	r4_key rk;
+
+	if (o->flags & O_SD && r4_sd_has(&o->sd, R4_SDEXT_PSET) &&
+	    r4_item_pset_get(&o->sd.sd_pset, R4_PSET_COMPRESSION, &id))
+		return id;
+	r4_obj_root_key(&rk);
+	root = obj_find(s, r4_key_objectid(&rk));
+	if (root && root->flags & O_SD && r4_sd_has(&root->sd, R4_SDEXT_PSET) &&
+	    r4_item_pset_get(&root->sd.sd_pset, R4_PSET_COMPRESSION, &id))
+		return id;
+	return 0;
+}
+
+/*
+ * Cluster c of compressed body o into s->cc.lc: its stream gathered from
+ * its items' leaves, then inflated as ccreg.c reads it.  A stream whose
+ * checksum holds but that does not inflate by o's plugin is tried with the
+ * others (the plugin set that named it may be what was lost).  What does
+ * not come out is a line of the report, as a lost range (-EIO).
+ */
+static int cc_decode(r4_salvage *s, const struct sobj *o, const struct ccl *c)
+{
+	unsigned want = compress_of(s, o);
+	char k[R4_KEY_PRINT_SIZE];
+	int rc = c->whole ? 0 : -EUCLEAN;
+
+	if (s->cc.oid == o->oid && s->cc.idx == c->start >> o->shift)
+		return s->cc.ok ? 0 : -EIO;
+	if (!s->cc.dc && (!(s->cc.dc = r4_malloc(CC_MAX)) || !(s->cc.lc = r4_malloc(CC_MAX))))
+		return -ENOMEM;
+	s->cc.oid = o->oid;
+	s->cc.idx = c->start >> o->shift;
+	for (size_t i = c->first; i < c->first + c->n && !rc; i++) {
+		const struct piece *p = &o->pcs[i];
+
+		if (s->cached != p->blk && r4_io_read(s->io, p->blk * s->bs, s->tail, s->bs))
+			rc = -EIO;	/* read once at open: it went bad since */
+		else
+			memcpy(s->cc.dc + (p->off - c->start), s->tail + p->boff, p->len);
+		s->cached = rc ? UINT64_MAX : p->blk;
+	}
+	if (!rc)
+		rc = r4_ccreg_inflate(NULL, o->pcs[c->first].blk, o->oid, want, o->shift,
+				      body_size(o), s->cc.idx, s->cc.dc, c->have, s->cc.lc);
+	for (unsigned id = 0; rc == -EUCLEAN && c->whole && id < 3; id++)
+		if (id != want)
+			rc = r4_ccreg_inflate(NULL, 0, o->oid, id, o->shift, body_size(o),
+					      s->cc.idx, s->cc.dc, c->have, s->cc.lc);
+	if (rc == -ENOMEM) {
+		s->cc.oid = 0;
+		return rc;
+	}
+	if ((s->cc.ok = !rc))
+		return 0;
+	rc = note(&s->walk, "%s: bytes %llu to %llu lost (block %llu)", who(o, k),
+		  (unsigned long long)c->start, (unsigned long long)(c->start + c->lsize - 1),
+		  (unsigned long long)o->pcs[c->first].blk);
+	return rc ? rc : -EIO;
+}
+
+/* Bytes [off, off + len) of compressed body o, inside its size, into p. */
+static int cc_read(r4_salvage *s, const struct sobj *o, uint64_t off, uint8_t *p, size_t len)
+{
+	int rc = 0, r;
+
+	while (len) {
+		struct ccl c;
+		size_t in, n;
+
+		cc_cluster(s, o, off >> o->shift, &c);
+		in = (size_t)(off - c.start);
+		n = R4_MIN(len, c.lsize - in);
+		r = c.kind == R4_SALVAGE_DATA ? cc_decode(s, o, &c)
+		    : c.kind == R4_SALVAGE_LOST ? -EIO : 0;
+		if (r == -ENOMEM || (r && r != -EIO))
+			return r;
+		if (r || c.kind != R4_SALVAGE_DATA)
+			memset(p, 0, n);
+		else
+			memcpy(p, s->cc.lc + in, n);
+		rc = rc ? rc : r;
+		p += n;
+		off += n;
+		len -= n;
+	}
+	return rc;
+}
+
 int r4_salvage_read(r4_salvage *s, uint64_t ino, uint64_t off, void *buf, size_t len)
 {
 	const struct sobj *o = body_of(s, ino);
@@ -1156,6 +1397,8 @@ int r4_salvage_read(r4_salvage *s, uint64_t ino, uint64_t off, void *buf, size_t
 		return -ENOENT;
 	if (off > body_size(o) || len > body_size(o) - off)
 		return -ENXIO;
+	if (o->flags & O_CTAIL)
+		return cc_read(s, o, off, p, len);
 	while (len) {
 		enum r4_salvage_kind kind;
 		const struct piece *pc;
@@ -1255,8 +1498,6 @@ static int problems(r4_salvage *s, const struct sobj *o, const char *path, bool 
 	    (rc = note(&s->walk, "%s: stat data from block %llu, which the bitmap marks free: "
 		       "maybe an older copy", path, (unsigned long long)o->sdblk)))
 		return rc;
-	if (o->flags & O_CTAIL)
-		rc = note(&s->walk, "%s: a compressed (ccreg40) body: not salvaged", path);
 	bool reg = o->flags & O_SD ? S_ISREG(o->sd.sd_mode) : !(o->flags & O_DIR);
 
 	for (uint64_t off = 0, size = body_size(o), end; !rc && reg && off < size; off = end) {
@@ -1490,6 +1731,7 @@ int r4_salvage_walk(r4_salvage *s, const char *path,
 		s->obj[i].path = NULL;
 	}
 	s->walk.len = 0;
+	s->cc.oid = 0;		/* a cluster that failed is said again */
 	if (whole) {
 		r4_obj_root_key(&rk);
 		if (!(o = obj_get(s, r4_key_objectid(&rk))))

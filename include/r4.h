@@ -1307,16 +1307,17 @@ enum r4_salvage_kind {
 					   and -EIO */
 };
 
-/* What the body of object ino holds at off: its kind and where that ends.
- * -ENXIO at or past its size (the walk's st.size), -ENOENT for no such
- * object. */
+/* What the body of object ino holds at off: its kind and where that ends
+ * (for a compressed file, whole clusters).  -ENXIO at or past its size (the
+ * walk's st.size), -ENOENT for no such object. */
 int r4_salvage_segment(const r4_salvage *s, uint64_t ino, uint64_t off,
 		       enum r4_salvage_kind *kind, uint64_t *end);
 /*
  * Bytes [off, off + len) of object ino's body, all inside its size.  Holes
  * read as zeros.  Lost bytes, and those of a data block that does not
- * read, are zeros too and make the call return -EIO, with buf filled all
- * the same; a block that does not read becomes a line of the report.
+ * read or of a compressed cluster that does not decode, are zeros too and
+ * make the call return -EIO, with buf filled all the same; such a block or
+ * cluster becomes a line of the report.
  * -ENXIO past the size, -ENOENT for no such object.
  */
 int r4_salvage_read(r4_salvage *s, uint64_t ino, uint64_t off, void *buf, size_t len);

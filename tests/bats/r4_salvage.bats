@@ -150,3 +150,17 @@ r4: salvage: cannot open '$T/zero.img': Structure needs cleaning (corrupt image)
 	assert_success
 	assert_line "usage: r4 export --salvage [--list] IMAGE [PATH] DEST  from a damaged volume:"
 }
+
+@test "a compressed (ccreg40) file comes out the same, its hole a hole" {
+	mkdir "$T/cc"
+	{ yes 'reiser4 compresses clusters' | head -c 65536; head -c 65536 /dev/urandom; } >"$T/cc/f"
+	yes 'text again' | head -c 20000 | dd of="$T/cc/f" bs=1 seek=$((65536 * 18)) status=none
+	mkfs_reiser4 "$T/a.img" 32M	# its default: ccreg40, lzo1, 64K clusters
+	"$R4" import "$T/a.img" "$T/cc" / >/dev/null
+	SUM=$(sha256sum <"$T/a.img")
+	run "$R4" export --salvage "$T/a.img" /f "$T/out"
+	assert_success
+	assert_output --regexp "^salvaged 1 file, 0 directories, 0 symlinks, 0 special files, 0 hard links: 151072 bytes in [0-9.]+ s; nothing lost\$"
+	cmp "$T/cc/f" "$T/out/f"
+	[ "$(stat -c %b "$T/out/f")" -le 400 ]
+}

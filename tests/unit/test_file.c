@@ -594,17 +594,24 @@ static void test_seek(void)
 	r4_close(db);
 	fsck_ok();
 
-	/* a compressed file tells no holes */
+	/* a compressed file (64K clusters): a cluster without items is a
+	 * hole, one with items data, whole (to the size) */
 	r4_mkfs_defaults(&m);
 	m.create = R4_FILE_CCREG40;
 	CHECK_RC(r4_mkfs(img, 16u << 20, &m));
 	db = open_rw();
 	CHECK_RC(r4_create(db, "/c", 0644, 0, 0));
-	CHECK_RC(r4_write(db, "/c", M, block, 10));
+	CHECK_RC(r4_write(db, "/c", M + 70000, block, 10));
+	CHECK_RC(r4_write(db, "/c", 5, block, 10));
 	CHECK_RC(r4_file_open(db, "/c", &g));
 	CHECK_EQ(seek(g, 0, 'd'), 0);
-	CHECK_EQ(seek(g, 0, 'h'), M + 10);
-	CHECK_EQ(seek(g, M + 10, 'd'), -ENXIO);
+	CHECK_EQ(seek(g, 0, 'h'), 65536);
+	CHECK_EQ(seek(g, 100, 'h'), 65536);
+	CHECK_EQ(seek(g, 65536, 'd'), M + 65536);
+	CHECK_EQ(seek(g, 65536, 'h'), 65536);
+	CHECK_EQ(seek(g, M + 65536, 'h'), M + 70010);
+	CHECK_EQ(seek(g, M + 70000, 'd'), M + 70000);
+	CHECK_EQ(seek(g, M + 70010, 'd'), -ENXIO);
 	CHECK_RC(r4_file_close(g));
 	r4_close(db);
 }

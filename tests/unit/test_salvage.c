@@ -14,7 +14,8 @@
  * salvages it, and checks every object that comes out against the oracle
  * (stat fields, bytes, link targets, hard links), which ones come out
  * where (by name or in /lost+found), and the report's lines exactly; the
- * image's bytes are the same after (checksum).
+ * image's bytes are the same after (checksum).  A small volume of its own
+ * holds a compressed (ccreg40) file for test_ccreg.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -25,6 +26,9 @@
 #include <unistd.h>
 
 #include "io.h"
+#include "item.h"
+#include "key.h"
+#include "node.h"
 #include "t.h"
 
 #define BS 4096u
@@ -295,17 +299,22 @@ static void zero(struct r4_io *io, uint64_t blk)
 	CHECK_RC(r4_io_write(io, blk * BS, z, BS));
 }
 
-/* A copy of the pristine image, for damage. */
-static struct r4_io *copy(void)
+/* A copy of image from, for damage. */
+static struct r4_io *copy_of(struct r4_io *from)
 {
 	uint64_t n;
-	const uint8_t *p = r4_io_mem_data(pristine, &n);
+	const uint8_t *p = r4_io_mem_data(from, &n);
 	struct r4_io *io;
 
 	if (r4_io_mem_new(n, &io))
 		return NULL;
 	r4_io_write(io, 0, p, n);
 	return io;
+}
+
+static struct r4_io *copy(void)
+{
+	return copy_of(pristine);
 }
 
 /* Salvage io (a CHECK that it opens and leaves the image as it was): the
@@ -1139,6 +1148,193 @@ static void test_fuzz(void)
 	}
 }
 
+/* ------------------------ a compressed file ------------------------ */
+
+enum { CL = 65536, CC_SIZE = 4 * CL + 20000 };
+
+/* /c of ccreg40 (lzo1, 64K clusters): cluster 0 text, 1 random bytes (stored
+ * raw: they do not compress), 2 and 3 a hole, 4 text to the size. */
+static void cc_bytes(uint8_t *b)
+{
+	uint64_t x = 88172645463325252u;
+
+	memset(b, 0, CC_SIZE);
+	for (size_t i = 0; i < CL; i++)
+		b[i] = (uint8_t)"reiser4 compresses clusters\n"[i % 28];
+	for (size_t i = CL; i < 2 * CL; i++) {
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		b[i] = (uint8_t)x;
+	}
+	for (size_t i = 4 * CL; i < CC_SIZE; i++)
+		b[i] = (uint8_t)"text again, "[i % 12];
+}
+
+static struct r4_io *cc_image(const uint8_t *want, uint64_t *ino)
+{
+	char path[300];
+	struct r4_open_opts oo = {.rw = true};
+	struct r4_mkfs_opts mo;
+	struct r4_stat st;
+	struct r4_io *io = NULL;
+	r4_db *db;
+
+	snprintf(path, sizeof(path), "%s.cc", img);
+	r4_mkfs_defaults(&mo);
+	mo.create = 4;	/* ccreg40 */
+	CHECK_RC(r4_mkfs(path, 16u << 20, &mo));
+	CHECK_RC(r4_open(path, &oo, &db));
+	CHECK_RC(r4_begin(db));
+	CHECK_RC(r4_create(db, "/c", S_IFREG | 0644, 0, 0));
+	CHECK_RC(r4_write(db, "/c", 0, want, 2 * CL));
+	CHECK_RC(r4_write(db, "/c", 4 * CL, want + 4 * CL, CC_SIZE - 4 * CL));
+	CHECK_RC(r4_commit(db));
+	CHECK_RC(r4_stat(db, "/c", &st));
+	/* the text compressed, the random bytes not, the hole holds nothing */
+	CHECK(st.size == CC_SIZE && st.blocks * 512 < CL + CL / 2);
+	*ino = st.ino;
+	r4_close(db);
+	CHECK_RC(r4_io_mem_load(path, &io));
+	unlink(path);
+	return io;
+}
+
+/* Where the first ctail item of object ino at stream offset from..to lies:
+ * its leaf, and (*at) its data's place in the image. */
+static uint64_t cc_leaf(struct r4_io *io, uint64_t ino, uint64_t from, uint64_t to,
+			uint64_t *at)
+{
+	uint64_t n;
+	const uint8_t *p = r4_io_mem_data(io, &n);
+
+	for (size_t i = 0; i < ntree; i++) {
+		const uint8_t *b = p + tree[i].blk * BS;
+
+		if (tree[i].level != 1)
+			continue;
+		for (unsigned j = 0; j < r4_node_nr(b); j++) {
+			r4_key k;
+
+			r4_node_key(b, BS, j, &k);
+			if (r4_node_item_pid(b, BS, j) == R4_ITEM_CTAIL40 &&
+			    r4_key_objectid(&k) == ino && r4_key_offset(&k) >= from &&
+			    r4_key_offset(&k) <= to) {
+				*at = tree[i].blk * BS + r4_node_item_off(b, BS, j) + 1;
+				return tree[i].blk;
+			}
+		}
+	}
+	CHECK(!"a leaf of the compressed file");
+	return 0;
+}
+
+/* Salvage of io's /c: its bytes (rc of the read) and segments [off, end, kind]. */
+static int cc_salvage(struct r4_io *io, uint64_t ino, uint8_t *got, struct r4_buf *rep,
+		      const uint64_t (*segs)[3], size_t nsegs)
+{
+	r4_salvage *s = salvage(io, rep);
+	uint64_t off = 0, end;
+	enum r4_salvage_kind k;
+	int rc;
+
+	if (!s)
+		return -1;
+	CHECK(got_at("/c") && got_at("/c")->st.size == CC_SIZE && got_at("/c")->st.ino == ino);
+	for (size_t i = 0; i < nsegs; i++) {
+		CHECK_RC(r4_salvage_segment(s, ino, off, &k, &end));
+		CHECK(off == segs[i][0] && end == segs[i][1] && k == segs[i][2]);
+		off = end;
+	}
+	CHECK_EQ(r4_salvage_segment(s, ino, off, &k, &end), -ENXIO);
+	/* (in pieces across clusters, as a copy reads) */
+	rc = r4_salvage_read(s, ino, 0, got, 100000);
+	int r2 = r4_salvage_read(s, ino, 100000, got + 100000, CC_SIZE - 100000);
+	rc = rc ? rc : r2;
+	r4_buf_free(rep);
+	memset(rep, 0, sizeof(*rep));
+	CHECK_RC(r4_salvage_report(s, rep));
+	r4_salvage_close(s);
+	return rc;
+}
+
+/*
+ * (l) a compressed (ccreg40) file: whole, its bytes and its hole (a
+ * cluster without items) as the oracle has them; a leaf holding part of
+ * its raw cluster zeroed: that cluster lost and said, the rest the same; a
+ * compressed cluster whose bytes changed (its checksum fails): lost and
+ * said when read.
+ */
+static void test_ccreg(void)
+{
+	static const uint64_t whole[][3] = {
+		{0, 2 * CL, R4_SALVAGE_DATA}, {2 * CL, 4 * CL, R4_SALVAGE_HOLE},
+		{4 * CL, CC_SIZE, R4_SALVAGE_DATA}};
+	static const uint64_t lost1[][3] = {
+		{0, CL, R4_SALVAGE_DATA}, {CL, 2 * CL, R4_SALVAGE_LOST},
+		{2 * CL, 4 * CL, R4_SALVAGE_HOLE}, {4 * CL, CC_SIZE, R4_SALVAGE_DATA}};
+	uint8_t *want = malloc(CC_SIZE), *got = malloc(CC_SIZE);
+	struct tnode *keep = tree;
+	size_t nkeep = ntree;
+	struct r4_buf rep = {0}, exp = {0};
+	struct r4_io *pio, *io;
+	uint64_t ino, leaf, at;
+	r4_db *db;
+
+	cc_bytes(want);
+	if (!(pio = cc_image(want, &ino)))
+		goto out;
+	tree = NULL;
+	ntree = 0;
+	CHECK_RC(r4_open_io(pio, NULL, &db));
+	CHECK_RC(r4_dump_tree(db, dump_fn, NULL));
+
+	io = copy_of(pio);
+	CHECK_RC(cc_salvage(io, ino, got, &rep, whole, R4_ARRAY_SIZE(whole)));
+	CHECK(!memcmp(got, want, CC_SIZE));
+	CHECK_EQ(rep.len, 0);
+	r4_buf_free(&rep);
+	r4_io_close(io);
+
+	/* a leaf inside the raw cluster (not its first) */
+	io = copy_of(pio);
+	leaf = cc_leaf(io, ino, CL + 1, 2 * CL - 1, &at);
+	zero(io, leaf);
+	CHECK_EQ(cc_salvage(io, ino, got, &rep, lost1, R4_ARRAY_SIZE(lost1)), -EIO);
+	memset(want + CL, 0, CL);
+	CHECK(!memcmp(got, want, CC_SIZE));
+	bad_node_line(&exp, leaf, "leaf", 1);
+	r4_buf_printf(&exp, "/c: bytes %u to %u lost (block %llu)\n", CL, 2 * CL - 1,
+		      (unsigned long long)leaf);
+	print_report("ccreg leaf", &rep);
+	expect_report(&rep, &exp);
+	r4_buf_free(&rep);
+	r4_buf_free(&exp);
+	r4_io_close(io);
+
+	/* a byte of the compressed cluster 0 changed */
+	io = copy_of(pio);
+	cc_bytes(want);
+	leaf = cc_leaf(io, ino, 0, 0, &at);
+	CHECK_RC(r4_io_write(io, at + 10, &(uint8_t){0x5a}, 1));
+	CHECK_EQ(cc_salvage(io, ino, got, &rep, whole, R4_ARRAY_SIZE(whole)), -EIO);
+	memset(want, 0, CL);
+	CHECK(!memcmp(got, want, CC_SIZE));
+	r4_buf_printf(&exp, "/c: bytes 0 to %u lost (block %llu)\n", CL - 1,
+		      (unsigned long long)leaf);
+	print_report("ccreg checksum", &rep);
+	expect_report(&rep, &exp);
+	r4_buf_free(&rep);
+	r4_buf_free(&exp);
+	r4_io_close(io);
+
+	tree_free();
+	r4_close(db);	/* and pio */
+out:
+	tree = keep;
+	ntree = nkeep;
+	free(want);
+	free(got);
+}
+
 int main(void)
 {
 	int rc;
@@ -1171,6 +1367,7 @@ int main(void)
 	test_rootdir();
 	test_slash();
 	test_fuzz();
+	test_ccreg();
 	gots_free();
 	tree_free();
 	r4_close(oracle);	/* and pristine, which it took */
