@@ -96,9 +96,21 @@ size_t r4_jnl_held(const struct r4_db *db);
  * sync, free its log blocks.  0 when there is none. */
 int r4_jnl_settle(struct r4_db *db);
 
+/* Where the journal is read from: an image with its block size and count,
+ * and the log that hears what is wrong with it (NULL: none, and
+ * r4_corrupt_last() keeps the words).  A db's: r4_jnl_img_of. */
+struct r4_jnl_img {
+	struct r4_io *io;
+	const struct r4_logger *lg;
+	uint32_t bs;
+	uint64_t blocks;
+};
+
+struct r4_jnl_img r4_jnl_img_of(struct r4_db *db);
+
 /* The journal header and footer as they lie on the image (-EUCLEAN: the
  * log says what is wrong with them). */
-int r4_jnl_ends(struct r4_db *db, struct r4_jh *jh, struct r4_jf *jf);
+int r4_jnl_ends(const struct r4_jnl_img *im, struct r4_jh *jh, struct r4_jf *jf);
 
 /* What r4_jnl_walk calls for each transaction: tx (may be NULL) with its
  * head, rec for each of its wander records in ring order (buf is the
@@ -117,8 +129,17 @@ struct r4_jnl_visit {
  * the heads are checked before the first visit, each record before its
  * own; -EUCLEAN for a broken journal (the log says where).
  */
-int r4_jnl_walk(struct r4_db *db, const struct r4_jh *jh, const struct r4_jf *jf,
+int r4_jnl_walk(const struct r4_jnl_img *im, const struct r4_jh *jh, const struct r4_jf *jf,
 		const struct r4_jnl_visit *v);
+
+/*
+ * A read-only view of im->io as the committed transactions the footer does
+ * not mark played leave it, without writing: a read of a block they
+ * changed gives its newest wandered copy.  *out borrows im->io (closing
+ * it leaves im->io open); NULL when there are none.  *ntx = transactions
+ * read.  Errors as r4_jnl_ends and r4_jnl_walk give them; -ENOMEM.
+ */
+int r4_jnl_view(const struct r4_jnl_img *im, struct r4_io **out, unsigned *ntx);
 
 /*
  * At open, after the format super block: finish every committed but
