@@ -194,7 +194,7 @@ int r4_dump_journal(r4_db *db, bool verbose, struct r4_buf *out)
 	if (!(j = r4_calloc(1, sizeof(*j))))
 		return -ENOMEM;
 	*j = (struct jdump){.db = db, .verbose = verbose, .out = out};
-	rc = r4_jnl_walk(&im, &jh, &jf, &(struct r4_jnl_visit){dump_tx, dump_rec, NULL, j});
+	rc = r4_jnl_walk(&im, &jh, &jf, &(struct r4_jnl_visit){.tx = dump_tx, .rec = dump_rec, .ctx = j});
 	if (!rc)
 		rc = r4_buf_printf(out, "%u committed transaction%s not played: a read-write open "
 				   "replays %s\n", j->ntx, j->ntx == 1 ? "" : "s",

@@ -508,6 +508,15 @@ int r4_jnl_ends(const struct r4_jnl_img *im, struct r4_jh *jh, struct r4_jf *jf)
 	return r4_jf_decode(im->lg, buf, im->bs, im->blocks, jf);
 }
 
+/* The walk stops at a broken journal (the log has said why): v hears
+ * where when it asks; rc is what the walk returns. */
+static int broken(const struct r4_jnl_visit *v, struct r4_jnl_break b)
+{
+	if (v->broken)
+		v->broken(v->ctx, &b);
+	return b.rc;
+}
+
 /* The wander records of the transaction whose head is tx, in ring order. */
 static int walk_records(const struct r4_jnl_img *im, uint64_t tx, const struct r4_th *th,
 			const struct r4_jnl_visit *v)
@@ -521,22 +530,32 @@ static int walk_records(const struct r4_jnl_img *im, uint64_t tx, const struct r
 		struct r4_wr wr;
 
 		if (++serial >= th->th_total)
-			return R4_CORRUPT(im->lg, tx, "journal: transaction has more than %u "
-					  "wander records", th->th_total - 1);
+			return broken(v, (struct r4_jnl_break){
+				R4_JNL_LONG, R4_CORRUPT(im->lg, tx, "journal: transaction has more than "
+							"%u wander records", th->th_total - 1),
+				tx, tx, serial, th->th_total, NULL});
 		if ((rc = read_img(im, at, rec)) ||
 		    (rc = r4_wr_decode(im->lg, at, rec, im->bs, im->blocks, &wr)))
-			return rc;
+			return broken(v, (struct r4_jnl_break){R4_JNL_RECORD, rc, at, tx, serial,
+							       th->th_total, NULL});
 		if (wr.wr_serial != serial || wr.wr_total != th->th_total)
-			return R4_CORRUPT(im->lg, at, "journal: wander record %u of %u where the tx "
-					  "head at block %llu expects %u of %u", wr.wr_serial,
-					  wr.wr_total, (unsigned long long)tx, serial, th->th_total);
-		if ((rc = v->rec(v->ctx, at, &wr, rec)))
+			return broken(v, (struct r4_jnl_break){
+				R4_JNL_SERIAL, R4_CORRUPT(im->lg, at, "journal: wander record %u of %u "
+							  "where the tx head at block %llu expects "
+							  "%u of %u", wr.wr_serial, wr.wr_total,
+							  (unsigned long long)tx, serial,
+							  th->th_total),
+				at, tx, serial, th->th_total, &wr});
+		if (v->rec && (rc = v->rec(v->ctx, at, &wr, rec)))
 			return rc;
 		at = wr.wr_next_block;
 	}
 	if (serial + 1 != th->th_total)
-		return R4_CORRUPT(im->lg, tx, "journal: transaction has %u wander records, its "
-				  "tx head says %u", serial, th->th_total - 1);
+		return broken(v, (struct r4_jnl_break){
+			R4_JNL_SHORT, R4_CORRUPT(im->lg, tx, "journal: transaction has %u wander "
+						 "records, its tx head says %u", serial,
+						 th->th_total - 1),
+			tx, tx, serial + 1, th->th_total, NULL});
 	return 0;
 }
 
@@ -544,29 +563,41 @@ int r4_jnl_walk(const struct r4_jnl_img *im, const struct r4_jh *jh, const struc
 		const struct r4_jnl_visit *v)
 {
 	uint8_t buf[R4_MAX_BLOCKSIZE];
-	uint64_t *chain = NULL, tx;
+	uint64_t *chain = NULL, tx, mark = 0;
 	size_t n = 0, cap = 0;
 	struct r4_th th;
 	int rc = 0;
 
 	for (tx = jh->jh_last_committed; tx != jf->jf_last_flushed; tx = th.th_prev_tx) {
 		if (!tx) {
-			rc = R4_CORRUPT(im->lg, R4_JHEADER_BLOCK(im->bs),
-					"journal: the chain of tx heads from the header (block "
-					"%llu) never reaches the footer's (block %llu)",
-					(unsigned long long)jh->jh_last_committed,
-					(unsigned long long)jf->jf_last_flushed);
+			rc = broken(v, (struct r4_jnl_break){
+				R4_JNL_CHAIN, R4_CORRUPT(im->lg, R4_JHEADER_BLOCK(im->bs),
+							 "journal: the chain of tx heads from the "
+							 "header (block %llu) never reaches the "
+							 "footer's (block %llu)",
+							 (unsigned long long)jh->jh_last_committed,
+							 (unsigned long long)jf->jf_last_flushed),
+				R4_JHEADER_BLOCK(im->bs), 0, 0, 0, NULL});
 			goto out;
 		}
 		if ((rc = r4_grow(&chain, &cap, n + 1, sizeof(*chain), 8)))
 			goto out;
-		if (n >= im->blocks) {
-			rc = R4_CORRUPT(im->lg, tx, "journal: the chain of tx heads loops");
+		/* a loop comes back to the head marked at the last power of 2
+		 * (Brent): found within twice its length, not the volume's */
+		if ((n && tx == mark) || n >= im->blocks) {
+			rc = broken(v, (struct r4_jnl_break){
+				R4_JNL_CHAIN, R4_CORRUPT(im->lg, tx, "journal: the chain of tx heads "
+							 "loops"),
+				R4_JHEADER_BLOCK(im->bs), 0, 0, 0, NULL});
 			goto out;
 		}
 		if ((rc = read_img(im, tx, buf)) ||
-		    (rc = r4_th_decode(im->lg, tx, buf, im->bs, im->blocks, &th)))
+		    (rc = r4_th_decode(im->lg, tx, buf, im->bs, im->blocks, &th))) {
+			rc = broken(v, (struct r4_jnl_break){R4_JNL_HEAD, rc, tx, tx, 0, 0, NULL});
 			goto out;
+		}
+		if (!(n & (n - 1)))
+			mark = tx;
 		chain[n++] = tx;
 	}
 	for (size_t i = n; i-- > 0 && !rc;) {	/* oldest first */
