@@ -96,6 +96,7 @@ int cp_salvage(struct cp *c, const char *image, const char *path, const char *de
 				     .log_ctx = base->log_ctx};
 	struct cp_src src = {salv_seek, salv_read, salv_xattrs, NULL};
 	struct run r = {c, NULL, NULL, dest, false};
+	struct r4_salvage_info info;
 	struct r4_buf rep = {0};
 	char *top;
 	int rc;
@@ -118,9 +119,19 @@ int cp_salvage(struct cp *c, const char *image, const char *path, const char *de
 		fprintf(stderr, "r4: salvage '%s': %s\n", top, r4_strerror(rc));
 	else if ((rc = r4_salvage_report(r.s, &rep)) == 0 && rep.len)
 		fwrite(rep.p, 1, rep.len, stderr);
-	if (!rc && dest)
-		cp_summary(c, rep.len ? "some of the volume could not be read (above)"
-				      : "nothing lost");
+	r4_salvage_info(r.s, &info);
+	if (!rc && dest) {
+		const char *end = rep.len ? "some of the volume could not be read (above)"
+					  : "nothing lost";
+		char tail[128];
+
+		if (info.jnl_tx)
+			snprintf(tail, sizeof(tail), "%u committed transaction%s read from the "
+				 "journal; %s", info.jnl_tx, info.jnl_tx == 1 ? "" : "s", end);
+		else
+			snprintf(tail, sizeof(tail), "%s", end);
+		cp_summary(c, tail);
+	}
 	if (!rc && rep.len)
 		rc = -EIO;
 	r4_buf_free(&rep);

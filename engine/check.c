@@ -6,7 +6,8 @@
  *   1. super blocks: the format super block against the image, the backup
  *      copies against the super blocks;
  *   2. journal: header against footer; when they differ, the chain of tx
- *      heads from the header back to the footer, each with its records;
+ *      heads from the header back to the footer, each with its records
+ *      (r4_jnl_walk, whose rules replay follows too);
  *   3. the tree, depth first from the root, every node read straight from
  *      the image (not through the cache) and validated by r4_node_check,
  *      then: not empty, not reached twice, pointers inside the volume,
@@ -49,6 +50,7 @@
 #include "format.h"
 #include "io.h"
 #include "item.h"
+#include "jnl.h"
 #include "key.h"
 #include "node.h"
 #include "obj.h"
@@ -395,43 +397,71 @@ static int check_backups(struct chk *c)
 	return rc;
 }
 
-/* One transaction's records, from its head at blk: magics, serials, the ring. */
-static bool tx_walkable(struct chk *c, uint64_t blk, const struct r4_th *th)
-{
-	uint64_t r = th->th_next_block;
-	struct r4_wr wr;
+struct jcheck {
+	struct chk *c;
+	const struct r4_jh *jh;
+	const struct r4_jf *jf;
+	uint64_t ntx;		/* transactions walked whole */
+	bool said;		/* a break was reported */
+};
 
-	for (uint32_t i = 1; i < th->th_total; i++) {
-		if (r == blk || read_blk(c, r, c->blk) ||
-		    r4_wr_decode(&c->lg, r, c->blk, c->bs, c->blocks, &wr)) {
-			problem(c, R4_CK_JNL_BAD, AT_BLK(r), false,
-				"wander record %u of the transaction at block %llu: %s", i,
-				(unsigned long long)blk, r == blk ? "ring closes early" : c->why);
-			return false;
-		}
-		if (wr.wr_serial != i || wr.wr_total != th->th_total) {
-			problem(c, R4_CK_JNL_BAD, AT_BLK(r), false,
-				"wander record says %u of %u, expected %u of %u", wr.wr_serial,
-				wr.wr_total, i, th->th_total);
-			return false;
-		}
-		r = wr.wr_next_block;
-	}
-	if (r != blk) {
-		problem(c, R4_CK_JNL_BAD, AT_BLK(blk), false,
+static int jcheck_done(void *ctx, uint64_t blk, const struct r4_th *th)
+{
+	(void)blk, (void)th;
+	((struct jcheck *)ctx)->ntx++;
+	return 0;
+}
+
+/* Where r4_jnl_walk found the journal broken, in the checker's words (the
+ * walk's rules; the codec's reason in c->why).  A head that does not read
+ * stops the check, as any read error of the image does. */
+static void jcheck_broken(void *ctx, const struct r4_jnl_break *b)
+{
+	struct jcheck *j = ctx;
+	struct chk *c = j->c;
+	bool bad = b->rc == -EUCLEAN || b->rc == -EBADMSG;
+	const char *why = bad ? c->why : r4_strerror(b->rc);
+
+	if (!bad && b->what != R4_JNL_RECORD)
+		return;
+	j->said = true;
+	switch (b->what) {
+	case R4_JNL_CHAIN:
+		problem(c, R4_CK_JNL_BAD, AT_BLK(b->blk), false,
+			"the transaction chain from the header (block %llu) does not reach the "
+			"footer's (block %llu)", (unsigned long long)j->jh->jh_last_committed,
+			(unsigned long long)j->jf->jf_last_flushed);
+		break;
+	case R4_JNL_HEAD:
+		problem(c, R4_CK_JNL_BAD, AT_BLK(b->blk), false, "transaction head: %s", why);
+		break;
+	case R4_JNL_RECORD:
+	case R4_JNL_SHORT:
+		problem(c, R4_CK_JNL_BAD, AT_BLK(b->blk), false,
+			"wander record %u of the transaction at block %llu: %s", b->serial,
+			(unsigned long long)b->tx,
+			b->what == R4_JNL_SHORT ? "ring closes early" : why);
+		break;
+	case R4_JNL_SERIAL:
+		problem(c, R4_CK_JNL_BAD, AT_BLK(b->blk), false,
+			"wander record says %u of %u, expected %u of %u", b->wr->wr_serial,
+			b->wr->wr_total, b->serial, b->total);
+		break;
+	case R4_JNL_LONG:
+		problem(c, R4_CK_JNL_BAD, AT_BLK(b->blk), false,
 			"the records of the transaction do not lead back to its head");
-		return false;
+		break;
 	}
-	return true;
 }
 
 static int check_journal(struct chk *c)
 {
 	unsigned hb = R4_JHEADER_BLOCK(c->bs), fb = R4_JFOOTER_BLOCK(c->bs);
-	uint64_t tx, ntx = 0;
+	struct r4_jnl_img im = {c->db->io, &c->lg, c->bs, c->blocks};
 	struct r4_jh jh;
 	struct r4_jf jf;
-	struct r4_th th;
+	struct jcheck j = {.c = c, .jh = &jh, .jf = &jf};
+	struct r4_jnl_visit v = {.done = jcheck_done, .broken = jcheck_broken, .ctx = &j};
 	int rc;
 
 	if (c->db->replayed && c->db->rw) {
@@ -444,6 +474,7 @@ static int check_journal(struct chk *c)
 			c->db->replayed == 1 ? " was" : "s were");
 		c->will_fix = wf;
 	}
+	/* each end on its own, to say which does not decode */
 	if ((rc = read_blk(c, hb, c->blk)))
 		return rc;
 	if (r4_jh_decode(&c->lg, c->blk, c->bs, c->blocks, &jh)) {
@@ -462,28 +493,13 @@ static int check_journal(struct chk *c)
 	if (c->db->unsettled.tx == jh.jh_last_committed && c->db->footer_tx == jf.jf_last_flushed)
 		return 0;
 	c->res->journal_pending = true;
-	for (tx = jh.jh_last_committed; tx != jf.jf_last_flushed; tx = th.th_prev_tx) {
-		if (tx == 0 || ++ntx > 65536) {
-			problem(c, R4_CK_JNL_BAD, AT_BLK(hb), false,
-				"the transaction chain from the header (block %llu) does not reach "
-				"the footer's (block %llu)", (unsigned long long)jh.jh_last_committed,
-				(unsigned long long)jf.jf_last_flushed);
-			return 0;
-		}
-		if ((rc = read_blk(c, tx, c->blk)))
-			return rc;
-		if (r4_th_decode(&c->lg, tx, c->blk, c->bs, c->blocks, &th)) {
-			problem(c, R4_CK_JNL_BAD, AT_BLK(tx), false, "transaction head: %s", c->why);
-			return 0;
-		}
-		if (!tx_walkable(c, tx, &th))
-			return 0;
-	}
+	if ((rc = r4_jnl_walk(&im, &jh, &jf, &v)))
+		return j.said ? 0 : rc;
 	problem(c, R4_CK_JNL_PENDING, AT_BLK(hb), false,
 		"%llu committed transaction%s not played (header: tx head %llu, footer: %llu); "
-		"the image in place is the state before %s", (unsigned long long)ntx,
-		ntx == 1 ? " is" : "s are", (unsigned long long)jh.jh_last_committed,
-		(unsigned long long)jf.jf_last_flushed, ntx == 1 ? "it" : "them");
+		"the image in place is the state before %s", (unsigned long long)j.ntx,
+		j.ntx == 1 ? " is" : "s are", (unsigned long long)jh.jh_last_committed,
+		(unsigned long long)jf.jf_last_flushed, j.ntx == 1 ? "it" : "them");
 	return 0;
 }
 

@@ -174,13 +174,14 @@ static int dump_rec(void *ctx, uint64_t blk, const struct r4_wr *wr, const uint8
 
 int r4_dump_journal(r4_db *db, bool verbose, struct r4_buf *out)
 {
+	struct r4_jnl_img im = r4_jnl_img_of(db);
 	struct jdump *j;
 	struct r4_jh jh;
 	struct r4_jf jf;
 	char s[32];
 	int rc;
 
-	if ((rc = r4_jnl_ends(db, &jh, &jf)))
+	if ((rc = r4_jnl_ends(&im, &jh, &jf)))
 		return r4_db_seen(db, rc);
 	if ((rc = r4_buf_printf(out, "journal header (block %u): last committed: %s\n",
 				R4_JHEADER_BLOCK(db->bs), tx_head(jh.jh_last_committed, s))) ||
@@ -193,7 +194,7 @@ int r4_dump_journal(r4_db *db, bool verbose, struct r4_buf *out)
 	if (!(j = r4_calloc(1, sizeof(*j))))
 		return -ENOMEM;
 	*j = (struct jdump){.db = db, .verbose = verbose, .out = out};
-	rc = r4_jnl_walk(db, &jh, &jf, &(struct r4_jnl_visit){dump_tx, dump_rec, NULL, j});
+	rc = r4_jnl_walk(&im, &jh, &jf, &(struct r4_jnl_visit){.tx = dump_tx, .rec = dump_rec, .ctx = j});
 	if (!rc)
 		rc = r4_buf_printf(out, "%u committed transaction%s not played: a read-write open "
 				   "replays %s\n", j->ntx, j->ntx == 1 ? "" : "s",

@@ -394,6 +394,7 @@ struct jmap {
 struct overlay_io {
 	struct r4_io io;
 	struct r4_io *inner;
+	bool own;		/* closing the view closes inner */
 	uint32_t bs;
 	struct jmap *map;	/* sorted by orig, one entry per orig */
 	size_t n;
@@ -456,7 +457,8 @@ static void overlay_close(struct r4_io *io)
 {
 	struct overlay_io *o = (struct overlay_io *)io;
 
-	r4_io_close(o->inner);
+	if (o->own)
+		r4_io_close(o->inner);
 	r4_free(o->map);
 	r4_free(o);
 }
@@ -484,20 +486,39 @@ static int read_fixed(struct r4_db *db, uint64_t blk, uint8_t *buf)
 	return r4_io_read(db->io, blk * db->bs, buf, db->bs);
 }
 
-int r4_jnl_ends(struct r4_db *db, struct r4_jh *jh, struct r4_jf *jf)
+static int read_img(const struct r4_jnl_img *im, uint64_t blk, uint8_t *buf)
+{
+	return r4_io_read(im->io, blk * im->bs, buf, im->bs);
+}
+
+struct r4_jnl_img r4_jnl_img_of(struct r4_db *db)
+{
+	return (struct r4_jnl_img){db->io, &db->lg, db->bs, db->block_count};
+}
+
+int r4_jnl_ends(const struct r4_jnl_img *im, struct r4_jh *jh, struct r4_jf *jf)
 {
 	uint8_t buf[R4_MAX_BLOCKSIZE];
 	int rc;
 
-	if ((rc = read_fixed(db, R4_JHEADER_BLOCK(db->bs), buf)) ||
-	    (rc = r4_jh_decode(&db->lg, buf, db->bs, db->block_count, jh)) ||
-	    (rc = read_fixed(db, R4_JFOOTER_BLOCK(db->bs), buf)))
+	if ((rc = read_img(im, R4_JHEADER_BLOCK(im->bs), buf)) ||
+	    (rc = r4_jh_decode(im->lg, buf, im->bs, im->blocks, jh)) ||
+	    (rc = read_img(im, R4_JFOOTER_BLOCK(im->bs), buf)))
 		return rc;
-	return r4_jf_decode(&db->lg, buf, db->bs, db->block_count, jf);
+	return r4_jf_decode(im->lg, buf, im->bs, im->blocks, jf);
+}
+
+/* The walk stops at a broken journal (the log has said why): v hears
+ * where when it asks; rc is what the walk returns. */
+static int broken(const struct r4_jnl_visit *v, struct r4_jnl_break b)
+{
+	if (v->broken)
+		v->broken(v->ctx, &b);
+	return b.rc;
 }
 
 /* The wander records of the transaction whose head is tx, in ring order. */
-static int walk_records(struct r4_db *db, uint64_t tx, const struct r4_th *th,
+static int walk_records(const struct r4_jnl_img *im, uint64_t tx, const struct r4_th *th,
 			const struct r4_jnl_visit *v)
 {
 	uint8_t rec[R4_MAX_BLOCKSIZE];
@@ -509,61 +530,83 @@ static int walk_records(struct r4_db *db, uint64_t tx, const struct r4_th *th,
 		struct r4_wr wr;
 
 		if (++serial >= th->th_total)
-			return R4_CORRUPT(&db->lg, tx, "journal: transaction has more than %u "
-					  "wander records", th->th_total - 1);
-		if ((rc = read_fixed(db, at, rec)) ||
-		    (rc = r4_wr_decode(&db->lg, at, rec, db->bs, db->block_count, &wr)))
-			return rc;
+			return broken(v, (struct r4_jnl_break){
+				R4_JNL_LONG, R4_CORRUPT(im->lg, tx, "journal: transaction has more than "
+							"%u wander records", th->th_total - 1),
+				tx, tx, serial, th->th_total, NULL});
+		if ((rc = read_img(im, at, rec)) ||
+		    (rc = r4_wr_decode(im->lg, at, rec, im->bs, im->blocks, &wr)))
+			return broken(v, (struct r4_jnl_break){R4_JNL_RECORD, rc, at, tx, serial,
+							       th->th_total, NULL});
 		if (wr.wr_serial != serial || wr.wr_total != th->th_total)
-			return R4_CORRUPT(&db->lg, at, "journal: wander record %u of %u where the tx "
-					  "head at block %llu expects %u of %u", wr.wr_serial,
-					  wr.wr_total, (unsigned long long)tx, serial, th->th_total);
-		if ((rc = v->rec(v->ctx, at, &wr, rec)))
+			return broken(v, (struct r4_jnl_break){
+				R4_JNL_SERIAL, R4_CORRUPT(im->lg, at, "journal: wander record %u of %u "
+							  "where the tx head at block %llu expects "
+							  "%u of %u", wr.wr_serial, wr.wr_total,
+							  (unsigned long long)tx, serial,
+							  th->th_total),
+				at, tx, serial, th->th_total, &wr});
+		if (v->rec && (rc = v->rec(v->ctx, at, &wr, rec)))
 			return rc;
 		at = wr.wr_next_block;
 	}
 	if (serial + 1 != th->th_total)
-		return R4_CORRUPT(&db->lg, tx, "journal: transaction has %u wander records, its "
-				  "tx head says %u", serial, th->th_total - 1);
+		return broken(v, (struct r4_jnl_break){
+			R4_JNL_SHORT, R4_CORRUPT(im->lg, tx, "journal: transaction has %u wander "
+						 "records, its tx head says %u", serial,
+						 th->th_total - 1),
+			tx, tx, serial + 1, th->th_total, NULL});
 	return 0;
 }
 
-int r4_jnl_walk(struct r4_db *db, const struct r4_jh *jh, const struct r4_jf *jf,
+int r4_jnl_walk(const struct r4_jnl_img *im, const struct r4_jh *jh, const struct r4_jf *jf,
 		const struct r4_jnl_visit *v)
 {
 	uint8_t buf[R4_MAX_BLOCKSIZE];
-	uint64_t *chain = NULL, tx;
+	uint64_t *chain = NULL, tx, mark = 0;
 	size_t n = 0, cap = 0;
 	struct r4_th th;
 	int rc = 0;
 
 	for (tx = jh->jh_last_committed; tx != jf->jf_last_flushed; tx = th.th_prev_tx) {
 		if (!tx) {
-			rc = R4_CORRUPT(&db->lg, R4_JHEADER_BLOCK(db->bs),
-					"journal: the chain of tx heads from the header (block "
-					"%llu) never reaches the footer's (block %llu)",
-					(unsigned long long)jh->jh_last_committed,
-					(unsigned long long)jf->jf_last_flushed);
+			rc = broken(v, (struct r4_jnl_break){
+				R4_JNL_CHAIN, R4_CORRUPT(im->lg, R4_JHEADER_BLOCK(im->bs),
+							 "journal: the chain of tx heads from the "
+							 "header (block %llu) never reaches the "
+							 "footer's (block %llu)",
+							 (unsigned long long)jh->jh_last_committed,
+							 (unsigned long long)jf->jf_last_flushed),
+				R4_JHEADER_BLOCK(im->bs), 0, 0, 0, NULL});
 			goto out;
 		}
 		if ((rc = r4_grow(&chain, &cap, n + 1, sizeof(*chain), 8)))
 			goto out;
-		if (n >= db->block_count) {
-			rc = R4_CORRUPT(&db->lg, tx, "journal: the chain of tx heads loops");
+		/* a loop comes back to the head marked at the last power of 2
+		 * (Brent): found within twice its length, not the volume's */
+		if ((n && tx == mark) || n >= im->blocks) {
+			rc = broken(v, (struct r4_jnl_break){
+				R4_JNL_CHAIN, R4_CORRUPT(im->lg, tx, "journal: the chain of tx heads "
+							 "loops"),
+				R4_JHEADER_BLOCK(im->bs), 0, 0, 0, NULL});
 			goto out;
 		}
-		if ((rc = read_fixed(db, tx, buf)) ||
-		    (rc = r4_th_decode(&db->lg, tx, buf, db->bs, db->block_count, &th)))
+		if ((rc = read_img(im, tx, buf)) ||
+		    (rc = r4_th_decode(im->lg, tx, buf, im->bs, im->blocks, &th))) {
+			rc = broken(v, (struct r4_jnl_break){R4_JNL_HEAD, rc, tx, tx, 0, 0, NULL});
 			goto out;
+		}
+		if (!(n & (n - 1)))
+			mark = tx;
 		chain[n++] = tx;
 	}
 	for (size_t i = n; i-- > 0 && !rc;) {	/* oldest first */
-		if ((rc = read_fixed(db, chain[i], buf)) ||
-		    (rc = r4_th_decode(&db->lg, chain[i], buf, db->bs, db->block_count, &th)))
+		if ((rc = read_img(im, chain[i], buf)) ||
+		    (rc = r4_th_decode(im->lg, chain[i], buf, im->bs, im->blocks, &th)))
 			break;
 		if (v->tx && (rc = v->tx(v->ctx, chain[i], &th)))
 			break;
-		if (!(rc = walk_records(db, chain[i], &th, v)) && v->done)
+		if (!(rc = walk_records(im, chain[i], &th, v)) && v->done)
 			rc = v->done(v->ctx, chain[i], &th);
 	}
 out:
@@ -571,10 +614,57 @@ out:
 	return rc;
 }
 
+/* The copies of unplayed transactions, for a read-only view. */
+struct collect {
+	struct jmap *map;	/* every entry, oldest transaction first */
+	size_t n, cap;
+};
+
+static int collect_rec(struct collect *c, const struct r4_wr *wr, const uint8_t *rec)
+{
+	for (uint32_t i = 0; i < wr->wr_nr_entries; i++) {
+		uint64_t orig, wand;
+
+		r4_wr_entry(rec, i, &orig, &wand);
+		if (r4_grow(&c->map, &c->cap, c->n + 1, sizeof(*c->map), 256))
+			return -ENOMEM;
+		c->map[c->n] = (struct jmap){orig, wand, c->n};
+		c->n++;
+	}
+	return 0;
+}
+
+/* Keep the newest copy of each block (entries come in replay order, seq
+ * ascending) in a view over inner (which own hands it). */
+static int make_overlay(struct collect *c, struct r4_io *inner, bool own, uint32_t bs,
+			struct r4_io **out)
+{
+	struct overlay_io *o;
+	size_t k = 0;
+
+	if (!(o = r4_calloc(1, sizeof(*o))))
+		return -ENOMEM;
+	if (c->n)
+		qsort(c->map, c->n, sizeof(*c->map), cmp_map);
+	for (size_t i = 0; i < c->n; i++) {
+		if (k && c->map[k - 1].orig == c->map[i].orig)
+			k--;	/* a newer copy of the same block */
+		c->map[k++] = c->map[i];
+	}
+	o->io.ops = &overlay_ops;
+	o->inner = inner;
+	o->own = own;
+	o->bs = bs;
+	o->map = c->map;
+	o->n = k;
+	c->map = NULL;
+	*out = &o->io;
+	return 0;
+}
+
 struct replay {
 	struct r4_db *db;
-	struct jmap *map;	/* read-only: every entry, oldest transaction first */
-	size_t n, cap;
+	struct collect c;	/* read-only */
 	unsigned replayed;
 };
 
@@ -587,19 +677,14 @@ static int replay_rec(void *ctx, uint64_t at, const struct r4_wr *wr, const uint
 	int rc;
 
 	(void)at;
+	if (!db->rw)
+		return collect_rec(&r->c, wr, rec);
 	for (uint32_t i = 0; i < wr->wr_nr_entries; i++) {
 		uint64_t orig, wand;
 
 		r4_wr_entry(rec, i, &orig, &wand);
-		if (db->rw) {
-			if ((rc = read_fixed(db, wand, blk)) || (rc = write_fixed(db, orig, blk)))
-				return rc;
-			continue;
-		}
-		if (r4_grow(&r->map, &r->cap, r->n + 1, sizeof(*r->map), 256))
-			return -ENOMEM;
-		r->map[r->n] = (struct jmap){orig, wand, r->n};
-		r->n++;
+		if ((rc = read_fixed(db, wand, blk)) || (rc = write_fixed(db, orig, blk)))
+			return rc;
 	}
 	return 0;
 }
@@ -621,42 +706,17 @@ static int replay_done(void *ctx, uint64_t tx, const struct r4_th *th)
 	return write_footer(db, tx, &db->jcnt);
 }
 
-/* Keep the newest copy of each block (entries come in replay order, seq
- * ascending) and put the view over db->io. */
-static int install_overlay(struct r4_db *db, struct replay *r)
-{
-	struct overlay_io *o;
-	size_t k = 0;
-
-	if (!(o = r4_calloc(1, sizeof(*o))))
-		return -ENOMEM;
-	if (r->n)
-		qsort(r->map, r->n, sizeof(*r->map), cmp_map);
-	for (size_t i = 0; i < r->n; i++) {
-		if (k && r->map[k - 1].orig == r->map[i].orig)
-			k--;	/* a newer copy of the same block */
-		r->map[k++] = r->map[i];
-	}
-	o->io.ops = &overlay_ops;
-	o->inner = db->io;
-	o->bs = db->bs;
-	o->map = r->map;
-	o->n = k;
-	r->map = NULL;
-	db->io = &o->io;
-	return 0;
-}
-
 int r4_jnl_recover(struct r4_db *db, unsigned *replayed)
 {
 	struct replay r = {.db = db};
 	struct r4_jnl_visit v = {.rec = replay_rec, .done = replay_done, .ctx = &r};
+	struct r4_jnl_img im = r4_jnl_img_of(db);
 	struct r4_jh jh;
 	struct r4_jf jf;
 	int rc;
 
 	*replayed = 0;
-	if ((rc = r4_jnl_ends(db, &jh, &jf)))
+	if ((rc = r4_jnl_ends(&im, &jh, &jf)))
 		return rc;
 	db->last_tx = jh.jh_last_committed;
 	db->footer_tx = jf.jf_last_flushed;
@@ -664,10 +724,47 @@ int r4_jnl_recover(struct r4_db *db, unsigned *replayed)
 		db->jcnt = (struct r4_jcounters){jf.jf_free_blocks, jf.jf_nr_files, jf.jf_next_oid};
 		db->have_jcnt = true;
 	}
-	rc = r4_jnl_walk(db, &jh, &jf, &v);
+	rc = r4_jnl_walk(&im, &jh, &jf, &v);
 	*replayed = r.replayed;
+	/* the view takes db->io: closing the db closes both */
 	if (!rc && r.replayed && !db->rw)
-		rc = install_overlay(db, &r);
-	r4_free(r.map);
+		rc = make_overlay(&r.c, db->io, true, db->bs, &db->io);
+	r4_free(r.c.map);
+	return rc;
+}
+
+struct view {
+	struct collect c;
+	unsigned ntx;
+};
+
+static int view_rec(void *ctx, uint64_t at, const struct r4_wr *wr, const uint8_t *rec)
+{
+	(void)at;
+	return collect_rec(&((struct view *)ctx)->c, wr, rec);
+}
+
+static int view_done(void *ctx, uint64_t tx, const struct r4_th *th)
+{
+	(void)tx, (void)th;
+	((struct view *)ctx)->ntx++;
+	return 0;
+}
+
+int r4_jnl_view(const struct r4_jnl_img *im, struct r4_io **out, unsigned *ntx)
+{
+	struct view w = {.ntx = 0};
+	struct r4_jnl_visit v = {.rec = view_rec, .done = view_done, .ctx = &w};
+	struct r4_jh jh;
+	struct r4_jf jf;
+	int rc;
+
+	*out = NULL;
+	*ntx = 0;
+	if (!(rc = r4_jnl_ends(im, &jh, &jf)) && !(rc = r4_jnl_walk(im, &jh, &jf, &v)) && w.ntx)
+		rc = make_overlay(&w.c, im->io, false, im->bs, out);
+	if (!rc)
+		*ntx = w.ntx;
+	r4_free(w.c.map);
 	return rc;
 }

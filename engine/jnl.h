@@ -96,18 +96,54 @@ size_t r4_jnl_held(const struct r4_db *db);
  * sync, free its log blocks.  0 when there is none. */
 int r4_jnl_settle(struct r4_db *db);
 
+/* Where the journal is read from: an image with its block size and count,
+ * and the log that hears what is wrong with it (NULL: none, and
+ * r4_corrupt_last() keeps the words).  A db's: r4_jnl_img_of. */
+struct r4_jnl_img {
+	struct r4_io *io;
+	const struct r4_logger *lg;
+	uint32_t bs;
+	uint64_t blocks;
+};
+
+struct r4_jnl_img r4_jnl_img_of(struct r4_db *db);
+
 /* The journal header and footer as they lie on the image (-EUCLEAN: the
  * log says what is wrong with them). */
-int r4_jnl_ends(struct r4_db *db, struct r4_jh *jh, struct r4_jf *jf);
+int r4_jnl_ends(const struct r4_jnl_img *im, struct r4_jh *jh, struct r4_jf *jf);
+
+/* Where r4_jnl_walk found the journal broken, for a caller that words it
+ * itself (r4 check); the log has had it already. */
+struct r4_jnl_break {
+	enum {
+		R4_JNL_CHAIN,	/* the heads from the header's never reach the footer's,
+				   or loop (blk: the header) */
+		R4_JNL_HEAD,	/* the tx head at blk does not read or decode */
+		R4_JNL_RECORD,	/* wander record serial, at blk, does not read or decode */
+		R4_JNL_SERIAL,	/* the record at blk says wr's serial and total, not
+				   serial of total */
+		R4_JNL_SHORT,	/* the ring is back at the head (blk) where record
+				   serial was due */
+		R4_JNL_LONG,	/* total - 1 records and the ring is not back at the
+				   head (blk) */
+	} what;
+	int rc;			/* what the walk returns: -EUCLEAN, or a read's error */
+	uint64_t blk, tx;	/* where; the transaction's head (CHAIN: 0) */
+	uint32_t serial, total;	/* the record due, of the head's total */
+	const struct r4_wr *wr;	/* SERIAL: the record as read */
+};
 
 /* What r4_jnl_walk calls for each transaction: tx (may be NULL) with its
- * head, rec for each of its wander records in ring order (buf is the
- * record's block: r4_wr_entry reads its pairs), done (may be NULL) after
- * them.  A nonzero return stops the walk and is returned. */
+ * head, rec (may be NULL) for each of its wander records in ring order (buf
+ * is the record's block: r4_wr_entry reads its pairs), done (may be NULL)
+ * after them.  A nonzero return stops the walk and is returned.  broken
+ * (may be NULL) hears where the journal is broken, before the walk
+ * returns that error. */
 struct r4_jnl_visit {
 	int (*tx)(void *ctx, uint64_t blk, const struct r4_th *th);
 	int (*rec)(void *ctx, uint64_t blk, const struct r4_wr *wr, const uint8_t *buf);
 	int (*done)(void *ctx, uint64_t blk, const struct r4_th *th);
+	void (*broken)(void *ctx, const struct r4_jnl_break *b);
 	void *ctx;
 };
 
@@ -115,10 +151,21 @@ struct r4_jnl_visit {
  * Every committed transaction the footer jf does not mark played, from the
  * header jh's back through prev_tx, visited oldest first.  The chain and
  * the heads are checked before the first visit, each record before its
- * own; -EUCLEAN for a broken journal (the log says where).
+ * own; -EUCLEAN for a broken journal (the log says where, v->broken too).
+ * These are the journal's rules: replay, r4 logdump, r4 check and salvage
+ * all walk it here.
  */
-int r4_jnl_walk(struct r4_db *db, const struct r4_jh *jh, const struct r4_jf *jf,
+int r4_jnl_walk(const struct r4_jnl_img *im, const struct r4_jh *jh, const struct r4_jf *jf,
 		const struct r4_jnl_visit *v);
+
+/*
+ * A read-only view of im->io as the committed transactions the footer does
+ * not mark played leave it, without writing: a read of a block they
+ * changed gives its newest wandered copy.  *out borrows im->io (closing
+ * it leaves im->io open); NULL when there are none.  *ntx = transactions
+ * read.  Errors as r4_jnl_ends and r4_jnl_walk give them; -ENOMEM.
+ */
+int r4_jnl_view(const struct r4_jnl_img *im, struct r4_io **out, unsigned *ntx);
 
 /*
  * At open, after the format super block: finish every committed but

@@ -4,12 +4,16 @@
  *
  * Nothing here trusts the tree, and nothing writes: the image is opened
  * read-only (r4_io_open without R4_IO_RW) and read through the io vtable
- * alone, never through a db, its cache or its journal.  Four steps at
- * open:
+ * alone, never through a db or its cache.  Four steps at open:
  *
  *   1. super blocks: the master's block size (4096 when it does not
  *      decode) and the format super block's root, height, block count,
- *      node plugin and mkfs id.  When the format super block does not
+ *      node plugin and mkfs id.  When the journal holds transactions
+ *      committed but not played in place, every read from then on goes
+ *      through r4_jnl_view (their wandered copies, as a read-only open
+ *      sees them: super blocks, bitmaps, nodes, data alike), and the super
+ *      blocks are read again; a journal that does not read is left out
+ *      (a line of the report).  When the format super block does not
  *      decode, the block count is the image's size and the node plugin and
  *      mkfs id are those most node headers of the volume carry (a first
  *      scan counts them); the root is then unknown.
@@ -48,6 +52,7 @@
 #include "format.h"
 #include "io.h"
 #include "item.h"
+#include "jnl.h"
 #include "key.h"
 #include "node.h"
 #include "ns.h"
@@ -120,8 +125,10 @@ struct sobj {
 };
 
 struct r4_salvage {
-	struct r4_io *io;
-	bool own_io;
+	struct r4_io *io;	/* the image, through the journal's view when it has one */
+	struct r4_io *base;	/* the image as given */
+	bool own_io;		/* closing closes base */
+	char jnl_why[200];	/* the journal does not read: why ("": it does) */
 	struct r4_logger lg;
 	uint32_t bs;
 	uint64_t blocks;
@@ -966,6 +973,7 @@ static void supers(struct r4_salvage *s)
 	uint64_t size = 0;
 
 	s->bs = R4_FORMAT_BLOCKSIZE;
+	s->info.msb_ok = s->info.fsb_ok = false;
 	if (!r4_io_read(s->io, R4_MSB_OFFSET, m, sizeof(m)) &&
 	    !r4_msb_decode(NULL, m, sizeof(m), &msb) && msb.msb_blksize == R4_FORMAT_BLOCKSIZE)
 		s->info.msb_ok = true;
@@ -982,6 +990,50 @@ static void supers(struct r4_salvage *s)
 	}
 }
 
+/* The first error line of a journal walk: why it stopped (its own
+ * "journal: " dropped, which the report's line starts with). */
+static void jnl_log(void *ctx, int level, const char *msg)
+{
+	struct r4_salvage *s = ctx;
+	const char *j = strstr(msg, ": journal: ");
+
+	if (level == R4_LOG_ERR && !s->jnl_why[0])
+		snprintf(s->jnl_why, sizeof(s->jnl_why), "%.*s%s",
+			 j ? (int)(j - msg) + 2 : (int)strlen(msg), msg, j ? j + 11 : "");
+}
+
+/*
+ * Committed transactions not yet played in place: read them as a
+ * read-only open would (their wandered copies, newest wins), then the
+ * super blocks again through them.  A journal that does not read is left
+ * out, with a line of the report: the blocks as they lie in place are
+ * still what the volume held one commit or more before.
+ */
+static int journal(struct r4_salvage *s)
+{
+	struct r4_logger lg = {jnl_log, s};
+	struct r4_jnl_img im = {s->base, &lg, s->bs, s->blocks};
+	struct r4_io *view;
+	unsigned ntx;
+	int rc = r4_jnl_view(&im, &view, &ntx);
+
+	if (rc == -ENOMEM)
+		return rc;
+	if (rc) {		/* r4_salvage_report says it */
+		if (!s->jnl_why[0])
+			snprintf(s->jnl_why, sizeof(s->jnl_why), "%s", r4_strerror(rc));
+		return 0;
+	}
+	if (!view)
+		return 0;
+	s->io = view;
+	s->info.jnl_tx = ntx;
+	r4_log(&s->lg, R4_LOG_INFO, "journal: %u committed transaction%s read from the journal "
+	       "(the image is unchanged)", ntx, ntx == 1 ? "" : "s");
+	supers(s);
+	return 0;
+}
+
 static int setup(struct r4_salvage *s)
 {
 	r4_key lo = {{0}}, hi = r4_key_max();
@@ -993,6 +1045,8 @@ static int setup(struct r4_salvage *s)
 		return -ENOMEM;
 	s->cached = UINT64_MAX;
 	supers(s);
+	if ((rc = journal(s)))
+		return rc;
 	s->info.blocksize = s->bs;
 	s->info.blocks = s->blocks;
 	if (s->blocks <= R4_BACKUP_START(s->bs))
@@ -1044,8 +1098,10 @@ void r4_salvage_close(r4_salvage *s)
 	r4_free(s->tail);
 	r4_free(s->cc.dc);
 	r4_free(s->cc.lc);
+	if (s->io != s->base)
+		r4_io_close(s->io);	/* the journal's view */
 	if (s->own_io)
-		r4_io_close(s->io);
+		r4_io_close(s->base);
 	r4_free(s);
 }
 
@@ -1056,7 +1112,7 @@ int r4_salvage_open_io(struct r4_io *io, const struct r4_salvage_opts *o, r4_sal
 
 	if (!s)
 		return -ENOMEM;
-	s->io = io;
+	s->io = s->base = io;
 	if (o)
 		s->lg = (struct r4_logger){o->log, o->log_ctx};
 	if ((rc = setup(s))) {
@@ -1766,6 +1822,10 @@ int r4_salvage_walk(r4_salvage *s, const char *path,
 int r4_salvage_report(r4_salvage *s, struct r4_buf *out)
 {
 	int rc = 0;
+
+	if (s->jnl_why[0])
+		rc = note(out, "journal: %s; not read, so transactions committed but not played "
+			  "are not seen", s->jnl_why);
 
 	for (size_t i = 0; i < s->nlost && !rc; i++) {
 		const struct lost *l = &s->lost[i];

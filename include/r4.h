@@ -1253,12 +1253,17 @@ struct r4_salvage_info {
 	uint64_t scanned;		/* blocks the scan read (0: no scan) */
 	uint64_t leaves, twigs;		/* nodes whose items were looked at */
 	uint64_t objects;		/* objects found */
+	unsigned jnl_tx;		/* committed transactions not played in place, read
+					   from their wandered copies */
 };
 
 /*
  * Open a damaged volume for salvage, read-only (the image is never
  * written, nor locked: it may be in use), without trusting its tree:
- * the super blocks, the tree from the root as far as its nodes read, then,
+ * the super blocks, read with every block after them through the
+ * journal's committed but unplayed transactions (as a read-only r4_open
+ * sees them; a journal that does not read is left out and reported),
+ * the tree from the root as far as its nodes read, then,
  * when a node or the format super block did not, every block of the
  * volume for leaves and twigs of the volume's mkfs id (docs/salvage.md:
  * what is found and which copy of a key wins).  Everything it decides is
@@ -1333,10 +1338,11 @@ int r4_salvage_xattrs(r4_salvage *s, uint64_t ino,
 
 /*
  * What could not be read, as lines appended to out (docs/salvage.md says
- * each): the nodes that do not read, in key order, with the keys they held;
- * the items that do not decode and the keys found in two copies; then, in
- * the last walk's order, every object with a part missing (by its path)
- * and the data blocks its reads met that do not read.  -ENOMEM.
+ * each): a journal that does not read (why); the nodes that do not read,
+ * in key order, with the keys they held; the items that do not decode and
+ * the keys found in two copies; then, in the last walk's order, every
+ * object with a part missing (by its path) and the data blocks its reads
+ * met that do not read.  -ENOMEM.
  */
 int r4_salvage_report(r4_salvage *s, struct r4_buf *out);
 

@@ -910,6 +910,37 @@ static void case_node41_csum(void)
 	fsck_agrees(false);
 }
 
+/*
+ * The pending image (its head th at block 8000) with the head's total and
+ * first record set, and, when serial is not 0, a wander record at 8001
+ * saying serial of wtotal whose next is next (a head at 8002 when next is
+ * 8002): one R4_CK_JNL_BAD at blk, msg.
+ */
+static void journal_break(const char *pending, struct r4_th *th, uint32_t total, uint64_t first,
+			  uint32_t serial, uint32_t wtotal, uint64_t next, uint64_t blk,
+			  const char *msg)
+{
+	struct r4_check_result res;
+	struct r4_wr wr = {.wr_total = wtotal, .wr_serial = serial, .wr_next_block = next};
+	const struct prob *p;
+	uint8_t b[BS];
+
+	copy_file(pending, img);
+	th->th_total = total;
+	th->th_next_block = first;
+	memset(b, 0, BS);
+	r4_th_encode(th, b, BS);
+	rw_block(8000, b, true);
+	if (serial) {
+		r4_wr_init(&wr, b, BS);
+		rw_block(8001, b, true);
+	}
+	CHECK_RC(check(img, false, &res));
+	CHECK((p = find(R4_CK_JNL_BAD)) && p->blk == blk && !strcmp(p->msg, msg));
+	if (p && strcmp(p->msg, msg))
+		fprintf(stderr, "  got \"%s\" at block %llu\n", p->msg, (unsigned long long)p->blk);
+}
+
 static void case_journal(void)
 {
 	struct r4_check_result res;
@@ -918,7 +949,7 @@ static void case_journal(void)
 	struct r4_jf jf;
 	struct r4_th th = {.th_total = 1, .th_next_block = 8000, .th_free_blocks = 100};
 	struct r4_jh jh = {.jh_last_committed = 8000};
-	char pending[200];
+	char pending[200], msg[160];
 
 	printf("case: journal\n");
 	copy_file(fix40, img);
@@ -964,6 +995,27 @@ static void case_journal(void)
 	CHECK_RC(check(img, true, &res));	/* --fix writes nothing over it */
 	CHECK((p = find(R4_CK_JNL_BAD)) && p->blk == 8000 && !p->fixed);
 	CHECK(res.unfixed > 0);
+
+	/* the chain's rules are r4_jnl_walk's; each break in the checker's words */
+	journal_break(pending, &th, 2, 8001, 0, 0, 0, 8001,
+		      "wander record 1 of the transaction at block 8000: no wander record "
+		      "(wrong magic)");
+	journal_break(pending, &th, 2, 8000, 0, 0, 0, 8000,
+		      "wander record 1 of the transaction at block 8000: ring closes early");
+	journal_break(pending, &th, 2, 8001, 1, 3, 8000, 8001,
+		      "wander record says 1 of 3, expected 1 of 2");
+	journal_break(pending, &th, 2, 8001, 1, 2, 8002, 8000,
+		      "the records of the transaction do not lead back to its head");
+	/* a loop: 8000's previous is 8002, whose previous is 8000 */
+	th.th_prev_tx = 8002;
+	copy_file(pending, img);
+	memset(b, 0, BS);
+	r4_th_encode(&(struct r4_th){.th_total = 1, .th_prev_tx = 8000, .th_next_block = 8002}, b, BS);
+	rw_block(8002, b, true);
+	copy_file(img, pending);
+	snprintf(msg, sizeof(msg), "the transaction chain from the header (block 8000) does not "
+		 "reach the footer's (block %llu)", (unsigned long long)jf.jf_last_flushed);
+	journal_break(pending, &th, 1, 8000, 0, 0, 0, R4_JHEADER_BLOCK(BS), msg);
 	unlink(pending);
 }
 

@@ -25,6 +25,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "format.h"
 #include "io.h"
 #include "item.h"
 #include "key.h"
@@ -874,6 +875,103 @@ static void test_super(void)
 	done(s, &rep, &want, io);
 }
 
+/*
+ * A copy of the image with one more transaction committed but not played:
+ * its header reached the image, nothing in place after it.  It rewrites
+ * /d1/a.txt (a tail), a block of /big (a data block in place: wandered),
+ * chmods /d1/d2 and makes /new; *db gets the image opened read-only (the
+ * committed state, which the open sees through the journal).
+ */
+static struct r4_io *unplayed(r4_db **db)
+{
+	struct r4_open_opts oo = {.rw = true};
+	struct r4_io *io = copy(), *fw;
+	uint8_t b[BS];
+	r4_db *w = NULL;
+
+	*db = NULL;
+	CHECK_RC(t_open_wrapped(io, &oo, &w, &fw));
+	if (!w)
+		return io;
+	fill(77, b, BS);
+	CHECK_RC(r4_begin(w));
+	CHECK_RC(r4_write(w, "/d1/a.txt", 0, "fresh", 5));
+	CHECK_RC(r4_write(w, "/big", 2 * BS, b, BS));
+	CHECK_RC(r4_setattr(w, "/d1/d2", &(struct r4_setattr){.mask = R4_SET_MODE, .mode = 0751}));
+	CHECK_RC(mkfile(w, "/new", 78, 0, 9000));
+	r4_io_fault_fail(fw, R4_IO_FAULT_SYNC, 2, -EIO, true);	/* the sync after the header */
+	CHECK_EQ(r4_commit(w), -EIO);
+	r4_abort(w);
+	r4_close(w);
+	oo.rw = false;
+	CHECK_RC(t_open_wrapped(io, &oo, db, NULL));
+	return io;
+}
+
+/* (h) a transaction committed but not played: salvage reads its wandered
+ * copies, as a read-only open does, and gives the committed state. */
+static void test_journal(void)
+{
+	static const char *const changed[] = {"/d1/a.txt", "/big", "/d1/d2", "/new", "/d1/hard"};
+	struct r4_salvage_info info;
+	struct r4_buf rep;
+	r4_db *committed, *keep = oracle;
+	struct r4_io *io = unplayed(&committed);
+	struct r4_stat st;
+	r4_salvage *s;
+
+	if (!committed || !(s = salvage(io, &rep)))
+		return;
+	print_report("journal", &rep);
+	r4_salvage_info(s, &info);
+	CHECK(info.fsb_ok && info.tree_whole);
+	CHECK_EQ(info.jnl_tx, 1);
+	CHECK_EQ(rep.len, 0);
+	/* the in-place image is the old state: what salvage gives is not */
+	CHECK_EQ(r4_stat(oracle, "/new", &st), -ENOENT);
+	CHECK_EQ(ngot, 2 + R4_ARRAY_SIZE(small_paths) + NMANY);
+	oracle = committed;	/* same() reads the committed state */
+	for (size_t i = 0; i < R4_ARRAY_SIZE(changed); i++) {
+		struct got *g = got_at(changed[i]);
+
+		CHECK(g && same(s, g, changed[i]));
+	}
+	all_same(s, NULL);
+	oracle = keep;
+	r4_close(committed);
+	done(s, &rep, NULL, io);
+}
+
+/* (i) the same with its journal header out of range: salvage goes on
+ * without the journal, gives the state in place, and says so. */
+static void test_journal_bad(void)
+{
+	struct r4_salvage_info info;
+	struct r4_buf rep, want = {0};
+	r4_db *committed;
+	struct r4_io *io = unplayed(&committed);
+	uint8_t h[8];
+	r4_salvage *s;
+
+	r4_close(committed);
+	memset(h, 0xee, sizeof(h));
+	CHECK_RC(r4_io_write(io, (uint64_t)R4_JHEADER_BLOCK(BS) * BS + R4_JH_LAST_COMMITTED, h,
+			     sizeof(h)));
+	if (!(s = salvage(io, &rep)))
+		return;
+	print_report("journal header", &rep);
+	r4_salvage_info(s, &info);
+	CHECK(info.fsb_ok && info.tree_whole);
+	CHECK_EQ(info.jnl_tx, 0);
+	r4_buf_printf(&want, "journal: corrupt image at block %u: last committed tx head %llu out "
+		      "of range; not read, so transactions committed but not played are not "
+		      "seen\n", R4_JHEADER_BLOCK(BS), 0xeeeeeeeeeeeeeeeeull);
+	expect_report(&rep, &want);
+	CHECK(!got_at("/new"));
+	all_out(s);
+	done(s, &rep, &want, io);
+}
+
 /* A backend over another whose reads of one block fail. */
 struct badblk {
 	struct r4_io io;
@@ -1363,6 +1461,8 @@ int main(void)
 	test_bitmap();
 	test_stale();
 	test_super();
+	test_journal();
+	test_journal_bad();
 	test_badblock();
 	test_rootdir();
 	test_slash();
