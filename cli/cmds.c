@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "sh.h"
@@ -46,8 +47,8 @@ const struct sh_cmd sh_cmds[] = {
 	{"explain", 1, 1, SH_RAW, cmd_explain, "explain CMD",
 	 "print the transaction plan of an R4L command, without running it"},
 	{"ln", 2, 3, SH_IMAGE, cmd_ln, "ln [-s] TARGET NAME", "a hard link, or with -s a symlink"},
-	{"ls", 0, 3, SH_IMAGE, cmd_ls, "ls [-l] [-a] [PATH]",
-	 "list a directory; -a also shows '.', '..' and the pseudo names"},
+	{"ls", 0, -1, SH_IMAGE, cmd_ls, "ls [-l] [-a] [PATH...]",
+	 "list directories; -a also shows '.', '..' and the pseudo names"},
 	{"mkdir", 1, -1, SH_IMAGE, cmd_mkdir, "mkdir [-p] PATH...",
 	 "make directories; -p: and their missing parents"},
 	{"mv", 2, 2, SH_IMAGE, cmd_mv, "mv FROM TO", "rename or move (TO may be a directory)"},
@@ -109,13 +110,14 @@ const struct sh_cmd *sh_verb_of(const char *line, size_t len)
 
 /* ---- helpers ---- */
 
-/* Split a verb line into words ('…' and "…" group, no escapes). */
-static int split(const char *line, size_t len, char **argv, int max)
+/* Split a verb line into words ('…' and "…" group, no escapes); where
+ * each is goes to l. */
+static int split(const char *line, size_t len, char **argv, struct sh_line *l)
 {
 	int n = 0;
 	size_t i = 0;
 
-	while (i < len && n < max) {
+	while (i < len && n < SH_MAXARGS) {
 		char q = 0, *w = malloc(len + 1);
 		size_t o = 0;
 
@@ -125,6 +127,7 @@ static int split(const char *line, size_t len, char **argv, int max)
 			free(w);
 			break;
 		}
+		l->at[n] = i;
 		while (i < len && (q || !space(line[i]))) {
 			if (!q && (line[i] == '\'' || line[i] == '"'))
 				q = line[i];
@@ -135,6 +138,7 @@ static int split(const char *line, size_t len, char **argv, int max)
 			i++;
 		}
 		w[o] = 0;
+		l->n[n] = i - l->at[n];
 		argv[n++] = w;
 	}
 	return n;
@@ -163,6 +167,17 @@ static int r4l(struct sh *sh, struct r4_run **out, const char *fmt, ...)
 	else
 		r4_run_free(r);
 	return rc;
+}
+
+/* An error of the R4L being built in f, from here on, is about word arg
+ * of the verb's line. */
+static void blame(struct sh *sh, FILE *f, int arg)
+{
+	struct sh_line *l = &sh->line;
+
+	fflush(f);
+	if (l->nmap < SH_MAXARGS)
+		l->map[l->nmap++] = (struct sh_blame){(size_t)ftell(f), arg};
 }
 
 /* The directory part and the last name of a path ("a/b" -> "a", "b"). */
@@ -270,25 +285,15 @@ static void ls_long(struct sh *sh, const char *dir, const char *name)
 	free(p);
 }
 
-CMD(ls)
+/* ls of one PATH: a directory's entries, or the object itself; with
+ * shown, a "PATH:" line first (a blank one before when *shown). */
+static int ls_one(struct sh *sh, const char *path, bool lng, bool all, int *shown)
 {
-	bool lng = false, all = false;
-	const char *path = ".";
 	struct r4_run *r = NULL;
 	char *q, **names = NULL;
-	size_t n = 0;
+	size_t n = 0, entries = 0;
 	int rc;
 
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "-l"))
-			lng = true;
-		else if (!strcmp(argv[i], "-a"))
-			all = true;
-		else if (!strcmp(argv[i], "-la") || !strcmp(argv[i], "-al"))
-			lng = all = true;
-		else
-			path = argv[i];
-	}
 	q = r4_path_quote(path);
 	rc = r4l(sh, &r, "%s/..type; %s/..list", q, q);
 	free(q);
@@ -296,6 +301,8 @@ CMD(ls)
 		r4_run_free(r);
 		return rc;
 	}
+	if (shown)
+		printf("%s%s:\n", (*shown)++ ? "\n" : "", path);
 	if (!dir_type(value0(r, 0))) {
 		char *d, *nm;
 
@@ -319,8 +326,6 @@ CMD(ls)
 		names = realloc(names, (n + 1) * sizeof(*names));
 		names[n++] = s;
 	}
-	size_t entries = 0;
-
 	while (entries < n && !(names[entries][0] == '.' && names[entries][1] == '.' &&
 				names[entries][2]))
 		entries++;
@@ -337,6 +342,46 @@ CMD(ls)
 	return 0;
 }
 
+/* Whether word w is an option (a '-' and more). */
+static bool option(const char *w)
+{
+	return w[0] == '-' && w[1];
+}
+
+CMD(ls)
+{
+	bool lng = false, all = false;
+	int paths = 0, rc = 0;
+
+	for (int i = 1; i < argc; i++) {
+		if (!option(argv[i])) {
+			paths++;
+			continue;
+		}
+		for (const char *o = argv[i] + 1; *o; o++) {
+			if (*o == 'l' || *o == 'a') {
+				*(*o == 'l' ? &lng : &all) = true;
+				continue;
+			}
+			sh_verb_error(sh, i, "no option '-%c' (ls [-l] [-a] [PATH...]; a name "
+				      "starting with '-' is written ./%s)", *o, argv[i]);
+			return -EINVAL;
+		}
+	}
+	if (!paths)
+		return ls_one(sh, ".", lng, all, NULL);
+	for (int i = 1, shown = 0; i < argc; i++) {
+		int one;
+
+		if (option(argv[i]))
+			continue;
+		sh->line.arg = i;
+		if ((one = ls_one(sh, argv[i], lng, all, paths > 1 ? &shown : NULL)) && !rc)
+			rc = one;
+	}
+	return rc;
+}
+
 CMD(cat)
 {
 	int rc = 0;
@@ -345,11 +390,13 @@ CMD(cat)
 		char *q = r4_path_quote(argv[i]);
 		struct r4_run *r = NULL;
 
+		sh->line.arg = i;
 		if (!(rc = r4l(sh, &r, "%s", q)) && r->nvalues) {
 			const struct r4_run_value *v = &r->values[0];
 
 			if (v->err) {
-				fprintf(stderr, "r4sh: cat: %s: %s\n", argv[i], r4_strerror(v->err));
+				sh_verb_error(sh, i, "cannot read '%s': %s", argv[i],
+					      r4_strerror(v->err));
 				rc = v->err;
 			} else {
 				fwrite(v->bytes, 1, v->size, stdout);
@@ -371,11 +418,13 @@ CMD(cd)
 	const char *path = argc > 1 ? argv[1] : "/";
 	char *q = r4_path_quote(path);
 	struct r4_run *r = NULL;
-	int rc = r4l(sh, &r, "%s/..type", q);
+	int rc;
 
+	sh->line.arg = 1;
+	rc = r4l(sh, &r, "%s/..type", q);
 	free(q);
 	if (!rc && !dir_type(value0(r, 0))) {
-		fprintf(stderr, "r4sh: cd: %s: %s\n", path, r4_strerror(-ENOTDIR));
+		sh_verb_error(sh, 1, "'%s': %s", path, r4_strerror(-ENOTDIR));
 		rc = -ENOTDIR;
 	} else if (!rc) {
 		/* the value's path is where the walk ended: symlinks followed */
@@ -409,6 +458,7 @@ CMD(mkdir)
 	for (int i = parents ? 2 : 1; i < argc; i++) {
 		char *a = parents ? absolute(sh, argv[i]) : strdup(argv[i]);
 
+		blame(sh, f, i);
 		if (parents) {
 			/* each missing component, in order */
 			for (char *s = a + 1; ; s++) {
@@ -507,18 +557,23 @@ CMD(rm)
 		char *qd, *lit, *a = absolute(sh, argv[i]);
 		struct r4_stat st;
 
-		if (rec && !sh_stat(sh, a, &st) && S_ISDIR(st.mode))
-			rc = rm_tree(sh, a, f);
-		parent_and_name(argv[i], &qd, &lit);
-		fprintf(f, "%s/..unlink <- %s;\n", qd, lit);
-		free(lit);
-		free(qd);
+		blame(sh, f, i);
+		if (!strcmp(a, "/")) {
+			sh_verb_error(sh, i, "cannot remove '%s': it is the root", argv[i]);
+			rc = -EBUSY;
+		} else if (rec && !sh_stat(sh, a, &st) && S_ISDIR(st.mode) &&
+			   (rc = rm_tree(sh, a, f))) {
+			sh_verb_error(sh, i, "cannot remove '%s': %s", argv[i], r4_strerror(rc));
+		} else {
+			parent_and_name(argv[i], &qd, &lit);
+			fprintf(f, "%s/..unlink <- %s;\n", qd, lit);
+			free(lit);
+			free(qd);
+		}
 		free(a);
 	}
 	fclose(f);
-	if (rc)
-		fprintf(stderr, "r4sh: rm: %s\n", r4_strerror(rc));
-	else
+	if (!rc)
 		rc = r4l(sh, NULL, "%s", cmd);
 	free(cmd);
 	return rc;
@@ -549,7 +604,7 @@ CMD(mv)
 {
 	char *to = target_of(sh, argv[1], argv[2]), *fa = absolute(sh, argv[1]),
 	     *ta = absolute(sh, to), *fd, *fn, *td, *tn;
-	int rc;
+	int rc = 0;
 
 	(void)argc;
 	dir_name(fa, &fd, &fn);
@@ -558,23 +613,37 @@ CMD(mv)
 	     *lf = sh_literal(fn, strlen(fn)), *lt = sh_literal(tn, strlen(tn));
 	struct r4_stat st;
 
+	char *cmd = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&cmd, &len);
+
+	sh->line.arg = 1;
 	if (!strcmp(fd, td)) {
-		rc = r4l(sh, NULL, "%s/..name <- %s", qf, lt);
+		fprintf(f, "%s/..name <- ", qf);
+		blame(sh, f, 2);
+		fprintf(f, "%s", lt);
 	} else if (!sh_stat(sh, fa, &st) && S_ISDIR(st.mode)) {
 		/* R4L renames within a directory and links files: a directory
 		 * moves between directories through the engine, outside a
 		 * transaction */
 		if (sh->session) {
-			fprintf(stderr, "r4sh: mv: a directory moves to another directory only "
-				"outside begin ... commit\n");
+			sh_verb_error(sh, 1, "a directory moves to another directory only outside "
+				      "begin ... commit");
 			rc = -EBUSY;
 		} else if ((rc = sh_rename(sh, fa, ta))) {
-			fprintf(stderr, "r4sh: mv: %s: %s\n", argv[1], r4_strerror(rc));
+			sh_verb_error(sh, rc == -EEXIST ? 2 : 1, "cannot move '%s' to '%s': %s",
+				      argv[1], argv[2], r4_strerror(rc));
 		}
 	} else {
-		rc = r4l(sh, NULL, "%s/..link/(name <- %s, target <- %s); %s/..unlink <- %s", qtd,
-			 lt, qf, qfd, lf);
+		blame(sh, f, 2);
+		fprintf(f, "%s/..link/(name <- %s, ", qtd, lt);
+		blame(sh, f, 1);
+		fprintf(f, "target <- %s); %s/..unlink <- %s", qf, qfd, lf);
 	}
+	fclose(f);
+	if (len)
+		rc = r4l(sh, NULL, "%s", cmd);
+	free(cmd);
 	free(qf), free(qfd), free(qtd), free(lf), free(lt);
 	free(fd), free(fn), free(td), free(tn), free(fa), free(ta), free(to);
 	return rc;
@@ -583,11 +652,19 @@ CMD(mv)
 CMD(cp)
 {
 	char *to = target_of(sh, argv[1], argv[2]);
-	char *qf = r4_path_quote(argv[1]), *qt = r4_path_quote(to);
-	int rc = r4l(sh, NULL, "%s <- %s", qt, qf);
+	char *qf = r4_path_quote(argv[1]), *qt = r4_path_quote(to), *cmd = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&cmd, &len);
+	int rc;
 
 	(void)argc;
-	free(qf), free(qt), free(to);
+	blame(sh, f, 2);
+	fprintf(f, "%s <- ", qt);
+	blame(sh, f, 1);
+	fprintf(f, "%s", qf);
+	fclose(f);
+	rc = r4l(sh, NULL, "%s", cmd);
+	free(qf), free(qt), free(to), free(cmd);
 	return rc;
 }
 
@@ -598,10 +675,15 @@ CMD(ln)
 	char *qd, *ln, *q;
 	int rc;
 
+	char *cmd = NULL;
+	size_t len = 0;
+	FILE *f;
+
 	if (argc == 4 && !sym) {
-		fprintf(stderr, "usage: ln [-s] TARGET NAME\n");
+		sh_verb_error(sh, 1, "no option '%s' (ln [-s] TARGET NAME)", argv[1]);
 		return -EINVAL;
 	}
+	sh->line.arg = argc - 1;
 	if (sym) {
 		char *qn = r4_path_quote(name), *lt = sh_literal(tgt, strlen(tgt));
 
@@ -611,9 +693,27 @@ CMD(ln)
 	}
 	parent_and_name(name, &qd, &ln);
 	q = r4_path_quote(tgt);
-	rc = r4l(sh, NULL, "%s/..link/(name <- %s, target <- %s)", qd, ln, q);
-	free(qd), free(ln), free(q);
+	f = open_memstream(&cmd, &len);
+	fprintf(f, "%s/..link/(name <- %s, ", qd, ln);
+	blame(sh, f, argc - 2);
+	fprintf(f, "target <- %s)", q);
+	fclose(f);
+	rc = r4l(sh, NULL, "%s", cmd);
+	free(qd), free(ln), free(q), free(cmd);
 	return rc;
+}
+
+/* "NAME: 2026-12-07 01:28:40.782654565 +0000", as stat(1) prints a time. */
+static void print_time(const char *name, const struct timespec *t)
+{
+	char day[64];
+	struct tm tm;
+
+	localtime_r(&t->tv_sec, &tm);
+	strftime(day, sizeof(day), "%Y-%m-%d %H:%M:%S", &tm);
+	printf("%s: %s.%09ld ", name, day, t->tv_nsec);
+	strftime(day, sizeof(day), "%z", &tm);
+	printf("%s\n", day);
 }
 
 CMD(stat)
@@ -631,13 +731,26 @@ CMD(stat)
 		fprintf(f, "%s%s/..%s", i ? "; " : "", q, attrs[i]);
 	fprintf(f, "; %s/..plugin", q);
 	fclose(f);
+	sh->line.arg = 1;
 	if (!(rc = r4l(sh, &r, "%s", cmd))) {
 		const char *p = r->values[0].path;
 		size_t pn = p ? strlen(p) - strlen("/..type") : 0;
+		char *at = p ? strndup(p, pn ? pn : 1) : NULL;
+		struct r4_stat st;
+		bool ns = at && !sh_stat(sh, at, &st);
 
-		printf("path: %.*s\n", p ? (int)(pn ? pn : 1) : (int)strlen(argv[1]), p ? p : argv[1]);
-		for (size_t i = 0; i < sizeof(attrs) / sizeof(attrs[0]); i++)
-			printf("%s: %s\n", attrs[i], value0(r, i));
+		printf("path: %s\n", at ? at : argv[1]);
+		for (size_t i = 0; i < sizeof(attrs) / sizeof(attrs[0]); i++) {
+			const struct timespec *t = !ns ? NULL : !strcmp(attrs[i], "atime") ? &st.atime
+				: !strcmp(attrs[i], "mtime") ? &st.mtime
+				: !strcmp(attrs[i], "ctime") ? &st.ctime : NULL;
+
+			if (t)
+				print_time(attrs[i], t);
+			else
+				printf("%s: %s\n", attrs[i], value0(r, i));
+		}
+		free(at);
 		/* the plugin set: "type label" lines */
 		for (const char *s = value0(r, sizeof(attrs) / sizeof(attrs[0])), *e; *s; s = e + 1) {
 			if (!(e = strchr(s, '\n')))
@@ -691,7 +804,8 @@ CMD(tree)
 	int rc;
 
 	if ((rc = sh_stat(sh, a, &st))) {
-		fprintf(stderr, "r4sh: tree: %s: %s\n", argc > 1 ? argv[1] : ".", r4_strerror(rc));
+		sh_verb_error(sh, argc > 1, "cannot read '%s': %s", argc > 1 ? argv[1] : ".",
+			      r4_strerror(rc));
 	} else {
 		printf("%s\n", a);
 		tree_walk(sh, a, 1);
@@ -712,6 +826,7 @@ CMD(write)
 		return rc;
 	}
 	lit = sh_literal(body, len);
+	sh->line.arg = 1;
 	rc = r4l(sh, NULL, "%s <- %s", q, lit);
 	free(lit);
 	free(body);
@@ -1016,25 +1131,33 @@ CMD(quit)
 	return 0;
 }
 
-int sh_verb(struct sh *sh, const struct sh_cmd *c, const char *line, size_t len)
+int sh_verb(struct sh *sh, const struct sh_cmd *c, const char *line, size_t len,
+	    unsigned lineno)
 {
-	char *argv[64];
+	struct sh_line *l = &sh->line;
+	char *argv[SH_MAXARGS];
 	int argc, rc;
 
+	*l = (struct sh_line){.verb = c->name, .text = line, .len = len, .lineno = lineno};
 	if (c->flags & SH_RAW) {
 		size_t i = 0;
 
 		while (i < len && space(line[i]))
 			i++;
+		l->at[0] = i;
+		l->n[0] = strlen(c->name);
 		i += strlen(c->name);
 		while (i < len && space(line[i]))
 			i++;
+		l->at[1] = i;
+		l->n[1] = len - i;
 		argv[0] = strdup(c->name);
 		argv[1] = strndup(line + i, len - i);
 		argc = 2;
 	} else {
-		argc = split(line, len, argv, 64);
+		argc = split(line, len, argv, l);
 	}
+	l->argc = argc;
 	if (argc - 1 < c->min || (c->max >= 0 && argc - 1 > c->max) ||
 	    ((c->flags & SH_RAW) && !argv[1][0])) {
 		fprintf(stderr, "usage: %s\n", c->usage);
@@ -1051,6 +1174,7 @@ int sh_verb(struct sh *sh, const struct sh_cmd *c, const char *line, size_t len)
 	}
 	for (int i = 0; i < argc; i++)
 		free(argv[i]);
+	l->verb = NULL;
 	return rc;
 }
 

@@ -40,6 +40,7 @@ static int usage(FILE *f)
 		"  --as USER|UID[:GID[,GID...]]  act as this identity (access checks)\n"
 		"  --json          one JSON object per statement value\n"
 		"  --quiet         no values; --echo: print each entry before it runs\n"
+		"  -v, --verbose   a verb's error shows the R4L the verb ran, too\n"
 		"  --read-only     open beside a writer (no lock), change nothing\n"
 		"  --partition N   the volume is in partition N of IMAGE (MBR or GPT)\n"
 		"  -h, --help      this; --version: the version\n"
@@ -168,6 +169,7 @@ int sh_main(int argc, char **argv)
 		{"quiet", no_argument, NULL, 'q'}, {"echo", no_argument, NULL, 'e'},
 		{"read-only", no_argument, NULL, 'r'}, {"help", no_argument, NULL, 'h'},
 		{"version", no_argument, NULL, 'V'}, {"partition", required_argument, NULL, 'P'},
+		{"verbose", no_argument, NULL, 'v'},
 		{NULL, 0, NULL, 0},
 	};
 	struct sh sh = {.cwd = "/", .who = {.umask = 022}, .source = "<command>"};
@@ -176,7 +178,7 @@ int sh_main(int argc, char **argv)
 	bool atomic = false, dry = false, ro = false;
 	int c, ncmds = 0;
 
-	while ((c = getopt_long(argc, argv, "c:f:h", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "c:f:hv", lo, NULL)) != -1) {
 		switch (c) {
 		case 'c': cmds[ncmds++] = optarg; break;
 		case 'f': script = optarg; break;
@@ -186,6 +188,7 @@ int sh_main(int argc, char **argv)
 		case 'j': sh.out = SH_JSON; break;
 		case 'q': sh.quiet = true; break;
 		case 'e': sh.echo = true; break;
+		case 'v': sh.verbose = true; break;
 		case 'r': ro = true; break;
 		case 'P':
 			if (sh_partition_number("r4sh", optarg, &sh.partition)) {

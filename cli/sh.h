@@ -14,6 +14,25 @@
 
 enum sh_out { SH_HUMAN, SH_JSON };
 
+enum { SH_MAXARGS = 64 };		/* words of a verb line */
+
+/* The verb line running (cmds.c): its errors name the verb and point
+ * into the line as the user wrote it (sh_verb_error). */
+struct sh_line {
+	const char *verb;		/* NULL: no verb is running */
+	const char *text;		/* the line */
+	size_t len;
+	unsigned lineno;		/* its line in SOURCE */
+	size_t at[SH_MAXARGS], n[SH_MAXARGS];	/* each word's place in text */
+	int argc;
+	int arg;			/* the word the next error is about (0: the verb) */
+	struct sh_blame {		/* or: an error at R4L offset off or later */
+		size_t off;		/* of the command the verb built is about */
+		int arg;		/* word arg */
+	} map[SH_MAXARGS];
+	int nmap;
+};
+
 struct sh {
 	r4_db *db;
 	char *image;			/* its path */
@@ -23,6 +42,8 @@ struct sh {
 					   open read-write) */
 	enum sh_out out;
 	bool echo, timer, quiet, interactive;
+	bool verbose;			/* -v: a verb's errors show the R4L it ran */
+	struct sh_line line;		/* the verb running */
 	char cwd[4096];			/* the current directory in the image */
 	struct r4_ident who;		/* the acting identity */
 	uint32_t groups[64];
@@ -53,8 +74,17 @@ const struct sh_cmd *sh_find(const char *name, size_t len);
 /* Is this line a verb (its first word names one, and no assignment
  * operator follows it)? */
 const struct sh_cmd *sh_verb_of(const char *line, size_t len);
-/* Run one verb line: 0 or -errno (reported already). */
-int sh_verb(struct sh *sh, const struct sh_cmd *c, const char *line, size_t len);
+/* Run one verb line, line lineno of SOURCE: 0 or -errno (reported
+ * already). */
+int sh_verb(struct sh *sh, const struct sh_cmd *c, const char *line, size_t len,
+	    unsigned lineno);
+/*
+ * An error of the verb running, in the user's words: "SOURCE:L:C: error:
+ * VERB: MESSAGE", then the verb's line with a caret under word arg (its
+ * operand; 0: the verb).  Outside a verb: "r4sh: MESSAGE".
+ */
+void sh_verb_error(struct sh *sh, int arg, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 /* p[0, n) as a JSON string, quotes included (bytes past ASCII as \u00XX:
  * read as Latin-1). */
 void sh_json_string(FILE *f, const char *p, size_t n);

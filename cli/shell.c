@@ -8,6 +8,7 @@
  * all of them checked, and only then run.
  */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -107,6 +108,55 @@ static void print_diags(struct sh *sh, const struct r4_run *r)
 		}
 	}
 	r4_diag_print(r->diags, stderr);
+}
+
+void sh_verb_error(struct sh *sh, int arg, const char *fmt, ...)
+{
+	const struct sh_line *l = &sh->line;
+	size_t at = 0, n = 0;
+	va_list ap;
+
+	fflush(stdout);
+	if (!l->verb) {
+		fputs("r4sh: ", stderr);
+		va_start(ap, fmt);
+		vfprintf(stderr, fmt, ap);
+		va_end(ap);
+		fputc('\n', stderr);
+		return;
+	}
+	if (arg >= 0 && arg < l->argc) {
+		at = l->at[arg];
+		n = l->n[arg];
+	}
+	fprintf(stderr, "%s:%u:%zu: error: %s: ", sh->source, l->lineno, at + 1, l->verb);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\n%.*s\n", (int)l->len, l->text);
+	for (size_t i = 0; i < at; i++)
+		fputc(l->text[i] == '\t' ? '\t' : ' ', stderr);
+	fputc('^', stderr);
+	for (size_t i = 1; i < n; i++)
+		fputc('~', stderr);
+	fputc('\n', stderr);
+}
+
+/* The first error of a verb's R4L run, as the verb's (-v: the R4L too). */
+static void verb_diags(struct sh *sh, const struct r4_run *r)
+{
+	const struct r4_diag *d = NULL;
+
+	if (sh->verbose)
+		print_diags(sh, r);
+	for (size_t i = 0; (d = r4_diag_get(r->diags, i)); i++)
+		if (d->sev == R4_DIAG_ERROR)
+			break;
+	int arg = sh->line.arg;
+
+	for (int i = 0; d && i < sh->line.nmap && sh->line.map[i].off <= d->loc.off; i++)
+		arg = sh->line.map[i].arg;
+	sh_verb_error(sh, arg, "%s", d ? d->msg : r4_strerror(r->rc));
 }
 
 /* ---- R4L entries ---- */
@@ -226,7 +276,9 @@ int sh_r4l_quiet(struct sh *sh, const char *src, size_t len, struct r4_run **out
 	rc = run(sh, src, len, &ro, &r);
 	if (!r)
 		return rc;
-	if (rc)
+	if (rc && sh->line.verb)
+		verb_diags(sh, r);
+	else if (rc)
 		print_diags(sh, r);
 	*out = r;
 	return rc;
@@ -336,7 +388,7 @@ static void entry(struct sh *sh, const char *text, size_t len)
 	if (sh->echo)
 		printf("%.*s\n", (int)len, text);
 	if (c) {
-		if (sh_verb(sh, c, text, len))
+		if (sh_verb(sh, c, text, len, 1))
 			sh->status = sh->status ? sh->status : 1;
 		return;
 	}
@@ -428,7 +480,8 @@ static char *alone(const char *text, size_t len, size_t off, size_t n)
 int sh_script(struct sh *sh, const char *text, size_t len, bool atomic, bool dry)
 {
 	struct piece *pc = NULL;
-	size_t np = 0, at = 0, r4l_start = (size_t)-1;
+	size_t np = 0, at = 0, r4l_start = (size_t)-1, seen = 0;
+	unsigned lineno = 1;
 	int rc = 0, bad = 0;
 
 	/* cut: verb lines where an R4L entry could end, the rest R4L */
@@ -528,7 +581,9 @@ int sh_script(struct sh *sh, const char *text, size_t len, bool atomic, bool dry
 			struct sh_reader br = {.text = text + pc[i].body_off, .len = pc[i].body_len};
 
 			body_reader = &br;
-			if (sh_verb(sh, pc[i].verb, text + pc[i].off, pc[i].len))
+			for (; seen < pc[i].off; seen++)	/* (its line number) */
+				lineno += text[seen] == '\n';
+			if (sh_verb(sh, pc[i].verb, text + pc[i].off, pc[i].len, lineno))
 				sh->status = 1;
 			continue;
 		}

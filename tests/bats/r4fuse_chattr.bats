@@ -239,7 +239,7 @@ nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
 	assert_output --partial "error: cannot write '/f': Operation not permitted"
 	run "$R4SH" -c 'rm /d/in' "$IMG"
 	assert_failure
-	assert_output --partial "error: cannot remove '/d/in': Operation not permitted"
+	assert_output --partial "error: rm: cannot remove '/d/in': Operation not permitted"
 	run "$R4SH" -c '/d/new <- "n"' -c '/f' "$IMG"
 	assert_success
 	assert_output $'n\ndata'

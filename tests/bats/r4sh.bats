@@ -114,7 +114,7 @@ EOF
 	"$R4SH" -c '/bank/bob/..mode <- "0600"' "$IMG" >/dev/null
 	run "$R4SH" --as 1000:1000 -c 'cat /bank/bob' "$IMG"
 	assert_failure 1
-	assert_output 'r4sh: cat: /bank/bob: Permission denied'
+	assert_line --index 0 "<command>:1:5: error: cat: cannot read '/bank/bob': Permission denied"
 	run "$R4SH" --as 1000 -c '/bank/alice <- "1"' "$IMG"
 	assert_failure 1
 	assert_line "<command>:1:1: error: cannot write '/bank/alice': Permission denied"
@@ -178,8 +178,76 @@ EOF
 EOF
 	run "$R4SH" -c 'rm /bank/y' "$IMG"
 	assert_failure 1
-	assert_line "<command>:1:1: error: cannot remove '/bank/y': Directory not empty"
+	assert_line "<command>:1:4: error: rm: cannot remove '/bank/y': Directory not empty"
 	fsck_reiser4 "$IMG"
+}
+
+@test "a verb's error names the verb, the operand and the reason, the caret under the user's line" {
+	"$R4SH" -c 'mkdir /srv' -c '/srv/x <- "1"' "$IMG"
+	run "$R4SH" -c 'rm /srv' "$IMG"
+	assert_failure 1
+	assert_output - <<'EOF'
+<command>:1:4: error: rm: cannot remove '/srv': Directory not empty
+rm /srv
+   ^~~~
+EOF
+	run "$R4SH" -c 'ls -z' "$IMG"
+	assert_failure 1
+	assert_output - <<'EOF'
+<command>:1:4: error: ls: no option '-z' (ls [-l] [-a] [PATH...]; a name starting with '-' is written ./-z)
+ls -z
+   ^~
+EOF
+	run "$R4SH" -c 'rm -r /' "$IMG"
+	assert_failure 1
+	assert_output - <<'EOF'
+<command>:1:7: error: rm: cannot remove '/': it is the root
+rm -r /
+      ^
+EOF
+	run "$R4SH" -c 'stat /nope' "$IMG"
+	assert_failure 1
+	assert_output - <<'EOF'
+<command>:1:6: error: stat: cannot read '/nope': No such file or directory
+stat /nope
+     ^~~~~
+EOF
+	# the operand the error is about, among several
+	run "$R4SH" -c 'mkdir /a /srv /b' "$IMG"
+	assert_line --index 0 "<command>:1:10: error: mkdir: cannot create '/srv': File exists"
+	assert_line --index 2 '         ^~~~'
+	run "$R4SH" -c 'cp /bank/nope /bank/c' "$IMG"
+	assert_line --index 0 "<command>:1:4: error: cp: cannot read '/bank/nope': No such file or directory"
+	# in a script: the script's name and the verb's own line
+	printf 'ls /\n\n/bank/alice <- "1"\nrm /srv\n' >"$T/s.r4"
+	run "$R4SH" -f "$T/s.r4" "$IMG"
+	assert_line "$T/s.r4:4:4: error: rm: cannot remove '/srv': Directory not empty"
+	# -v: the R4L the verb ran, too
+	run "$R4SH" -v -c 'rm /srv' "$IMG"
+	assert_line '//..unlink <- #s3:srv;'
+	assert_line "<command>:1:4: error: rm: cannot remove '/srv': Directory not empty"
+	# ls of several paths lists each, and says what is missing
+	run "$R4SH" -c 'ls /nope /srv /bank' "$IMG"
+	assert_failure 1
+	assert_output - <<'EOF'
+<command>:1:4: error: ls: cannot read '/nope': No such file or directory
+ls /nope /srv /bank
+   ^~~~~
+/srv:
+x
+
+/bank:
+alice
+bob
+EOF
+}
+
+@test "stat prints times as stat(1) does, with nanoseconds" {
+	"$R4SH" -c '/bank/alice/..mtime <- #1614834367' "$IMG"
+	run env TZ=UTC "$R4SH" -c 'stat /bank/alice' "$IMG"
+	assert_success
+	assert_line 'mtime: 2021-03-04 05:06:07.000000000 +0000'
+	assert_line --regexp '^atime: 20[0-9-]+ [0-9:]+\.[0-9]{9} \+0000$'
 }
 
 @test "verbs: stat, explain, .help, .mode, .info, .fsck" {
