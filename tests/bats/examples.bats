@@ -37,3 +37,10 @@ run_example() {
 	assert_success
 	assert_output --regexp '^[0-9]+ passed, 0 failed$'
 }
+
+@test "docs/language.md: every example of the language reference prints what the page shows" {
+	cd "$BATS_TEST_DIRNAME/../.."
+	run bash tests/doc/check.sh docs/language.md
+	assert_success
+	assert_output --regexp '^[0-9]+ passed, 0 failed$'
+}
