@@ -20,7 +20,7 @@
 CMD(ls); CMD(cat); CMD(cd); CMD(pwd); CMD(mkdir); CMD(rm); CMD(mv); CMD(cp); CMD(ln);
 CMD(stat); CMD(tree); CMD(write); CMD(begin); CMD(commit); CMD(rollback); CMD(explain);
 CMD(help); CMD(as); CMD(info); CMD(fsck); CMD(timer); CMD(echo); CMD(mode); CMD(read);
-CMD(open); CMD(quit); CMD(dtree);
+CMD(open); CMD(quit); CMD(dtree); CMD(unknown);
 
 /* Sorted by name (sh_find bisects).  Anything else is R4L. */
 const struct sh_cmd sh_cmds[] = {
@@ -89,6 +89,17 @@ static bool space(char c)
 	return c == ' ' || c == '\t' || c == '\r';
 }
 
+CMD(unknown)
+{
+	(void)argc;
+	sh_verb_error(sh, 0, "no such command (.help lists them; a file named %s is read as ./%s)",
+		      argv[0], argv[0]);
+	return -EINVAL;
+}
+
+/* What a line such as ".foo" is: a mistyped dot command, not R4L. */
+static const struct sh_cmd unknown_dot = {"", 0, -1, 0, cmd_unknown, "", ""};
+
 const struct sh_cmd *sh_verb_of(const char *line, size_t len)
 {
 	size_t i = 0, w;
@@ -98,7 +109,12 @@ const struct sh_cmd *sh_verb_of(const char *line, size_t len)
 		i++;
 	for (w = i; w < len && !space(line[w]); w++)
 		;
-	if (w == i || !(c = sh_find(line + i, w - i)))
+	if (w == i)
+		return NULL;
+	c = sh_find(line + i, w - i);
+	if (!c && line[i] == '.' && w - i > 1 && line[i + 1] >= 'a' && line[i + 1] <= 'z')
+		c = &unknown_dot;
+	if (!c)
 		return NULL;
 	/* `ls <- "x"` writes the file ls: an operator after the word makes it R4L */
 	while (w < len && space(line[w]))
@@ -1113,12 +1129,32 @@ CMD(open)
 {
 	int rc;
 
+	struct sh old = {.db = sh->db, .image = sh->image, .mount = sh->mount, .rw = sh->rw};
+	struct stat a, b;
+
 	(void)argc;
 	if ((rc = no_session(sh, ".open")))
 		return rc;
-	sh_close(sh);
-	if ((rc = sh_open(sh, argv[1], true)))
+	/* the same image again: closed first, or its own lock would refuse it */
+	if (sh->image && !stat(sh->image, &a) && !stat(argv[1], &b) && a.st_dev == b.st_dev &&
+	    a.st_ino == b.st_ino) {
+		sh_close(sh);
+		old = (struct sh){0};
+	}
+	/* else the image open stays open until the new one is */
+	sh->db = NULL;
+	sh->image = sh->mount = NULL;
+	if ((rc = sh_open(sh, argv[1], true))) {
+		free(sh->image);
+		free(sh->mount);
+		sh->db = old.db;
+		sh->image = old.image;
+		sh->mount = old.mount;
+		sh->rw = old.rw;
 		return rc;
+	}
+	sh_close(&old);
+	free(old.image);
 	strcpy(sh->cwd, "/");
 	return 0;
 }
@@ -1158,6 +1194,8 @@ int sh_verb(struct sh *sh, const struct sh_cmd *c, const char *line, size_t len,
 		argc = split(line, len, argv, l);
 	}
 	l->argc = argc;
+	if (!c->name[0])
+		l->verb = argv[0];	/* (unknown_dot: the word as typed) */
 	if (argc - 1 < c->min || (c->max >= 0 && argc - 1 > c->max) ||
 	    ((c->flags & SH_RAW) && !argv[1][0])) {
 		fprintf(stderr, "usage: %s\n", c->usage);

@@ -54,6 +54,7 @@ struct sh {
 	bool quit;
 	const char *source;		/* SOURCE of diagnostics: the script, "<command>", "<stdin>" */
 	unsigned stmt;			/* statements answered (JSON numbering) */
+	unsigned done;			/* units of the running script committed so far */
 };
 
 /* SH_IMAGE: needs an image or a mount; SH_LOCAL: the image itself, not a

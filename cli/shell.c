@@ -252,7 +252,8 @@ int sh_r4l(struct sh *sh, const char *src, size_t len, bool per_statement, bool 
 		print_diags(sh, r);
 	if (rc && per_statement && r->stage == R4_RUN_RUNTIME)
 		fprintf(stderr, "r4sh: stopped: %u statement%s before this one committed\n",
-			r->units, r->units == 1 ? "" : "s");
+			sh->done + r->units, sh->done + r->units == 1 ? "" : "s");
+	sh->done += r->units;
 	fflush(stdout);
 	if (sh->timer)
 		fprintf(stderr, "time: %.3f s\n", seconds() - t0);
@@ -481,7 +482,7 @@ int sh_script(struct sh *sh, const char *text, size_t len, bool atomic, bool dry
 {
 	struct piece *pc = NULL;
 	size_t np = 0, at = 0, r4l_start = (size_t)-1, seen = 0;
-	unsigned lineno = 1;
+	unsigned lineno = 1, done;
 	int rc = 0, bad = 0;
 
 	/* cut: verb lines where an R4L entry could end, the rest R4L */
@@ -535,8 +536,13 @@ int sh_script(struct sh *sh, const char *text, size_t len, bool atomic, bool dry
 		pc = realloc(pc, (np + 1) * sizeof(*pc));
 		pc[np++] = (struct piece){r4l_start, len - r4l_start, NULL, 0, 0};
 	}
-	/* check everything before anything runs */
+	/* check everything before anything runs (a mistyped dot command too) */
 	for (size_t i = 0; i < np; i++) {
+		for (; seen < pc[i].off; seen++)
+			lineno += text[seen] == '\n';
+		if (pc[i].verb && !pc[i].verb->name[0] &&
+		    sh_verb(sh, pc[i].verb, text + pc[i].off, pc[i].len, lineno))
+			bad = 1;
 		if (pc[i].verb)
 			continue;
 		char *s = alone(text, len, pc[i].off, pc[i].len);
@@ -549,6 +555,8 @@ int sh_script(struct sh *sh, const char *text, size_t len, bool atomic, bool dry
 		free(pc);
 		return sh->status = 3;
 	}
+	seen = 0;
+	lineno = 1;
 	if (dry) {
 		for (size_t i = 0; i < np; i++) {
 			if (pc[i].verb) {
@@ -574,6 +582,8 @@ int sh_script(struct sh *sh, const char *text, size_t len, bool atomic, bool dry
 		free(pc);
 		return sh->status = 1;
 	}
+	done = sh->done;	/* (a script .read from a script counts afresh) */
+	sh->done = 0;
 	for (size_t i = 0; i < np && !sh->status && !sh->quit; i++) {
 		if (sh->echo)
 			printf("%.*s\n", (int)pc[i].len, text + pc[i].off);
@@ -585,6 +595,8 @@ int sh_script(struct sh *sh, const char *text, size_t len, bool atomic, bool dry
 				lineno += text[seen] == '\n';
 			if (sh_verb(sh, pc[i].verb, text + pc[i].off, pc[i].len, lineno))
 				sh->status = 1;
+			else
+				sh->done++;
 			continue;
 		}
 		char *s = alone(text, len, pc[i].off, pc[i].len);
@@ -592,6 +604,7 @@ int sh_script(struct sh *sh, const char *text, size_t len, bool atomic, bool dry
 		sh->status = sh_r4l(sh, s, len, !atomic, false);
 		free(s);
 	}
+	sh->done = done;
 	if (atomic && sh->session) {
 		if (sh->status) {
 			r4_session_rollback(sh->session);

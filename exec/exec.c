@@ -365,9 +365,15 @@ static int lookup_fail(struct x *x, const char *text, int comp, int rc, bool cre
 
 	for (int k = 0; k <= comp && r4_ns_next(&r, &name, &len); k++)
 		;
+	bool first = !x->e->rc;
+
 	x->e->comp = comp;
-	return fail(x, rc, "cannot %s '%.*s'", create ? "write" : "read",
-		    (int)(name + len - text), text);
+	fail(x, rc, "cannot %s '%.*s'", create ? "write" : "read", (int)(name + len - text), text);
+	/* a bare 0 or 12 is a name: say how a number is written */
+	if (first && rc == -ENOENT && strspn(text, "0123456789") == strlen(text))
+		snprintf(x->e->msg + strlen(x->e->msg), sizeof(x->e->msg) - strlen(x->e->msg),
+			 " (a number is written #%s)", text);
+	return rc;
 }
 
 /* What follows a pseudo name: ..plugin/<type>, or a result child of the

@@ -360,3 +360,24 @@ EOF
 	assert_line 'r4sh: --atomic: nothing of the script was committed'
 	[ "$(sum)" = "$before" ]
 }
+
+@test "a script's stop counts every statement committed before it; a mistyped dot command; a bare number" {
+	printf '/bank/a1 <- "1"\nls /bank\n/bank/a2 <- "2"\n/nope/x <- "3"\n' >"$T/r.r4"
+	run "$R4SH" -c ".read $T/r.r4" "$IMG"
+	assert_failure 1
+	assert_line 'r4sh: stopped: 3 statements before this one committed'
+	# .foo is no command, and says so before anything of the script runs
+	printf '/bank/a3 <- "3"\n.foo bar\n' >"$T/d.r4"
+	run "$R4SH" -f "$T/d.r4" "$IMG"
+	assert_failure 3
+	assert_output - <<EOF
+$T/d.r4:2:1: error: .foo: no such command (.help lists them; a file named .foo is read as ./.foo)
+.foo bar
+^~~~
+EOF
+	run "$R4SH" -c 'cat /bank/a3' "$IMG"
+	assert_failure 1
+	run "$R4SH" -c '/bank/alice/..range/(offset <- 0, length <- #1)' "$IMG"
+	assert_failure 1
+	assert_line --index 0 "<command>:1:32: error: cannot read '0': No such file or directory (a number is written #0)"
+}

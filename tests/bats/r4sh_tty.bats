@@ -80,6 +80,16 @@ type_line() { tm send-keys -l -- "$1"; tm send-keys Enter; }
 	assert_output written
 }
 
+@test ".open of an image that is not there keeps the one open" {
+	start
+	type_line '.open /nonexistent.img'
+	wait_for 'No such file or directory'
+	type_line 'ls /bank'
+	wait_for 'alice'
+	run screen
+	assert_line 'bob'
+}
+
 @test "begin marks the prompt; a failing entry is undone alone; rollback restores" {
 	before=$(md5sum "$IMG")
 	start
