@@ -16,7 +16,11 @@ else
   B       = build
   SANFLAGS =
 endif
-CFLAGS_ALL = $(CFLAGS_WARN) $(OPT) $(SANFLAGS) -MMD -MP $(CFLAGS)
+# Position-independent, for the engine and the front end go into libr4call.so
+# too (lib/); the linker relaxes what the programs do not need, and without
+# interposition the compiler inlines as it would for them.
+PIC = -fPIC -fno-semantic-interposition
+CFLAGS_ALL = $(CFLAGS_WARN) $(OPT) $(PIC) $(SANFLAGS) -MMD -MP $(CFLAGS)
 # Each layer sees the public headers (include/) and its own folder, no more:
 # the compiler keeps programs and the parser off the engine's internals.
 # Unit tests see everything they test.
@@ -56,7 +60,14 @@ FUSE_LIBS = $(shell pkg-config --libs fuse3 2>/dev/null || echo -lfuse3 -lpthrea
 FUSE_SRC = $(sort $(wildcard fuse-bridge/*.c))
 FUSE_OBJ = $(FUSE_SRC:%.c=$(B)/%.o)
 
-.PHONY: all check check-long test unit interop fsx clean layering bench bench-age fuzz fuzz-build \
+# The compiler and flags the objects were built with: when they change (a
+# new flag in this file, CFLAGS=...), every object is built again.
+$(B)/cflags: FORCE
+	@mkdir -p $(@D)
+	@echo '$(CC) $(CFLAGS_ALL)' | cmp -s - $@ || echo '$(CC) $(CFLAGS_ALL)' >$@
+FORCE:
+
+.PHONY: FORCE all check check-long test unit interop fsx clean layering bench bench-age fuzz fuzz-build \
 	install uninstall
 all: $(PROGS) $(B)/libr4parse.a layering
 
@@ -64,19 +75,19 @@ $(B)/libr4engine.a: $(ENGINE_OBJ)
 	@mkdir -p $(@D)
 	rm -f $@ && ar rcs $@ $^
 
-$(B)/engine/%.o: engine/%.c
+$(B)/engine/%.o: engine/%.c $(B)/cflags
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_ALL) $(ENGINE_INC) -c -o $@ $<
-$(B)/exec/%.o: exec/%.c
+$(B)/exec/%.o: exec/%.c $(B)/cflags
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_ALL) $(EXEC_INC) -c -o $@ $<
-$(B)/cli/%.o: cli/%.c
+$(B)/cli/%.o: cli/%.c $(B)/cflags
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_ALL) $(CLI_INC) -c -o $@ $<
-$(B)/tests/unit/%.o: tests/unit/%.c
+$(B)/tests/unit/%.o: tests/unit/%.c $(B)/cflags
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_ALL) $(UNIT_INC) -c -o $@ $<
-$(B)/tests/fsx/%.o: tests/fsx/%.c
+$(B)/tests/fsx/%.o: tests/fsx/%.c $(B)/cflags
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_ALL) -c -o $@ $<
 
@@ -94,9 +105,9 @@ $(B)/grammar/lexer.c $(B)/grammar/lexer.h &: grammar/lexer.l $(B)/grammar/parser
 # generated code: our flags, minus what flex's and bison's output trips
 GEN_CFLAGS = $(filter-out -Wmissing-prototypes,$(CFLAGS_ALL)) -Wno-unused-function \
 	-Wno-sign-compare -Wno-unused-parameter
-$(B)/grammar/%.o: $(B)/grammar/%.c
+$(B)/grammar/%.o: $(B)/grammar/%.c $(B)/cflags
 	$(CC) $(GEN_CFLAGS) $(PARSE_INC) -c -o $@ $<
-$(B)/parser/%.o: parser/%.c
+$(B)/parser/%.o: parser/%.c $(B)/cflags
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_ALL) $(PARSE_INC) -c -o $@ $<
 # only parse.c includes the generated headers (-MMD cannot know them first)
@@ -105,7 +116,7 @@ $(B)/libr4parse.a: $(PARSE_OBJ)
 	@mkdir -p $(@D)
 	rm -f $@ && ar rcs $@ $^
 
-$(B)/fuse-bridge/%.o: fuse-bridge/%.c
+$(B)/fuse-bridge/%.o: fuse-bridge/%.c $(B)/cflags
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_ALL) -Iinclude $(FUSE_CFLAGS) -c -o $@ $<
 $(B)/r4: $(CLI_OBJ) $(FUSE_OBJ) $(B)/libr4parse.a $(B)/libr4engine.a
@@ -121,7 +132,7 @@ $(B)/tests/%: $(B)/tests/unit/%.o $(UNIT_LIB_OBJ) $(B)/libr4parse.a $(B)/libr4en
 # Interop helpers link reiser4progs' libreiser4; they live under tests/ only.
 # They are the reference, not what is tested: built without the sanitizers
 # (whose leak scan at exit costs 0.2 s a call in libreiser4's heap).
-$(B)/tests/interop/%.o: tests/interop/%.c
+$(B)/tests/interop/%.o: tests/interop/%.c $(B)/cflags
 	@mkdir -p $(@D)
 	$(CC) $(filter-out $(SANFLAGS) -Wstrict-prototypes -Wmissing-prototypes,$(CFLAGS_ALL)) \
 		-Wno-unused-parameter -c -o $@ $<
