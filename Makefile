@@ -16,7 +16,11 @@ else
   B       = build
   SANFLAGS =
 endif
-CFLAGS_ALL = $(CFLAGS_WARN) $(OPT) $(SANFLAGS) -MMD -MP $(CFLAGS)
+# Position-independent, for the engine and the front end go into libr4call.so
+# too (lib/); the linker relaxes what the programs do not need, and without
+# interposition the compiler inlines as it would for them.
+PIC = -fPIC -fno-semantic-interposition
+CFLAGS_ALL = $(CFLAGS_WARN) $(OPT) $(PIC) $(SANFLAGS) -MMD -MP $(CFLAGS)
 # Each layer sees the public headers (include/) and its own folder, no more:
 # the compiler keeps programs and the parser off the engine's internals.
 # Unit tests see everything they test.
@@ -46,9 +50,15 @@ UNIT_LIB_SRC = $(filter-out $(UNIT_SRC),$(sort $(wildcard tests/unit/*.c)))
 UNIT_LIB_OBJ = $(UNIT_LIB_SRC:%.c=$(B)/%.o)
 INTEROP_SRC = $(sort $(wildcard tests/interop/*.c))
 INTEROP_BIN = $(INTEROP_SRC:tests/interop/%.c=$(B)/tests/%)
+LIB_SRC    = $(sort $(wildcard lib/*.c))
+LIB_OBJ    = $(LIB_SRC:%.c=$(B)/%.o)
+R4CALL_SO = libr4call.so.1
+R4CALL_LIBS = $(B)/$(R4CALL_SO) $(B)/libr4call.so $(B)/libr4call.a
 FSX_SRC    = $(sort $(wildcard tests/fsx/*.c))
 FSX_BIN    = $(FSX_SRC:tests/fsx/%.c=$(B)/tests/%)
 
+# the release (include/r4.h's R4_VERSION), for r4call.pc
+VERSION = $(shell sed -n 's/^\#define R4_VERSION "\(.*\)"/\1/p' include/r4.h)
 PROGS = $(B)/r4 $(B)/r4sh $(B)/r4fuse $(B)/mount.fuse.r4
 EDIT_LIBS = $(shell pkg-config --libs libedit 2>/dev/null || echo -ledit)
 FUSE_CFLAGS = $(shell pkg-config --cflags fuse3 2>/dev/null || echo -I/usr/include/fuse3)
@@ -56,27 +66,34 @@ FUSE_LIBS = $(shell pkg-config --libs fuse3 2>/dev/null || echo -lfuse3 -lpthrea
 FUSE_SRC = $(sort $(wildcard fuse-bridge/*.c))
 FUSE_OBJ = $(FUSE_SRC:%.c=$(B)/%.o)
 
-.PHONY: all check check-long test unit interop fsx clean layering bench bench-age fuzz fuzz-build \
+# The compiler and flags the objects were built with: when they change (a
+# new flag in this file, CFLAGS=...), every object is built again.
+$(B)/cflags: FORCE
+	@mkdir -p $(@D)
+	@echo '$(CC) $(CFLAGS_ALL)' | cmp -s - $@ || echo '$(CC) $(CFLAGS_ALL)' >$@
+FORCE:
+
+.PHONY: FORCE all check check-long test unit interop fsx clean layering bench bench-age fuzz fuzz-build \
 	install uninstall
-all: $(PROGS) $(B)/libr4parse.a layering
+all: $(PROGS) $(B)/libr4parse.a $(R4CALL_LIBS) layering
 
 $(B)/libr4engine.a: $(ENGINE_OBJ)
 	@mkdir -p $(@D)
 	rm -f $@ && ar rcs $@ $^
 
-$(B)/engine/%.o: engine/%.c
+$(B)/engine/%.o: engine/%.c $(B)/cflags
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_ALL) $(ENGINE_INC) -c -o $@ $<
-$(B)/exec/%.o: exec/%.c
+$(B)/exec/%.o: exec/%.c $(B)/cflags
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_ALL) $(EXEC_INC) -c -o $@ $<
-$(B)/cli/%.o: cli/%.c
+$(B)/cli/%.o: cli/%.c $(B)/cflags
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_ALL) $(CLI_INC) -c -o $@ $<
-$(B)/tests/unit/%.o: tests/unit/%.c
+$(B)/tests/unit/%.o: tests/unit/%.c $(B)/cflags
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_ALL) $(UNIT_INC) -c -o $@ $<
-$(B)/tests/fsx/%.o: tests/fsx/%.c
+$(B)/tests/fsx/%.o: tests/fsx/%.c $(B)/cflags
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_ALL) -c -o $@ $<
 
@@ -94,9 +111,9 @@ $(B)/grammar/lexer.c $(B)/grammar/lexer.h &: grammar/lexer.l $(B)/grammar/parser
 # generated code: our flags, minus what flex's and bison's output trips
 GEN_CFLAGS = $(filter-out -Wmissing-prototypes,$(CFLAGS_ALL)) -Wno-unused-function \
 	-Wno-sign-compare -Wno-unused-parameter
-$(B)/grammar/%.o: $(B)/grammar/%.c
+$(B)/grammar/%.o: $(B)/grammar/%.c $(B)/cflags
 	$(CC) $(GEN_CFLAGS) $(PARSE_INC) -c -o $@ $<
-$(B)/parser/%.o: parser/%.c
+$(B)/parser/%.o: parser/%.c $(B)/cflags
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_ALL) $(PARSE_INC) -c -o $@ $<
 # only parse.c includes the generated headers (-MMD cannot know them first)
@@ -105,7 +122,7 @@ $(B)/libr4parse.a: $(PARSE_OBJ)
 	@mkdir -p $(@D)
 	rm -f $@ && ar rcs $@ $^
 
-$(B)/fuse-bridge/%.o: fuse-bridge/%.c
+$(B)/fuse-bridge/%.o: fuse-bridge/%.c $(B)/cflags
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_ALL) -Iinclude $(FUSE_CFLAGS) -c -o $@ $<
 $(B)/r4: $(CLI_OBJ) $(FUSE_OBJ) $(B)/libr4parse.a $(B)/libr4engine.a
@@ -114,6 +131,25 @@ $(B)/r4: $(CLI_OBJ) $(FUSE_OBJ) $(B)/libr4parse.a $(B)/libr4engine.a
 $(B)/r4sh $(B)/r4fuse $(B)/mount.fuse.r4: $(B)/r4
 	ln -sf r4 $@
 
+# libr4call (lib/, docs/library.md): the reiser4() call for programs, over
+# the engine and the front end.  Both libraries show the call and its free
+# alone: the shared one by its version script, the static one by being one
+# object whose other symbols are made local, so neither lends the engine's
+# names to a program.
+$(B)/lib/%.o: lib/%.c $(B)/cflags
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_ALL) -Iinclude -Ilib -c -o $@ $<
+$(B)/$(R4CALL_SO): $(LIB_OBJ) $(B)/libr4parse.a $(B)/libr4engine.a lib/r4call.map
+	$(CC) $(LDFLAGS_ALL) -shared -Wl,-soname,$(R4CALL_SO) -Wl,--version-script=lib/r4call.map \
+		-Wl,--no-undefined -o $@ $(LIB_OBJ) $(B)/libr4parse.a $(B)/libr4engine.a $(ENGINE_LIBS)
+$(B)/libr4call.so: $(B)/$(R4CALL_SO)
+	ln -sf $(R4CALL_SO) $@
+$(B)/libr4call.a: $(LIB_OBJ) $(B)/libr4parse.a $(B)/libr4engine.a
+	$(LD) -r -o $(B)/lib/r4call-all.o $(LIB_OBJ) $(B)/libr4parse.a $(B)/libr4engine.a
+	objcopy --keep-global-symbol=reiser4 --keep-global-symbol=reiser4_result_free \
+		$(B)/lib/r4call-all.o
+	rm -f $@ && ar rcs $@ $(B)/lib/r4call-all.o
+
 $(B)/tests/%: $(B)/tests/unit/%.o $(UNIT_LIB_OBJ) $(B)/libr4parse.a $(B)/libr4engine.a
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(ENGINE_LIBS)
@@ -121,7 +157,7 @@ $(B)/tests/%: $(B)/tests/unit/%.o $(UNIT_LIB_OBJ) $(B)/libr4parse.a $(B)/libr4en
 # Interop helpers link reiser4progs' libreiser4; they live under tests/ only.
 # They are the reference, not what is tested: built without the sanitizers
 # (whose leak scan at exit costs 0.2 s a call in libreiser4's heap).
-$(B)/tests/interop/%.o: tests/interop/%.c
+$(B)/tests/interop/%.o: tests/interop/%.c $(B)/cflags
 	@mkdir -p $(@D)
 	$(CC) $(filter-out $(SANFLAGS) -Wstrict-prototypes -Wmissing-prototypes,$(CFLAGS_ALL)) \
 		-Wno-unused-parameter -c -o $@ $<
@@ -200,15 +236,21 @@ clean:
 # make install [PREFIX=/usr/local] [DESTDIR=...] [MOUNT_HELPER_DIR=/sbin]:
 # r4 in PREFIX/bin with its other names r4sh and r4fuse; mount.fuse.r4,
 # the name mount(8) runs for `-t fuse.r4`, in MOUNT_HELPER_DIR, where
-# mount(8) looks for helpers; the man pages under PREFIX/share/man.
+# mount(8) looks for helpers; the man pages under PREFIX/share/man;
+# libr4call (shared and static) in LIBDIR, its header r4call.h in
+# INCLUDEDIR and its pkg-config file r4call.pc in LIBDIR/pkgconfig.
 # DESTDIR is prepended to every path (a staged install, for packaging).
 PREFIX ?= /usr/local
 MOUNT_HELPER_DIR ?= /sbin
 BINDIR = $(PREFIX)/bin
 MANDIR = $(PREFIX)/share/man
+LIBDIR ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+PKGCONFIGDIR = $(LIBDIR)/pkgconfig
 MAN_PAGES = $(sort $(wildcard docs/man/*.[1-8]))
 install: all
-	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MOUNT_HELPER_DIR)
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MOUNT_HELPER_DIR) $(DESTDIR)$(LIBDIR) \
+		$(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(PKGCONFIGDIR)
 	install -m 755 $(B)/r4 $(DESTDIR)$(BINDIR)/r4
 	ln -sf r4 $(DESTDIR)$(BINDIR)/r4sh
 	ln -sf r4 $(DESTDIR)$(BINDIR)/r4fuse
@@ -217,10 +259,19 @@ install: all
 		s=$${m##*.}; install -d $(DESTDIR)$(MANDIR)/man$$s && \
 		install -m 644 $$m $(DESTDIR)$(MANDIR)/man$$s/ || exit 1; \
 	done
+	install -m 755 $(B)/$(R4CALL_SO) $(DESTDIR)$(LIBDIR)/$(R4CALL_SO)
+	ln -sf $(R4CALL_SO) $(DESTDIR)$(LIBDIR)/libr4call.so
+	install -m 644 $(B)/libr4call.a $(DESTDIR)$(LIBDIR)/libr4call.a
+	install -m 644 lib/r4call.h $(DESTDIR)$(INCLUDEDIR)/r4call.h
+	sed -e 's|@LIBDIR@|$(LIBDIR)|; s|@INCLUDEDIR@|$(INCLUDEDIR)|; s|@VERSION@|$(VERSION)|' \
+		-e 's|@LIBS@|$(ENGINE_LIBS)|' lib/r4call.pc.in >$(DESTDIR)$(PKGCONFIGDIR)/r4call.pc
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/r4 $(DESTDIR)$(BINDIR)/r4sh $(DESTDIR)$(BINDIR)/r4fuse \
 		$(DESTDIR)$(MOUNT_HELPER_DIR)/mount.fuse.r4
 	for m in $(MAN_PAGES); do s=$${m##*.}; rm -f $(DESTDIR)$(MANDIR)/man$$s/$${m##*/}; done
+	rm -f $(DESTDIR)$(LIBDIR)/$(R4CALL_SO) $(DESTDIR)$(LIBDIR)/libr4call.so \
+		$(DESTDIR)$(LIBDIR)/libr4call.a $(DESTDIR)$(INCLUDEDIR)/r4call.h \
+		$(DESTDIR)$(PKGCONFIGDIR)/r4call.pc
 
 -include $(shell find build -name '*.d' 2>/dev/null)
 .SECONDARY:

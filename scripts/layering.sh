@@ -13,6 +13,8 @@
 #   parser/       parser/, grammar/ (and its generated headers), include/
 #   cli/          cli/ and include/
 #   fuse-bridge/  fuse-bridge/ and include/
+#   lib/          lib/ and include/ (libr4call, a program-level client of the
+#                 engine and the front end)
 # Inside the engine, the lower half (the files of LOWER below: transactions,
 # journal, tree, cache, allocator, open) sees no header of the file layer
 # (obj.h, ccreg.h, ns.h, perm.h): it reaches that layer only through the
@@ -65,6 +67,7 @@ check parser "^(parser/[^/]+|grammar/[^/]+|$B/grammar/[^/]+|include/[^/]+)\\.h\$
 	-Iinclude -Iparser -Igrammar -I"$B/grammar"
 check cli '^(cli/[^/]+|include/[^/]+)\.h$' -Iinclude -Icli
 check fuse-bridge '^(fuse-bridge/[^/]+|include/[^/]+)\.h$' -Iinclude "${fuse_cflags[@]}"
+check lib '^(lib/[^/]+|include/[^/]+)\.h$' -Iinclude -Ilib
 
 # the lower half, file by file, from the engine's rules ("f.o: f.c a.h \")
 LOWER=(alloc cache db jnl tree txn)

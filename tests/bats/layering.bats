@@ -11,7 +11,7 @@ setup_file() {
 	local repo
 	repo=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
 	mkdir -p "$BATS_FILE_TMPDIR/src"
-	(cd "$repo" && cp -r Makefile include engine exec parser grammar cli fuse-bridge scripts \
+	(cd "$repo" && cp -r Makefile include engine exec parser grammar cli fuse-bridge lib scripts \
 		"$BATS_FILE_TMPDIR/src"/)
 	make -s -C "$BATS_FILE_TMPDIR/src" B="$BATS_FILE_TMPDIR/build" \
 		"$BATS_FILE_TMPDIR/build/grammar/parser.h" "$BATS_FILE_TMPDIR/build/grammar/lexer.h"
@@ -53,6 +53,7 @@ layering() {
 @test "layering: by ../ path, the language in the engine, the file layer in the lower half, raw I/O, libnbd" {
 	echo '#include "../engine/db.h"' >>"$src/cli/sh.h"
 	echo '#include "../engine/obj.h"' >>"$src/fuse-bridge/r4fuse.c"
+	echo '#include "../engine/db.h"' >>"$src/lib/r4call.c"
 	sed -i '1i #include "../engine/db.h"' "$src/exec/exec.c"
 	sed -i '1i #include "r4_lang.h"' "$src/engine/fs.c"
 	sed -i '1i #include "obj.h"' "$src/engine/jnl.c"
@@ -63,6 +64,7 @@ layering() {
 	assert_failure
 	assert_line 'layering: cli/ includes engine/db.h'
 	assert_line 'layering: fuse-bridge/ includes engine/obj.h'
+	assert_line 'layering: lib/ includes engine/db.h'
 	assert_line 'layering: exec/ includes engine/db.h'
 	assert_line 'layering: engine/ includes include/r4_lang.h'
 	assert_line 'layering: engine/jnl.c (lower half) includes engine/obj.h'
