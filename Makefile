@@ -61,6 +61,9 @@ FSX_BIN    = $(FSX_SRC:tests/fsx/%.c=$(B)/tests/%)
 VERSION = $(shell sed -n 's/^\#define R4_VERSION "\(.*\)"/\1/p' include/r4.h)
 PROGS = $(B)/r4 $(B)/r4sh $(B)/r4fuse $(B)/mount.fuse.r4
 EDIT_LIBS = $(shell pkg-config --libs libedit 2>/dev/null || echo -ledit)
+# JSON output of r4sh --json, r4 frag --json (jansson: UTF-8 checked, escaping
+# right, where our own printer read bytes as Latin-1)
+JSON_LIBS = $(shell pkg-config --libs jansson 2>/dev/null || echo -ljansson)
 FUSE_CFLAGS = $(shell pkg-config --cflags fuse3 2>/dev/null || echo -I/usr/include/fuse3)
 FUSE_LIBS = $(shell pkg-config --libs fuse3 2>/dev/null || echo -lfuse3 -lpthread)
 FUSE_SRC = $(sort $(wildcard fuse-bridge/*.c))
@@ -126,7 +129,7 @@ $(B)/fuse-bridge/%.o: fuse-bridge/%.c $(B)/cflags
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_ALL) -Iinclude $(FUSE_CFLAGS) -c -o $@ $<
 $(B)/r4: $(CLI_OBJ) $(FUSE_OBJ) $(B)/libr4parse.a $(B)/libr4engine.a
-	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(ENGINE_LIBS) $(EDIT_LIBS) $(FUSE_LIBS)
+	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(ENGINE_LIBS) $(EDIT_LIBS) $(FUSE_LIBS) $(JSON_LIBS)
 # r4sh and r4fuse are r4 under other names (cli/r4.c looks at argv[0])
 $(B)/r4sh $(B)/r4fuse $(B)/mount.fuse.r4: $(B)/r4
 	ln -sf r4 $@

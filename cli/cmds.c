@@ -92,7 +92,7 @@ static bool space(char c)
 CMD(unknown)
 {
 	(void)argc;
-	sh_verb_error(sh, 0, "no such command (.help lists them; a file named %s is read as ./%s)",
+	sh_verb_error(sh, 0, -EINVAL, "no such command (.help lists them; a file named %s is read as ./%s)",
 		      argv[0], argv[0]);
 	return -EINVAL;
 }
@@ -275,27 +275,83 @@ static bool dir_type(const char *type)
 	return !strcmp(type, "directory") || !strcmp(type, "aggregate") || !strcmp(type, "record");
 }
 
-static void ls_long(struct sh *sh, const char *dir, const char *name)
+/* The type word of a mode, as ..type says it. */
+static const char *type_word(uint32_t mode)
 {
-	char *p, *a;
+	switch (mode & S_IFMT) {
+	case S_IFREG: return "regular";
+	case S_IFDIR: return "directory";
+	case S_IFLNK: return "symlink";
+	case S_IFCHR: return "char";
+	case S_IFBLK: return "block";
+	case S_IFIFO: return "fifo";
+	case S_IFSOCK: return "socket";
+	default: return "unknown";
+	}
+}
+
+/* st's attributes into obj (times: seconds and nanoseconds). */
+static void json_stat(json_t *o, const struct r4_stat *st)
+{
+	static const char *const tn[] = {"atime", "mtime", "ctime"};
+	const struct timespec *t[] = {&st->atime, &st->mtime, &st->ctime};
+	char mode[8];
+
+	snprintf(mode, sizeof(mode), "%04o", st->mode & 07777);
+	json_object_set_new(o, "type", json_string(type_word(st->mode)));
+	json_object_set_new(o, "mode", json_string(mode));
+	json_object_set_new(o, "nlink", json_integer(st->nlink));
+	json_object_set_new(o, "uid", json_integer(st->uid));
+	json_object_set_new(o, "gid", json_integer(st->gid));
+	json_object_set_new(o, "size", json_integer((json_int_t)st->size));
+	for (int i = 0; i < 3; i++) {
+		char k[16];
+
+		snprintf(k, sizeof(k), "%s_nsec", tn[i]);
+		json_object_set_new(o, tn[i], json_integer((json_int_t)t[i]->tv_sec));
+		json_object_set_new(o, k, json_integer(t[i]->tv_nsec));
+	}
+}
+
+/* One name ls shows (label: what it prints for it), or with lng its
+ * attributes; in JSON mode an object: path, name, and with lng the
+ * attributes ("?????? NAME", or no attributes, for a pseudo name). */
+static void ls_entry(struct sh *sh, const char *dir, const char *name, const char *label,
+		     bool lng)
+{
+	char *p, *a, t[4096];
 	struct r4_stat st;
+	bool ok = false, link = false;
+	size_t n = 0;
 
 	if (asprintf(&p, "%s/%s", dir, name) < 0)
 		return;
 	a = absolute(sh, p);
-	if (!sh_stat(sh, a, &st)) {
-		printf("%c%04o %3u %5u %5u %10llu %s", sh_type_char(st.mode), st.mode & 07777,
-		       st.nlink, st.uid, st.gid, (unsigned long long)st.size, name);
-		if (S_ISLNK(st.mode)) {
-			char t[4096];
-			size_t n;
+	if (lng && !sh_stat(sh, a, &st)) {
+		ok = true;
+		link = S_ISLNK(st.mode) && !sh_readlink(sh, a, t, sizeof(t), &n);
+		n = n < sizeof(t) ? n : sizeof(t);
+	}
+	if (sh->out == SH_JSON) {
+		json_t *o = json_object();
 
-			if (!sh_readlink(sh, a, t, sizeof(t), &n))
-				printf(" -> %.*s", (int)(n < sizeof(t) ? n : sizeof(t)), t);
-		}
-		putchar('\n');
+		sh_json_bytes(o, "path", a, strlen(a));
+		sh_json_bytes(o, "name", name, strlen(name));
+		if (ok)
+			json_stat(o, &st);
+		if (link)
+			sh_json_bytes(o, "target", t, n);
+		sh_json_line(o);
+	} else if (!lng) {
+		printf("%s\n", label);
+	} else if (!ok) {
+		printf("?????? %s\n", label);
 	} else {
-		printf("?????? %s\n", name);	/* a pseudo name */
+		printf("%c%04o %3u %5u %5u %10llu %s", sh_type_char(st.mode), st.mode & 07777,
+		       st.nlink, st.uid, st.gid, (unsigned long long)st.size, label);
+		if (link)
+			printf(" -> %.*s", (int)n, t);
+		putchar('\n');
 	}
 	free(a);
 	free(p);
@@ -317,16 +373,13 @@ static int ls_one(struct sh *sh, const char *path, bool lng, bool all, int *show
 		r4_run_free(r);
 		return rc;
 	}
-	if (shown)
+	if (shown && sh->out != SH_JSON)
 		printf("%s%s:\n", (*shown)++ ? "\n" : "", path);
 	if (!dir_type(value0(r, 0))) {
 		char *d, *nm;
 
 		dir_name(path, &d, &nm);
-		if (lng)
-			ls_long(sh, d, nm);
-		else
-			printf("%s\n", path);
+		ls_entry(sh, d, nm, lng ? nm : path, lng);
 		free(d);
 		free(nm);
 		r4_run_free(r);
@@ -347,12 +400,8 @@ static int ls_one(struct sh *sh, const char *path, bool lng, bool all, int *show
 		entries++;
 	if (entries)
 		qsort(names, entries, sizeof(*names), cmp_str);
-	for (size_t i = 0; i < n; i++) {
-		if (lng)
-			ls_long(sh, path, names[i]);
-		else
-			printf("%s\n", names[i]);
-	}
+	for (size_t i = 0; i < n; i++)
+		ls_entry(sh, path, names[i], names[i], lng);
 	free(names);
 	r4_run_free(r);
 	return 0;
@@ -379,7 +428,7 @@ CMD(ls)
 				*(*o == 'l' ? &lng : &all) = true;
 				continue;
 			}
-			sh_verb_error(sh, i, "no option '-%c' (ls [-l] [-a] [PATH...]; a name "
+			sh_verb_error(sh, i, -EINVAL, "no option '-%c' (ls [-l] [-a] [PATH...]; a name "
 				      "starting with '-' is written ./%s)", *o, argv[i]);
 			return -EINVAL;
 		}
@@ -411,9 +460,16 @@ CMD(cat)
 			const struct r4_run_value *v = &r->values[0];
 
 			if (v->err) {
-				sh_verb_error(sh, i, "cannot read '%s': %s", argv[i],
+				sh_verb_error(sh, i, v->err, "cannot read '%s': %s", argv[i],
 					      r4_strerror(v->err));
 				rc = v->err;
+			} else if (sh->out == SH_JSON) {
+				json_t *o = json_object();
+
+				sh_json_bytes(o, "path", v->path ? v->path : argv[i],
+					      strlen(v->path ? v->path : argv[i]));
+				sh_json_bytes(o, "value", v->bytes, v->size);
+				sh_json_line(o);
 			} else {
 				fwrite(v->bytes, 1, v->size, stdout);
 				/* a last line without LF still ends the output line */
@@ -440,7 +496,7 @@ CMD(cd)
 	rc = r4l(sh, &r, "%s/..type", q);
 	free(q);
 	if (!rc && !dir_type(value0(r, 0))) {
-		sh_verb_error(sh, 1, "'%s': %s", path, r4_strerror(-ENOTDIR));
+		sh_verb_error(sh, 1, -ENOTDIR, "'%s': %s", path, r4_strerror(-ENOTDIR));
 		rc = -ENOTDIR;
 	} else if (!rc) {
 		/* the value's path is where the walk ended: symlinks followed */
@@ -459,7 +515,14 @@ CMD(pwd)
 {
 	(void)argc;
 	(void)argv;
-	printf("%s\n", sh->cwd);
+	if (sh->out == SH_JSON) {
+		json_t *o = json_object();
+
+		sh_json_bytes(o, "cwd", sh->cwd, strlen(sh->cwd));
+		sh_json_line(o);
+	} else {
+		printf("%s\n", sh->cwd);
+	}
 	return 0;
 }
 
@@ -575,11 +638,11 @@ CMD(rm)
 
 		blame(sh, f, i);
 		if (!strcmp(a, "/")) {
-			sh_verb_error(sh, i, "cannot remove '%s': it is the root", argv[i]);
+			sh_verb_error(sh, i, -EBUSY, "cannot remove '%s': it is the root", argv[i]);
 			rc = -EBUSY;
 		} else if (rec && !sh_stat(sh, a, &st) && S_ISDIR(st.mode) &&
 			   (rc = rm_tree(sh, a, f))) {
-			sh_verb_error(sh, i, "cannot remove '%s': %s", argv[i], r4_strerror(rc));
+			sh_verb_error(sh, i, rc, "cannot remove '%s': %s", argv[i], r4_strerror(rc));
 		} else {
 			parent_and_name(argv[i], &qd, &lit);
 			fprintf(f, "%s/..unlink <- %s;\n", qd, lit);
@@ -643,11 +706,11 @@ CMD(mv)
 		 * moves between directories through the engine, outside a
 		 * transaction */
 		if (sh->session) {
-			sh_verb_error(sh, 1, "a directory moves to another directory only outside "
+			sh_verb_error(sh, 1, -EBUSY, "a directory moves to another directory only outside "
 				      "begin ... commit");
 			rc = -EBUSY;
 		} else if ((rc = sh_rename(sh, fa, ta))) {
-			sh_verb_error(sh, rc == -EEXIST ? 2 : 1, "cannot move '%s' to '%s': %s",
+			sh_verb_error(sh, rc == -EEXIST ? 2 : 1, rc, "cannot move '%s' to '%s': %s",
 				      argv[1], argv[2], r4_strerror(rc));
 		}
 	} else {
@@ -696,7 +759,7 @@ CMD(ln)
 	FILE *f;
 
 	if (argc == 4 && !sym) {
-		sh_verb_error(sh, 1, "no option '%s' (ln [-s] TARGET NAME)", argv[1]);
+		sh_verb_error(sh, 1, -EINVAL, "no option '%s' (ln [-s] TARGET NAME)", argv[1]);
 		return -EINVAL;
 	}
 	sh->line.arg = argc - 1;
@@ -717,6 +780,49 @@ CMD(ln)
 	rc = r4l(sh, NULL, "%s", cmd);
 	free(qd), free(ln), free(q), free(cmd);
 	return rc;
+}
+
+/* stat in JSON: one object, its numbers as numbers, the times in
+ * seconds and nanoseconds (from st when there), the plugin set as an
+ * object; r's values are attrs' then the plugins'. */
+static void stat_json(const char *path, const struct r4_run *r, const char *const *attrs,
+		      size_t n, const struct r4_stat *st)
+{
+	json_t *o = json_object(), *pl = json_object();
+
+	sh_json_bytes(o, "path", path, strlen(path));
+	for (size_t i = 0; i < n; i++) {
+		const char *v = value0(r, i), *a = attrs[i];
+		bool num = !strcmp(a, "uid") || !strcmp(a, "gid") || !strcmp(a, "size") ||
+			   !strcmp(a, "nlink") || !strcmp(a, "oid") || strstr(a, "time");
+
+		if (num)
+			json_object_set_new(o, a, json_integer((json_int_t)strtoull(v, NULL, 10)));
+		else
+			sh_json_bytes(o, a, v, strlen(v));
+		if (st && strstr(a, "time")) {
+			const struct timespec *t = a[0] == 'a' ? &st->atime
+						 : a[0] == 'm' ? &st->mtime : &st->ctime;
+			char k[16];
+
+			snprintf(k, sizeof(k), "%s_nsec", a);
+			json_object_set_new(o, a, json_integer((json_int_t)t->tv_sec));
+			json_object_set_new(o, k, json_integer(t->tv_nsec));
+		}
+	}
+	/* "type label" lines */
+	for (const char *s = value0(r, n), *e, *sp; *s; s = e + 1) {
+		if (!(e = strchr(s, '\n')))
+			break;
+		if ((sp = memchr(s, ' ', (size_t)(e - s)))) {
+			char *k = strndup(s, (size_t)(sp - s));
+
+			sh_json_bytes(pl, k, sp + 1, (size_t)(e - sp - 1));
+			free(k);
+		}
+	}
+	json_object_set_new(o, "plugins", pl);
+	sh_json_line(o);
 }
 
 /* "NAME: 2026-12-07 01:28:40.782654565 +0000", as stat(1) prints a time. */
@@ -755,6 +861,15 @@ CMD(stat)
 		struct r4_stat st;
 		bool ns = at && !sh_stat(sh, at, &st);
 
+		if (sh->out == SH_JSON) {
+			stat_json(at ? at : argv[1], r, attrs, sizeof(attrs) / sizeof(attrs[0]),
+				  ns ? &st : NULL);
+			free(at);
+			r4_run_free(r);
+			free(cmd);
+			free(q);
+			return 0;
+		}
 		printf("path: %s\n", at ? at : argv[1]);
 		for (size_t i = 0; i < sizeof(attrs) / sizeof(attrs[0]); i++) {
 			const struct timespec *t = !ns ? NULL : !strcmp(attrs[i], "atime") ? &st.atime
@@ -799,7 +914,20 @@ static void tree_walk(struct sh *sh, const char *a, int depth)
 				c.v[j] = t;
 			}
 	for (size_t i = 0; i < c.n; i++) {
-		printf("%*s%s%s\n", depth * 2, "", c.v[i] + 1, c.v[i][0] == 'd' ? "/" : "");
+		if (sh->out == SH_JSON) {
+			json_t *o = json_object();
+			char *sub;
+
+			if (asprintf(&sub, "%s/%s", strcmp(a, "/") ? a : "", c.v[i] + 1) >= 0) {
+				sh_json_bytes(o, "path", sub, strlen(sub));
+				free(sub);
+			}
+			json_object_set_new(o, "type", json_string(c.v[i][0] == 'd' ? "directory"
+										: "other"));
+			sh_json_line(o);
+		} else {
+			printf("%*s%s%s\n", depth * 2, "", c.v[i] + 1, c.v[i][0] == 'd' ? "/" : "");
+		}
 		if (c.v[i][0] == 'd') {
 			char *sub;
 
@@ -820,10 +948,11 @@ CMD(tree)
 	int rc;
 
 	if ((rc = sh_stat(sh, a, &st))) {
-		sh_verb_error(sh, argc > 1, "cannot read '%s': %s", argc > 1 ? argv[1] : ".",
+		sh_verb_error(sh, argc > 1, rc, "cannot read '%s': %s", argc > 1 ? argv[1] : ".",
 			      r4_strerror(rc));
 	} else {
-		printf("%s\n", a);
+		if (sh->out != SH_JSON)
+			printf("%s\n", a);
 		tree_walk(sh, a, 1);
 	}
 	free(a);

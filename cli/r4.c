@@ -436,8 +436,19 @@ static int cmd_frag(int argc, char **argv)
 		return R4_EXIT_FAIL;
 	}
 	if (json) {
-		printf("{\"path\": ");
-		sh_json_string(stdout, path, strlen(path));
+		/* the path as sh_json_bytes gives it; the figures with the
+		 * decimals the report has */
+		json_t *o = json_object(), *v;
+		const char *key;
+
+		sh_json_bytes(o, "path", path, strlen(path));
+		json_object_foreach(o, key, v) {
+			char *t = json_dumps(v, JSON_ENCODE_ANY);
+
+			printf("{\"%s\": %s", key, t ? t : "null");
+			free(t);
+		}
+		json_decref(o);
 		printf(", \"data_frag\": %.6f, \"tree_frag\": %.6f, \"leaf_fill\": %.2f, "
 		       "\"twig_fill\": %.2f, \"seeks_per_mib\": %.2f, \"seeks\": %llu, "
 		       "\"read_blocks\": %llu, \"objects\": %llu, \"files\": %llu, \"dirs\": %llu, "

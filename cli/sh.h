@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include <jansson.h>
+
 #include "r4_lang.h"
 
 enum sh_out { SH_HUMAN, SH_JSON };
@@ -80,15 +82,22 @@ const struct sh_cmd *sh_verb_of(const char *line, size_t len);
 int sh_verb(struct sh *sh, const struct sh_cmd *c, const char *line, size_t len,
 	    unsigned lineno);
 /*
- * An error of the verb running, in the user's words: "SOURCE:L:C: error:
- * VERB: MESSAGE", then the verb's line with a caret under word arg (its
- * operand; 0: the verb).  Outside a verb: "r4sh: MESSAGE".
+ * An error (-errno rc) of the verb running, in the user's words:
+ * "SOURCE:L:C: error: VERB: MESSAGE", then the verb's line with a caret
+ * under word arg (its operand; 0: the verb); in JSON mode also an object
+ * on stdout.  Outside a verb: "r4sh: MESSAGE".
  */
-void sh_verb_error(struct sh *sh, int arg, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-/* p[0, n) as a JSON string, quotes included (bytes past ASCII as \u00XX:
- * read as Latin-1). */
-void sh_json_string(FILE *f, const char *p, size_t n);
+void sh_verb_error(struct sh *sh, int arg, int rc, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+/*
+ * JSON output (jansson; docs/r4sh.md "JSON"): obj[key] = p[0, n) as a
+ * string when the bytes are UTF-8 (without NUL), else obj[key_base64] =
+ * their base64; an error as "error" (its text) and "errno" (a number);
+ * obj printed as one line, then freed.
+ */
+void sh_json_bytes(json_t *obj, const char *key, const void *p, size_t n);
+void sh_json_error(json_t *obj, const char *msg, int rc);
+void sh_json_line(json_t *obj);
 /* The letter ls -l gives a file of mode's type ('?': no type it knows). */
 char sh_type_char(uint32_t mode);
 /* One node of r4_dump_tree as .tree and `r4 dump` print it; ctx points

@@ -32,52 +32,84 @@ char sh_type_char(uint32_t mode)
 	}
 }
 
-void sh_json_string(FILE *f, const char *p, size_t n)
+/* p[0, n) in base64 (RFC 4648, padded), malloc'd. */
+static char *base64(const unsigned char *p, size_t n)
 {
-	fputc('"', f);
-	for (size_t i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)p[i];
+	static const char abc[] =
+		"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	char *out = malloc((n + 2) / 3 * 4 + 1), *o = out;
 
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c == '\n')
-			fputs("\\n", f);
-		else if (c == '\t')
-			fputs("\\t", f);
-		else if (c < 0x20 || c >= 0x7f)
-			fprintf(f, "\\u%04x", c);	/* bytes, read as Latin-1 */
-		else
-			fputc(c, f);
+	if (!out)
+		return NULL;
+	for (size_t i = 0; i < n; i += 3) {
+		uint32_t v = (uint32_t)p[i] << 16 | (i + 1 < n ? (uint32_t)p[i + 1] << 8 : 0) |
+			     (i + 2 < n ? p[i + 2] : 0);
+
+		*o++ = abc[v >> 18 & 63];
+		*o++ = abc[v >> 12 & 63];
+		*o++ = i + 1 < n ? abc[v >> 6 & 63] : '=';
+		*o++ = i + 2 < n ? abc[v & 63] : '=';
 	}
-	fputc('"', f);
+	*o = 0;
+	return out;
 }
 
-static void json_range(FILE *f, const r4_diags *d, uint32_t off, uint32_t len)
+void sh_json_bytes(json_t *obj, const char *key, const void *p, size_t n)
+{
+	json_t *v = json_stringn(p, n);	/* NULL: not UTF-8 (or a NUL inside) */
+	char k[64], *b;
+
+	if (v) {
+		json_object_set_new(obj, key, v);
+		return;
+	}
+	snprintf(k, sizeof(k), "%s_base64", key);
+	if ((b = base64(p, n)))
+		json_object_set_new(obj, k, json_string(b));
+	free(b);
+}
+
+void sh_json_error(json_t *obj, const char *msg, int rc)
+{
+	sh_json_bytes(obj, "error", msg, strlen(msg));
+	json_object_set_new(obj, "errno", json_integer(rc < 0 ? -rc : rc));
+}
+
+void sh_json_line(json_t *obj)
+{
+	if (obj) {
+		json_dumpf(obj, stdout, JSON_PRESERVE_ORDER);
+		putchar('\n');
+	}
+	json_decref(obj);
+}
+
+static json_t *json_range(const r4_diags *d, uint32_t off, uint32_t len)
 {
 	unsigned l1, c1, l2, c2;
+	char s[64];
 
 	r4_diag_position(d, off, &l1, &c1);
 	r4_diag_position(d, len ? off + len - 1 : off, &l2, &c2);
-	fprintf(f, "\"%u:%u-%u:%u\"", l1, c1, l2, c2);
+	snprintf(s, sizeof(s), "%u:%u-%u:%u", l1, c1, l2, c2);
+	return json_string(s);
 }
 
 /* A statement's value: its bytes (an object: its contents) on stdout. */
 static void print_value(struct sh *sh, const struct r4_run *r, const struct r4_run_value *v)
 {
 	if (sh->out == SH_JSON) {
-		printf("{\"statement\": %u, \"range\": ", ++sh->stmt);
-		json_range(stdout, r->diags, v->off, v->len);
-		if (v->path) {
-			printf(", \"path\": ");
-			sh_json_string(stdout, v->path, strlen(v->path));
-		}
+		json_t *o = json_object();
+
+		json_object_set_new(o, "statement", json_integer(++sh->stmt));
+		json_object_set_new(o, "range", json_range(r->diags, v->off, v->len));
+		if (v->path)
+			sh_json_bytes(o, "path", v->path, strlen(v->path));
 		if (v->err)
-			printf(", \"unread\": \"%s\"", r4_strerror(v->err));
-		else {
-			printf(", \"value\": ");
-			sh_json_string(stdout, v->bytes, v->size);
-		}
-		printf("}\n");
+			sh_json_error(o, r4_strerror(v->err), v->err);
+		else
+			sh_json_bytes(o, "value", v->bytes, v->size);
+		sh_json_line(o);
 		return;
 	}
 	if (sh->quiet)
@@ -96,50 +128,70 @@ static void print_value(struct sh *sh, const struct r4_run *r, const struct r4_r
 static void print_diags(struct sh *sh, const struct r4_run *r)
 {
 	fflush(stdout);
-	if (sh->out == SH_JSON && r->stage == R4_RUN_RUNTIME) {
+	if (sh->out == SH_JSON) {
+		/* the first error: where, what, its errno (EINVAL before run time) */
 		const struct r4_diag *d = r4_diag_get(r->diags, 0);
 
 		if (d) {
-			printf("{\"statement\": %u, \"range\": ", ++sh->stmt);
-			json_range(stdout, r->diags, d->loc.off, d->loc.len);
-			printf(", \"error\": ");
-			sh_json_string(stdout, d->msg, strlen(d->msg));
-			printf(", \"errno\": \"%s\"}\n", r4_strerror(r->rc));
+			json_t *o = json_object();
+
+			if (r->stage == R4_RUN_RUNTIME)
+				json_object_set_new(o, "statement", json_integer(++sh->stmt));
+			json_object_set_new(o, "range", json_range(r->diags, d->loc.off,
+								   d->loc.len));
+			sh_json_error(o, d->msg, r->stage == R4_RUN_RUNTIME ? r->rc : EINVAL);
+			json_object_set_new(o, "stage", json_string(
+				r->stage == R4_RUN_SYNTAX ? "syntax" :
+				r->stage == R4_RUN_CHECK ? "check" : "run"));
+			sh_json_line(o);
+			fflush(stdout);
 		}
 	}
 	r4_diag_print(r->diags, stderr);
 }
 
-void sh_verb_error(struct sh *sh, int arg, const char *fmt, ...)
+void sh_verb_error(struct sh *sh, int arg, int rc, const char *fmt, ...)
 {
 	const struct sh_line *l = &sh->line;
 	size_t at = 0, n = 0;
+	char *msg = NULL;
 	va_list ap;
 
+	va_start(ap, fmt);
+	if (vasprintf(&msg, fmt, ap) < 0)
+		msg = NULL;
+	va_end(ap);
 	fflush(stdout);
 	if (!l->verb) {
-		fputs("r4sh: ", stderr);
-		va_start(ap, fmt);
-		vfprintf(stderr, fmt, ap);
-		va_end(ap);
-		fputc('\n', stderr);
+		fprintf(stderr, "r4sh: %s\n", msg ? msg : r4_strerror(rc));
+		free(msg);
 		return;
 	}
 	if (arg >= 0 && arg < l->argc) {
 		at = l->at[arg];
 		n = l->n[arg];
 	}
-	fprintf(stderr, "%s:%u:%zu: error: %s: ", sh->source, l->lineno, at + 1, l->verb);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "\n%.*s\n", (int)l->len, l->text);
+	if (sh->out == SH_JSON) {
+		json_t *o = json_object();
+
+		json_object_set_new(o, "verb", json_string(l->verb));
+		if (arg > 0 && arg < l->argc)
+			sh_json_bytes(o, "operand", l->text + at, n);
+		json_object_set_new(o, "line", json_integer(l->lineno));
+		json_object_set_new(o, "column", json_integer((json_int_t)at + 1));
+		sh_json_error(o, msg ? msg : r4_strerror(rc), rc);
+		sh_json_line(o);
+		fflush(stdout);
+	}
+	fprintf(stderr, "%s:%u:%zu: error: %s: %s\n%.*s\n", sh->source, l->lineno, at + 1, l->verb,
+		msg ? msg : r4_strerror(rc), (int)l->len, l->text);
 	for (size_t i = 0; i < at; i++)
 		fputc(l->text[i] == '\t' ? '\t' : ' ', stderr);
 	fputc('^', stderr);
 	for (size_t i = 1; i < n; i++)
 		fputc('~', stderr);
 	fputc('\n', stderr);
+	free(msg);
 }
 
 /* The first error of a verb's R4L run, as the verb's (-v: the R4L too). */
@@ -156,7 +208,7 @@ static void verb_diags(struct sh *sh, const struct r4_run *r)
 
 	for (int i = 0; d && i < sh->line.nmap && sh->line.map[i].off <= d->loc.off; i++)
 		arg = sh->line.map[i].arg;
-	sh_verb_error(sh, arg, "%s", d ? d->msg : r4_strerror(r->rc));
+	sh_verb_error(sh, arg, r->rc, "%s", d ? d->msg : r4_strerror(r->rc));
 }
 
 /* ---- R4L entries ---- */

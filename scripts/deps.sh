@@ -44,6 +44,8 @@ graphviz          cmd:dot
 groff-base        cmd:groff
 libblkid-dev      pc:blkid
 libnbd-dev        pc:libnbd
+libjansson-dev    pc:jansson
+xfsprogs          cmd:xfs_io
 nbdkit            cmd:nbdkit
 qemu-utils        cmd:qemu-nbd
 fdisk             cmd:sfdisk

@@ -102,12 +102,43 @@ EOF
 	run "$R4SH" --json -c '/bank/alice; "x\ty"; /bank/nobody' "$IMG"
 	assert_failure 1
 	refute_line --partial '"value"'
-	assert_line '{"statement": 1, "range": "1:22-1:33", "error": "cannot read '\''/bank/nobody'\'': No such file or directory", "errno": "No such file or directory"}'
+	assert_line '{"statement": 1, "range": "1:22-1:33", "error": "cannot read '\''/bank/nobody'\'': No such file or directory", "errno": 2, "stage": "run"}'
 	run "$R4SH" --json -c '/bank/alice; "x\ty"' "$IMG"
 	assert_output - <<'EOF'
 {"statement": 1, "range": "1:1-1:11", "path": "/bank/alice", "value": "100"}
 {"statement": 2, "range": "1:14-1:19", "value": "x\ty"}
 EOF
+}
+
+@test "--json is JSON: UTF-8 kept, other bytes in base64, errno a number, verbs' output and errors too" {
+	"$R4SH" -c '/bank/café <- "crème brûlée\n"' -c $'/bank/bin <- "\xff\\x00\\x01"' "$IMG"
+	run "$R4SH" --json -c 'cat /bank/café' "$IMG"
+	assert_output '{"path": "/bank/café", "value": "crème brûlée\n"}'
+	run "$R4SH" --json -c '/bank/bin' "$IMG"
+	assert_output '{"statement": 1, "range": "1:1-1:9", "path": "/bank/bin", "value_base64": "/wAB"}'
+	run "$R4SH" --json -c '/bank' "$IMG"
+	assert_output '{"statement": 1, "range": "1:1-1:5", "path": "/bank", "error": "Is a directory", "errno": 21}'
+	run "$R4SH" --json -c '/x <-' "$IMG"
+	assert_failure 3
+	assert_line --index 0 '{"range": "1:6-1:6", "error": "unexpected end of input, expecting an expression", "errno": 22, "stage": "syntax"}'
+	run "$R4SH" --json -c 'ls /bank' -c 'pwd' "$IMG"
+	assert_output - <<'EOF'
+{"path": "/bank/alice", "name": "alice"}
+{"path": "/bank/bin", "name": "bin"}
+{"path": "/bank/bob", "name": "bob"}
+{"path": "/bank/café", "name": "café"}
+{"cwd": "/"}
+EOF
+	run "$R4SH" --json -c 'ls -l /bank/alice' "$IMG"
+	assert_output --regexp '^\{"path": "/bank/alice", "name": "alice", "type": "regular", "mode": "0644", "nlink": 1, "uid": 0, "gid": 0, "size": 3, "atime": [0-9]+, "atime_nsec": [0-9]+, "mtime": [0-9]+, "mtime_nsec": [0-9]+, "ctime": [0-9]+, "ctime_nsec": [0-9]+\}$'
+	run "$R4SH" --json -c 'stat /bank/alice' "$IMG"
+	assert_output --regexp '^\{"path": "/bank/alice", "type": "regular", "mode": "0644", "uid": 0, "gid": 0, "size": 3, "nlink": 1, "atime": [0-9]+, "atime_nsec": [0-9]+, .*"plugins": \{"file": "reg40", .*\}\}$'
+	run "$R4SH" --json -c 'rm /bank/nope' "$IMG"
+	assert_failure 1
+	assert_line --index 0 '{"verb": "rm", "operand": "/bank/nope", "line": 1, "column": 4, "error": "cannot remove '\''/bank/nope'\'': No such file or directory", "errno": 2}'
+	# every line is JSON, as a JSON parser reads it
+	run bash -c "'$R4SH' --json -c 'ls -l /bank' -c 'stat /bank' -c 'tree /' -c '/bank/bin; /bank/café' '$IMG' | python3 -c 'import json, sys; [json.loads(l) for l in sys.stdin]; print(\"ok\")'"
+	assert_output ok
 }
 
 @test "--as: access checks for another identity" {
