@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -20,22 +21,30 @@
 CMD(ls); CMD(cat); CMD(cd); CMD(pwd); CMD(mkdir); CMD(rm); CMD(mv); CMD(cp); CMD(ln);
 CMD(stat); CMD(tree); CMD(write); CMD(begin); CMD(commit); CMD(rollback); CMD(explain);
 CMD(help); CMD(as); CMD(info); CMD(fsck); CMD(timer); CMD(echo); CMD(mode); CMD(read);
-CMD(open); CMD(quit); CMD(dtree); CMD(unknown);
+CMD(open); CMD(quit); CMD(dtree); CMD(unknown); CMD(once); CMD(output); CMD(shell);
+CMD(backup);
 
 /* Sorted by name (sh_find bisects).  Anything else is R4L. */
 const struct sh_cmd sh_cmds[] = {
 	{".as", 1, 1, 0, cmd_as, ".as USER|UID[:GID[,GID...]]",
 	 "act as this identity: permissions are checked for it (root: .as 0)"},
+	{".backup", 1, 1, SH_IMAGE | SH_LOCAL, cmd_backup, ".backup FILE",
+	 "a copy of the image as committed, in FILE (an open begin goes on)"},
 	{".echo", 1, 1, 0, cmd_echo, ".echo on|off", "print each entry before running it"},
 	{".fsck", 0, 0, SH_IMAGE | SH_LOCAL, cmd_fsck, ".fsck", "check the image (r4's checker, read-only)"},
 	{".help", 0, 1, 0, cmd_help, ".help [VERB]", "this list, or one verb's help"},
 	{".info", 0, 0, SH_IMAGE | SH_LOCAL, cmd_info, ".info", "the image: blocks, free, files, plugins"},
-	{".mode", 1, 1, 0, cmd_mode, ".mode human|json",
-	 "how values print: as they are, or one JSON object per statement"},
+	{".mode", 1, 1, 0, cmd_mode, ".mode human|json|list|line|csv|box",
+	 "how values and listings print: as they are, JSON objects, or records"},
+	{".once", 1, 1, 0, cmd_once, ".once FILE", "the next entry's output to FILE"},
 	{".open", 1, 1, 0, cmd_open, ".open IMAGE", "close this image, open another"},
+	{".output", 0, 1, 0, cmd_output, ".output [FILE]",
+	 "output to FILE from now on (no FILE: back to the terminal)"},
 	{".quit", 0, 0, 0, cmd_quit, ".quit", "leave (an open transaction is rolled back)"},
 	{".read", 1, 1, 0, cmd_read, ".read SCRIPT", "run a script here, as -f would"},
-	{".timer", 1, 1, 0, cmd_timer, ".timer on|off", "print how long each entry took"},
+	{".shell", 1, 1, SH_RAW, cmd_shell, ".shell CMD", "run CMD in the system shell"},
+	{".timer", 1, 1, 0, cmd_timer, ".timer on|off",
+	 "print how long each entry took: real, user and system time"},
 	{".tree", 0, 0, SH_IMAGE | SH_LOCAL, cmd_dtree, ".tree",
 	 "the storage tree: its nodes by level, and the items in them with their keys"},
 	{"begin", 0, 0, SH_IMAGE | SH_LOCAL, cmd_begin, "begin",
@@ -332,7 +341,7 @@ static void ls_entry(struct sh *sh, const char *dir, const char *name, const cha
 		link = S_ISLNK(st.mode) && !sh_readlink(sh, a, t, sizeof(t), &n);
 		n = n < sizeof(t) ? n : sizeof(t);
 	}
-	if (sh->out == SH_JSON) {
+	if (sh->out != SH_HUMAN) {
 		json_t *o = json_object();
 
 		sh_json_bytes(o, "path", a, strlen(a));
@@ -341,7 +350,7 @@ static void ls_entry(struct sh *sh, const char *dir, const char *name, const cha
 			json_stat(o, &st);
 		if (link)
 			sh_json_bytes(o, "target", t, n);
-		sh_json_line(o);
+		sh_record(sh, o);
 	} else if (!lng) {
 		printf("%s\n", label);
 	} else if (!ok) {
@@ -373,7 +382,7 @@ static int ls_one(struct sh *sh, const char *path, bool lng, bool all, int *show
 		r4_run_free(r);
 		return rc;
 	}
-	if (shown && sh->out != SH_JSON)
+	if (shown && sh->out == SH_HUMAN)
 		printf("%s%s:\n", (*shown)++ ? "\n" : "", path);
 	if (!dir_type(value0(r, 0))) {
 		char *d, *nm;
@@ -463,13 +472,13 @@ CMD(cat)
 				sh_verb_error(sh, i, v->err, "cannot read '%s': %s", argv[i],
 					      r4_strerror(v->err));
 				rc = v->err;
-			} else if (sh->out == SH_JSON) {
+			} else if (sh->out != SH_HUMAN) {
 				json_t *o = json_object();
 
 				sh_json_bytes(o, "path", v->path ? v->path : argv[i],
 					      strlen(v->path ? v->path : argv[i]));
 				sh_json_bytes(o, "value", v->bytes, v->size);
-				sh_json_line(o);
+				sh_record(sh, o);
 			} else {
 				fwrite(v->bytes, 1, v->size, stdout);
 				/* a last line without LF still ends the output line */
@@ -515,11 +524,11 @@ CMD(pwd)
 {
 	(void)argc;
 	(void)argv;
-	if (sh->out == SH_JSON) {
+	if (sh->out != SH_HUMAN) {
 		json_t *o = json_object();
 
 		sh_json_bytes(o, "cwd", sh->cwd, strlen(sh->cwd));
-		sh_json_line(o);
+		sh_record(sh, o);
 	} else {
 		printf("%s\n", sh->cwd);
 	}
@@ -785,7 +794,7 @@ CMD(ln)
 /* stat in JSON: one object, its numbers as numbers, the times in
  * seconds and nanoseconds (from st when there), the plugin set as an
  * object; r's values are attrs' then the plugins'. */
-static void stat_json(const char *path, const struct r4_run *r, const char *const *attrs,
+static void stat_json(struct sh *sh, const char *path, const struct r4_run *r, const char *const *attrs,
 		      size_t n, const struct r4_stat *st)
 {
 	json_t *o = json_object(), *pl = json_object();
@@ -822,7 +831,7 @@ static void stat_json(const char *path, const struct r4_run *r, const char *cons
 		}
 	}
 	json_object_set_new(o, "plugins", pl);
-	sh_json_line(o);
+	sh_record(sh, o);
 }
 
 /* "NAME: 2026-12-07 01:28:40.782654565 +0000", as stat(1) prints a time. */
@@ -861,8 +870,8 @@ CMD(stat)
 		struct r4_stat st;
 		bool ns = at && !sh_stat(sh, at, &st);
 
-		if (sh->out == SH_JSON) {
-			stat_json(at ? at : argv[1], r, attrs, sizeof(attrs) / sizeof(attrs[0]),
+		if (sh->out != SH_HUMAN) {
+			stat_json(sh, at ? at : argv[1], r, attrs, sizeof(attrs) / sizeof(attrs[0]),
 				  ns ? &st : NULL);
 			free(at);
 			r4_run_free(r);
@@ -914,7 +923,7 @@ static void tree_walk(struct sh *sh, const char *a, int depth)
 				c.v[j] = t;
 			}
 	for (size_t i = 0; i < c.n; i++) {
-		if (sh->out == SH_JSON) {
+		if (sh->out != SH_HUMAN) {
 			json_t *o = json_object();
 			char *sub;
 
@@ -924,7 +933,7 @@ static void tree_walk(struct sh *sh, const char *a, int depth)
 			}
 			json_object_set_new(o, "type", json_string(c.v[i][0] == 'd' ? "directory"
 										: "other"));
-			sh_json_line(o);
+			sh_record(sh, o);
 		} else {
 			printf("%*s%s%s\n", depth * 2, "", c.v[i] + 1, c.v[i][0] == 'd' ? "/" : "");
 		}
@@ -951,7 +960,7 @@ CMD(tree)
 		sh_verb_error(sh, argc > 1, rc, "cannot read '%s': %s", argc > 1 ? argv[1] : ".",
 			      r4_strerror(rc));
 	} else {
-		if (sh->out != SH_JSON)
+		if (sh->out == SH_HUMAN)
 			printf("%s\n", a);
 		tree_walk(sh, a, 1);
 	}
@@ -1224,12 +1233,15 @@ CMD(echo)
 
 CMD(mode)
 {
+	static const char *const names[] = {"human", "json", "list", "line", "csv", "box"};
+
 	(void)argc;
-	if (!strcmp(argv[1], "human") || !strcmp(argv[1], "json")) {
-		sh->out = argv[1][0] == 'j' ? SH_JSON : SH_HUMAN;
-		return 0;
-	}
-	fprintf(stderr, "r4sh: .mode: human or json, not '%s'\n", argv[1]);
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(argv[1], names[i])) {
+			sh->out = (enum sh_out)i;
+			return 0;
+		}
+	sh_verb_error(sh, 1, -EINVAL, "human, json, list, line, csv or box, not '%s'", argv[1]);
 	return -EINVAL;
 }
 
@@ -1288,6 +1300,49 @@ CMD(open)
 	return 0;
 }
 
+CMD(output)
+{
+	return sh_output(sh, argc > 1 ? argv[1] : NULL);
+}
+
+CMD(once)
+{
+	int rc;
+
+	(void)argc;
+	if ((rc = sh_output(sh, argv[1])))
+		return rc;
+	sh->once = 2;		/* this entry, and the next */
+	return 0;
+}
+
+CMD(shell)
+{
+	int st;
+
+	(void)argc;
+	fflush(stdout);
+	if ((st = system(argv[1])) == -1) {
+		sh_verb_error(sh, 1, -errno, "cannot run it: %s", strerror(errno));
+		return -ECHILD;
+	}
+	if (WIFEXITED(st) && !WEXITSTATUS(st))
+		return 0;
+	sh_verb_error(sh, 1, -ECHILD, "%s %d", WIFEXITED(st) ? "exit status" : "killed by signal",
+		      WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st));
+	return -ECHILD;
+}
+
+CMD(backup)
+{
+	int rc;
+
+	(void)argc;
+	if ((rc = r4_backup(sh->db, argv[1])))
+		sh_verb_error(sh, 1, rc, "cannot write '%s': %s", argv[1], r4_strerror(rc));
+	return rc;
+}
+
 CMD(quit)
 {
 	(void)argc;
@@ -1339,6 +1394,7 @@ int sh_verb(struct sh *sh, const struct sh_cmd *c, const char *line, size_t len,
 	} else {
 		rc = c->fn(sh, argc, argv);
 	}
+	sh_records_end(sh);
 	for (int i = 0; i < argc; i++)
 		free(argv[i]);
 	l->verb = NULL;

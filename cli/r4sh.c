@@ -172,7 +172,8 @@ int sh_main(int argc, char **argv)
 		{"verbose", no_argument, NULL, 'v'},
 		{NULL, 0, NULL, 0},
 	};
-	struct sh sh = {.cwd = "/", .who = {.umask = 022}, .source = "<command>"};
+	struct sh sh = {.cwd = "/", .who = {.umask = 022}, .source = "<command>",
+			.saved_stdout = -1};
 	const char *script = NULL, *as = NULL;
 	char **cmds = calloc((size_t)argc + 1, sizeof(*cmds));
 	bool atomic = false, dry = false, ro = false;

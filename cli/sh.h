@@ -14,7 +14,8 @@
 
 #include "r4_lang.h"
 
-enum sh_out { SH_HUMAN, SH_JSON };
+/* .mode: how values and listings print (docs/r4sh.md "Modes") */
+enum sh_out { SH_HUMAN, SH_JSON, SH_LIST, SH_LINE, SH_CSV, SH_BOX };
 
 enum { SH_MAXARGS = 64 };		/* words of a verb line */
 
@@ -56,6 +57,10 @@ struct sh {
 	bool quit;
 	const char *source;		/* SOURCE of diagnostics: the script, "<command>", "<stdin>" */
 	unsigned stmt;			/* statements answered (JSON numbering) */
+	json_t *rows;			/* a listing's records (SH_BOX: until its end) */
+	bool header;			/* SH_CSV: the listing's header is out */
+	int saved_stdout;		/* .output/.once: the real stdout, or -1 */
+	int once;			/* .once: entries until stdout comes back */
 	unsigned done;			/* units of the running script committed so far */
 };
 
@@ -98,6 +103,19 @@ void sh_verb_error(struct sh *sh, int arg, int rc, const char *fmt, ...)
 void sh_json_bytes(json_t *obj, const char *key, const void *p, size_t n);
 void sh_json_error(json_t *obj, const char *msg, int rc);
 void sh_json_line(json_t *obj);
+/*
+ * One record of a listing (ls, stat, tree, pwd, cat) outside the human
+ * mode, taken over: printed as the mode says (json: an object a line;
+ * list: values joined by '|'; line: "key = value" lines; csv: a header,
+ * then rows; box: a table once the listing ends).  sh_records_end ends a
+ * listing (sh_verb calls it after each verb).
+ */
+void sh_record(struct sh *sh, json_t *rec);
+void sh_records_end(struct sh *sh);
+/* After each entry: a .once ends with the entry after it. */
+void sh_entry_done(struct sh *sh);
+/* stdout to path (NULL: back to the real one): 0, or -errno (said). */
+int sh_output(struct sh *sh, const char *path);
 /* The letter ls -l gives a file of mode's type ('?': no type it knows). */
 char sh_type_char(uint32_t mode);
 /* One node of r4_dump_tree as .tree and `r4 dump` print it; ctx points

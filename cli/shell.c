@@ -8,11 +8,14 @@
  * all of them checked, and only then run.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "sh.h"
 
@@ -82,6 +85,229 @@ void sh_json_line(json_t *obj)
 		putchar('\n');
 	}
 	json_decref(obj);
+}
+
+/* ---- listings: records in the modes of .mode ---- */
+
+/* A field's text: a string as it is, a number in decimal, an object as
+ * "key=value" words (tmp: room for the number; *own: what to free). */
+static const char *field(json_t *v, char tmp[static 32], char **own)
+{
+	const char *k;
+	json_t *x;
+	size_t n;
+	FILE *f;
+
+	*own = NULL;
+	if (json_is_integer(v)) {
+		snprintf(tmp, 32, "%lld", (long long)json_integer_value(v));
+		return tmp;
+	}
+	if (!json_is_object(v) || !(f = open_memstream(own, &n)))
+		return json_is_string(v) ? json_string_value(v) : "";
+	json_object_foreach(v, k, x)
+		fprintf(f, "%s%s=%s", ftell(f) ? " " : "", k,
+			json_is_string(x) ? json_string_value(x) : "");
+	fclose(f);
+	return *own;
+}
+
+/* Characters of UTF-8 text s, as a terminal shows them (one per code point). */
+static size_t width(const char *s)
+{
+	size_t n = 0;
+
+	for (; *s; s++)
+		n += ((unsigned char)*s & 0xc0) != 0x80;
+	return n;
+}
+
+static void csv_field(const char *s)
+{
+	if (!strpbrk(s, ",\"\r\n")) {
+		fputs(s, stdout);
+		return;
+	}
+	putchar('"');
+	for (; *s; s++) {
+		if (*s == '"')
+			putchar('"');
+		putchar(*s);
+	}
+	putchar('"');
+}
+
+/* A box's rule: left, the columns' widths + 2 in line, joints, right. */
+static void box_rule(const size_t *w, size_t n, const char *l, const char *mid, const char *r)
+{
+	fputs(l, stdout);
+	for (size_t c = 0; c < n; c++) {
+		for (size_t i = 0; i < w[c] + 2; i++)
+			fputs("\u2500", stdout);
+		fputs(c + 1 < n ? mid : r, stdout);
+	}
+	putchar('\n');
+}
+
+static void box_row(const size_t *w, size_t n, const char *const *cells)
+{
+	for (size_t c = 0; c < n; c++)
+		printf("\u2502 %s%*s ", cells[c], (int)(w[c] - width(cells[c])), "");
+	printf("\u2502\n");
+}
+
+/* The box of the records held: columns are the first record's keys. */
+static void box(json_t *rows)
+{
+	json_t *first = json_array_get(rows, 0), *v;
+	size_t n = json_object_size(first), c = 0, i;
+	const char **keys = calloc(n ? n : 1, sizeof(*keys)), **cells = calloc(n ? n : 1,
+									     sizeof(*cells));
+	size_t *w = calloc(n ? n : 1, sizeof(*w));
+	char (*tmp)[32] = calloc(n ? n : 1, sizeof(*tmp));
+	const char *k;
+
+	if (!keys || !cells || !w || !tmp)
+		goto out;
+	json_object_foreach(first, k, v) {
+		keys[c] = k;
+		w[c] = width(k);
+		c++;
+	}
+	json_array_foreach(rows, i, v)
+		for (c = 0; c < n; c++) {
+			char *own;
+			size_t x = width(field(json_object_get(v, keys[c]), tmp[c], &own));
+
+			w[c] = x > w[c] ? x : w[c];
+			free(own);
+		}
+	box_rule(w, n, "\u250c", "\u252c", "\u2510");
+	box_row(w, n, keys);
+	box_rule(w, n, "\u251c", "\u253c", "\u2524");
+	json_array_foreach(rows, i, v) {
+		char **own = calloc(n ? n : 1, sizeof(*own));
+
+		for (c = 0; c < n && own; c++)
+			cells[c] = field(json_object_get(v, keys[c]), tmp[c], &own[c]);
+		if (own)
+			box_row(w, n, cells);
+		for (c = 0; c < n && own; c++)
+			free(own[c]);
+		free(own);
+	}
+	box_rule(w, n, "\u2514", "\u2534", "\u2518");
+out:
+	free(keys);
+	free(cells);
+	free(w);
+	free(tmp);
+}
+
+void sh_record(struct sh *sh, json_t *rec)
+{
+	json_t *v;
+	const char *k;
+	char tmp[32], *own;
+	bool first = true;
+
+	switch (sh->out) {
+	case SH_HUMAN:
+	case SH_JSON:
+		sh_json_line(rec);
+		return;
+	case SH_BOX:
+		if (!sh->rows)
+			sh->rows = json_array();
+		json_array_append_new(sh->rows, rec);
+		return;
+	case SH_CSV:
+		if (!sh->header) {
+			json_object_foreach(rec, k, v) {
+				fputs(first ? "" : ",", stdout);
+				csv_field(k);
+				first = false;
+			}
+			putchar('\n');
+			sh->header = true;
+			first = true;
+		}
+		json_object_foreach(rec, k, v) {
+			fputs(first ? "" : ",", stdout);
+			csv_field(field(v, tmp, &own));
+			free(own);
+			first = false;
+		}
+		putchar('\n');
+		break;
+	case SH_LIST:
+		json_object_foreach(rec, k, v) {
+			printf("%s%s", first ? "" : "|", field(v, tmp, &own));
+			free(own);
+			first = false;
+		}
+		putchar('\n');
+		break;
+	case SH_LINE: {
+		size_t kw = 0;
+
+		json_object_foreach(rec, k, v)
+			kw = strlen(k) > kw ? strlen(k) : kw;
+		if (sh->header)
+			putchar('\n');		/* (a blank line between records) */
+		json_object_foreach(rec, k, v) {
+			printf("%*s = %s\n", (int)kw, k, field(v, tmp, &own));
+			free(own);
+		}
+		sh->header = true;
+		break;
+	}
+	}
+	json_decref(rec);
+}
+
+void sh_records_end(struct sh *sh)
+{
+	if (sh->rows && json_array_size(sh->rows))
+		box(sh->rows);
+	json_decref(sh->rows);
+	sh->rows = NULL;
+	sh->header = false;
+}
+
+/* ---- where output goes: .output, .once ---- */
+
+int sh_output(struct sh *sh, const char *path)
+{
+	int fd;
+
+	fflush(stdout);
+	sh->once = 0;
+	if (!path || !strcmp(path, "stdout")) {
+		if (sh->saved_stdout < 0)
+			return 0;
+		dup2(sh->saved_stdout, STDOUT_FILENO);
+		close(sh->saved_stdout);
+		sh->saved_stdout = -1;
+		return 0;
+	}
+	if ((fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666)) < 0) {
+		int rc = -errno;
+
+		sh_verb_error(sh, 1, rc, "cannot write '%s': %s", path, r4_strerror(rc));
+		return rc;
+	}
+	if (sh->saved_stdout < 0)
+		sh->saved_stdout = dup(STDOUT_FILENO);
+	dup2(fd, STDOUT_FILENO);
+	close(fd);
+	return 0;
+}
+
+void sh_entry_done(struct sh *sh)
+{
+	if (sh->once && !--sh->once)
+		sh_output(sh, NULL);
 }
 
 static json_t *json_range(const r4_diags *d, uint32_t off, uint32_t len)
@@ -283,7 +509,6 @@ int sh_r4l(struct sh *sh, const char *src, size_t len, bool per_statement, bool 
 {
 	struct r4_run_opts ro = run_opts(sh, per_statement);
 	struct r4_run *r = NULL;
-	double t0 = seconds();
 	int rc;
 
 	if (dry)
@@ -307,8 +532,6 @@ int sh_r4l(struct sh *sh, const char *src, size_t len, bool per_statement, bool 
 			sh->done + r->units, sh->done + r->units == 1 ? "" : "s");
 	sh->done += r->units;
 	fflush(stdout);
-	if (sh->timer)
-		fprintf(stderr, "time: %.3f s\n", seconds() - t0);
 	rc = r->stage == R4_RUN_SYNTAX || r->stage == R4_RUN_CHECK ? 3 : rc ? 1 : 0;
 	r4_run_free(r);
 	fflush(stdout);
@@ -432,10 +655,46 @@ static bool complete(const char *src, size_t len)
 	return st.depth == 0 && !st.open_quote && st.can_end != 0;
 }
 
+/* Time spent so far: real, and the user and system time of this process
+ * and of the commands .shell ran. */
+struct times {
+	double real, user, sys;
+};
+
+static struct times now(void)
+{
+	struct rusage self, kids;
+	struct times t = {seconds(), 0, 0};
+
+	getrusage(RUSAGE_SELF, &self);
+	getrusage(RUSAGE_CHILDREN, &kids);
+	t.user = (double)(self.ru_utime.tv_sec + kids.ru_utime.tv_sec) +
+		 (double)(self.ru_utime.tv_usec + kids.ru_utime.tv_usec) / 1e6;
+	t.sys = (double)(self.ru_stime.tv_sec + kids.ru_stime.tv_sec) +
+		(double)(self.ru_stime.tv_usec + kids.ru_stime.tv_usec) / 1e6;
+	return t;
+}
+
+/* What ends every entry: .timer's line (when it was on as the entry
+ * began), a .once's end. */
+static void entry_end(struct sh *sh, bool timed, const struct times *t0)
+{
+	if (timed && sh->timer) {
+		struct times t = now();
+
+		fflush(stdout);
+		fprintf(stderr, "time: real %.3f s, user %.3f s, sys %.3f s\n", t.real - t0->real,
+			t.user - t0->user, t.sys - t0->sys);
+	}
+	sh_entry_done(sh);
+}
+
 /* One entry: a verb or R4L.  Updates sh->status. */
 static void entry(struct sh *sh, const char *text, size_t len)
 {
 	const struct sh_cmd *c = sh_verb_of(text, len);
+	struct times t0 = now();
+	bool timed = sh->timer;
 	int rc;
 
 	if (sh->echo)
@@ -443,11 +702,10 @@ static void entry(struct sh *sh, const char *text, size_t len)
 	if (c) {
 		if (sh_verb(sh, c, text, len, 1))
 			sh->status = sh->status ? sh->status : 1;
-		return;
-	}
-	rc = sh_r4l(sh, text, len, false, false);
-	if (rc && (!sh->status || rc == 3))
+	} else if ((rc = sh_r4l(sh, text, len, false, false)) && (!sh->status || rc == 3)) {
 		sh->status = rc;
+	}
+	entry_end(sh, timed, &t0);
 }
 
 /* One entry read from r: into the history when typed, then run.  A
@@ -637,6 +895,9 @@ int sh_script(struct sh *sh, const char *text, size_t len, bool atomic, bool dry
 	done = sh->done;	/* (a script .read from a script counts afresh) */
 	sh->done = 0;
 	for (size_t i = 0; i < np && !sh->status && !sh->quit; i++) {
+		struct times t0 = now();
+		bool timed = sh->timer;
+
 		if (sh->echo)
 			printf("%.*s\n", (int)pc[i].len, text + pc[i].off);
 		if (pc[i].verb) {
@@ -649,12 +910,13 @@ int sh_script(struct sh *sh, const char *text, size_t len, bool atomic, bool dry
 				sh->status = 1;
 			else
 				sh->done++;
-			continue;
-		}
-		char *s = alone(text, len, pc[i].off, pc[i].len);
+		} else {
+			char *s = alone(text, len, pc[i].off, pc[i].len);
 
-		sh->status = sh_r4l(sh, s, len, !atomic, false);
-		free(s);
+			sh->status = sh_r4l(sh, s, len, !atomic, false);
+			free(s);
+		}
+		entry_end(sh, timed, &t0);
 	}
 	sh->done = done;
 	if (atomic && sh->session) {

@@ -313,6 +313,52 @@ int r4_db_seen(struct r4_db *db, int rc)
 	return rc;
 }
 
+/* ---- backup ---- */
+
+/* Whether b[0, n) is all zeros. */
+static bool zeros(const uint8_t *b, size_t n)
+{
+	return !n || (!b[0] && !memcmp(b, b + 1, n - 1));
+}
+
+int r4_backup(r4_db *db, const char *path)
+{
+	enum { CHUNK = 256 };		/* blocks read at once */
+	struct r4_io *out;
+	uint8_t *buf;
+	int rc;
+
+	if ((rc = r4_io_file_open(path, R4_IO_RW | R4_IO_CREATE, &out)))
+		return rc;
+	if (!(buf = r4_malloc((size_t)CHUNK * db->bs))) {
+		r4_io_close(out);
+		return -ENOMEM;
+	}
+	/* (a fresh length of holes: the zero blocks stay holes) */
+	if (!(rc = r4_io_truncate(out, 0)))
+		rc = r4_io_truncate(out, db->block_count * db->bs);
+	for (uint64_t b = 0; !rc && b < db->block_count; b += CHUNK) {
+		size_t n = (size_t)R4_MIN((uint64_t)CHUNK, db->block_count - b), run = 0;
+
+		if ((rc = r4_io_read(db->io, b * db->bs, buf, n * db->bs)))
+			break;
+		/* runs of blocks that are not all zeros, one write each */
+		for (size_t i = 0; !rc && i <= n; i++) {
+			if (i < n && !zeros(buf + i * db->bs, db->bs))
+				continue;
+			if (i > run)
+				rc = r4_io_write(out, (b + run) * db->bs, buf + run * db->bs,
+						 (i - run) * db->bs);
+			run = i + 1;
+		}
+	}
+	if (!rc)
+		rc = r4_io_sync(out);
+	r4_free(buf);
+	r4_io_close(out);
+	return rc;
+}
+
 /* ---- info ---- */
 
 int r4_info(r4_db *db, struct r4_info *out)

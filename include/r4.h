@@ -1135,6 +1135,16 @@ struct r4_info {
 };
 int r4_info(r4_db *db, struct r4_info *out);
 
+/*
+ * A copy of the volume as its last commit left it, in a new file at path
+ * (one that exists is overwritten; an image someone holds is -EBUSY): every
+ * block the image holds now, zero blocks as holes, fsync'd before the
+ * return.  A transaction open in memory (an r4sh session) is not in it, and
+ * goes on.  The volume alone, also of a partition or an NBD export.
+ * r4_io_open's errors, -errno of the writes, -ENOMEM.
+ */
+int r4_backup(r4_db *db, const char *path);
+
 /* ---- plugins (engine/plugin.c, ENGINE.md 5) ---- */
 
 /* Plugin types, numbered as the kernel numbers them (plugin_header.h). */

@@ -361,7 +361,7 @@ EOF
 	assert_output $'cat /bank/bob\n50'
 	run "$R4SH" -c '.timer on' -c '/bank/bob' "$IMG"
 	assert_line --index 0 50
-	assert_line --index 1 --regexp '^time: [0-9]+\.[0-9]{3} s$'
+	assert_line --index 1 --regexp '^time: real [0-9]+\.[0-9]{3} s, user [0-9]+\.[0-9]{3} s, sys [0-9]+\.[0-9]{3} s$'
 	printf '/bank/carol <- "1"\nls /bank\n' >"$T/inc.r4"
 	run "$R4SH" -c ".read $T/inc.r4" -c 'cat /bank/carol' "$IMG"
 	assert_output $'1\nalice\nbob\ncarol\n1'
@@ -411,4 +411,78 @@ EOF
 	run "$R4SH" -c '/bank/alice/..range/(offset <- 0, length <- #1)' "$IMG"
 	assert_failure 1
 	assert_line --index 0 "<command>:1:32: error: cannot read '0': No such file or directory (a number is written #0)"
+}
+
+@test "the sqlite3 shell's habits: .mode for listings, .output and .once, .shell, .timer" {
+	"$R4SH" -c '/bank/alice/..mtime <- #1614834367' -c '/bank/bob/..mtime <- #1614834368' "$IMG"
+	run "$R4SH" -c '.mode csv' -c 'ls -l /bank' "$IMG"
+	assert_success
+	assert_line --index 0 'path,name,type,mode,nlink,uid,gid,size,atime,atime_nsec,mtime,mtime_nsec,ctime,ctime_nsec'
+	assert_line --index 1 --regexp '^/bank/alice,alice,regular,0644,1,0,0,3,[0-9]+,[0-9]+,1614834367,0,[0-9]+,[0-9]+$'
+	[ "${#lines[@]}" -eq 3 ]
+	run "$R4SH" -c '.mode list' -c 'ls /bank' "$IMG"
+	assert_output $'/bank/alice|alice\n/bank/bob|bob'
+	run "$R4SH" -c '.mode line' -c 'ls /bank' "$IMG"
+	assert_output - <<'EOF'
+path = /bank/alice
+name = alice
+
+path = /bank/bob
+name = bob
+EOF
+	run "$R4SH" -c '.mode box' -c 'ls /bank' -c 'pwd' "$IMG"
+	assert_output - <<'EOF'
+┌─────────────┬───────┐
+│ path        │ name  │
+├─────────────┼───────┤
+│ /bank/alice │ alice │
+│ /bank/bob   │ bob   │
+└─────────────┴───────┘
+┌─────┐
+│ cwd │
+├─────┤
+│ /   │
+└─────┘
+EOF
+	run "$R4SH" -c '.mode yaml' "$IMG"
+	assert_failure 1
+	assert_line --index 0 "<command>:1:7: error: .mode: human, json, list, line, csv or box, not 'yaml'"
+	# .once: the next entry only; .output: until .output alone
+	run "$R4SH" -c ".once $T/once.txt" -c 'ls /bank' -c 'cat /bank/bob' "$IMG"
+	assert_output 50
+	assert_equal "$(cat "$T/once.txt")" $'alice\nbob'
+	run "$R4SH" -c ".output $T/out.txt" -c 'cat /bank/alice' -c '/bank/bob' -c '.output' -c 'pwd' "$IMG"
+	assert_output /
+	assert_equal "$(cat "$T/out.txt")" $'100\n50'
+	run "$R4SH" -c ".output $T/no/such/dir" "$IMG"
+	assert_failure 1
+	assert_line --index 0 "<command>:1:9: error: .output: cannot write '$T/no/such/dir': No such file or directory"
+	# .shell: the command's output in order; a failing one fails the entry
+	run "$R4SH" -c 'cat /bank/bob' -c '.shell echo from the shell' -c 'cat /bank/alice' "$IMG"
+	assert_output $'50\nfrom the shell\n100'
+	run "$R4SH" -c '.shell exit 3' "$IMG"
+	assert_failure 1
+	assert_line --index 0 '<command>:1:8: error: .shell: exit status 3'
+	# .timer: real, user and system time of each entry (and of what .shell ran)
+	run "$R4SH" -c '.timer on' -c '.shell sleep 0.2' "$IMG"
+	assert_line --regexp '^time: real 0\.[2-9][0-9]{2} s, user [0-9]+\.[0-9]{3} s, sys [0-9]+\.[0-9]{3} s$'
+}
+
+@test ".backup FILE: a copy of the image as committed, while a transaction stays open" {
+	run "$R4SH" -c 'begin' -c '/bank/alice <- "0"' -c ".backup $T/copy.img" -c 'commit' "$IMG"
+	assert_success
+	# the copy has what was committed before begin; the image what commit made
+	run "$R4SH" --read-only -c 'cat /bank/alice' "$T/copy.img"
+	assert_output 100
+	run "$R4SH" --read-only -c 'cat /bank/alice' "$IMG"
+	assert_output 0
+	fsck_reiser4 "$T/copy.img"
+	# sparse: no more blocks than the image
+	[ "$(stat -c %b "$T/copy.img")" -le "$(stat -c %b "$IMG")" ]
+	# the image itself is held by this shell: refused, and nothing changes
+	run "$R4SH" -c ".backup $IMG" "$IMG"
+	assert_failure 1
+	assert_line --index 0 --partial "error: .backup: cannot write '$IMG': "
+	run "$R4SH" --read-only -c 'cat /bank/alice' "$IMG"
+	assert_output 0
 }
