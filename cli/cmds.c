@@ -1423,12 +1423,6 @@ static const char *const block_params[][6] = {
 	{"..audit/(", "log", NULL, NULL, NULL, NULL},
 };
 
-static const char *const pseudo_names[] = {
-	"..uid", "..owner", "..gid", "..mode", "..type", "..size", "..nlink", "..atime",
-	"..mtime", "..ctime", "..oid", "..key", "..plugin", "..list", "..body", "..name",
-	"..unlink", "..acl", "..audit", "..invert", "..new", "..link", "..range", NULL,
-};
-
 void sh_complete(const char *line, int start, int end, const char *text, char ***out,
 		 size_t *n)
 {
@@ -1482,10 +1476,10 @@ void sh_complete(const char *line, int start, int end, const char *text, char **
 	for (size_t i = 0; i < c.n; i++)
 		free(c.v[i]);
 	free(c.v);
-	if (base[0] == '.' && base[1] == '.')
-		for (int i = 0; pseudo_names[i]; i++)
-			if (!strncmp(pseudo_names[i], base, strlen(base)))
-				add(out, n, prefix, pseudo_names[i], "");
+	/* pseudo names: the engine's table, aliases included */
+	for (size_t i = 0; base[0] == '.' && base[1] == '.' && r4_pseudo_at(i); i++)
+		if (!strncmp(r4_pseudo_at(i)->name, base, strlen(base)))
+			add(out, n, prefix, r4_pseudo_at(i)->name, "");
 	free(prefix);
 	free(dir);
 	free(a);

@@ -238,6 +238,11 @@ const struct r4_pseudo_info *r4_pseudo_lookup(const char *name, size_t len)
 	return NULL;
 }
 
+const struct r4_pseudo_info *r4_pseudo_at(size_t i)
+{
+	return i < R4_ARRAY_SIZE(pseudo) ? &pseudo[i] : NULL;
+}
+
 const char *r4_pseudo_name(enum r4_pseudo id)
 {
 	for (size_t i = 0; i < R4_ARRAY_SIZE(pseudo); i++)

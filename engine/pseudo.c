@@ -389,17 +389,32 @@ static int list_fn(void *ctx, const char *name, size_t len, uint64_t ino, uint32
 	return 0;
 }
 
-/* Section 6.1's ..list: the entries, then the pseudo names that apply. */
+/* Does pseudo file id apply to the object (docs/plan.md, "..list")? */
+static bool applies(struct r4_db *db, const char *path, const struct r4_stat *st,
+		    enum r4_pseudo id)
+{
+	switch (id) {
+	case R4_PSEUDO_BODY:
+		return !S_ISDIR(st->mode) || role_of(db, path, st, NULL) != R4_ROLE_NONE;
+	case R4_PSEUDO_RANGE:
+		return S_ISREG(st->mode) || role_of(db, path, st, NULL) == R4_ROLE_AGGREGATE;
+	case R4_PSEUDO_INVERT:
+		return is_invert(db, st);
+	case R4_PSEUDO_UNLINK:
+	case R4_PSEUDO_NEW:
+	case R4_PSEUDO_LINK:
+		return S_ISDIR(st->mode);
+	default:
+		return true;
+	}
+}
+
+/* Section 6.1's ..list: the entries, then every name of the pseudo file
+ * table that applies (aliases too: each opens by its name). */
 static int list_text(struct r4_db *db, struct r4_pseudo_ctx *c, const char *path,
 		     const struct r4_stat *st, struct r4_buf *b)
 {
-	static const enum r4_pseudo common[] = {
-		R4_PSEUDO_UID, R4_PSEUDO_GID, R4_PSEUDO_MODE, R4_PSEUDO_TYPE, R4_PSEUDO_SIZE,
-		R4_PSEUDO_NLINK, R4_PSEUDO_ATIME, R4_PSEUDO_MTIME, R4_PSEUDO_CTIME, R4_PSEUDO_OID,
-		R4_PSEUDO_KEY, R4_PSEUDO_PLUGIN, R4_PSEUDO_LIST, R4_PSEUDO_BODY, R4_PSEUDO_NAME,
-		R4_PSEUDO_ACL, R4_PSEUDO_AUDIT,
-	};
-	static const enum r4_pseudo dir_only[] = {R4_PSEUDO_UNLINK, R4_PSEUDO_NEW, R4_PSEUDO_LINK};
+	const struct r4_pseudo_info *ps;
 	int rc;
 
 	if (S_ISDIR(st->mode)) {
@@ -411,20 +426,8 @@ static int list_text(struct r4_db *db, struct r4_pseudo_ctx *c, const char *path
 		if ((rc = r4_readdir(db, path, &pos, list_fn, &l)) || (rc = l.rc))
 			return rc;
 	}
-	for (size_t i = 0; i < R4_ARRAY_SIZE(common); i++) {
-		if (common[i] == R4_PSEUDO_BODY && S_ISDIR(st->mode) &&
-		    role_of(db, path, st, NULL) == R4_ROLE_NONE)
-			continue;
-		if ((rc = r4_buf_printf(b, "%s\n", r4_pseudo_name(common[i]))))
-			return rc;
-	}
-	if ((S_ISREG(st->mode) || role_of(db, path, st, NULL) == R4_ROLE_AGGREGATE) &&
-	    (rc = r4_buf_printf(b, "%s\n", r4_pseudo_name(R4_PSEUDO_RANGE))))
-		return rc;
-	if (is_invert(db, st) && (rc = r4_buf_printf(b, "%s\n", r4_pseudo_name(R4_PSEUDO_INVERT))))
-		return rc;
-	for (size_t i = 0; S_ISDIR(st->mode) && i < R4_ARRAY_SIZE(dir_only); i++)
-		if ((rc = r4_buf_printf(b, "%s\n", r4_pseudo_name(dir_only[i]))))
+	for (size_t i = 0; (ps = r4_pseudo_at(i)); i++)
+		if (applies(db, path, st, ps->id) && (rc = r4_buf_printf(b, "%s\n", ps->name)))
 			return rc;
 	return 0;
 }

@@ -3,7 +3,8 @@
  * no object of the tree.
  *  - the pseudo files of every directory by name (cat dir/..owner, echo
  *    0700 > dir/..mode), never in readdir, read and written with the
- *    engine's r4_pseudo_read and r4_pseudo_write for the calling process;
+ *    engine's r4_pseudo_read and r4_pseudo_write for the calling process
+ *    (a value reads as a line, ending in a newline);
  *  - /..meta: every object as a directory of its pseudo files and
  *    children, so that files reach theirs (..meta/etc/hosts/..mode);
  *  - the control file /..reiser4: write an R4L command, read back its
@@ -250,7 +251,8 @@ static int pseudo_of(struct node *n, char **obj, enum r4_pseudo *id, bool *whole
 	return node_path(ps ? p : n, obj);
 }
 
-/* The text of pseudo file id of the object at obj, as c reads it. */
+/* The text of pseudo file id of the object at obj, as c reads it (as R4L
+ * and the attributes read it: the engine's value). */
 static int pseudo_read(const struct caller *c, const char *obj, enum r4_pseudo id, char **out,
 		       size_t *n)
 {
@@ -260,6 +262,31 @@ static int pseudo_read(const struct caller *c, const char *obj, enum r4_pseudo i
 	rc = r4_pseudo_read(B.db, obj, id, NULL, out, n, NULL);
 	act_checked(c, false);
 	return rc;
+}
+
+/*
+ * ... as a read(2) of the file returns it, and its st_size counts it:
+ * text ends in a newline, as /proc's and /sys's do, so that `cat d/..mode`
+ * ends its line.  ..body (an object's contents, an aggregate's or invert's
+ * text) is returned as it is; an empty text stays empty.
+ */
+static int pseudo_file_text(const struct caller *c, const char *obj, enum r4_pseudo id, char **out,
+			    size_t *n)
+{
+	int rc = pseudo_read(c, obj, id, out, n);
+	char *p;
+
+	if (rc || id == R4_PSEUDO_BODY || !*n || (*out)[*n - 1] == '\n')
+		return rc;
+	if (!(p = realloc(*out, *n + 2))) {
+		free(*out);
+		*out = NULL;
+		return -ENOMEM;
+	}
+	p[(*n)++] = '\n';
+	p[*n] = 0;
+	*out = p;
+	return 0;
 }
 
 /* Pseudo file id of the object at obj <- v[0, n), as c: a unit of its own,
@@ -283,13 +310,18 @@ static int pseudo_write(const struct caller *c, const char *obj, enum r4_pseudo 
 /* ---- attributes and the meta view's names ---- */
 
 /*
- * A meta view object is a directory; a pseudo file is a regular file
- * owned as its object, the size of its text (one that cannot be read,
- * ..unlink, still exists).
+ * A meta view object is a directory.  A pseudo file is a regular file
+ * owned as its object, with its times, the size of what a read returns,
+ * and a mode that says what the table lets it do: 0444 read, 0222 write,
+ * 0644 both, 0 neither (..new, ..link, ..range: parameter blocks, R4L's
+ * alone).  One that cannot be read (..unlink, a fifo's ..body, one the
+ * caller may not read, an invert's ..size while a part is missing) still
+ * exists, of size 0.
  */
 int sp_stat(const struct caller *c, struct node *n, struct r4_stat *st)
 {
 	char *path = NULL, *owner = NULL, *obj = NULL, *text = NULL;
+	uint32_t perm = 0666;	/* (the control file's) */
 	enum r4_pseudo id;
 	size_t len = 0;
 	bool whole;
@@ -305,13 +337,16 @@ int sp_stat(const struct caller *c, struct node *n, struct r4_stat *st)
 		}
 	} else if (!(rc = node_path(n->parent, &owner)) && !(rc = reach(c, owner, st))) {
 		if (n->kind == K_PSEUDO && !(rc = pseudo_of(n, &obj, &id, &whole))) {
-			int trc = pseudo_read(c, obj, id, &text, &len);
+			unsigned f = r4_pseudo_lookup(r4_pseudo_name(id),
+						      strlen(r4_pseudo_name(id)))->flags;
 
-			if (trc == -ENOENT || trc == -EINVAL)
-				rc = trc;
+			perm = f & R4_PSF_READ ? (f & R4_PSF_WRITE ? 0644 : 0444)
+			       : f & R4_PSF_WRITE ? 0222 : 0;
+			if (f & R4_PSF_READ && pseudo_file_text(c, obj, id, &text, &len))
+				len = 0;
 		}
 		if (!rc) {
-			st->mode = S_IFREG | (n->kind == K_CONTROL ? 0666 : 0644);
+			st->mode = S_IFREG | perm;
 			st->nlink = 1;
 			st->size = len;
 			st->blocks = 0;
@@ -319,7 +354,7 @@ int sp_stat(const struct caller *c, struct node *n, struct r4_stat *st)
 	}
 	if (!rc)
 		st->ino = n->id;
-	r4_free(text);
+	free(text);
 	free(obj);
 	free(owner);
 	free(path);
@@ -472,7 +507,7 @@ int sp_read(const struct caller *c, struct special *s, char *buf, size_t size, o
 		free(s->out);
 		s->out = NULL;
 		s->nout = 0;
-		rc = pseudo_read(c, s->obj, s->id, &s->out, &s->nout);
+		rc = pseudo_file_text(c, s->obj, s->id, &s->out, &s->nout);
 		s->have_out = !rc;
 	}
 	at = s->control ? s->rpos : (size_t)off;

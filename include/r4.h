@@ -687,6 +687,9 @@ struct r4_pseudo_info {
  * "..owner" is "..uid". */
 const struct r4_pseudo_info *r4_pseudo_lookup(const char *name, size_t len);
 const char *r4_pseudo_name(enum r4_pseudo id);	/* "..uid", or "?" */
+/* The table's entry i, aliases included, in LANGUAGE.md's order; NULL past
+ * its end: what ..list names and r4sh completes. */
+const struct r4_pseudo_info *r4_pseudo_at(size_t i);
 
 /*
  * Reading and writing pseudo files (engine/pseudo.c): what R4L's

@@ -62,7 +62,7 @@ EOF
 	run stat -c %a "$MNT/bank"
 	assert_output 700
 	run cat "$MNT/bank/..type" "$MNT/bank/..nlink"
-	assert_output directory2
+	assert_output $'directory\n2'
 	run ls -a "$MNT/bank"
 	assert_output $'.\n..\nalice\nbob'
 	run bash -c "echo 0999 > '$MNT/bank/..mode'"
@@ -207,6 +207,53 @@ OUT
 	assert_output 600
 	run ls -a "$MNT"
 	refute_line ..meta
+}
+
+@test "pseudo files through the mount: text reads as a line, ..list names the table, ls -la the meta view" {
+	mount_r4
+	mkdir "$MNT/d"
+	printf hi >"$MNT/d/f"
+	chown 1000:100 "$MNT/d"
+	touch -d @1700000000 "$MNT/d"
+	# a value ends in a newline; contents are read as they are
+	run bash -c "cat '$MNT/d/..mode'; echo x"
+	assert_output $'0755\nx'
+	run od -An -c "$MNT/..meta/d/..name"
+	assert_output '   d  \n'
+	run bash -c "cat '$MNT/..meta/d/f/..body'; echo x"
+	assert_output 'hix'
+	# st_size is what a read returns
+	for p in ..mode ..uid ..owner ..name ..key ..list ..plugin ..mtime; do
+		[ "$(stat -c %s "$MNT/d/$p")" = "$(wc -c <"$MNT/d/$p")" ]
+	done
+	[ "$(stat -c %s "$MNT/..meta/d/f/..body")" = 2 ]
+	# written with the newline or without
+	echo 0700 >"$MNT/d/..mode"
+	printf 0750 >"$MNT/d/..mode"
+	run stat -c %a "$MNT/d"
+	assert_output 750
+	# ..list: every name of the engine's table that applies, aliases too
+	run cat "$MNT/d/..list"
+	assert_output $'.\n..\nf\n..uid\n..owner\n..gid\n..mode\n..type\n..size\n..nlink\n..atime\n..mtime\n..ctime\n..oid\n..key\n..plugin\n..list\n..name\n..unlink\n..acl\n..audit\n..new\n..link'
+	run ls -f "$MNT/..meta/d/f"
+	assert_output $'.\n..\n..uid\n..owner\n..gid\n..mode\n..type\n..size\n..nlink\n..atime\n..mtime\n..ctime\n..oid\n..key\n..plugin\n..list\n..body\n..name\n..acl\n..audit\n..range'
+	# every name has real attributes: what it allows, the object's owner and times
+	run ls -la "$MNT/..meta/d"
+	assert_success
+	refute_output --partial '?'
+	run stat -c '%A %u:%g %Y %s %n' "$MNT/..meta/d/..mode" "$MNT/..meta/d/..owner" \
+		"$MNT/..meta/d/..oid" "$MNT/..meta/d/..unlink" "$MNT/..meta/d/..new" \
+		"$MNT/..meta/d/..link" "$MNT/..meta/d/f/..range"
+	assert_output - <<EOF
+-rw-r--r-- 1000:100 1700000000 5 $MNT/..meta/d/..mode
+-rw-r--r-- 1000:100 1700000000 5 $MNT/..meta/d/..owner
+-r--r--r-- 1000:100 1700000000 $(wc -c <"$MNT/d/..oid") $MNT/..meta/d/..oid
+--w--w--w- 1000:100 1700000000 0 $MNT/..meta/d/..unlink
+---------- 1000:100 1700000000 0 $MNT/..meta/d/..new
+---------- 1000:100 1700000000 0 $MNT/..meta/d/..link
+---------- 0:0 $(stat -c %Y "$MNT/d/f") 0 $MNT/..meta/d/f/..range
+EOF
+	umount_r4
 }
 
 @test "pseudo files answer as the engine's r4_pseudo_read and r4_pseudo_write do" {

@@ -1198,7 +1198,7 @@ exit 0
 --- input
 /bank/alice/..list
 --- outcome
-value /bank/alice/..list "..uid\n..gid\n..mode\n..type\n..size\n..nlink\n..atime\n..mtime\n..ctime\n..oid\n..key\n..plugin\n..list\n..body\n..name\n..acl\n..audit\n..range\n"
+value /bank/alice/..list "..uid\n..owner\n..gid\n..mode\n..type\n..size\n..nlink\n..atime\n..mtime\n..ctime\n..oid\n..key\n..plugin\n..list\n..body\n..name\n..acl\n..audit\n..range\n"
 exit 0
 /bank/ 0755 0:0
 /bank/alice 0644 0:0 "100"
@@ -1210,7 +1210,7 @@ exit 0
 --- input
 /bank/..list
 --- outcome
-value /bank/..list ".\n..\nalice\nbob\n..uid\n..gid\n..mode\n..type\n..size\n..nlink\n..atime\n..mtime\n..ctime\n..oid\n..key\n..plugin\n..list\n..name\n..acl\n..audit\n..unlink\n..new\n..link\n"
+value /bank/..list ".\n..\nalice\nbob\n..uid\n..owner\n..gid\n..mode\n..type\n..size\n..nlink\n..atime\n..mtime\n..ctime\n..oid\n..key\n..plugin\n..list\n..name\n..unlink\n..acl\n..audit\n..new\n..link\n"
 exit 0
 /bank/ 0755 0:0
 /bank/alice 0644 0:0 "100"
@@ -1250,7 +1250,7 @@ exit 0
 /bank/alice/..name <- "alicia"; /bank/..list
 --- outcome
 value /bank/alicia/..name "alicia"
-value /bank/..list ".\n..\nalicia\nbob\n..uid\n..gid\n..mode\n..type\n..size\n..nlink\n..atime\n..mtime\n..ctime\n..oid\n..key\n..plugin\n..list\n..name\n..acl\n..audit\n..unlink\n..new\n..link\n"
+value /bank/..list ".\n..\nalicia\nbob\n..uid\n..owner\n..gid\n..mode\n..type\n..size\n..nlink\n..atime\n..mtime\n..ctime\n..oid\n..key\n..plugin\n..list\n..name\n..unlink\n..acl\n..audit\n..new\n..link\n"
 exit 0
 /bank/ 0755 0:0
 /bank/alicia 0644 0:0 "100"

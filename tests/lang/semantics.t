@@ -482,7 +482,7 @@ exit 0
 value /etc/group "wheel:x:10:root,alice\nusers:x:100:\n"
 value /etc/group/wheel/4 "root,alice"
 value /etc/group "wheel:x:10\n"
-value /etc/group/..list ".\n..\nwheel\n..uid\n..gid\n..mode\n..type\n..size\n..nlink\n..atime\n..mtime\n..ctime\n..oid\n..key\n..plugin\n..list\n..body\n..name\n..acl\n..audit\n..range\n..unlink\n..new\n..link\n"
+value /etc/group/..list ".\n..\nwheel\n..uid\n..owner\n..gid\n..mode\n..type\n..size\n..nlink\n..atime\n..mtime\n..ctime\n..oid\n..key\n..plugin\n..list\n..body\n..name\n..unlink\n..acl\n..audit\n..new\n..link\n..range\n"
 exit 0
 /etc/ 0755 0:0
 /etc/group/ 0755 0:0
@@ -1175,7 +1175,7 @@ exit 0
 value /etc/passwd/..range "root"
 value /etc/passwd/..range "toor"
 value /etc/passwd/..range "/bin/ba"
-value /etc/passwd/toor/..list ".\n..\ngecos\ngid\nhome\nname\npasswd\nshell\nuid\n..uid\n..gid\n..mode\n..type\n..size\n..nlink\n..atime\n..mtime\n..ctime\n..oid\n..key\n..plugin\n..list\n..body\n..name\n..acl\n..audit\n..unlink\n..new\n..link\n"
+value /etc/passwd/toor/..list ".\n..\ngecos\ngid\nhome\nname\npasswd\nshell\nuid\n..uid\n..owner\n..gid\n..mode\n..type\n..size\n..nlink\n..atime\n..mtime\n..ctime\n..oid\n..key\n..plugin\n..list\n..body\n..name\n..unlink\n..acl\n..audit\n..new\n..link\n"
 exit 0
 /etc/ 0755 0:0
 /etc/passwd/ 0755 0:0
