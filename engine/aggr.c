@@ -64,6 +64,41 @@ static bool valid_name(const char *p, size_t n)
 	       !(p[0] == '.' && (n == 1 || p[1] == '.'));
 }
 
+/* A uid or gid: decimal, 0 to 4294967294 ((uid_t)-1 means "no id" to
+ * chown(2), so no account has it). */
+static bool valid_id(const char *p, size_t n)
+{
+	uint64_t v = 0;
+
+	if (!n || n > 10)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		if (p[i] < '0' || p[i] > '9')
+			return false;
+		v = v * 10 + (uint64_t)(p[i] - '0');
+	}
+	return v <= 4294967294u;
+}
+
+/* One rule for a field's value, in a whole text or written alone: no byte
+ * that would end the field or its line, and a passwd uid or gid a number.
+ * field is the field's file name (field_name's). */
+int r4_aggr_field_check(unsigned format, const char *field, const char *p, size_t n, char *why,
+			size_t wn)
+{
+	if (memchr(p, ':', n) || memchr(p, '\n', n) || memchr(p, 0, n)) {
+		snprintf(why, wn, "a field holds no ':', line feed or NUL");
+		return -EINVAL;
+	}
+	if (format == R4_FORMAT_PASSWD && (!strcmp(field, "uid") || !strcmp(field, "gid")) &&
+	    !valid_id(p, n)) {
+		snprintf(why, wn, "%s '%.*s' is not a number from 0 to 4294967294", field,
+			 (int)R4_MIN(n, 64), p);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 /* ---- the records on disk ---- */
 
 static int old_fn(void *ctx, const char *name, size_t len, uint64_t ino, uint32_t type)
@@ -359,6 +394,16 @@ static int parse_text(unsigned format, const uint8_t *p, size_t n, struct rec **
 			rc = -EINVAL;
 			break;
 		}
+		for (size_t i = 1; i < nf && !rc; i++) {
+			char fname[24], bad[160];
+
+			field_name(format, i, fname, sizeof(fname));
+			if ((rc = r4_aggr_field_check(format, fname, r.f[i].p, r.f[i].n, bad,
+						      sizeof(bad))))
+				set_msg(why, wn, "line %zu: %s", line, bad);
+		}
+		if (rc)
+			break;
 		for (size_t j = 0; j + 1 < nv; j++)
 			if (v[j].f[0].n == r.f[0].n && !memcmp(v[j].f[0].p, r.f[0].p, r.f[0].n)) {
 				set_msg(why, wn, "line %zu: record '%.*s' appears twice", line,
