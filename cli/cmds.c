@@ -545,6 +545,21 @@ static char *target_of(struct sh *sh, const char *from, const char *to)
 	return t;
 }
 
+/* Is path an aggregate, and from a regular file (not an invert)? */
+static bool file_onto_aggregate(struct sh *sh, const char *from, const char *path)
+{
+	char *qf = r4_path_quote(from), *q = r4_path_quote(path);
+	struct r4_run *r = NULL;
+	bool yes;
+
+	r4l(sh, &r, "if exist %s then %s/..type; if exist %s then %s/..type", q, q, qf, qf);
+	yes = !strcmp(value0(r, 0), "aggregate") && !strcmp(value0(r, 1), "regular");
+	r4_run_free(r);
+	free(q);
+	free(qf);
+	return yes;
+}
+
 CMD(mv)
 {
 	char *to = target_of(sh, argv[1], argv[2]), *fa = absolute(sh, argv[1]),
@@ -558,7 +573,15 @@ CMD(mv)
 	     *lf = sh_literal(fn, strlen(fn)), *lt = sh_literal(tn, strlen(tn));
 	struct r4_stat st;
 
-	if (!strcmp(fd, td)) {
+	if (file_onto_aggregate(sh, fa, ta)) {
+		/* as rename(2) over an aggregate does (docs/semantics.md): the
+		 * file becomes its text, checked as a whole-text write, and its
+		 * name goes, in one unit */
+		char *qt = r4_path_quote(ta);
+
+		rc = r4l(sh, NULL, "%s <- %s; %s/..unlink <- %s", qt, qf, qfd, lf);
+		free(qt);
+	} else if (!strcmp(fd, td)) {
 		rc = r4l(sh, NULL, "%s/..name <- %s", qf, lt);
 	} else if (!sh_stat(sh, fa, &st) && S_ISDIR(st.mode)) {
 		/* R4L renames within a directory and links files: a directory

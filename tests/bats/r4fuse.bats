@@ -331,6 +331,27 @@ OUT
 	fsck_reiser4 "$IMG"
 }
 
+@test "sed -i on an aggregate: the file renamed over it becomes its text, the records keep their rules" {
+	"$R4SH" -c 'mkdir /etc' -c '/etc/..new/(name <- "passwd", type <- aggregate) <- "root:x:0:0:root:/root:/bin/sh\nalice:x:1001:1001:Alice:/home/alice:/bin/bash\n"' \
+		-c '/etc/passwd/alice/shell/..acl/(uid <- #1001, access <- write)' "$IMG" >/dev/null
+	mount_r4
+	sed -i 's|/bin/bash|/bin/zsh|' "$MNT/etc/passwd"
+	run cat "$MNT/etc/passwd"
+	assert_output $'root:x:0:0:root:/root:/bin/sh\nalice:x:1001:1001:Alice:/home/alice:/bin/zsh'
+	run ls -a "$MNT/etc"
+	assert_output $'.\n..\npasswd'
+	# an invalid text: the rename fails, nothing changes, the file stays
+	printf 'root:x:0:0:root:/root:/bin/sh\nalice:x:abc:1001:Alice:/home/alice:/bin/zsh\n' >"$MNT/etc/new"
+	run mv "$MNT/etc/new" "$MNT/etc/passwd"
+	assert_failure	# (EINVAL: mv says "to a subdirectory of itself")
+	run cat "$MNT/etc/new"
+	assert_success
+	umount_r4
+	run "$R4SH" -c '/etc/passwd/alice/shell' -c '/etc/passwd/alice/shell/..acl' -c '/etc/passwd/alice/uid' "$IMG"
+	assert_output $'/bin/zsh\nuid 1001 write\n1001'
+	fsck_reiser4 "$IMG"
+}
+
 @test "an invert through the mount: its text live, its definition in the meta view, plain writes refused" {
 	"$R4SH" -c 'mkdir /srv' -c '/srv/head <- "Welcome\n"; /srv/local <- "news\n"' \
 		-c '/srv/..new/(name <- "motd", type <- invert)/..invert <- "/srv/head + \"-- \" + /srv/local"' \
