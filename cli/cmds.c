@@ -349,7 +349,7 @@ CMD(cat)
 			const struct r4_run_value *v = &r->values[0];
 
 			if (v->err) {
-				fprintf(stderr, "r4sh: cat: %s: %s\n", argv[i], r4_strerror(v->err));
+				fprintf(stderr, "r4sh: cat: %s: %s\n", argv[i], sh_unread(v));
 				rc = v->err;
 			} else {
 				fwrite(v->bytes, 1, v->size, stdout);

@@ -58,6 +58,9 @@ int sh_verb(struct sh *sh, const struct sh_cmd *c, const char *line, size_t len)
 /* p[0, n) as a JSON string, quotes included (bytes past ASCII as \u00XX:
  * read as Latin-1). */
 void sh_json_string(FILE *f, const char *p, size_t n);
+/* Why value v was not read, after its path: its words when they name
+ * something else (an invert's part), else the errno's. */
+const char *sh_unread(const struct r4_run_value *v);
 /* The letter ls -l gives a file of mode's type ('?': no type it knows). */
 char sh_type_char(uint32_t mode);
 /* One node of r4_dump_tree as .tree and `r4 dump` print it; ctx points

@@ -60,6 +60,18 @@ static void json_range(FILE *f, const r4_diags *d, uint32_t off, uint32_t len)
 	fprintf(f, "\"%u:%u-%u:%u\"", l1, c1, l2, c2);
 }
 
+const char *sh_unread(const struct r4_run_value *v)
+{
+	static const char own[] = "cannot read '";
+	size_t n = v->path ? strlen(v->path) : 0;
+
+	if (v->why && !(v->path && !strncmp(v->why, own, sizeof(own) - 1) &&
+			!strncmp(v->why + sizeof(own) - 1, v->path, n) &&
+			!strncmp(v->why + sizeof(own) - 1 + n, "':", 2)))
+		return v->why;
+	return r4_strerror(v->err);
+}
+
 /* A statement's value: its bytes (an object: its contents) on stdout. */
 static void print_value(struct sh *sh, const struct r4_run *r, const struct r4_run_value *v)
 {
@@ -70,9 +82,13 @@ static void print_value(struct sh *sh, const struct r4_run *r, const struct r4_r
 			printf(", \"path\": ");
 			sh_json_string(stdout, v->path, strlen(v->path));
 		}
-		if (v->err)
+		if (v->err) {
 			printf(", \"unread\": \"%s\"", r4_strerror(v->err));
-		else {
+			if (v->why) {
+				printf(", \"why\": ");
+				sh_json_string(stdout, v->why, strlen(v->why));
+			}
+		} else {
 			printf(", \"value\": ");
 			sh_json_string(stdout, v->bytes, v->size);
 		}
@@ -84,7 +100,7 @@ static void print_value(struct sh *sh, const struct r4_run *r, const struct r4_r
 	if (v->err) {
 		/* a directory's value is the directory: nothing to show */
 		if (v->err != -EISDIR)
-			fprintf(stderr, "r4sh: %s: %s\n", v->path, r4_strerror(v->err));
+			fprintf(stderr, "r4sh: %s: %s\n", v->path, sh_unread(v));
 		return;
 	}
 	fwrite(v->bytes, 1, v->size, stdout);

@@ -155,6 +155,18 @@ EOF
 	assert_output $'bad\nbank\netc\nroot:x:0:0:root:/root:/bin/zsh\nbob:x:1002:1002:Bob:/home/bob:/bin/sh'
 }
 
+@test "an invert with a part gone: reading it names the part and why" {
+	"$R4SH" -c '/bank/..new/(name <- "motd", type <- invert)/..invert <- "/bank/alice + \" \" + /bank/bob"' \
+		-c 'rm /bank/bob' "$IMG" >/dev/null
+	run "$R4SH" -c 'cat /bank/motd' "$IMG"
+	assert_failure
+	assert_output "r4sh: cat: /bank/motd: cannot read '/bank/bob': No such file or directory"
+	run "$R4SH" -c '/bank/motd' "$IMG"
+	assert_output "r4sh: /bank/motd: cannot read '/bank/bob': No such file or directory"
+	run "$R4SH" --json -c '/bank/motd' "$IMG"
+	assert_output --partial '"why": "cannot read '"'/bank/bob'"': No such file or directory"'
+}
+
 @test "verbs: ls, ls -l, ls -a, cd and pwd, write, cp, mv, ln, rm, tree" {
 	run "$R4SH" -c 'ls /bank' -c 'cd /bank' -c pwd -c 'ls' "$IMG"
 	assert_output $'alice\nbob\n/bank\nalice\nbob'
