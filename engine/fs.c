@@ -1076,6 +1076,21 @@ static uint32_t actor_uid(const struct r4_db *db)
 	return who ? who->uid : 0;
 }
 
+/* A log that is gone refuses every change of what it audits (ENOENT, all
+ * a handle call can say): the host's log says which log and how to go on.
+ * The setting is the object's at entry name of dir (len 0: dir's). */
+static void log_gone(struct r4_db *db, const char *lp, const r4_key *dir, const char *name,
+		     size_t len)
+{
+	char *p = NULL;
+
+	if (!r4_audit_path(db, dir, name, len, &p))
+		r4_log(&db->lg, R4_LOG_WARN, "cannot audit '%s': the audit log '%s' is missing "
+		       "(make it again, or turn auditing off: %s%s..audit <- \"\")", p, lp,
+		       strcmp(p, "/") ? p : "", "/");
+	r4_free(p);
+}
+
 /* The record of op on object oid, at entry name of directory dir. */
 static int audit_entry(struct r4_db *db, struct r4_audit *a, uint64_t oid, const r4_key *dir,
 		       const char *name, size_t len, const char *op, uint64_t n)
@@ -1085,6 +1100,8 @@ static int audit_entry(struct r4_db *db, struct r4_audit *a, uint64_t oid, const
 	bool on;
 	int rc = r4_audit_of(db, oid, &log, &lp, &on);
 
+	if ((rc == -ENOENT || rc == -ENOTDIR) && lp)
+		log_gone(db, lp, dir, name, oid == r4_key_objectid(dir) ? 0 : len);
 	if (!rc && on && !(rc = r4_audit_path(db, dir, name, len, &path)))
 		rc = r4_audit_add(db, a, actor_uid(db), oid, &log, op, path, n);
 	r4_free(path);
@@ -1152,6 +1169,14 @@ static int audit_obj(r4_file *f, struct r4_audit *a, const struct r4_inode *ino,
 	bool on;
 	int rc = r4_audit_of(db, r4_key_objectid(&ino->sdkey), &log, &lp, &on);
 
+	if ((rc == -ENOENT || rc == -ENOTDIR) && lp) {
+		if (S_ISDIR(ino->sd.sd_mode))
+			log_gone(db, lp, &ino->sdkey, NULL, 0);
+		else if (h && h->way_name)
+			log_gone(db, lp, &h->way_dir, h->way_name, h->way_len);
+		else if (f->has_up)
+			log_gone(db, lp, &f->up, f->upname, f->uplen);
+	}
 	if (rc || !on)
 		goto out;
 	if (h && h->way_name)

@@ -1486,6 +1486,31 @@ exit 1
 /etc/passwd/root/shell 0644 0:0 "/bin/sh"
 /etc/passwd/root/uid 0644 0:0 "0"
 
+=== audit: a missing log refuses the change, names the log and how to turn auditing off
+--- setup
+/..new/(name <- "bank", type <- directory); /bank/alice <- "100"; /bank/log <- ""; /bank/alice/..audit/(log <- /bank/log); /bank/..unlink <- "log"
+--- input
+/bank/alice <- "5"
+--- outcome
+<command>:1:1: error: cannot audit '/bank/alice': the audit log '/bank/log' is missing (make it again, or turn auditing off: /bank/alice/..audit <- ""): No such file or directory
+/bank/alice <- "5"
+^~~~~~~~~~~~~~~~~~
+exit 1
+/bank/ 0755 0:0
+/bank/alice 0644 0:0 "100"
+
+=== audit: a directory's missing log names the directory's setting
+--- setup
+/..new/(name <- "bank", type <- directory); /log <- ""; /bank/..audit/(log <- /log); /..unlink <- "log"
+--- input
+/bank/carol <- "5"
+--- outcome
+<command>:1:1: error: cannot audit '/bank/carol': the audit log '/log' is missing (make it again, or turn auditing off: /bank/..audit <- ""): No such file or directory
+/bank/carol <- "5"
+^~~~~~~~~~~~~~~~~~
+exit 1
+/bank/ 0755 0:0
+
 === pseudo files of long names and paths print whole
 --- setup
 /..new/(name <- "dnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnn", type <- directory); /dnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnn/fnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnn <- "x"; /dnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnn/log <- ""; /..new/(name <- "inv", type <- invert)
