@@ -470,7 +470,7 @@ CMD(cat)
 
 			if (v->err) {
 				sh_verb_error(sh, i, v->err, "cannot read '%s': %s", argv[i],
-					      r4_strerror(v->err));
+					      sh_unread(v));
 				rc = v->err;
 			} else if (sh->out != SH_HUMAN) {
 				json_t *o = json_object();
@@ -688,6 +688,21 @@ static char *target_of(struct sh *sh, const char *from, const char *to)
 	return t;
 }
 
+/* Is path an aggregate, and from a regular file (not an invert)? */
+static bool file_onto_aggregate(struct sh *sh, const char *from, const char *path)
+{
+	char *qf = r4_path_quote(from), *q = r4_path_quote(path);
+	struct r4_run *r = NULL;
+	bool yes;
+
+	r4l(sh, &r, "if exist %s then %s/..type; if exist %s then %s/..type", q, q, qf, qf);
+	yes = !strcmp(value0(r, 0), "aggregate") && !strcmp(value0(r, 1), "regular");
+	r4_run_free(r);
+	free(q);
+	free(qf);
+	return yes;
+}
+
 CMD(mv)
 {
 	char *to = target_of(sh, argv[1], argv[2]), *fa = absolute(sh, argv[1]),
@@ -700,13 +715,23 @@ CMD(mv)
 	char *qf = r4_path_quote(fa), *qfd = r4_path_quote(fd), *qtd = r4_path_quote(td),
 	     *lf = sh_literal(fn, strlen(fn)), *lt = sh_literal(tn, strlen(tn));
 	struct r4_stat st;
-
 	char *cmd = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&cmd, &len);
 
 	sh->line.arg = 1;
-	if (!strcmp(fd, td)) {
+	if (file_onto_aggregate(sh, fa, ta)) {
+		/* as rename(2) over an aggregate does (docs/semantics.md): the
+		 * file becomes its text, checked as a whole-text write, and its
+		 * name goes, in one unit */
+		char *qt = r4_path_quote(ta);
+
+		blame(sh, f, 2);
+		fprintf(f, "%s <- ", qt);
+		blame(sh, f, 1);
+		fprintf(f, "%s; %s/..unlink <- %s", qf, qfd, lf);
+		free(qt);
+	} else if (!strcmp(fd, td)) {
 		fprintf(f, "%s/..name <- ", qf);
 		blame(sh, f, 2);
 		fprintf(f, "%s", lt);

@@ -1306,7 +1306,7 @@ static int cmd_run(int argc, char **argv)
 				printf("%s\n", v->path);	/* a directory */
 			else if (v->err && v->path)
 				fprintf(stderr, "%s: cannot read '%s': %s\n", sh_prog, v->path,
-					r4_strerror(v->err));
+					sh_unread(v));
 			else if (v->size)
 				fwrite(v->bytes, 1, v->size, stdout);
 			if (!v->err && v->size && v->bytes[v->size - 1] != '\n')

@@ -116,6 +116,9 @@ void sh_records_end(struct sh *sh);
 void sh_entry_done(struct sh *sh);
 /* stdout to path (NULL: back to the real one): 0, or -errno (said). */
 int sh_output(struct sh *sh, const char *path);
+/* Why value v was not read, after its path: its words when they name
+ * something else (an invert's part), else the errno's. */
+const char *sh_unread(const struct r4_run_value *v);
 /* The letter ls -l gives a file of mode's type ('?': no type it knows). */
 char sh_type_char(uint32_t mode);
 /* One node of r4_dump_tree as .tree and `r4 dump` print it; ctx points

@@ -321,6 +321,18 @@ static json_t *json_range(const r4_diags *d, uint32_t off, uint32_t len)
 	return json_string(s);
 }
 
+const char *sh_unread(const struct r4_run_value *v)
+{
+	static const char own[] = "cannot read '";
+	size_t n = v->path ? strlen(v->path) : 0;
+
+	if (v->why && !(v->path && !strncmp(v->why, own, sizeof(own) - 1) &&
+			!strncmp(v->why + sizeof(own) - 1, v->path, n) &&
+			!strncmp(v->why + sizeof(own) - 1 + n, "':", 2)))
+		return v->why;
+	return r4_strerror(v->err);
+}
+
 /* A statement's value: its bytes (an object: its contents) on stdout. */
 static void print_value(struct sh *sh, const struct r4_run *r, const struct r4_run_value *v)
 {
@@ -332,7 +344,7 @@ static void print_value(struct sh *sh, const struct r4_run *r, const struct r4_r
 		if (v->path)
 			sh_json_bytes(o, "path", v->path, strlen(v->path));
 		if (v->err)
-			sh_json_error(o, r4_strerror(v->err), v->err);
+			sh_json_error(o, sh_unread(v), v->err);
 		else
 			sh_json_bytes(o, "value", v->bytes, v->size);
 		sh_json_line(o);
@@ -343,7 +355,7 @@ static void print_value(struct sh *sh, const struct r4_run *r, const struct r4_r
 	if (v->err) {
 		/* a directory's value is the directory: nothing to show */
 		if (v->err != -EISDIR)
-			fprintf(stderr, "r4sh: %s: %s\n", v->path, r4_strerror(v->err));
+			fprintf(stderr, "r4sh: %s: %s\n", v->path, sh_unread(v));
 		return;
 	}
 	fwrite(v->bytes, 1, v->size, stdout);

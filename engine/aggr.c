@@ -64,6 +64,41 @@ static bool valid_name(const char *p, size_t n)
 	       !(p[0] == '.' && (n == 1 || p[1] == '.'));
 }
 
+/* A uid or gid: decimal, 0 to 4294967294 ((uid_t)-1 means "no id" to
+ * chown(2), so no account has it). */
+static bool valid_id(const char *p, size_t n)
+{
+	uint64_t v = 0;
+
+	if (!n || n > 10)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		if (p[i] < '0' || p[i] > '9')
+			return false;
+		v = v * 10 + (uint64_t)(p[i] - '0');
+	}
+	return v <= 4294967294u;
+}
+
+/* One rule for a field's value, in a whole text or written alone: no byte
+ * that would end the field or its line, and a passwd uid or gid a number.
+ * field is the field's file name (field_name's). */
+int r4_aggr_field_check(unsigned format, const char *field, const char *p, size_t n, char *why,
+			size_t wn)
+{
+	if (memchr(p, ':', n) || memchr(p, '\n', n) || memchr(p, 0, n)) {
+		snprintf(why, wn, "a field holds no ':', line feed or NUL");
+		return -EINVAL;
+	}
+	if (format == R4_FORMAT_PASSWD && (!strcmp(field, "uid") || !strcmp(field, "gid")) &&
+	    !valid_id(p, n)) {
+		snprintf(why, wn, "%s '%.*s' is not a number from 0 to 4294967294", field,
+			 (int)R4_MIN(n, 64), p);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 /* ---- the records on disk ---- */
 
 static int old_fn(void *ctx, const char *name, size_t len, uint64_t ino, uint32_t type)
@@ -359,6 +394,16 @@ static int parse_text(unsigned format, const uint8_t *p, size_t n, struct rec **
 			rc = -EINVAL;
 			break;
 		}
+		for (size_t i = 1; i < nf && !rc; i++) {
+			char fname[24], bad[160];
+
+			field_name(format, i, fname, sizeof(fname));
+			if ((rc = r4_aggr_field_check(format, fname, r.f[i].p, r.f[i].n, bad,
+						      sizeof(bad))))
+				set_msg(why, wn, "line %zu: %s", line, bad);
+		}
+		if (rc)
+			break;
 		for (size_t j = 0; j + 1 < nv; j++)
 			if (v[j].f[0].n == r.f[0].n && !memcmp(v[j].f[0].p, r.f[0].p, r.f[0].n)) {
 				set_msg(why, wn, "line %zu: record '%.*s' appears twice", line,
@@ -424,10 +469,11 @@ int r4_aggr_rmtree(struct r4_db *db, const char *path)
 	return rc;
 }
 
-/* Make one record's fields match r (a new record when `fresh`). */
+/* Make one record's fields match r (a new record when `fresh`); dry:
+ * only check that who may (a new record needs nothing more). */
 static int apply_record(struct r4_db *db, const struct r4_ident *who, unsigned format,
 			const char *agg, const struct r4_stat *ast, const struct rec *r, bool fresh,
-			char *why, size_t wn)
+			bool dry, char *why, size_t wn)
 {
 	char *rec = r4_path_join(agg, r->f[0].p, r->f[0].n);
 	struct r4_stat rst;
@@ -436,6 +482,8 @@ static int apply_record(struct r4_db *db, const struct r4_ident *who, unsigned f
 
 	if (!rec)
 		return -ENOMEM;
+	if (fresh && dry)
+		goto out;
 	if (fresh) {
 		if ((rc = r4_mkdir(db, rec, 0755, ast->uid, ast->gid)))
 			goto out;
@@ -460,6 +508,8 @@ static int apply_record(struct r4_db *db, const struct r4_ident *who, unsigned f
 			if (!fresh && who && !r4_allows(db, who, &rst, 3)) {
 				set_msg(why, wn, "cannot add field '%s' to '%s'", fname, rec);
 				rc = -EACCES;
+			} else if (dry) {
+				rc = 0;
 			} else if (!(rc = r4_create(db, fp, 0644, ast->uid, ast->gid))) {
 				rc = put_file(db, fp, r->f[i].p, r->f[i].n, 0);
 			}
@@ -472,7 +522,7 @@ static int apply_record(struct r4_db *db, const struct r4_ident *who, unsigned f
 				if (who && !r4_allows(db, who, &fst, 2)) {
 					set_msg(why, wn, "cannot write '%s'", fp);
 					rc = -EACCES;
-				} else {
+				} else if (!dry) {
 					rc = put_file(db, fp, r->f[i].p, r->f[i].n, fst.size);
 				}
 			}
@@ -494,7 +544,7 @@ static int apply_record(struct r4_db *db, const struct r4_ident *who, unsigned f
 		if (who && !r4_allows(db, who, &rst, 3)) {
 			set_msg(why, wn, "cannot remove field '%s' of '%s'", fname, rec);
 			rc = -EACCES;
-		} else {
+		} else if (!dry) {
 			rc = r4_unlink(db, fp);
 		}
 		r4_free(fp);
@@ -524,8 +574,9 @@ int r4_aggr_check(r4_db *db, const char *path, const void *text, size_t n)
 	return rc;
 }
 
-int r4_aggr_write(struct r4_db *db, const struct r4_ident *who, const char *path,
-		  const uint8_t *p, size_t n, bool append, char *why, size_t wn)
+/* r4_aggr_write's work; dry: every check, no change. */
+static int aggr_apply(struct r4_db *db, const struct r4_ident *who, const char *path,
+		      const uint8_t *p, size_t n, bool append, bool dry, char *why, size_t wn)
 {
 	struct r4_stat ast;
 	struct r4_meta m;
@@ -580,7 +631,7 @@ int r4_aggr_write(struct r4_db *db, const struct r4_ident *who, const char *path
 		if (!entries_ok) {
 			set_msg(why, wn, "cannot remove record '%s'", rp);
 			rc = -EACCES;
-		} else {
+		} else if (!dry) {
 			rc = r4_aggr_rmtree(db, rp);
 		}
 		r4_free(rp);
@@ -602,8 +653,12 @@ int r4_aggr_write(struct r4_db *db, const struct r4_ident *who, const char *path
 			rc = -EACCES;
 			break;
 		}
-		if ((rc = apply_record(db, who, m.format, path, &ast, &v[i], fresh, why, wn)))
+		if ((rc = apply_record(db, who, m.format, path, &ast, &v[i], fresh, dry, why, wn)))
 			break;
+		if (dry && fresh) {
+			order[norder++] = 0;	/* (a new record: a new order, checked above) */
+			continue;
+		}
 		if (!(rp = r4_path_join(path, v[i].f[0].p, v[i].f[0].n))) {
 			rc = -ENOMEM;
 			break;
@@ -621,6 +676,8 @@ int r4_aggr_write(struct r4_db *db, const struct r4_ident *who, const char *path
 			rc = -EACCES;
 			goto out;
 		}
+		if (dry)
+			goto out;
 		r4_free(m.order);
 		m.order = order;
 		m.norder = norder;
@@ -633,6 +690,17 @@ out:
 	recs_free(v, nv);
 	r4_meta_fini(&m);
 	return rc;
+}
+
+/* Checked whole before the first change, so that a refusal (EACCES half-way
+ * through the records) changes nothing even where the caller's
+ * transaction goes on (a host's group of calls, r4_file_rename). */
+int r4_aggr_write(struct r4_db *db, const struct r4_ident *who, const char *path,
+		  const uint8_t *p, size_t n, bool append, char *why, size_t wn)
+{
+	int rc = who ? aggr_apply(db, who, path, p, n, append, true, why, wn) : 0;
+
+	return rc ? rc : aggr_apply(db, who, path, p, n, append, false, why, wn);
 }
 
 /* The record's directory was renamed to name: its name field follows. */

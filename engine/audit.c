@@ -239,6 +239,27 @@ int r4_audit_path(struct r4_db *db, const r4_key *dir, const char *name, size_t 
 
 /* ---- R4L's records ---- */
 
+/* A log that is gone refuses every change of what it audits: say which
+ * log, and how to go on.  The setting is object of's: the one at path or
+ * its directory (a create, unlink or rename records for the directory). */
+static int log_missing(struct r4_db *db, struct r4_why *why, int rc, const char *path,
+		       uint64_t of, const char *lp)
+{
+	const char *slash = strrchr(path, '/');
+	int n = (int)strlen(path);
+	struct r4_stat st;
+	char *dir;
+
+	if ((r4_stat(db, path, &st) || st.ino != of) && slash &&
+	    (dir = r4_memdup(path, slash > path ? (size_t)(slash - path) : 1))) {
+		if (!r4_stat(db, dir, &st) && st.ino == of)
+			n = slash > path ? (int)(slash - path) : 0;
+		r4_free(dir);
+	}
+	return r4_why_set(why, rc, "cannot audit '%s': the audit log '%s' is missing (make it "
+			  "again, or turn auditing off: %.*s/..audit <- \"\")", path, lp, n, path);
+}
+
 int r4_audit_change(struct r4_db *db, uint32_t uid, uint64_t ino, uint64_t dir, const char *op,
 		    const char *path, uint64_t len, struct r4_why *why)
 {
@@ -254,7 +275,10 @@ int r4_audit_change(struct r4_db *db, uint32_t uid, uint64_t ino, uint64_t dir, 
 
 		if (!of || (i && dir == ino))
 			continue;
-		if ((rc = r4_audit_of(db, of, &log, &lp, &on)))
+		if ((rc = r4_audit_of(db, of, &log, &lp, &on)) && lp &&
+		    (rc == -ENOENT || rc == -ENOTDIR))
+			rc = log_missing(db, why, rc, path, of, lp);
+		else if (rc)
 			rc = lp ? r4_why_set(why, rc, "cannot audit '%s' into '%s'", path, lp)
 				: r4_why_set(why, rc, "cannot read the audit setting of '%s'", path);
 		else if (on)

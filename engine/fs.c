@@ -1076,6 +1076,21 @@ static uint32_t actor_uid(const struct r4_db *db)
 	return who ? who->uid : 0;
 }
 
+/* A log that is gone refuses every change of what it audits (ENOENT, all
+ * a handle call can say): the host's log says which log and how to go on.
+ * The setting is the object's at entry name of dir (len 0: dir's). */
+static void log_gone(struct r4_db *db, const char *lp, const r4_key *dir, const char *name,
+		     size_t len)
+{
+	char *p = NULL;
+
+	if (!r4_audit_path(db, dir, name, len, &p))
+		r4_log(&db->lg, R4_LOG_WARN, "cannot audit '%s': the audit log '%s' is missing "
+		       "(make it again, or turn auditing off: %s%s..audit <- \"\")", p, lp,
+		       strcmp(p, "/") ? p : "", "/");
+	r4_free(p);
+}
+
 /* The record of op on object oid, at entry name of directory dir. */
 static int audit_entry(struct r4_db *db, struct r4_audit *a, uint64_t oid, const r4_key *dir,
 		       const char *name, size_t len, const char *op, uint64_t n)
@@ -1085,6 +1100,8 @@ static int audit_entry(struct r4_db *db, struct r4_audit *a, uint64_t oid, const
 	bool on;
 	int rc = r4_audit_of(db, oid, &log, &lp, &on);
 
+	if ((rc == -ENOENT || rc == -ENOTDIR) && lp)
+		log_gone(db, lp, dir, name, oid == r4_key_objectid(dir) ? 0 : len);
 	if (!rc && on && !(rc = r4_audit_path(db, dir, name, len, &path)))
 		rc = r4_audit_add(db, a, actor_uid(db), oid, &log, op, path, n);
 	r4_free(path);
@@ -1152,6 +1169,14 @@ static int audit_obj(r4_file *f, struct r4_audit *a, const struct r4_inode *ino,
 	bool on;
 	int rc = r4_audit_of(db, r4_key_objectid(&ino->sdkey), &log, &lp, &on);
 
+	if ((rc == -ENOENT || rc == -ENOTDIR) && lp) {
+		if (S_ISDIR(ino->sd.sd_mode))
+			log_gone(db, lp, &ino->sdkey, NULL, 0);
+		else if (h && h->way_name)
+			log_gone(db, lp, &h->way_dir, h->way_name, h->way_len);
+		else if (f->has_up)
+			log_gone(db, lp, &f->up, f->upname, f->uplen);
+	}
 	if (rc || !on)
 		goto out;
 	if (h && h->way_name)
@@ -2322,6 +2347,85 @@ static int rename_audit(struct r4_db *db, struct rename_ctx *r, unsigned flags)
 	return rc ? rc : r4_audit_grab(db, r->au);
 }
 
+/* Is r a regular file renamed over an aggregate (rename_into)? */
+static bool into_aggregate(struct r4_db *db, const struct rename_ctx *r, unsigned flags)
+{
+	return r->have_dst && !(flags & R4_RENAME_EXCHANGE) && S_ISREG(r->src.sd.sd_mode) &&
+	       S_ISDIR(r->dst.sd.sd_mode) &&
+	       r4_meta_kind(db, r4_key_objectid(&r->dst.sdkey), NULL) == R4_META_AGGREGATE;
+}
+
+/*
+ * A regular file renamed over an aggregate: the aggregate takes the
+ * file's text, parsed and checked as a whole-text write is (an invalid
+ * line is EINVAL, a field the caller may not write EACCES: nothing
+ * changed), and the file's name goes; the aggregate keeps its object, its
+ * records and their fields' owners and rules.  This is what `sed -i`
+ * (which renames its temporary file over the original) and mv need to
+ * edit /etc/passwd; replacing the directory by a plain file would lose
+ * the records.  One operation: all of it or nothing.  Recorded as a
+ * write of the aggregate and an unlink of the file.
+ */
+static int rename_into(struct r4_db *db, struct rename_ctx *r, unsigned flags)
+{
+	const struct r4_ident *who = r->au ? r4_perm_checked(db) : NULL;
+	uint64_t n = r->src.sd.sd_size;
+	char *agg = NULL, *src = NULL, why[200] = "";
+	uint8_t *text = NULL;
+	size_t got = 0;
+	int rc;
+
+	if (flags & R4_RENAME_WHITEOUT)
+		return -EINVAL;
+	if (n > 1u << 24)
+		return -EFBIG;
+	if ((rc = may_entry(db, &r->fdir, &r->src)) ||
+	    (rc = r4_perm_flags_remove(r4_perm_flags_of(&r->fdir.sd),
+				       r4_perm_flags_of(&r->src.sd))) ||
+	    (rc = r4_audit_path(db, &r->tdir.sdkey, r->tname, r->tlen, &agg)) ||
+	    (rc = r4_audit_path(db, &r->fdir.sdkey, r->fname, r->flen, &src)))
+		goto out;
+	if (!(text = r4_malloc((size_t)n + 1))) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	if ((rc = r4_read(db, src, 0, text, (size_t)n, &got)))
+		goto out;
+	/* the plain calls below are nested in this operation, which grabs
+	 * for them: at most, every record of the text made (a directory and
+	 * its seven fields, their entries, stat data and bodies) and every
+	 * record on disk removed, the order rewritten, the name removed */
+	size_t lines = 1;
+
+	for (size_t i = 0; i < got; i++)
+		lines += text[i] == '\n';
+	if ((rc = r4_txn_grab(db, ((uint64_t)lines + r->dst.sd.sd_nlink + 4) * 32 * E(db),
+			      false)))
+		goto out;
+	if (r->au &&
+	    ((rc = audit_entry(db, r->au, r4_key_objectid(&r->dst.sdkey), &r->tdir.sdkey,
+			       r->tname, r->tlen, "write", got)) ||
+	     (rc = audit_entry(db, r->au, r4_key_objectid(&r->src.sdkey), &r->fdir.sdkey,
+			       r->fname, r->flen, "unlink", r->flen)) ||
+	     (rc = audit_entry(db, r->au, r4_key_objectid(&r->fdir.sdkey), &r->fdir.sdkey,
+			       r->fname, r->flen, "unlink", r->flen)) ||
+	     (rc = r4_audit_grab(db, r->au))))
+		goto out;
+	if ((rc = r4_aggr_write(db, who, agg, text, got, false, why, sizeof(why)))) {
+		/* the handle call has no words: the host's log gets them */
+		if (why[0])
+			r4_log(&db->lg, R4_LOG_WARN, "cannot rename '%s' over '%s': %s", src, agg,
+			       why);
+		goto out;
+	}
+	rc = r4_unlink(db, src);
+out:
+	r4_free(text);
+	r4_free(agg);
+	r4_free(src);
+	return rc;
+}
+
 /* rename(2) with r's directories loaded and its names set. */
 static int rename_at(struct r4_db *db, struct rename_ctx *r, unsigned flags)
 {
@@ -2346,6 +2450,8 @@ static int rename_at(struct r4_db *db, struct rename_ctx *r, unsigned flags)
 			return -EEXIST;	/* (before the same-file case, as Linux) */
 		if (!r4_key_cmp(&r->src.sdkey, &r->dst.sdkey))
 			return 1;	/* same object: rename(2) does nothing */
+		if (into_aggregate(db, r, flags))
+			return rename_into(db, r, flags);
 	}
 	if ((rc = rename_checks(db, r, flags)) || (r->au && (rc = rename_audit(db, r, flags))) ||
 	    ((flags & R4_RENAME_WHITEOUT) && (rc = whiteout_plan(db, r, &wcost))))

@@ -217,6 +217,8 @@ int r4_aggr_make(struct r4_db *db, uint64_t ino, unsigned format);
 /* After a record was renamed (rec: its new path), its name field follows. */
 int r4_aggr_renamed(struct r4_db *db, const char *rec, unsigned format);
 bool r4_aggr_is_name_field(unsigned format, const char *path);
+int r4_aggr_field_check(unsigned format, const char *field, const char *p, size_t n, char *why,
+			size_t wn);
 int r4_aggr_rmtree(struct r4_db *db, const char *path);
 uint64_t r4_aggr_ino(struct r4_db *db, const char *path);
 

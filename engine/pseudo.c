@@ -666,6 +666,7 @@ int r4_pseudo_make(struct r4_db *db, struct r4_pseudo_ctx *c, const char *path,
 	uint32_t ifmt = type == R4_NEW_DIRECTORY || type == R4_NEW_AGGREGATE ? S_IFDIR
 			: type == R4_NEW_SYMLINK ? S_IFLNK : S_IFREG;
 	uint32_t mode = ifmt | (perm & 07777), uid = 0, gid = 0;
+	unsigned afmt = 0;
 	char *dir = dir_of(path);
 	struct r4_stat ds, made;
 	int rc;
@@ -680,6 +681,14 @@ int r4_pseudo_make(struct r4_db *db, struct r4_pseudo_ctx *c, const char *path,
 		d = &ds;
 	if ((rc = may_change(db, c, d, NULL, dir, path)))
 		goto out;
+	/* an empty directory here would be a record of empty fields (a
+	 * passwd one with no uid): records come from their text */
+	if (ifmt == S_IFDIR && role_of(db, dir, d, &afmt) == R4_ROLE_AGGREGATE) {
+		rc = SAY(c, -EOPNOTSUPP, "cannot create '%s': a record is made by writing its line "
+			 "to its aggregate (%s <<- \"%s%s\\n\")", path, dir, base_name(path),
+			 afmt == R4_FORMAT_PASSWD ? ":x:UID:GID:GECOS:HOME:SHELL" : ":FIELD...");
+		goto out;
+	}
 	r4_perm_new(c->actor, d, r4_fs_default_acl(db, d), &mode, &uid, &gid);
 	if (ifmt == S_IFLNK && (!tlen || memchr(tgt, 0, tlen)))
 		rc = -EINVAL;
@@ -810,14 +819,26 @@ static int field_put(struct r4_db *db, struct r4_pseudo_ctx *c, const char *path
 		     const struct r4_stat *st, unsigned format, const uint8_t *p, size_t *n,
 		     bool append)
 {
-	char *rec = NULL, *agg = NULL, *to = NULL;
+	char *rec = NULL, *agg = NULL, *to = NULL, why[160];
 	struct r4_stat rst;
 	int rc = 0;
 
 	r4_pseudo_chop(p, n);
-	if (memchr(p, ':', *n) || memchr(p, '\n', *n) || memchr(p, 0, *n))
-		return SAY(c, -EINVAL, "cannot write '%s': a field holds no ':', line feed or NUL",
-			   path);
+	if (append) {	/* the value it makes is judged */
+		struct r4_buf v = {0};
+
+		if (!(rc = read_all(db, path, 0, st->size, &v)) && !(rc = r4_buf_add(&v, p, *n)))
+			rc = r4_aggr_field_check(format, base_name(path), (const char *)v.p, v.len,
+						 why, sizeof(why));
+		r4_buf_free(&v);
+		if (rc == -EINVAL)
+			return SAY(c, rc, "cannot append to '%s': %s", path, why);
+		if (rc)
+			return SAY(c, rc, "cannot append to '%s'", path);
+	} else if (r4_aggr_field_check(format, base_name(path), (const char *)p, *n, why,
+				       sizeof(why))) {
+		return SAY(c, -EINVAL, "cannot write '%s': %s", path, why);
+	}
 	if (!r4_aggr_is_name_field(format, path))
 		return 0;
 	if (append)
@@ -938,6 +959,11 @@ static int do_rename(struct r4_db *db, struct r4_pseudo_ctx *c, const char *path
 	unsigned format = 0;
 	bool record = S_ISDIR(st->mode) && role_of(db, path, st, &format) == R4_ROLE_RECORD;
 
+	if (record && (memchr(p, ':', n) || memchr(p, '\n', n))) {
+		rc = SAY(c, -EINVAL, "cannot rename '%s' to '%.*s': a record's name holds no ':' "
+			 "or line feed", path, (int)n, (const char *)p);
+		goto out;
+	}
 	if ((rc = r4_rename(db, path, to, R4_RENAME_NOREPLACE))) {
 		rc = SAY(c, rc, "cannot rename '%s' to '%.*s'", path, (int)n, (const char *)p);
 		goto out;

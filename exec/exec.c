@@ -88,6 +88,7 @@ struct yielded {
 	char *path;
 	struct r4_buf bytes;
 	int err;
+	char *why;		/* err in words (r4_value.why) */
 };
 
 struct x {
@@ -843,7 +844,7 @@ static int step_resval(struct x *x, const struct r4_step *s)
 
 static int step_yield(struct x *x, const struct r4_step *s)
 {
-	struct yielded y = {s->off, s->len, NULL, {0}, 0};
+	struct yielded y = {s->off, s->len, NULL, {0}, 0, NULL};
 	struct handle *h;
 	int rc = 0;
 
@@ -881,6 +882,9 @@ static int step_yield(struct x *x, const struct r4_step *s)
 			x->ngroups = 0;
 			y.err = read_handle(x, h, &y.bytes);
 			x->ngroups = groups;
+			if (y.err && !saved.rc && x->e->rc &&
+			    !(y.why = r4_memdup(x->e->msg, strlen(x->e->msg))))
+				rc = -ENOMEM;
 			*x->e = saved;
 			if (y.err == -ENOMEM)
 				rc = y.err;
@@ -888,6 +892,7 @@ static int step_yield(struct x *x, const struct r4_step *s)
 	}
 	if (rc) {
 		r4_free(y.path);
+		r4_free(y.why);
 		r4_buf_free(&y.bytes);
 		return rc;
 	}
@@ -1116,6 +1121,7 @@ static void reset_unit(struct x *x, size_t begin, size_t end)
 		group_free(&x->groups[--x->ngroups]);
 	for (size_t i = 0; i < x->nys; i++) {
 		r4_free(x->ys[i].path);
+		r4_free(x->ys[i].why);
 		r4_buf_free(&x->ys[i].bytes);
 	}
 	x->nys = 0;
@@ -1164,7 +1170,7 @@ static int deliver(struct x *x)
 	for (size_t i = 0; i < x->nys && x->o->yield; i++) {
 		struct yielded *y = &x->ys[i];
 		struct r4_value v = {y->off, y->len, y->path, y->bytes.p ? (void *)y->bytes.p : "",
-				     y->bytes.len, y->err};
+				     y->bytes.len, y->err, y->why};
 		int rc = x->o->yield(x->o->ctx, &v);
 
 		if (rc)

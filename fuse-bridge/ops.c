@@ -588,6 +588,7 @@ static void fb_rename(fuse_req_t req, fuse_ino_t parent, const char *name, fuse_
 {
 	struct node *p = NULL, *q = NULL, *a, *b;
 	struct caller c;
+	bool stale = false;
 	int rc;
 
 	br_enter(req, &c);
@@ -617,9 +618,15 @@ static void fb_rename(fuse_req_t req, fuse_ino_t parent, const char *name, fuse_
 		goto out;
 	if (b && (flags & RENAME_EXCHANGE))
 		rc = node_moved(b, p, name);
+	/* a file renamed over an aggregate became its text (the engine's
+	 * rule): the name still leads to the aggregate, which the kernel
+	 * thinks is the file now */
+	stale = !rc && a && node_child(q, newname) != a;
 out:
 	rc = fb_err("rename", p, rc);
 	br_unlock();
+	if (stale)
+		node_invalidate_all();
 	fuse_reply_err(req, rc);
 }
 

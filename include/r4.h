@@ -1017,6 +1017,9 @@ struct r4_value {
 	const void *bytes;		/* bytes; or the object's contents, when read */
 	size_t size;
 	int err;			/* an object's contents not read: 0 (not asked) or why */
+	const char *why;		/* ... and in words, naming what failed ("cannot read
+					   '/srv/news': No such file or directory" for an
+					   invert's part); NULL or "" when there are none */
 };
 
 /*

@@ -130,6 +130,7 @@ struct r4_run_value {			/* a statement's value (struct r4_value, owned) */
 	char *bytes;			/* NUL-added; binary-safe with size */
 	size_t size;
 	int err;
+	char *why;			/* err in words (struct r4_value), or NULL */
 };
 
 struct r4_run {

@@ -24,10 +24,12 @@ static int collect(void *ctx, const struct r4_value *v)
 	if (r4_grow(&r->values, &c->cap, r->nvalues + 1, sizeof(*r->values), 16))
 		return -ENOMEM;
 	o = &r->values[r->nvalues];
-	*o = (struct r4_run_value){v->off, v->len, NULL, NULL, v->size, v->err};
+	*o = (struct r4_run_value){v->off, v->len, NULL, NULL, v->size, v->err, NULL};
 	if (!(o->bytes = r4_memdup(v->bytes, v->size)) ||
-	    (v->path && !(o->path = r4_memdup(v->path, strlen(v->path))))) {
+	    (v->path && !(o->path = r4_memdup(v->path, strlen(v->path)))) ||
+	    (v->why && v->why[0] && !(o->why = r4_memdup(v->why, strlen(v->why))))) {
 		r4_free(o->bytes);
+		r4_free(o->path);
 		return -ENOMEM;
 	}
 	r->nvalues++;
@@ -157,6 +159,7 @@ void r4_run_free(struct r4_run *r)
 	for (size_t i = 0; i < r->nvalues; i++) {
 		r4_free(r->values[i].path);
 		r4_free(r->values[i].bytes);
+		r4_free(r->values[i].why);
 	}
 	r4_free(r->values);
 	r4_diag_free(r->diags);

@@ -4,7 +4,8 @@
  * r4sh on a mount gets the same struct r4_run as on an image.
  *
  *   r4-answer 1 STAGE RC UNITS NVALUES NDIAGS LF
- *   value OFF LEN ERR PATHLEN SIZE LF  PATH-BYTES VALUE-BYTES LF   (NVALUES times)
+ *   value OFF LEN ERR PATHLEN SIZE WHYLEN LF  PATH-BYTES VALUE-BYTES WHY-BYTES LF
+ *                                                                   (NVALUES times)
  *   diag SEV OFF LEN MSGLEN LF  MSG-BYTES LF                       (NDIAGS times)
  *
  * Numbers are decimal (RC and ERR negative errnos); payloads are counted,
@@ -12,6 +13,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,12 +29,13 @@ int r4_run_write(const struct r4_run *r, FILE *f)
 		nd);
 	for (size_t i = 0; i < r->nvalues; i++) {
 		const struct r4_run_value *v = &r->values[i];
-		size_t pl = v->path ? strlen(v->path) : 0;
+		size_t pl = v->path ? strlen(v->path) : 0, wl = v->why ? strlen(v->why) : 0;
 
-		fprintf(f, "value %" PRIu32 " %" PRIu32 " %d %zu %zu\n", v->off, v->len, v->err, pl,
-			v->size);
+		fprintf(f, "value %" PRIu32 " %" PRIu32 " %d %zu %zu %zu\n", v->off, v->len, v->err,
+			pl, v->size, wl);
 		fwrite(v->path ? v->path : "", 1, pl, f);
 		fwrite(v->bytes ? v->bytes : "", 1, v->size, f);
+		fwrite(v->why ? v->why : "", 1, wl, f);
 		fputc('\n', f);
 	}
 	for (size_t i = 0; i < nd; i++) {
@@ -90,23 +93,25 @@ static int read_values(struct rd *rd, struct r4_run *r, size_t n)
 		return -ENOMEM;
 	for (size_t i = 0; i < n; i++) {
 		struct r4_run_value *v = &r->values[i];
-		long long h[5];
+		long long h[6];
 		const char *at;
 		int rc;
 
-		if ((rc = header(rd, "value", h, 5)))
+		if ((rc = header(rd, "value", h, 6)))
 			return rc;
-		if (h[0] < 0 || h[1] < 0 || h[3] < 0 || h[4] < 0 || h[0] > UINT32_MAX ||
-		    h[1] > UINT32_MAX || h[3] + h[4] < h[3])
+		if (h[0] < 0 || h[1] < 0 || h[3] < 0 || h[4] < 0 || h[5] < 0 || h[0] > UINT32_MAX ||
+		    h[1] > UINT32_MAX || h[3] > LLONG_MAX / 4 || h[4] > LLONG_MAX / 4 ||
+		    h[5] > LLONG_MAX / 4)
 			return -EPROTO;
-		if ((rc = payload(rd, (size_t)(h[3] + h[4]), &at)))
+		if ((rc = payload(rd, (size_t)(h[3] + h[4] + h[5]), &at)))
 			return rc;
 		v->off = (uint32_t)h[0];
 		v->len = (uint32_t)h[1];
 		v->err = (int)h[2];
 		v->size = (size_t)h[4];
 		if ((h[3] && !(v->path = r4_memdup(at, (size_t)h[3]))) ||
-		    !(v->bytes = r4_memdup(at + h[3], (size_t)h[4])))
+		    !(v->bytes = r4_memdup(at + h[3], (size_t)h[4])) ||
+		    (h[5] && !(v->why = r4_memdup(at + h[3] + h[4], (size_t)h[5]))))
 			return -ENOMEM;
 		r->nvalues++;
 	}

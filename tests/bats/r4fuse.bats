@@ -378,6 +378,42 @@ EOF
 	fsck_reiser4 "$IMG"
 }
 
+@test "sed -i on an aggregate: the file renamed over it becomes its text, the records keep their rules" {
+	need_cmd setpriv
+	"$R4SH" -c 'mkdir /etc' -c '/etc/..new/(name <- "passwd", type <- aggregate) <- "root:x:0:0:root:/root:/bin/sh\nalice:x:1001:1001:Alice:/home/alice:/bin/bash\nbob:x:1002:1002:Bob:/home/bob:/bin/dash\n"' \
+		-c '/etc/passwd/alice/shell/..acl/(uid <- #1001, access <- write)' -c '/etc/..mode <- "0777"' "$IMG" >/dev/null
+	public_mnt
+	mount_r4 -o allow_other
+	as1001() { setpriv --reuid=1001 --regid=1001 --clear-groups "$@"; }
+	# alice may change her shell, not bob's (a later record): refused as a
+	# whole, and the change she made before it stays
+	as1001 bash -c "echo kept > '$MNT/etc/note'"
+	run as1001 sed -i 's|/bin/bash|/bin/fish|; s|/bin/dash|/bin/ksh|' "$MNT/etc/passwd"
+	assert_failure
+	assert_output --partial 'Permission denied'
+	run cat "$MNT/etc/note"
+	assert_output kept
+	run cat "$MNT/..meta/etc/passwd/alice/shell/..body"
+	assert_output /bin/bash
+	rm "$MNT/etc/note"
+	as1001 sed -i 's|/bin/bash|/bin/fish|' "$MNT/etc/passwd"
+	sed -i 's|/bin/fish|/bin/zsh|' "$MNT/etc/passwd"
+	run cat "$MNT/etc/passwd"
+	assert_output $'root:x:0:0:root:/root:/bin/sh\nalice:x:1001:1001:Alice:/home/alice:/bin/zsh\nbob:x:1002:1002:Bob:/home/bob:/bin/dash'
+	run ls -a "$MNT/etc"
+	assert_output $'.\n..\npasswd'
+	# an invalid text: the rename fails, nothing changes, the file stays
+	printf 'root:x:0:0:root:/root:/bin/sh\nalice:x:abc:1001:Alice:/home/alice:/bin/zsh\n' >"$MNT/etc/new"
+	run mv "$MNT/etc/new" "$MNT/etc/passwd"
+	assert_failure	# (EINVAL: mv says "to a subdirectory of itself")
+	run cat "$MNT/etc/new"
+	assert_success
+	umount_r4
+	run "$R4SH" -c '/etc/passwd/alice/shell' -c '/etc/passwd/alice/shell/..acl' -c '/etc/passwd/alice/uid' -c '/etc/passwd/bob/shell' "$IMG"
+	assert_output $'/bin/zsh\nuid 1001 write\n1001\n/bin/dash'
+	fsck_reiser4 "$IMG"
+}
+
 @test "an invert through the mount: its text live, its definition in the meta view, plain writes refused" {
 	"$R4SH" -c 'mkdir /srv' -c '/srv/head <- "Welcome\n"; /srv/local <- "news\n"' \
 		-c '/srv/..new/(name <- "motd", type <- invert)/..invert <- "/srv/head + \"-- \" + /srv/local"' \

@@ -172,6 +172,32 @@ EOF
 	assert_output $'2\n3'
 }
 
+@test "mv of a file onto an aggregate: the file becomes its text, checked, its name goes" {
+	"$R4SH" -c 'mkdir /etc' -c '/etc/..new/(name <- "passwd", type <- aggregate) <- "root:x:0:0:root:/root:/bin/sh\n"' \
+		-c '/etc/new <- "root:x:0:0:root:/root:/bin/zsh\nbob:x:1002:1002:Bob:/home/bob:/bin/sh\n"' \
+		-c '/bad <- "root:x:0:0:root:/root:/bin/sh\nzed:x:5:x:Z:/:/bin/sh\n"' "$IMG" >/dev/null
+	run "$R4SH" -c 'mv /etc/new /etc/passwd' -c 'ls /etc' -c '/etc/passwd/bob/home' "$IMG"
+	assert_success
+	assert_output $'passwd\n/home/bob'
+	run "$R4SH" -c 'mv /bad /etc/passwd' "$IMG"
+	assert_failure
+	assert_output --partial "cannot write '/etc/passwd': line 2: gid 'x' is not a number from 0 to 4294967294"
+	run "$R4SH" -c 'ls /' -c 'cat /etc/passwd' "$IMG"
+	assert_output $'bad\nbank\netc\nroot:x:0:0:root:/root:/bin/zsh\nbob:x:1002:1002:Bob:/home/bob:/bin/sh'
+}
+
+@test "an invert with a part gone: reading it names the part and why" {
+	"$R4SH" -c '/bank/..new/(name <- "motd", type <- invert)/..invert <- "/bank/alice + \" \" + /bank/bob"' \
+		-c 'rm /bank/bob' "$IMG" >/dev/null
+	run "$R4SH" -c 'cat /bank/motd' "$IMG"
+	assert_failure
+	assert_line --index 0 "<command>:1:5: error: cat: cannot read '/bank/motd': cannot read '/bank/bob': No such file or directory"
+	run "$R4SH" -c '/bank/motd' "$IMG"
+	assert_output "r4sh: /bank/motd: cannot read '/bank/bob': No such file or directory"
+	run "$R4SH" --json -c '/bank/motd' "$IMG"
+	assert_output --partial '"error": "cannot read '"'/bank/bob'"': No such file or directory", "errno": 2}'
+}
+
 @test "verbs: ls, ls -l, ls -a, cd and pwd, write, cp, mv, ln, rm, tree" {
 	run "$R4SH" -c 'ls /bank' -c 'cd /bank' -c pwd -c 'ls' "$IMG"
 	assert_output $'alice\nbob\n/bank\nalice\nbob'

@@ -1381,6 +1381,136 @@ exit 0
 /etc/passwd/root/shell 0644 0:0 "/bin/sh"
 /etc/passwd/root/uid 0644 0:0 "0"
 
+=== aggregate: a uid that is not a number is EINVAL and changes nothing
+--- setup
+/..new/(name <- "etc", type <- directory); /etc/..new/(name <- "passwd", type <- aggregate) <- "root:x:0:0:root:/root:/bin/sh\n"
+--- input
+/etc/passwd/root/uid <- "abc"
+--- outcome
+<command>:1:1: error: cannot write '/etc/passwd/root/uid': uid 'abc' is not a number from 0 to 4294967294: Invalid argument
+/etc/passwd/root/uid <- "abc"
+^~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+exit 1
+/etc/ 0755 0:0
+/etc/passwd/ 0755 0:0
+/etc/passwd/root/ 0755 0:0
+/etc/passwd/root/gecos 0644 0:0 "root"
+/etc/passwd/root/gid 0644 0:0 "0"
+/etc/passwd/root/home 0644 0:0 "/root"
+/etc/passwd/root/name 0644 0:0 "root"
+/etc/passwd/root/passwd 0644 0:0 "x"
+/etc/passwd/root/shell 0644 0:0 "/bin/sh"
+/etc/passwd/root/uid 0644 0:0 "0"
+
+=== aggregate: a gid out of range in the whole text is EINVAL and changes nothing
+--- setup
+/..new/(name <- "etc", type <- directory); /etc/..new/(name <- "passwd", type <- aggregate) <- "root:x:0:0:root:/root:/bin/sh\n"
+--- input
+/etc/passwd <- "root:x:0:0:root:/root:/bin/sh\nbob:x:1002:4294967295:Bob:/home/bob:/bin/sh\n"
+--- outcome
+<command>:1:1: error: cannot write '/etc/passwd': line 2: gid '4294967295' is not a number from 0 to 4294967294: Invalid argument
+/etc/passwd <- "root:x:0:0:root:/root:/bin/sh\nbob:x:1002:4294967295:Bob:/home/bob:/bin/sh\n"
+^~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+exit 1
+/etc/ 0755 0:0
+/etc/passwd/ 0755 0:0
+/etc/passwd/root/ 0755 0:0
+/etc/passwd/root/gecos 0644 0:0 "root"
+/etc/passwd/root/gid 0644 0:0 "0"
+/etc/passwd/root/home 0644 0:0 "/root"
+/etc/passwd/root/name 0644 0:0 "root"
+/etc/passwd/root/passwd 0644 0:0 "x"
+/etc/passwd/root/shell 0644 0:0 "/bin/sh"
+/etc/passwd/root/uid 0644 0:0 "0"
+
+=== aggregate: appending to a uid makes a value that must be a number
+--- setup
+/..new/(name <- "etc", type <- directory); /etc/..new/(name <- "passwd", type <- aggregate) <- "root:x:0:0:root:/root:/bin/sh\n"
+--- input
+/etc/passwd/root/uid <<- "1"; /etc/passwd/root/gid <<- "x"
+--- outcome
+<command>:1:31: error: cannot append to '/etc/passwd/root/gid': gid '0x' is not a number from 0 to 4294967294: Invalid argument
+/etc/passwd/root/uid <<- "1"; /etc/passwd/root/gid <<- "x"
+                              ^~~~~~~~~~~~~~~~~~~~~~~~~~~~
+exit 1
+/etc/ 0755 0:0
+/etc/passwd/ 0755 0:0
+/etc/passwd/root/ 0755 0:0
+/etc/passwd/root/gecos 0644 0:0 "root"
+/etc/passwd/root/gid 0644 0:0 "0"
+/etc/passwd/root/home 0644 0:0 "/root"
+/etc/passwd/root/name 0644 0:0 "root"
+/etc/passwd/root/passwd 0644 0:0 "x"
+/etc/passwd/root/shell 0644 0:0 "/bin/sh"
+/etc/passwd/root/uid 0644 0:0 "0"
+
+=== aggregate: a directory made in it is no record (EOPNOTSUPP)
+--- setup
+/..new/(name <- "etc", type <- directory); /etc/..new/(name <- "passwd", type <- aggregate) <- "root:x:0:0:root:/root:/bin/sh\n"
+--- input
+/etc/passwd/..new/(name <- "foo", type <- directory)
+--- outcome
+<command>:1:1: error: cannot create '/etc/passwd/foo': a record is made by writing its line to its aggregate (/etc/passwd <<- "foo:x:UID:GID:GECOS:HOME:SHELL\n"): Operation not supported
+/etc/passwd/..new/(name <- "foo", type <- directory)
+^~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+exit 1
+/etc/ 0755 0:0
+/etc/passwd/ 0755 0:0
+/etc/passwd/root/ 0755 0:0
+/etc/passwd/root/gecos 0644 0:0 "root"
+/etc/passwd/root/gid 0644 0:0 "0"
+/etc/passwd/root/home 0644 0:0 "/root"
+/etc/passwd/root/name 0644 0:0 "root"
+/etc/passwd/root/passwd 0644 0:0 "x"
+/etc/passwd/root/shell 0644 0:0 "/bin/sh"
+/etc/passwd/root/uid 0644 0:0 "0"
+
+=== aggregate: a record renamed to a name with ':' is EINVAL
+--- setup
+/..new/(name <- "etc", type <- directory); /etc/..new/(name <- "passwd", type <- aggregate) <- "root:x:0:0:root:/root:/bin/sh\n"
+--- input
+/etc/passwd/root/..name <- "ro:ot"
+--- outcome
+<command>:1:1: error: cannot rename '/etc/passwd/root' to 'ro:ot': a record's name holds no ':' or line feed: Invalid argument
+/etc/passwd/root/..name <- "ro:ot"
+^~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+exit 1
+/etc/ 0755 0:0
+/etc/passwd/ 0755 0:0
+/etc/passwd/root/ 0755 0:0
+/etc/passwd/root/gecos 0644 0:0 "root"
+/etc/passwd/root/gid 0644 0:0 "0"
+/etc/passwd/root/home 0644 0:0 "/root"
+/etc/passwd/root/name 0644 0:0 "root"
+/etc/passwd/root/passwd 0644 0:0 "x"
+/etc/passwd/root/shell 0644 0:0 "/bin/sh"
+/etc/passwd/root/uid 0644 0:0 "0"
+
+=== audit: a missing log refuses the change, names the log and how to turn auditing off
+--- setup
+/..new/(name <- "bank", type <- directory); /bank/alice <- "100"; /bank/log <- ""; /bank/alice/..audit/(log <- /bank/log); /bank/..unlink <- "log"
+--- input
+/bank/alice <- "5"
+--- outcome
+<command>:1:1: error: cannot audit '/bank/alice': the audit log '/bank/log' is missing (make it again, or turn auditing off: /bank/alice/..audit <- ""): No such file or directory
+/bank/alice <- "5"
+^~~~~~~~~~~~~~~~~~
+exit 1
+/bank/ 0755 0:0
+/bank/alice 0644 0:0 "100"
+
+=== audit: a directory's missing log names the directory's setting
+--- setup
+/..new/(name <- "bank", type <- directory); /log <- ""; /bank/..audit/(log <- /log); /..unlink <- "log"
+--- input
+/bank/carol <- "5"
+--- outcome
+<command>:1:1: error: cannot audit '/bank/carol': the audit log '/log' is missing (make it again, or turn auditing off: /bank/..audit <- ""): No such file or directory
+/bank/carol <- "5"
+^~~~~~~~~~~~~~~~~~
+exit 1
+/bank/ 0755 0:0
+
 === pseudo files of long names and paths print whole
 --- setup
 /..new/(name <- "dnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnn", type <- directory); /dnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnn/fnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnn <- "x"; /dnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnn/log <- ""; /..new/(name <- "inv", type <- invert)

@@ -7,7 +7,8 @@
  *    the transaction usable;
  *  - a full volume refuses an audited change with ENOSPC before it;
  *  - a rename that moves the log's directory still records (by object);
- *  - removing the log a record goes to is refused (EBUSY).
+ *  - removing the log a record goes to is refused (EBUSY);
+ *  - a file renamed over an aggregate: a write of it, an unlink of the file.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -15,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include "t.h"
 
@@ -240,6 +242,71 @@ static void test_log_dir_moved(void)
 	r4_close(db);
 }
 
+/* A file's text written into it as a new file name in d. */
+static void new_file(r4_file *d, const char *name, const char *text)
+{
+	r4_file *n = NULL;
+
+	CHECK_RC(r4_file_make(d, name, strlen(name), &(struct r4_newobj){.mode = 0100644}, &n));
+	if (n) {
+		CHECK_RC(r4_file_write(n, 0, text, strlen(text)));
+		CHECK_RC(r4_file_close(n));
+	}
+}
+
+/* A file renamed over an aggregate becomes its text (docs/semantics.md),
+ * as the caller may write it; a text that does not parse, or touches a
+ * field the caller may not write, changes nothing and records nothing. */
+static void test_aggregate(void)
+{
+	static const char on[] = "1700000000 0 setattr /etc/passwd 0\n";
+	struct r4_ident who = {1001, 1001, NULL, 0, 022};
+	r4_file *root = NULL, *etc;
+	struct r4_stat st;
+	r4_db *db = fresh(MKDIR("etc") "/etc/..mode <- \"0777\"; "
+			  "/etc/..new/(name <- \"passwd\", type <- aggregate) <- "
+			  "\"root:x:0:0:root:/root:/bin/sh\\nalice:x:1001:1001:Alice:/home/alice:/bin/bash\\n"
+			  "bob:x:1002:1002:Bob:/home/bob:/bin/sh\\n\"; "
+			  "/etc/passwd/alice/shell/..acl/(uid <- #1001, access <- write); "
+			  "/log <- \"\"; /etc/passwd/..audit/(log <- /log)", 32u << 20);
+
+	if (!db)
+		return;
+	CHECK_RC(r4_act_as(db, &who, 0));
+	CHECK_RC(r4_file_root(db, &root));
+	etc = t_at(root, "etc");
+	new_file(etc, "bad", "root:x:0:0:root:/root:/bin/sh\nalice:x:abc:1001:Alice:/home/alice:/bin/zsh\n");
+	CHECK_EQ(r4_file_rename(etc, "bad", 3, etc, "passwd", 6, 0), -EINVAL);
+	new_file(etc, "uid", "root:x:0:0:root:/root:/bin/sh\nalice:x:0:1001:Alice:/home/alice:/bin/zsh\n");
+	CHECK_EQ(r4_file_rename(etc, "uid", 3, etc, "passwd", 6, 0), -EACCES);
+	CHECK_EQ(r4_file_rename(etc, "uid", 3, etc, "passwd", 6, R4_RENAME_NOREPLACE), -EEXIST);
+	/* refused by a later record than one it may change: checked whole
+	 * first, so a host's open transaction goes on */
+	new_file(etc, "mid", "root:x:0:0:root:/root:/bin/sh\nalice:x:1001:1001:Alice:/home/alice:/bin/zsh\n"
+		 "bob:x:1002:1002:Bob:/home/bob:/bin/zsh\n");
+	CHECK_RC(r4_begin(db));
+	CHECK_EQ(r4_file_rename(etc, "mid", 3, etc, "passwd", 6, 0), -EACCES);
+	CHECK(!r4_txn_error(db));
+	CHECK_RC(r4_commit(db));
+	CHECK_RC(r4_stat(db, "/etc/bad", &st));
+	CHECK(!strcmp(contents(db, "/etc/passwd/alice/uid"), "1001"));
+	CHECK(!strcmp(contents(db, "/log"), on));
+	CHECK(!strcmp(contents(db, "/etc/passwd/alice/shell"), "/bin/bash"));
+	new_file(etc, "new", "root:x:0:0:root:/root:/bin/sh\nalice:x:1001:1001:Alice:/home/alice:/bin/zsh\n"
+		 "bob:x:1002:1002:Bob:/home/bob:/bin/sh\n");
+	CHECK_RC(r4_file_rename(etc, "new", 3, etc, "passwd", 6, 0));
+	CHECK_EQ(r4_stat(db, "/etc/new", &st), -ENOENT);
+	CHECK(!strcmp(contents(db, "/etc/passwd/alice/shell"), "/bin/zsh"));
+	CHECK(!strcmp(contents(db, "/etc/passwd/root/shell"), "/bin/sh"));
+	CHECK_RC(r4_stat(db, "/etc/passwd", &st));
+	CHECK(S_ISDIR(st.mode));
+	CHECK(!strcmp(contents(db, "/log"), "1700000000 0 setattr /etc/passwd 0\n"
+					    "1700000000 1001 write /etc/passwd 113\n"));
+	r4_file_close(etc);
+	r4_file_close(root);
+	r4_close(db);
+}
+
 int main(void)
 {
 	snprintf(dir, sizeof(dir), "%s/r4audit.XXXXXX", t_tmp());
@@ -252,6 +319,7 @@ int main(void)
 	test_missing_log();
 	test_full_volume();
 	test_log_dir_moved();
+	test_aggregate();
 	t_rmdir(dir);
 	return T_DONE();
 }

@@ -1,7 +1,7 @@
 /*
  * test_wire.c - the framed answer of the control file (parser/wire.c):
  * a run written and read back is the same run (values with any bytes,
- * paths, errors, diagnostics at their positions), and every cut or
+ * paths, errors and their words, diagnostics at their positions), and every cut or
  * damaged answer is refused with -EPROTO, never half read.
  */
 #include <errno.h>
@@ -14,19 +14,21 @@
 
 static const char src[] = "/a <- #s3:x\ny; /b; /nope/c";
 
-/* A real run on a fresh image: values and a run-time error. */
+/* A real run on a fresh image: values (one unreadable: a directory) and a
+ * run-time error. */
 static struct r4_run *a_run(const char *img)
 {
 	struct r4_open_opts o = {.rw = true};
 	struct r4_mkfs_opts m;
-	struct r4_run_opts ro = {.name = "<t>", .per_statement = true};
+	struct r4_run_opts ro = {.name = "<t>", .per_statement = true,
+				 .exec = {.read_objects = true}};
 	struct r4_run *r = NULL;
 	r4_db *db = NULL;
 
 	r4_mkfs_defaults(&m);
 	CHECK_RC(r4_mkfs(img, 16u << 20, &m));
 	CHECK_RC(r4_open(img, &o, &db));
-	CHECK_RC(r4_create(db, "/b", 0644, 0, 0));
+	CHECK_RC(r4_mkdir(db, "/b", 0755, 0, 0));
 	CHECK(r4_run(db, src, sizeof(src) - 1, &ro, &r) == -ENOENT);
 	r4_close(db);
 	return r;
@@ -56,6 +58,8 @@ int main(void)
 	snprintf(img, sizeof(img), "%s/a.img", dir);
 	r = a_run(img);
 	CHECK(r && r->nvalues == 2 && r4_diag_count(r->diags) == 1);
+	CHECK(r && r->nvalues == 2 && r->values[1].err == -EISDIR && r->values[1].why &&
+	      !strcmp(r->values[1].why, "cannot read '/b': Is a directory"));
 	f = open_memstream(&buf, &n);
 	CHECK_RC(r4_run_write(r, f));
 	fclose(f);
@@ -68,6 +72,7 @@ int main(void)
 		CHECK(a->off == b->off && a->len == b->len && a->err == b->err);
 		CHECK(a->size == b->size && !memcmp(a->bytes, b->bytes, a->size));
 		CHECK((!a->path && !b->path) || (a->path && b->path && !strcmp(a->path, b->path)));
+		CHECK((!a->why && !b->why) || (a->why && b->why && !strcmp(a->why, b->why)));
 	}
 	d1 = diags_text(r);
 	d2 = back ? diags_text(back) : strdup("");
