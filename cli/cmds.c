@@ -26,6 +26,8 @@ CMD(open); CMD(quit); CMD(dtree); CMD(unknown);
 const struct sh_cmd sh_cmds[] = {
 	{".as", 1, 1, 0, cmd_as, ".as USER|UID[:GID[,GID...]]",
 	 "act as this identity: permissions are checked for it (root: .as 0)"},
+	{".dump", 0, 1, SH_IMAGE, sh_dump, ".dump [PATH]",
+	 "an R4L script that makes PATH (default /) and everything under it again"},
 	{".echo", 1, 1, 0, cmd_echo, ".echo on|off", "print each entry before running it"},
 	{".fsck", 0, 0, SH_IMAGE | SH_LOCAL, cmd_fsck, ".fsck", "check the image (r4's checker, read-only)"},
 	{".help", 0, 1, 0, cmd_help, ".help [VERB]", "this list, or one verb's help"},
