@@ -2,10 +2,12 @@
  * dump.c - r4sh's .dump: an R4L script that makes a subtree again, as
  * sqlite3's .dump makes a database again (docs/r4sh.md, ".dump").
  *
- * The tree is read the way the other verbs read it (sh_stat, sh_readdir,
- * sh_readlink, and R4L for what only R4L says: types, rules, audit
- * settings, inverts), so it works on an image and on a mount, as the
- * acting identity.  The script comes in passes, because order matters
+ * The tree is read the way the other verbs read it: sh_readdir for a
+ * directory's entries, sh_stat and sh_readlink for a symlink, and R4L
+ * (a dereference of the path, which reaches any name) for everything
+ * else, whose numbers, type, rules and audit setting R4L gives alike on
+ * an image and on a mount (where an aggregate is a file of its text); so
+ * it works on both, as the acting identity.  The script comes in passes, because order matters
  * when it runs: everything is made first (contents, links, aggregates),
  * then inverts are defined (their parts exist by then), then owners,
  * modes, rules and times are set, children before their directory (a
@@ -235,9 +237,13 @@ static int need(struct dump *d, const char *path, const char *what, struct r4_ru
 
 	if (rc) {
 		leave_out(d, rc, path, NULL, true);
-	} else if (!(*r)->nvalues || (*r)->values[0].err) {
-		rc = (*r)->nvalues ? (*r)->values[0].err : -EIO;
-		leave_out(d, rc, path, NULL, false);
+	} else {
+		for (size_t i = 0; !rc && i < (*r)->nvalues; i++)
+			rc = (*r)->values[i].err;
+		if (!rc && !(*r)->nvalues)
+			rc = -EIO;
+		if (rc)
+			leave_out(d, rc, path, NULL, false);
 	}
 	return rc;
 }
@@ -296,10 +302,23 @@ static void walk(struct dump *d, const char *path, bool made);
 static void walk_entries(struct dump *d, const char *path, bool in, bool agg)
 {
 	struct { char **v; size_t n; } c = {0};
+	struct r4_run *r = NULL;
 	int rc;
 
-	if ((rc = sh_readdir(d->sh, path, collect, &c)))
+	/* an aggregate's and a record's entries from their ..list: on a mount
+	 * an aggregate is a file of its text (docs/r4fuse.md); the entries
+	 * come first, "." and ".." among them, then the pseudo names */
+	if (agg || in) {
+		if (!need(d, path, "/..list", &r))
+			for (char *l = r->values[0].bytes, *e; (e = strchr(l, '\n')); l = e + 1) {
+				if (l[0] == '.' && l[1] == '.' && e - l > 2)
+					break;
+				collect(&c, l, (size_t)(e - l), 0, 0);
+			}
+		r4_run_free(r);
+	} else if ((rc = sh_readdir(d->sh, path, collect, &c))) {
 		leave_out(d, rc, path, NULL, false);
+	}
 	if (c.n)
 		qsort(c.v, c.n, sizeof(*c.v), cmp_str);
 	for (size_t i = 0; i < c.n; i++) {
@@ -361,18 +380,61 @@ static void walk(struct dump *d, const char *path, bool made)
 	nd.acl = strdup("");
 	nd.audit = strdup("");
 	nd.invert = strdup("");
-	if ((rc = sh_stat(d->sh, path, &nd.st))) {
-		leave_out(d, rc, path, NULL, false);
-		goto out;
-	}
 	if (path[1] && name[0] == '.' && name[1] == '.') {
 		leave_out(d, 0, path, "R4L makes no name that starts with '..'", false);
+		goto out;
+	}
+	/* (on a mount an aggregate's records are not on its own paths: R4L
+	 * reads them below) */
+	if ((rc = sh_stat(d->sh, path, &nd.st)) && !(d->sh->mount && rc == -ENOTDIR)) {
+		leave_out(d, rc, path, NULL, false);
 		goto out;
 	}
 	if (S_ISCHR(nd.st.mode) || S_ISBLK(nd.st.mode) || S_ISFIFO(nd.st.mode) ||
 	    S_ISSOCK(nd.st.mode)) {
 		leave_out(d, 0, path, "R4L makes no device, fifo or socket", false);
 		goto out;
+	}
+	/*
+	 * All but a symlink (which a dereference would follow) as R4L says it,
+	 * alike on an image and a mount (where an aggregate and an invert are
+	 * files of their text, with times of their own): the type, the
+	 * numbers, rules and audit.
+	 */
+	if (rc || !S_ISLNK(nd.st.mode)) {
+		static const char *const an[] = {"type", "mode", "uid", "gid", "nlink", "oid",
+						 "atime", "mtime", "acl", "audit"};
+		char *what = NULL, *q = NULL;
+		size_t wn = 0, qn = 0;
+		FILE *w = open_memstream(&what, &wn), *qf = open_memstream(&q, &qn);
+
+		put_str(qf, path, strlen(path));
+		fclose(qf);
+		/* (ask puts the first "(*PATH)") */
+		for (size_t i = 0; i < sizeof(an) / sizeof(an[0]); i++)
+			fprintf(w, "%s%s%s/..%s", i ? "; (*" : "", i ? q : "", i ? ")" : "", an[i]);
+		fclose(w);
+		free(q);
+		rc = need(d, path, what, &r);
+		free(what);
+		if (rc)
+			goto out;
+		snprintf(nd.type, sizeof(nd.type), "%s", val(r, 0, NULL));
+		nd.st.mode = (uint32_t)strtoul(val(r, 1, NULL), NULL, 8) |
+			     (!strcmp(nd.type, "regular") || !strcmp(nd.type, "invert") ? S_IFREG
+			      : !strcmp(nd.type, "symlink") ? S_IFLNK : S_IFDIR);
+		nd.st.uid = (uint32_t)strtoul(val(r, 2, NULL), NULL, 10);
+		nd.st.gid = (uint32_t)strtoul(val(r, 3, NULL), NULL, 10);
+		nd.st.nlink = (uint32_t)strtoul(val(r, 4, NULL), NULL, 10);
+		nd.st.ino = strtoull(val(r, 5, NULL), NULL, 10);
+		nd.st.atime.tv_sec = (time_t)strtoll(val(r, 6, NULL), NULL, 10);
+		nd.st.mtime.tv_sec = (time_t)strtoll(val(r, 7, NULL), NULL, 10);
+		free(nd.acl);
+		nd.acl = strdup(val(r, 8, NULL));
+		free(nd.audit);
+		nd.audit = strdup(val(r, 9, NULL));
+		r4_run_free(r);
+		r = NULL;
 	}
 	/* a second name of an object met before: a hard link to the first */
 	for (size_t i = 0; !S_ISDIR(nd.st.mode) && nd.st.nlink > 1 && !made && i < d->nseen; i++) {
@@ -383,26 +445,6 @@ static void walk(struct dump *d, const char *path, bool made)
 		put_path(f, d->seen[i].path);
 		fputs(")\n", f);
 		goto out;
-	}
-	if (need(d, path, "/..type", &r))
-		goto out;
-	snprintf(nd.type, sizeof(nd.type), "%s", val(r, 0, NULL));
-	r4_run_free(r);
-	r = NULL;
-	/* rules and audit (a symlink has neither) */
-	if (!S_ISLNK(nd.st.mode)) {
-		if (!need(d, path, "/..acl", &r)) {
-			free(nd.acl);
-			nd.acl = strdup(val(r, 0, NULL));
-		}
-		r4_run_free(r);
-		r = NULL;
-		if (!need(d, path, "/..audit", &r)) {
-			free(nd.audit);
-			nd.audit = strdup(val(r, 0, NULL));
-		}
-		r4_run_free(r);
-		r = NULL;
 	}
 
 	if (S_ISLNK(nd.st.mode)) {

@@ -12,7 +12,10 @@ setup() {
 	"$R4" mkfs "$IMG" 64M >/dev/null
 	"$R4" mkfs "$NEW" 64M >/dev/null
 }
-teardown() { r4_teardown; }
+teardown() {
+	[ -z "${MNT:-}" ] || fuse_teardown
+	r4_teardown
+}
 
 # The varied tree: binary bytes, an empty and a 100 KB file, odd names, a
 # 0555 directory, a symlink, a hard link, set-id and private modes, owners,
@@ -160,4 +163,23 @@ EOF
 	assert_line "<command>:1:1: error: .dump: cannot dump '/priv': Permission denied"
 	assert_line '/..new/(name <- "priv", type <- directory)'
 	refute_line --partial 'secret'
+}
+
+@test ".dump through a live mount gives the script .dump gives on the image" {
+	rm "$IMG"
+	fuse_setup 64M
+	build_tree
+	mount_r4
+	# (on the mount an aggregate is a file of its text, an invert one of its
+	# parts: R4L still reads them as what they are)
+	run bash -c '"$0" -c .dump "$1" >"$2"' "$R4SH" "$MNT" "$T/mount.r4"
+	assert_success
+	run bash -c '"$0" --read-only -c .dump "$1" >"$2"' "$R4SH" "$IMG" "$T/image.r4"
+	assert_success
+	umount_r4
+	run head -1 "$T/mount.r4"
+	assert_output --regexp "^# r4sh \.dump of / on the mount $MNT, "
+	grep -q '^/etc/..new/(name <- "passwd", type <- aggregate, format <- passwd) <- "root:' "$T/mount.r4"
+	grep -q '^/etc/passwd/alice/shell/..uid <- #0; ' "$T/mount.r4"
+	diff <(tail -n +2 "$T/image.r4") <(tail -n +2 "$T/mount.r4")
 }
