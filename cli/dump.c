@@ -141,25 +141,28 @@ static int spelling(const char *name, size_t n)
  * where one cannot be spelled, the dereference (*"PATH"). */
 static void put_path(FILE *f, const char *path)
 {
-	const char *s = path, *e;
+	const char *s, *e, *rest = path;
 
+	/* up to the last name no token spells: a dereference, which follows
+	 * a symlink at its end, so a symlink's own name must be spelled
+	 * (attrs) */
 	for (s = path; *s; s = e) {
 		while (*s == '/')
 			s++;
 		for (e = s; *e && *e != '/'; e++)
 			;
-		if (e > s && spelling(s, (size_t)(e - s)) < 0) {
-			fputs("(*", f);
-			put_str(f, path, strlen(path));
-			fputc(')', f);
-			return;
-		}
+		if (e > s && spelling(s, (size_t)(e - s)) < 0)
+			rest = e;
 	}
-	if (!path[1]) {
+	if (rest > path) {
+		fputs("(*", f);
+		put_str(f, path, (size_t)(rest - path));
+		fputc(')', f);
+	} else if (!path[1]) {
 		fputc('/', f);
 		return;
 	}
-	for (s = path; *s; s = e) {
+	for (s = rest; *s; s = e) {
 		while (*s == '/')
 			s++;
 		if (!*s)
@@ -538,8 +541,15 @@ static void put_set(FILE *f, const char *path, const char *name, bool first)
 static void attrs(struct dump *d, const struct dnode *nd)
 {
 	FILE *f = d->out;
-	const char *p = nd->path;
+	const char *p = nd->path, *name = strrchr(p, '/') + 1;
 
+	if (S_ISLNK(nd->st.mode) && spelling(name, strlen(name)) < 0) {
+		fputs("# the owner and times of ", f);
+		put_str(f, p, strlen(p));
+		fputs(" stay the new ones: only a dereference reaches that name, and it "
+		      "follows the symlink\n", f);
+		return;
+	}
 	put_set(f, p, "uid", true);
 	fprintf(f, "#%u", nd->st.uid);
 	put_set(f, p, "gid", false);
