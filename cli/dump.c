@@ -251,9 +251,15 @@ static int need(struct dump *d, const char *path, const char *what, struct r4_ru
 	return rc;
 }
 
+/* A directory's names, "." and ".." left out. */
+struct names {
+	char **v;
+	size_t n;
+};
+
 static int collect(void *ctx, const char *name, size_t len, uint64_t ino, uint32_t type)
 {
-	struct { char **v; size_t n; } *c = ctx;
+	struct names *c = ctx;
 
 	(void)ino;
 	(void)type;
@@ -304,7 +310,7 @@ static void walk(struct dump *d, const char *path, bool made);
 
 static void walk_entries(struct dump *d, const char *path, bool in, bool agg)
 {
-	struct { char **v; size_t n; } c = {0};
+	struct names c = {0};
 	struct r4_run *r = NULL;
 	int rc;
 
