@@ -30,6 +30,8 @@ const struct sh_cmd sh_cmds[] = {
 	 "act as this identity: permissions are checked for it (root: .as 0)"},
 	{".backup", 1, 1, SH_IMAGE | SH_LOCAL, cmd_backup, ".backup FILE",
 	 "a copy of the image as committed, in FILE (an open begin goes on)"},
+	{".dump", 0, 1, SH_IMAGE, sh_dump, ".dump [PATH]",
+	 "an R4L script that makes PATH (default /) and everything under it again"},
 	{".echo", 1, 1, 0, cmd_echo, ".echo on|off", "print each entry before running it"},
 	{".fsck", 0, 0, SH_IMAGE | SH_LOCAL, cmd_fsck, ".fsck", "check the image (r4's checker, read-only)"},
 	{".help", 0, 1, 0, cmd_help, ".help [VERB]", "this list, or one verb's help"},

@@ -138,6 +138,10 @@ int sh_r4l_quiet(struct sh *sh, const char *src, size_t len, struct r4_run **out
 /* An R4L string literal of bytes: #sN:bytes. */
 char *sh_literal(const void *bytes, size_t len);
 
+/* .dump [PATH] (dump.c): an R4L script that makes the subtree again, on
+ * stdout; 0, or the first -errno (each said on stderr as it came). */
+int sh_dump(struct sh *sh, int argc, char **argv);
+
 /* What the shell works on (remote.c): the image, or a mount, where R4L
  * goes through the control file and reads are POSIX calls. */
 bool sh_is_mount(const char *dir);		/* an r4fuse mount point? */
