@@ -629,8 +629,8 @@ int sh_dump(struct sh *sh, int argc, char **argv)
 	strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S UTC", &tm);
 	fprintf(f, "# r4sh .dump of %s on %s %s, %s\n", path, sh->mount ? "the mount" : "the image",
 		sh->mount ? sh->mount : sh->image, when);
-	fprintf(f, "# Run it into an empty image: r4sh -f THIS IMAGE.  Times are whole seconds;\n"
-		"# ctime, extended attributes, POSIX ACLs and inode flags are not in it.\n");
+	fprintf(f, "# Run it into an empty image: r4sh --quiet -f THIS IMAGE.  Times are whole\n"
+		"# seconds; ctime, extended attributes, POSIX ACLs and inode flags are not in it.\n");
 	fprintf(f, "\n# The objects and their contents\n");
 	/* the directories above path, as mkdir -p makes them */
 	for (char *s = path + 1; path[1] && (s = strchr(s, '/')); s++) {
