@@ -873,7 +873,14 @@ static int step_yield(struct x *x, const struct r4_step *s)
 		if (suffix)
 			sprintf(y.path + n, "%s%s%s%s", n > 1 ? "/" : "", suffix, h->sub ? "/" : "",
 				h->sub ? h->sub : "");
-		if (x->o->read_objects) {
+		const struct r4_pseudo_info *pi = h->kind == H_PSEUDO
+			? r4_pseudo_lookup(suffix, strlen(suffix)) : NULL;
+
+		/* a write-only pseudo file (..unlink) has no contents to show:
+		 * its value is empty, not a failed read */
+		if (pi && !(pi->flags & R4_PSF_READ)) {
+			rc = r4_buf_set(&y.bytes, "", 0);
+		} else if (x->o->read_objects) {
 			struct r4_exec_error saved = *x->e;
 			size_t groups = x->ngroups;
 

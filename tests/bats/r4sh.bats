@@ -512,3 +512,13 @@ EOF
 	run "$R4SH" --read-only -c 'cat /bank/alice' "$IMG"
 	assert_output 0
 }
+
+@test "writing a write-only pseudo file prints no false error: its value is empty" {
+	run "$R4SH" -c '/bank/..unlink <- "bob"' "$IMG"
+	assert_success
+	assert_output ''
+	run "$R4SH" --json -c '/bank/..unlink <- "alice"' "$IMG"
+	assert_output '{"statement": 1, "range": "1:1-1:25", "path": "/bank/..unlink", "value": ""}'
+	run "$R4SH" -c 'ls /bank' "$IMG"
+	assert_output ''
+}
