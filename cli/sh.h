@@ -61,7 +61,7 @@ struct sh {
 	bool header;			/* SH_CSV: the listing's header is out */
 	int saved_stdout;		/* .output/.once: the real stdout, or -1 */
 	int once;			/* .once: entries until stdout comes back */
-	unsigned done;			/* units of the running script committed so far */
+	unsigned done;			/* R4L units of the running script committed so far */
 };
 
 /* SH_IMAGE: needs an image or a mount; SH_LOCAL: the image itself, not a

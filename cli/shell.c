@@ -920,8 +920,6 @@ int sh_script(struct sh *sh, const char *text, size_t len, bool atomic, bool dry
 				lineno += text[seen] == '\n';
 			if (sh_verb(sh, pc[i].verb, text + pc[i].off, pc[i].len, lineno))
 				sh->status = 1;
-			else
-				sh->done++;
 		} else {
 			char *s = alone(text, len, pc[i].off, pc[i].len);
 

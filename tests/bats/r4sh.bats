@@ -422,7 +422,7 @@ EOF
 	printf '/bank/a1 <- "1"\nls /bank\n/bank/a2 <- "2"\n/nope/x <- "3"\n' >"$T/r.r4"
 	run "$R4SH" -c ".read $T/r.r4" "$IMG"
 	assert_failure 1
-	assert_line 'r4sh: stopped: 3 statements before this one committed'
+	assert_line 'r4sh: stopped: 2 statements before this one committed'
 	# .foo is no command, and says so before anything of the script runs
 	printf '/bank/a3 <- "3"\n.foo bar\n' >"$T/d.r4"
 	run "$R4SH" -f "$T/d.r4" "$IMG"
