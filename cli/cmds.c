@@ -1450,6 +1450,31 @@ static const char *const block_params[][6] = {
 	{"..audit/(", "log", NULL, NULL, NULL, NULL},
 };
 
+/* The path P of the group P/( ... ) the word at start is a member of
+ * (after its '(' or a ','), malloc'd; NULL when it is in none. */
+static char *group_base(const char *line, int start)
+{
+	int i = start, depth = 0, end;
+
+	while (i > 0 && space(line[i - 1]))
+		i--;
+	if (i == 0 || (line[i - 1] != '(' && line[i - 1] != ','))
+		return NULL;
+	/* back to the '(' that is still open */
+	for (i--; i >= 0; i--) {
+		if (line[i] == ')')
+			depth++;
+		else if (line[i] == '(' && depth-- == 0)
+			break;
+	}
+	if (i <= 0 || line[i - 1] != '/')
+		return NULL;
+	/* the path before it: back to a space or an operator */
+	for (end = i - 1; i > 0 && !space(line[i - 1]) && !strchr("(),;[<>=", line[i - 1]); i--)
+		;
+	return end > i ? strndup(line + i, (size_t)(end - i)) : strdup("/");
+}
+
 void sh_complete(const char *line, int start, int end, const char *text, char ***out,
 		 size_t *n)
 {
@@ -1485,8 +1510,16 @@ void sh_complete(const char *line, int start, int end, const char *text, char **
 	}
 	if (!sh || (!sh->db && !sh->mount))
 		return;
-	/* a path: the names of its directory, and pseudo names after ".." */
+	/* a path: the names of its directory, and pseudo names after "..";
+	 * a relative one inside a group P/( ... ) is under P */
+	char *grp = text[0] == '/' ? NULL : group_base(line, start), *rel;
 	char *dir = slash ? strndup(text, (size_t)(slash - text) + (slash == text)) : strdup(".");
+
+	if (grp && asprintf(&rel, "%s/%s", grp, dir) >= 0) {
+		free(dir);
+		dir = rel;
+	}
+	free(grp);
 	const char *base = slash ? slash + 1 : text;
 	size_t prefix_len = slash ? (size_t)(slash - text) + 1 : 0;
 	char *prefix = strndup(text, prefix_len), *a = absolute(sh, dir);

@@ -49,7 +49,7 @@ void le_init(const char *history, le_candidates_fn fn)
 	candidates = fn;
 	rl_attempted_completion_function = complete;
 	/* words break at spaces and R4L's brackets and operators, not at '/' */
-	rl_basic_word_break_characters = " \t\n\"(),;<>=";
+	rl_basic_word_break_characters = " \t\n\"()[],;<>=";
 	using_history();
 	stifle_history(1000);
 	if (history && *history) {

@@ -132,6 +132,19 @@ type_line() { tm send-keys -l -- "$1"; tm send-keys Enter; }
 	tm send-keys -l -- '<- directory)'
 	tm send-keys Enter
 	wait_for 'type <- directory)'
+	# a member of a group P/( ... ) is a name under P; a path right after [
+	tm send-keys -l -- '/bank/(al'
+	tm send-keys Tab
+	tm send-keys -l -- ', bo'
+	tm send-keys Tab
+	tm send-keys -l -- ')'
+	tm send-keys Enter
+	wait_for 'r4:/> /bank/(alice , bob )'
+	tm send-keys -l -- 'tw/[/bank/bo'
+	tm send-keys Tab
+	tm send-keys -l -- ']'
+	tm send-keys Enter
+	wait_for 'r4:/> tw/[/bank/bob ]'
 	run screen
 	assert_line 'r4:/> cat /bank/alice'
 	assert_line 'r4:/> /bank/alice/..mode'
