@@ -740,26 +740,6 @@ static int tree_xattrs(void *ctx, const struct cp_obj *o, cp_xattr_fn *fn, void 
 	return rc;
 }
 
-struct names {
-	char **v;
-	size_t n, cap;
-};
-
-static int collect(void *ctx, const char *name, size_t len, uint64_t ino, uint32_t type)
-{
-	struct names *l = ctx;
-
-	(void)ino;
-	(void)type;
-	if ((len == 1 && name[0] == '.') || (len == 2 && !memcmp(name, "..", 2)))
-		return 0;
-	if (r4_grow(&l->v, &l->cap, l->n + 1, sizeof(*l->v), 32) ||
-	    !(l->v[l->n] = r4_memdup(name, len)))
-		return -ENOMEM;
-	l->n++;
-	return 0;
-}
-
 /* Image path p and what is below it, through the writer; a failure is
  * said and counted there. */
 static void tree_walk(struct cp *c, struct tree *t, const char *p)
@@ -767,7 +747,7 @@ static void tree_walk(struct cp *c, struct tree *t, const char *p)
 	struct cp_obj o = {.path = p};
 	char target[R4_SYMLINK_MAX + 1];
 	struct r4_dirpos pos = {0};
-	struct names l = {0};
+	struct sh_names l = {0};
 	size_t n;
 	int rc;
 
@@ -787,18 +767,17 @@ static void tree_walk(struct cp *c, struct tree *t, const char *p)
 	t->f = NULL;
 	if (rc || !S_ISDIR(o.st.mode))
 		return;
-	if ((rc = r4_readdir(t->db, p, &pos, collect, &l)))
+	if ((rc = r4_readdir(t->db, p, &pos, sh_names_add, &l)))
 		cp_fail(c, p, rc);
-	for (size_t i = 0; i < l.n; i++) {
+	for (size_t i = 0; !rc && i < l.n; i++) {
 		char child[PATH_MAX];
 
-		if (!rc && join(child, sizeof(child), p, l.v[i]))
+		if (join(child, sizeof(child), p, l.v[i]))
 			cp_fail(c, p, -ENAMETOOLONG);
-		else if (!rc)
+		else
 			tree_walk(c, t, child);
-		r4_free(l.v[i]);
 	}
-	r4_free(l.v);
+	sh_names_free(&l);
 }
 
 static const struct cp_src tree_src = {tree_seek, tree_read, tree_xattrs, NULL};

@@ -251,29 +251,6 @@ static int need(struct dump *d, const char *path, const char *what, struct r4_ru
 	return rc;
 }
 
-/* A directory's names, "." and ".." left out. */
-struct names {
-	char **v;
-	size_t n;
-};
-
-static int collect(void *ctx, const char *name, size_t len, uint64_t ino, uint32_t type)
-{
-	struct names *c = ctx;
-
-	(void)ino;
-	(void)type;
-	if ((len == 1 && name[0] == '.') || (len == 2 && name[0] == '.' && name[1] == '.'))
-		return 0;
-	c->v = realloc(c->v, (c->n + 1) * sizeof(*c->v));
-	c->v[c->n++] = strndup(name, len);
-	return 0;
-}
-
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
 
 /* "D/..new/(name <- "N"" (or ..link) without its closing bracket. */
 static void put_new(FILE *f, const char *path, const char *verb)
@@ -310,7 +287,7 @@ static void walk(struct dump *d, const char *path, bool made);
 
 static void walk_entries(struct dump *d, const char *path, bool in, bool agg)
 {
-	struct names c = {0};
+	struct sh_names c = {0};
 	struct r4_run *r = NULL;
 	int rc;
 
@@ -322,14 +299,13 @@ static void walk_entries(struct dump *d, const char *path, bool in, bool agg)
 			for (char *l = r->values[0].bytes, *e; (e = strchr(l, '\n')); l = e + 1) {
 				if (l[0] == '.' && l[1] == '.' && e - l > 2)
 					break;
-				collect(&c, l, (size_t)(e - l), 0, 0);
+				sh_names_add(&c, l, (size_t)(e - l), 0, 0);
 			}
 		r4_run_free(r);
-	} else if ((rc = sh_readdir(d->sh, path, collect, &c))) {
+	} else if ((rc = sh_readdir(d->sh, path, sh_names_add, &c))) {
 		leave_out(d, rc, path, NULL, false);
 	}
-	if (c.n)
-		qsort(c.v, c.n, sizeof(*c.v), cmp_str);
+	sh_names_sort(&c);
 	for (size_t i = 0; i < c.n; i++) {
 		char *sub;
 
@@ -346,9 +322,8 @@ static void walk_entries(struct dump *d, const char *path, bool in, bool agg)
 			walk(d, sub, rec);
 			free(sub);
 		}
-		free(c.v[i]);
 	}
-	free(c.v);
+	sh_names_free(&c);
 }
 
 /* A file's contents, or an aggregate's text: "PATH <- "BYTES"". */

@@ -116,6 +116,16 @@ void sh_records_end(struct sh *sh);
 void sh_entry_done(struct sh *sh);
 /* stdout to path (NULL: back to the real one): 0, or -errno (said). */
 int sh_output(struct sh *sh, const char *path);
+/* A directory's names but "." and "..", as r4_readdir or sh_readdir hand
+ * them to sh_names_add (its ctx: a struct sh_names); sorted bytewise by
+ * sh_names_sort. */
+struct sh_names {
+	char **v;
+	size_t n, cap;
+};
+int sh_names_add(void *ctx, const char *name, size_t len, uint64_t ino, uint32_t type);
+void sh_names_sort(struct sh_names *l);
+void sh_names_free(struct sh_names *l);
 /* Why value v was not read, after its path: its words when they name
  * something else (an invert's part), else the errno's. */
 const char *sh_unread(const struct r4_run_value *v);

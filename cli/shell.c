@@ -87,6 +87,42 @@ void sh_json_line(json_t *obj)
 	json_decref(obj);
 }
 
+/* ---- a directory's names ---- */
+
+int sh_names_add(void *ctx, const char *name, size_t len, uint64_t ino, uint32_t type)
+{
+	struct sh_names *l = ctx;
+
+	(void)ino;
+	(void)type;
+	if ((len == 1 && name[0] == '.') || (len == 2 && name[0] == '.' && name[1] == '.'))
+		return 0;
+	if (r4_grow(&l->v, &l->cap, l->n + 1, sizeof(*l->v), 32) ||
+	    !(l->v[l->n] = strndup(name, len)))
+		return -ENOMEM;
+	l->n++;
+	return 0;
+}
+
+static int cmp_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+void sh_names_sort(struct sh_names *l)
+{
+	if (l->n)
+		qsort(l->v, l->n, sizeof(*l->v), cmp_name);
+}
+
+void sh_names_free(struct sh_names *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		free(l->v[i]);
+	free(l->v);
+	*l = (struct sh_names){0};
+}
+
 /* ---- listings: records in the modes of .mode ---- */
 
 /* A field's text: a string as it is, a number in decimal, an object as
