@@ -1161,6 +1161,25 @@ CMD(info)
 	(void)argv;
 	if ((rc = r4_info(sh->db, &in)))
 		return rc;
+	if (sh->out != SH_HUMAN) {
+		json_t *o = json_object();
+
+		sh_json_bytes(o, "image", sh->image, strlen(sh->image));
+		json_object_set_new(o, "read_only", json_boolean(!sh->rw));
+		json_object_set_new(o, "block_size", json_integer(in.blocksize));
+		json_object_set_new(o, "blocks", json_integer((json_int_t)in.block_count));
+		json_object_set_new(o, "free_blocks", json_integer((json_int_t)in.free_blocks));
+		json_object_set_new(o, "files", json_integer((json_int_t)in.file_count));
+		json_object_set_new(o, "tree_height", json_integer(in.height));
+		sh_json_bytes(o, "label", in.label, strlen(in.label));
+		json_object_set_new(o, "hash", json_string(r4_plugin_label(R4_PTYPE_HASH, in.hash)));
+		json_object_set_new(o, "fibration",
+				    json_string(r4_plugin_label(R4_PTYPE_FIBRE, in.fibration)));
+		json_object_set_new(o, "formatting", json_string(
+			r4_plugin_label(R4_PTYPE_FORMATTING, in.formatting)));
+		sh_record(sh, o);
+		return 0;
+	}
 	printf("image: %s%s\nblock size: %u\nblocks: %llu\nfree blocks: %llu\nfiles: %llu\n"
 	       "tree height: %u\nlabel: %s\nhash: %s\nfibration: %s\nformatting: %s\n",
 	       sh->image, sh->rw ? "" : " (read-only)", in.blocksize,
@@ -1173,14 +1192,25 @@ CMD(info)
 
 static void fsck_report(void *ctx, const struct r4_problem *p)
 {
-	(void)ctx;
+	struct sh *sh = ctx;
+
+	if (sh->out != SH_HUMAN) {
+		json_t *o = json_object();
+
+		json_object_set_new(o, "class", json_string(r4_check_class_name(p->cls)));
+		if (p->path)
+			sh_json_bytes(o, "path", p->path, strlen(p->path));
+		sh_json_bytes(o, "problem", p->msg, strlen(p->msg));
+		sh_record(sh, o);
+		return;
+	}
 	printf("%s: %s%s%s\n", r4_check_class_name(p->cls), p->path ? p->path : "",
 	       p->path ? ": " : "", p->msg);
 }
 
 CMD(fsck)
 {
-	struct r4_check_opts o = {.report = fsck_report};
+	struct r4_check_opts o = {.report = fsck_report, .ctx = sh};
 	struct r4_check_result res;
 	int rc;
 
@@ -1189,12 +1219,22 @@ CMD(fsck)
 	if ((rc = no_session(sh, ".fsck")))
 		return rc;
 	rc = r4_check(sh->db, &o, &res);
-	if (rc)
-		fprintf(stderr, "r4sh: .fsck: %s\n", r4_strerror(rc));
-	else
+	if (rc) {
+		sh_verb_error(sh, 0, rc, "%s", r4_strerror(rc));
+	} else if (sh->out != SH_HUMAN) {
+		json_t *j = json_object();
+
+		sh_json_bytes(j, "image", sh->image, strlen(sh->image));
+		json_object_set_new(j, "clean", json_boolean(!res.problems));
+		json_object_set_new(j, "objects", json_integer((json_int_t)res.objects));
+		json_object_set_new(j, "problems", json_integer((json_int_t)res.problems));
+		sh_records_end(sh);	/* (the problems' listing, then this) */
+		sh_record(sh, j);
+	} else {
 		printf("%s: %s, %llu objects, %llu problems\n", sh->image,
 		       res.problems ? "problems found" : "clean", (unsigned long long)res.objects,
 		       (unsigned long long)res.problems);
+	}
 	return rc ? rc : res.problems ? -EUCLEAN : 0;
 }
 

@@ -125,7 +125,8 @@ void sh_names_free(struct sh_names *l)
 
 /* ---- listings: records in the modes of .mode ---- */
 
-/* A field's text: a string as it is, a number in decimal, an object as
+/* A field's text: a string as it is, a number in decimal, a boolean as
+ * true or false, an object as
  * "key=value" words (tmp: room for the number; *own: what to free). */
 static const char *field(json_t *v, char tmp[static 32], char **own)
 {
@@ -135,6 +136,8 @@ static const char *field(json_t *v, char tmp[static 32], char **own)
 	FILE *f;
 
 	*own = NULL;
+	if (json_is_boolean(v))
+		return json_is_true(v) ? "true" : "false";
 	if (json_is_integer(v)) {
 		snprintf(tmp, 32, "%lld", (long long)json_integer_value(v));
 		return tmp;

@@ -136,6 +136,9 @@ EOF
 	run "$R4SH" --json -c 'rm /bank/nope' "$IMG"
 	assert_failure 1
 	assert_line --index 0 '{"verb": "rm", "operand": "/bank/nope", "line": 1, "column": 4, "error": "cannot remove '\''/bank/nope'\'': No such file or directory", "errno": 2}'
+	run "$R4SH" --json -c '.info' -c '.fsck' "$IMG"
+	assert_line --index 0 --regexp '^\{"image": ".*", "read_only": false, "block_size": 4096, "blocks": [0-9]+, "free_blocks": [0-9]+, "files": [0-9]+, "tree_height": [0-9]+, "label": "", "hash": "r5_hash", "fibration": "ext_1_fibre", "formatting": "smart"\}$'
+	assert_line --index 1 --regexp '^\{"image": ".*", "clean": true, "objects": [0-9]+, "problems": 0\}$'
 	# every line is JSON, as a JSON parser reads it
 	run bash -c "'$R4SH' --json -c 'ls -l /bank' -c 'stat /bank' -c 'tree /' -c '/bank/bin; /bank/café' '$IMG' | python3 -c 'import json, sys; [json.loads(l) for l in sys.stdin]; print(\"ok\")'"
 	assert_output ok
