@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <editline/readline.h>
 
@@ -46,6 +47,11 @@ static char **complete(const char *text, int start, int end)
 void le_init(const char *history, le_candidates_fn fn)
 {
 	rl_readline_name = "r4sh";
+	/* the terminal's own stream: .output moves stdout, not the prompt */
+	int fd = dup(STDOUT_FILENO);
+
+	if (fd >= 0 && !(rl_outstream = fdopen(fd, "w")))
+		close(fd);
 	candidates = fn;
 	rl_attempted_completion_function = complete;
 	/* words break at spaces and R4L's brackets and operators, not at '/' */

@@ -90,6 +90,20 @@ type_line() { tm send-keys -l -- "$1"; tm send-keys Enter; }
 	assert_line 'bob'
 }
 
+@test ".output at the terminal: listings go to the file, the prompt stays on the screen" {
+	start
+	type_line ".output $T/o.txt"
+	type_line 'ls /bank'
+	type_line '.output'
+	type_line 'pwd'
+	wait_for 'r4:/> pwd'
+	wait_for '/'
+	run screen
+	assert_line 'r4:/> ls /bank'
+	refute_line 'alice'
+	assert_equal "$(cat "$T/o.txt")" $'alice\nbob'
+}
+
 @test "begin marks the prompt; a failing entry is undone alone; rollback restores" {
 	before=$(md5sum "$IMG")
 	start
