@@ -392,7 +392,9 @@ struct node *node_child(struct node *p, const char *name)
  *
  * A control-file command, a pseudo file or an extended attribute written
  * may have touched any object, so what the kernel caches of every object
- * node goes: attributes, names and pages.
+ * node goes: attributes and pages, and the names that no longer name
+ * their node's object (still_named: the others stay, so that a working
+ * directory in the mount stays one).
  *
  * Attributes are marked stale by the handler itself, before it replies
  * (node_invalidate_all): that notification only marks the inode, under no
@@ -408,10 +410,12 @@ struct node *node_child(struct node *p, const char *name)
  * names in a directory it set an attribute of waited for itself (issue
  * 21).  No handler waits for the thread, so the thread waits at most until
  * the workers have answered the requests of whoever holds the lock.  It
- * takes the ids and names under the mutex and notifies without it: it
- * never touches a node the mutex does not keep alive.  Invalidations asked
- * for while it works are done by its next pass.  serve stops it once the
- * session loop has ended, before the session's device is closed.
+ * takes the ids and the changed names under the mutex (looking each name
+ * up in the engine there) and notifies without it: it never touches a
+ * node the mutex does not keep alive, nor holds the mutex while the
+ * kernel may make it wait.  Invalidations asked for while it works are
+ * done by its next pass.  serve stops it once the session loop has ended,
+ * before the session's device is closed.
  */
 static struct {
 	pthread_t thread;
@@ -424,8 +428,39 @@ struct stale {
 	char *name;			/* its name in parent; NULL: the inode alone */
 };
 
+/*
+ * Does m's name in its parent still name m's object (under the mutex)?
+ * Then the kernel's entry is still right and stays: dropping it would
+ * unhash a directory's dentry even where it is a process's working
+ * directory, whose getcwd(2) then fails (ENOENT) until something looks
+ * the path up again.  The name is resolved as a lookup does (resolve in
+ * ops.c: an entry first, and not one that became a pseudo file's text);
+ * the handle it gives becomes m's, as a lookup's would (node_obj: an
+ * aborted transaction's ids come again).  The engine acts as no one here
+ * (whoever let the mutex go left it so, br_unlock or the repacker): the
+ * bridge checks a caller's way to a name at its lookup, not here.
+ */
+static bool still_named(struct node *m)
+{
+	const struct r4_pseudo_info *ps;
+	r4_file *f;
+	bool same;
+
+	if (!B.db || !m->obj || m->parent->kind != K_OBJ || !m->parent->obj ||
+	    r4_ns_resolve(m->parent->obj, m->name, strlen(m->name), &f, &ps))
+		return false;	/* (the image closed; or gone, a pseudo file's now) */
+	if (!f)
+		return false;
+	same = r4_file_id(f) == m->id && !r4_is_computed(B.db, m->id);
+	if (same && !r4_file_weaken(f))
+		r4_file_close(m->obj), m->obj = f, f = NULL;
+	r4_file_close(f);
+	return same;
+}
+
 /* The object nodes the kernel knows (under the mutex), with their names
- * if names; *n gets how many.  NULL when out of memory. */
+ * if names and the name no longer names the node's object (still_named);
+ * *n gets how many.  NULL when out of memory. */
 static struct stale *stale_nodes(bool names, size_t *n)
 {
 	struct stale *v = calloc(B.nnodes + 1, sizeof(*v));
@@ -436,7 +471,7 @@ static struct stale *stale_nodes(bool names, size_t *n)
 			if (m->kind != K_OBJ)
 				continue;	/* (the others are never cached) */
 			v[*n].id = m->id;
-			if (names && m->parent) {
+			if (names && m->parent && !still_named(m)) {
 				v[*n].parent = m->parent->id;
 				v[*n].name = strdup(m->name);	/* (NULL: the inode alone) */
 			}

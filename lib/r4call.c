@@ -127,10 +127,11 @@ static int on_image(const char *path, const char *src, size_t len, struct r4_run
 
 /*
  * The current directory's path.  getcwd(2) fails with ENOENT where the
- * kernel has unhashed the directory's entry, which r4fuse's invalidation
- * does to every cached name after a change through the control file: the
- * path is then the kernel's own (" (deleted)" added), and looking it up
- * hashes the directory again.
+ * kernel has unhashed the directory's entry, which an older r4fuse's
+ * invalidation did to every cached name after a change through the
+ * control file (r4fuse now keeps the names a change left as they were):
+ * the path is then the kernel's own (" (deleted)" added), and looking it
+ * up hashes the directory again.
  */
 static char *current_dir(void)
 {

@@ -92,8 +92,8 @@ bank() {
 	run "$C" /bank/alice /bank/bob 40
 	assert_success
 	assert_output '60 90'
-	# relative paths start at the current directory; after the change above
-	# (whose invalidation unhashed it, so that getcwd fails) as before
+	# relative paths start at the current directory, which the change above
+	# left in place (r4fuse keeps the names a change did not touch)
 	run $PY alice bob 10
 	assert_success
 	assert_output '50 100'

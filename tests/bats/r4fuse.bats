@@ -12,6 +12,11 @@ setup() {
 }
 
 teardown() {
+	if [ -n "${CWD_PID-}" ]; then
+		exec 5>&-	# (it ends at EOF: then the mount is not busy)
+		wait "$CWD_PID" || true
+		exec 6<&-
+	fi
 	fuse_teardown
 	r4_teardown
 }
@@ -82,6 +87,61 @@ EOF
 	assert_line "<control>:1:21: error: cannot write '/bank/x': No such file or directory"
 	run cat "$MNT/bank/alice"
 	assert_output 60
+}
+
+# gone PATH: the invalidation thread dropped the kernel's entry of PATH,
+# removed through the control file (it does so right after the reply:
+# 5 s at most)
+gone() {
+	for _ in $(seq 100); do
+		[ -e "$1" ] || return 0
+		sleep 0.05
+	done
+	return 1
+}
+
+@test "after a control-file change the kernel keeps the names it did not change: a working directory stays one" {
+	need_cmd python3
+	"$R4SH" -c 'mkdir /s' -c '/s/(a <- "", b <- "")' "$IMG" >/dev/null
+	mount_r4 -o entry_timeout=600,attr_timeout=600
+	# a process in $MNT/bank: getcwd(2) when told (the fifos sequence it)
+	mkfifo "$T/in" "$T/out"
+	python3 -c '
+import os, sys
+os.chdir(sys.argv[1])
+print("in", flush=True)
+sys.stdin.readline()
+try:
+	print(os.getcwd())
+except OSError as e:
+	print(e.strerror)' "$MNT/bank" <"$T/in" >"$T/out" 3>&- &
+	CWD_PID=$!
+	exec 5>"$T/in" 6<"$T/out"
+	read -r line <&6
+	assert_equal "$line" in
+	cat "$MNT/bank/alice" "$MNT/bank/bob" "$MNT/s/a" >/dev/null
+	"$R4SH" -c '/bank/alice <- "1"' -c '/s/..unlink <- "a"' "$MNT"
+	# a pass of the invalidation thread has begun (none looks bank up
+	# again: a lookup would put an unhashed entry back); b, looked up only
+	# now, is in none begun before, so once b is gone that pass is over
+	gone "$MNT/s/a"
+	cat "$MNT/s/b"
+	"$R4SH" -c '/s/..unlink <- "b"' "$MNT"
+	gone "$MNT/s/b"
+	echo >&5
+	read -r line <&6
+	exec 5>&- 6<&-
+	wait "$CWD_PID"
+	CWD_PID=
+	assert_equal "$line" "$MNT/bank"
+	# names it changed: gone from the listing at once, their entries soon
+	"$R4SH" -c '/bank/..unlink <- "bob"' -c '/bank/alice/..name <- "carol"' "$MNT"
+	run ls "$MNT/bank"
+	assert_output carol
+	gone "$MNT/bank/bob"
+	gone "$MNT/bank/alice"
+	run cat "$MNT/bank/carol"
+	assert_output 1
 }
 
 @test "grouped commits survive kill -9 once the interval passed; fsync at once" {
