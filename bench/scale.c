@@ -220,12 +220,12 @@ out:
 #define LS_REPS 5
 
 struct tally {
-	uint64_t n, size;
+	uint64_t n, size, bytes;
 	char **names;		/* (ls-path only) */
 };
 
-/* Count each entry, touch its name as a printer would; add up the sizes
- * (checked: N files of FILE_BYTES). */
+/* Count each entry and its name's bytes; add up the sizes (checked: N
+ * files of FILE_BYTES). */
 static int tally_fn(void *ctx, const char *name, size_t len, uint64_t ino,
 		    const struct r4_stat *st)
 {
@@ -235,7 +235,9 @@ static int tally_fn(void *ctx, const char *name, size_t len, uint64_t ino,
 	if (t->names && !(t->names[t->n] = strndup(name, len)))
 		return -ENOMEM;
 	t->n++;
-	t->size += st ? st->size : (unsigned char)name[len - 1] & 0;
+	t->bytes += len;
+	if (st)
+		t->size += st->size;
 	return 0;
 }
 

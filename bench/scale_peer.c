@@ -242,7 +242,7 @@ static int ls_once(const char *img, int stat, uint64_t n, double *secs)
 	}
 	while ((r = reiser4_object_readdir(d, &e)) > 0) {
 		got++;
-		len += strlen(e.name);	/* touch the name, as a printer would */
+		len += strlen(e.name);	/* its name's bytes, as scale.c counts them */
 		if (!stat)
 			continue;
 		if (!(o = reiser4_object_obtain(im.fs->tree, d, &e.object))) {
