@@ -45,6 +45,15 @@
 # unit (new files, then overwrites) and one unit (one durable commit) per
 # statement; compile time as a share of the run.  R4_BENCH_LANG=0 skips
 # it; R4_BENCH_LANG_N (default 10000).
+# ls (bench/scale.c and bench/scale_peer.c `ls`; issue 27 item 3): a
+# directory of N files (R4_BENCH_LS_N, default 100000; scale's small
+# write), listed LS_REPS (5) times each way on a fresh open, the median:
+# names alone (r4_readdir_stat R4_READDIR_NAMES / reiser4_object_readdir),
+# names and attributes (r4_readdir_stat / readdir + reiser4_object_obtain
+# by the entry's key + reiser4_object_stat), r4_readdir and the old r4 ls
+# way (r4_stat per path) beside them; then `r4 ls -1 IMG /d` and `r4 ls IMG
+# /d` end to end (fork, exec, open, sort, print to /dev/null), 5 runs each,
+# the median.  R4_BENCH_LS=0 skips it.
 # fuse (bench/fuse.sh, bench/fsbench.c; issue 6 item 7): r4fuse beside
 # fuse2fs and libfuse's passthrough example on a tmpfs: small-file
 # create, stat, read and rm, a 1 GiB sequential write and read, bytes per
@@ -71,14 +80,17 @@ COMMITS=${R4_BENCH_COMMITS:-2000}
 LANG_RUN=${R4_BENCH_LANG:-1}
 LANG_N=${R4_BENCH_LANG_N:-10000}
 FUSE_RUN=${R4_BENCH_FUSE:-1}
+LS_RUN=${R4_BENCH_LS:-1}
+LS_N=${R4_BENCH_LS_N:-100000}
 BDIR=${R4_BENCH_DIR:-/tmp}
 CC=${CC:-cc}
 B=build/bench
 
 make -s all
 mkdir -p "$B"
-# the engine's libraries: libuuid, and ccreg40's compressors (as the Makefile's ENGINE_LIBS)
-UUID_LIBS="$(pkg-config --libs uuid 2>/dev/null || echo -luuid) $(pkg-config --libs lzo2 zlib libzstd 2>/dev/null || echo -llzo2 -lz -lzstd)"
+# the engine's libraries: libuuid, ccreg40's compressors, libblkid and libnbd
+# (io_volume.c, io_nbd.c), as the Makefile's ENGINE_LIBS
+UUID_LIBS="$(pkg-config --libs uuid 2>/dev/null || echo -luuid) $(pkg-config --libs lzo2 zlib libzstd 2>/dev/null || echo -llzo2 -lz -lzstd) $(pkg-config --libs blkid libnbd 2>/dev/null || echo -lblkid -lnbd)"
 # shellcheck disable=SC2086 # UUID_LIBS is a list of flags
 $CC -std=c11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -Iinclude bench/scale.c build/libr4engine.a \
 	$UUID_LIBS -o "$B/scale"
@@ -459,6 +471,58 @@ END {
 	printf "  (overhead: wall time, lang / direct - 1; cpu: CPU seconds of each side, the waits for\n"
 	printf "  the disk left out; compile: lex+parse+check+compile as a share of the language run)\n"
 }' "$LOG"
+fi
+# ---- ls (issue 27 item 3) ----
+if ((LS_RUN)); then
+	: >"$LOG"
+	img=$TMP/r4-ls.img
+	run "r4" "$B/scale" ls "$img" "$LS_N"
+	# median of 5 runs of a command, stdout to /dev/null (run in $(...):
+	# whether it works is checked below)
+	cmd_median() {
+		local t0 t1 ts=()
+		for _ in 1 2 3 4 5; do
+			t0=$(date +%s.%N)
+			"$@" >/dev/null
+			t1=$(date +%s.%N)
+			ts+=("$(echo "$t1 - $t0" | bc)")
+		done
+		printf '%s\n' "${ts[@]}" | sort -g | sed -n 3p
+	}
+	echo "r4 phase=cmd-ls-1 secs=$(cmd_median build/r4 ls -1 "$img" /d)" >>"$LOG"
+	echo "r4 phase=cmd-ls-l secs=$(cmd_median build/r4 ls "$img" /d)" >>"$LOG"
+	for opt in -1 -l; do
+		[[ $(build/r4 ls $opt "$img" /d | wc -l) == $((LS_N + 2)) ]] ||
+			{ echo "bench: r4 ls $opt /d: failed or wrong count"; status=1; }
+	done
+	rm -f "$img"
+	if ((PEER)); then
+		img=$TMP/peer-ls.img
+		truncate -s $((256 * 1024 * 1024 + LS_N * 4096)) "$img"
+		mkfs.reiser4 -y -f -o create=reg40 "$img" >/dev/null 2>&1
+		run "peer" "$B/scale_peer" ls "$img" "$LS_N"
+		rm -f "$img"
+	fi
+	awk -v n="$LS_N" '
+function kv(s, k) { return match(s, " " k "=[^ ]*") ? substr(s, RSTART + length(k) + 2, RLENGTH - length(k) - 2) : "" }
+/phase=/ { p = kv($0, "phase"); sub(/^peer-/, "", p); t[$1, p] = kv($0, "secs") }
+function row(what, r4k, peerk,   a, b) {
+	a = t["r4", r4k]; b = (peerk == "" ? "" : t["peer", peerk])
+	if (b != "" && a != "") printf "%-44s %9.4f %9.4f %8.2f\n", what, a, b, a / b
+	else printf "%-44s %9.4f %9s %8s\n", what, a, "-", "-"
+}
+END {
+	printf "\nls: a directory of %d files (+ . and ..), seconds (median); ratio r4 / libreiser4 (< 1: r4 faster)\n", n
+	printf "%-44s %9s %9s %8s\n", "", "r4", "peer", "ratio"
+	row("names (readdir)", "ls-names", "ls-names")
+	row("names + attributes", "ls-stat", "ls-stat")
+	row("r4_readdir (names + types)", "ls-readdir", "")
+	row("names, then r4_stat per path (old r4 ls)", "ls-path", "")
+	row("`r4 ls -1 IMG /d` end to end", "cmd-ls-1", "ls-names")
+	row("`r4 ls IMG /d` end to end", "cmd-ls-l", "ls-stat")
+	printf "(end to end rows: beside the peer'"'"'s in-process listing, which has no process start, open or printing)\n"
+}' "$LOG"
+	sed 's/^/  /' "$LOG"
 fi
 # ---- fuse (issue 6 item 7): its own script, mounts and clean-up ----
 if ((FUSE_RUN)); then

@@ -8,6 +8,14 @@
  *   scale big IMG MIB     mkfs IMG, write /big (MIB MiB) in 1 MiB chunks
  *                         committing every 64 MiB; then reopen and read it
  *                         back in 1 MiB chunks, comparing every byte
+ *   scale ls IMG N        small's write phase, then list /d (N files, plus
+ *                         "." and ".."), LS_REPS times each way, every time
+ *                         on a fresh open (its time not counted): names alone
+ *                         (r4_readdir_stat R4_READDIR_NAMES), names and
+ *                         attributes from the walk (r4_readdir_stat),
+ *                         r4_readdir (names and types), and the way r4 ls
+ *                         went before (names, then r4_stat of each path);
+ *                         IMG is kept for bench/run.sh's `r4 ls` timings
  *
  * Each phase (write, read) runs in its own child process (fork + wait4), so
  * the peak RSS the parent prints (ru_maxrss of the child) is that phase's
@@ -16,7 +24,8 @@
  *
  *   phase=small-write n=N secs=S rate=R unit=files/s maxrss_kib=K used_before=B used_after=A
  *
- * plus a line "space n=N bytes_per_file=X" (small) or "space bytes=X" (big)
+ * (ls: "phase=ls-WAY n=N secs=MEDIAN min=MIN reps=R entries=E", secs of
+ * the listing alone) plus a line "space n=N bytes_per_file=X" (small) or "space bytes=X" (big)
  * from the used blocks (r4_statfs: blocks - bfree) before the workload and
  * after it, read again after the reopen.  Exit status 0 when every phase
  * worked and every byte compared equal, 1 otherwise (the failing call is on
@@ -206,6 +215,132 @@ out:
 	return rc;
 }
 
+/* ---- listing (issue 27 item 3) ---- */
+
+#define LS_REPS 5
+
+struct tally {
+	uint64_t n, size, bytes;
+	char **names;		/* (ls-path only) */
+};
+
+/* Count each entry and its name's bytes; add up the sizes (checked: N
+ * files of FILE_BYTES). */
+static int tally_fn(void *ctx, const char *name, size_t len, uint64_t ino,
+		    const struct r4_stat *st)
+{
+	struct tally *t = ctx;
+
+	(void)ino;
+	if (t->names && !(t->names[t->n] = strndup(name, len)))
+		return -ENOMEM;
+	t->n++;
+	t->bytes += len;
+	if (st)
+		t->size += st->size;
+	return 0;
+}
+
+static int type_fn(void *ctx, const char *name, size_t len, uint64_t ino, uint32_t type)
+{
+	(void)type;
+	return tally_fn(ctx, name, len, ino, NULL);
+}
+
+enum ls_way { LS_NAMES, LS_STAT, LS_READDIR, LS_PATH };
+
+/* The way r4 ls listed before r4_readdir_stat: names, then a path
+ * resolved for each. */
+static int ls_path(r4_db *db, struct tally *t, uint64_t n)
+{
+	struct r4_dirpos pos = { 0 };
+	struct r4_stat st;
+	char path[300];
+	uint64_t got;
+	int rc;
+
+	if (!(t->names = calloc(n + 2, sizeof(*t->names))))
+		return -ENOMEM;
+	rc = r4_readdir_stat(db, "/d", &pos, R4_READDIR_NAMES, tally_fn, t);
+	got = t->n;
+	t->n = 0;
+	for (uint64_t i = 0; i < got && !rc; i++) {
+		snprintf(path, sizeof(path), "/d/%s", t->names[i]);
+		if (!(rc = r4_stat(db, path, &st))) {
+			t->n++;
+			t->size += st.size;
+		}
+	}
+	for (uint64_t i = 0; i < got; i++)
+		free(t->names[i]);
+	free(t->names);
+	t->names = NULL;
+	return rc;
+}
+
+static int ls_once(const char *img, enum ls_way way, uint64_t n, double *secs)
+{
+	struct r4_dirpos pos = { 0 };
+	struct tally t = { 0 };
+	r4_db *db;
+	double t0;
+	int rc;
+
+	if (open_db(img, false, &db))
+		return 1;
+	t0 = now();
+	switch (way) {
+	case LS_NAMES:
+		rc = r4_readdir_stat(db, "/d", &pos, R4_READDIR_NAMES, tally_fn, &t);
+		break;
+	case LS_STAT:
+		rc = r4_readdir_stat(db, "/d", &pos, 0, tally_fn, &t);
+		break;
+	case LS_READDIR:
+		rc = r4_readdir(db, "/d", &pos, type_fn, &t);
+		break;
+	default:
+		rc = ls_path(db, &t, n);
+	}
+	*secs = now() - t0;
+	r4_close(db);
+	if (rc)
+		return fail("cannot list", "/d", rc);
+	/* a directory's size counts its entries: "." (/d) n + 2, ".." (/) 3 */
+	if (t.n != n + 2 || ((way == LS_STAT || way == LS_PATH) &&
+			     t.size != n * FILE_BYTES + n + 2 + 3)) {
+		fprintf(stderr, "scale: /d listed %" PRIu64 " entries, sizes %" PRIu64 "\n", t.n,
+			t.size);
+		return 1;
+	}
+	return 0;
+}
+
+static int dbl_cmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+static int ls_phases(const char *img, uint64_t n)
+{
+	static const char *const names[] = { "ls-names", "ls-stat", "ls-readdir", "ls-path" };
+
+	for (int way = LS_NAMES; way <= LS_PATH; way++) {
+		double secs[LS_REPS];
+
+		for (int r = 0; r < LS_REPS; r++)
+			if (ls_once(img, (enum ls_way)way, n, &secs[r]))
+				return 1;
+		qsort(secs, LS_REPS, sizeof(secs[0]), dbl_cmp);
+		printf("phase=%s n=%" PRIu64 " secs=%.4f min=%.4f reps=%d entries=%" PRIu64 "\n",
+		       names[way], n, secs[LS_REPS / 2], secs[0], LS_REPS, n + 2);
+		fflush(stdout);
+	}
+	return 0;
+}
+
 /* ---- driver ---- */
 
 typedef int (*phase_fn)(const char *img, uint64_t n, uint64_t *before, uint64_t *after);
@@ -278,11 +413,12 @@ int main(int argc, char **argv)
 	bool small;
 	int rc;
 
-	if (argc != 4 || (strcmp(argv[1], "small") && strcmp(argv[1], "big"))) {
-		fprintf(stderr, "usage: scale small IMG N | scale big IMG MIB\n");
+	if (argc != 4 || (strcmp(argv[1], "small") && strcmp(argv[1], "big") &&
+			  strcmp(argv[1], "ls"))) {
+		fprintf(stderr, "usage: scale small IMG N | scale big IMG MIB | scale ls IMG N\n");
 		return 2;
 	}
-	small = !strcmp(argv[1], "small");
+	small = strcmp(argv[1], "big");
 	n = strtoull(argv[3], &end, 10);
 	if (*end || !n) {
 		fprintf(stderr, "scale: bad count '%s'\n", argv[3]);
@@ -292,6 +428,10 @@ int main(int argc, char **argv)
 	   plus a quarter, at least 256 MiB: sparse, so room costs nothing */
 	if (make_image(argv[2], small ? 256ull * 1024 * 1024 + n * 4096 : n * CHUNK / 4 * 5))
 		return 1;
+	if (!strcmp(argv[1], "ls"))
+		return run_phase("small-write", small_write, argv[2], n, (double)n, "files/s",
+				 &before, &after) ||
+		       ls_phases(argv[2], n);
 	if (small) {
 		rc = run_phase("small-write", small_write, argv[2], n, (double)n, "files/s", &before,
 			       &after) ||

@@ -16,6 +16,16 @@
  * 100 bytes in a tail item, so no per-file plugin stat data is stored.  The
  * tree cache is flushed above 16384 nodes, r4's default cache bound.
  *
+ *   scale_peer ls IMG N      small's write phase, then list /d LS_REPS times
+ *                            each way, each on a fresh open (not counted):
+ *                            ls-names, reiser4_object_readdir of /d (name and
+ *                            stat-data key of each entry: libreiser4's
+ *                            readdir); ls-stat, the same plus each entry's
+ *                            attributes: reiser4_object_obtain by the key the
+ *                            entry holds (no lookup by name: the cheapest
+ *                            public way) and reiser4_object_stat (light-
+ *                            weight, unix and large-time extensions)
+ *
  * Each phase runs in a child (fork + wait4) for its own peak RSS.  Used
  * blocks come from the format40 super block (block count - free blocks) of
  * the image file, read before and after.  Output lines as scale.c's.
@@ -206,6 +216,93 @@ static int small_read(const char *img, uint64_t n)
 	return rc;
 }
 
+/* ---- listing (issue 27 item 3) ---- */
+
+#define LS_REPS 5
+
+static int ls_once(const char *img, int stat, uint64_t n, double *secs)
+{
+	static entry_hint_t e;
+	sdhint_lw_t lw;
+	sdhint_unix_t ux;
+	sdhint_lt_t lt;
+	stat_hint_t hint;
+	reiser4_object_t *d, *o;
+	uint64_t got = 0, size = 0, len = 0;
+	errno_t r;
+	image_t im;
+	double t0;
+
+	if (image_open(&im, img, 0))
+		return 1;
+	t0 = now();
+	if (!(d = child(&im, im.root, "d"))) {
+		image_close(&im);
+		return fprintf(stderr, "scale_peer: no /d\n"), 1;
+	}
+	while ((r = reiser4_object_readdir(d, &e)) > 0) {
+		got++;
+		len += strlen(e.name);	/* its name's bytes, as scale.c counts them */
+		if (!stat)
+			continue;
+		if (!(o = reiser4_object_obtain(im.fs->tree, d, &e.object))) {
+			fprintf(stderr, "scale_peer: cannot open /d/%s\n", e.name);
+			r = -1;
+			break;
+		}
+		memset(&hint, 0, sizeof(hint));
+		hint.ext[SDEXT_LW_ID] = &lw;
+		hint.ext[SDEXT_UNIX_ID] = &ux;
+		hint.ext[SDEXT_LT_ID] = &lt;
+		r = reiser4_object_stat(o, &hint);
+		reiser4_object_close(o);
+		if (r) {
+			fprintf(stderr, "scale_peer: cannot stat /d/%s\n", e.name);
+			r = -1;
+			break;
+		}
+		size += lw.size;
+	}
+	reiser4_object_close(d);
+	*secs = now() - t0;
+	image_close(&im);
+	if (r < 0 || got != n + 2 || (stat && size < n * FILE_BYTES)) {
+		fprintf(stderr, "scale_peer: /d listed %" PRIu64 " entries, sizes %" PRIu64
+			" (%d)\n", got, size, (int)r);
+		return 1;
+	}
+	(void)len;
+	return 0;
+}
+
+static int dbl_cmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+static int ls_phases(const char *img, uint64_t n)
+{
+	if (libreiser4_init())
+		return fprintf(stderr, "scale_peer: cannot initialise libreiser4\n"), 1;
+	aal_exception_set_handler(on_exception);
+	for (int way = 0; way < 2; way++) {
+		double secs[LS_REPS];
+
+		for (int r = 0; r < LS_REPS; r++)
+			if (ls_once(img, way, n, &secs[r]))
+				return 1;
+		qsort(secs, LS_REPS, sizeof(secs[0]), dbl_cmp);
+		printf("phase=peer-%s n=%" PRIu64 " secs=%.4f min=%.4f reps=%d entries=%" PRIu64
+		       "\n", way ? "ls-stat" : "ls-names", n, secs[LS_REPS / 2], secs[0], LS_REPS,
+		       n + 2);
+		fflush(stdout);
+	}
+	libreiser4_fini();
+	return 0;
+}
+
 typedef int (*phase_fn)(const char *img, uint64_t n);
 
 static int run_phase(const char *name, phase_fn fn, const char *img, uint64_t n)
@@ -253,8 +350,8 @@ int main(int argc, char **argv)
 	uint64_t n, before, after;
 	char *end;
 
-	if (argc != 4 || strcmp(argv[1], "small")) {
-		fprintf(stderr, "usage: scale_peer small IMG N\n");
+	if (argc != 4 || (strcmp(argv[1], "small") && strcmp(argv[1], "ls"))) {
+		fprintf(stderr, "usage: scale_peer small IMG N | scale_peer ls IMG N\n");
 		return 2;
 	}
 	n = strtoull(argv[3], &end, 10);
@@ -262,6 +359,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "scale_peer: bad count '%s'\n", argv[3]);
 		return 2;
 	}
+	if (!strcmp(argv[1], "ls"))
+		return run_phase("peer-small-write", small_write, argv[2], n) ||
+		       ls_phases(argv[2], n);
 	if (used_blocks(argv[2], &before) || run_phase("peer-small-write", small_write, argv[2], n) ||
 	    used_blocks(argv[2], &after) || run_phase("peer-small-read", small_read, argv[2], n))
 		return 1;

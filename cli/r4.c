@@ -46,7 +46,9 @@ static int usage(FILE *f)
 		"                [-o TYPE=PLUGIN[,TYPE=PLUGIN...]]  (-f, --force: over a volume;\n"
 		"                                       -d DIR: filled from DIR, as r4 import fills)\n"
 		"       %s info IMAGE\n"
-		"       %s ls IMAGE [PATH]     list a directory (type, mode, size, name)\n"
+		"       %s ls [-1 | -l] IMAGE [PATH]  list a directory, sorted by name (-l, the\n"
+		"                                       default: type, mode, links, owner, size;\n"
+		"                                       -1: names alone)\n"
 		"       %s cat IMAGE PATH      write a file's bytes to stdout\n"
 		"       %s import IMAGE SRCDIR [DEST]  copy a host tree into the image, keeping\n"
 		"                                       modes, owners, times, links, holes, xattrs\n"
@@ -516,6 +518,7 @@ static int cmd_cat(int argc, char **argv)
 struct ls_ent {
 	char *name;
 	size_t len;
+	struct r4_stat st;	/* (the long form's) */
 };
 
 struct ls_list {
@@ -523,16 +526,19 @@ struct ls_list {
 	size_t n, cap;
 };
 
-static int ls_collect(void *ctx, const char *name, size_t len, uint64_t ino, uint32_t type)
+static int ls_collect(void *ctx, const char *name, size_t len, uint64_t ino,
+		      const struct r4_stat *st)
 {
 	struct ls_list *l = ctx;
 
 	(void)ino;
-	(void)type;
 	if (r4_grow(&l->e, &l->cap, l->n + 1, sizeof(*l->e), 64) ||
 	    !(l->e[l->n].name = r4_memdup(name, len)))
 		return -ENOMEM;
-	l->e[l->n++].len = len;
+	l->e[l->n].len = len;
+	if (st)
+		l->e[l->n].st = *st;
+	l->n++;
 	return 0;
 }
 
@@ -544,31 +550,47 @@ static int ent_cmp(const void *a, const void *b)
 	return c ? c : (x->len > y->len) - (x->len < y->len);
 }
 
-/* One line per entry, sorted by name: type, mode, nlink, uid, gid, size, name. */
+/*
+ * One line per entry, sorted by name (bytes): -l (the default) type, mode,
+ * nlink, uid, gid, size, name; -1 the name alone, no object read.  The
+ * attributes come from the directory walk (r4_readdir_stat), not from a
+ * path resolved per name.
+ */
 static int cmd_ls(int argc, char **argv)
 {
-	const char *dir = argc > 2 ? argv[2] : "/";
+	const char *dir;
 	struct ls_list l = {0};
 	struct r4_dirpos pos = {0};
+	bool names = false;
 	r4_db *db = NULL;
-	int rc;
+	int c, rc;
 
-	if (argc < 2 || argc > 3)
+	opterr = 0;
+	while ((c = getopt(argc, argv, "1l")) != -1) {
+		if (c == '?') {
+			fprintf(stderr, "%s: ls: unknown option '-%c'\n", sh_prog, optopt);
+			return usage(stderr);
+		}
+		names = c == '1';	/* the last of -1 and -l wins, as in ls(1) */
+	}
+	if (argc - optind < 1 || argc - optind > 2)
 		return usage(stderr);
-	if (open_ro(argv[1], &db))
+	dir = argc - optind > 1 ? argv[optind + 1] : "/";
+	if (open_ro(argv[optind], &db))
 		return R4_EXIT_FAIL;
-	rc = r4_readdir(db, dir, &pos, ls_collect, &l);
-	if (!rc)
+	rc = r4_readdir_stat(db, dir, &pos, names ? R4_READDIR_NAMES : 0, ls_collect, &l);
+	if (!rc) {
 		qsort(l.e, l.n, sizeof(*l.e), ent_cmp);
-	for (size_t i = 0; i < l.n && !rc; i++) {
-		char path[8192];
-		struct r4_stat st;
+		for (size_t i = 0; i < l.n; i++) {
+			const struct r4_stat *st = &l.e[i].st;
 
-		snprintf(path, sizeof(path), "%s/%s", strcmp(dir, "/") ? dir : "", l.e[i].name);
-		if ((rc = r4_stat(db, path, &st)))
-			break;
-		printf("%c%04o %3u %5u %5u %10llu %s\n", sh_type_char(st.mode), st.mode & 07777,
-		       st.nlink, st.uid, st.gid, (unsigned long long)st.size, l.e[i].name);
+			if (names)
+				printf("%s\n", l.e[i].name);
+			else
+				printf("%c%04o %3u %5u %5u %10llu %s\n", sh_type_char(st->mode),
+				       st->mode & 07777, st->nlink, st->uid, st->gid,
+				       (unsigned long long)st->size, l.e[i].name);
+		}
 	}
 	if (rc)
 		fprintf(stderr, "%s: cannot list '%s': %s\n", sh_prog, dir, r4_strerror(rc));

@@ -288,40 +288,67 @@ int r4_read(r4_db *db, const char *path, uint64_t off, void *buf, size_t len, si
 
 struct rd_ctx {
 	struct r4_db *db;
-	r4_dirent_fn fn;
+	r4_dirent_fn fn;	/* r4_readdir's callback, or */
+	r4_dirstat_fn sfn;	/* r4_readdir_stat's */
+	unsigned flags;		/* R4_READDIR_* (sfn only) */
 	void *ctx;
 	bool root;		/* listing the root */
 };
 
+/* One entry: the object it names is loaded (its type, its attributes)
+ * unless the caller asked for names alone. */
 static int rd_fn(void *ctx, const char *name, size_t len, const r4_key *sdkey)
 {
 	struct rd_ctx *r = ctx;
 	struct r4_inode ino;
+	struct r4_stat st;
 	int rc;
 
 	if (r4_ns_private(r->root, name, len))
 		return 0;	/* r4's own records (meta.c) are never listed */
+	if (r->sfn && (r->flags & R4_READDIR_NAMES))
+		return r->sfn(r->ctx, name, len, r4_key_objectid(sdkey), NULL);
 	if ((rc = r4_obj_load(r->db, sdkey, &ino)))
 		return rc == -ENOENT ? R4_CORRUPT(&r->db->lg, 0, "entry '%.*s' points nowhere",
 						  (int)len, name)
 				     : rc;
-	rc = r->fn(r->ctx, name, len, r4_key_objectid(sdkey), ino.sd.sd_mode & S_IFMT);
+	if (r->sfn) {
+		r4_fs_stat_of(r->db, &ino, &st);	/* as r4_stat would give it */
+		rc = r->sfn(r->ctx, name, len, st.ino, &st);
+	} else {
+		rc = r->fn(r->ctx, name, len, r4_key_objectid(sdkey), ino.sd.sd_mode & S_IFMT);
+	}
 	r4_obj_fini(&ino);
 	return rc;
 }
 
-int r4_readdir(r4_db *db, const char *path, struct r4_dirpos *pos, r4_dirent_fn fn, void *ctx)
+static int readdir_at(struct r4_db *db, const char *path, struct r4_dirpos *pos,
+		      struct rd_ctx *r)
 {
-	struct rd_ctx r = {db, fn, ctx, false};
 	struct r4_inode dir;
 	int rc;
 
 	if ((rc = resolve(db, path, &dir)))
 		return r4_db_seen(db, rc);
-	r.root = in_root(&dir);
-	rc = S_ISDIR(dir.sd.sd_mode) ? r4_dir_iterate(db, &dir, pos, rd_fn, &r) : -ENOTDIR;
+	r->root = in_root(&dir);
+	rc = S_ISDIR(dir.sd.sd_mode) ? r4_dir_iterate(db, &dir, pos, rd_fn, r) : -ENOTDIR;
 	r4_obj_fini(&dir);
 	return r4_db_seen(db, rc);
+}
+
+int r4_readdir(r4_db *db, const char *path, struct r4_dirpos *pos, r4_dirent_fn fn, void *ctx)
+{
+	struct rd_ctx r = {.db = db, .fn = fn, .ctx = ctx};
+
+	return readdir_at(db, path, pos, &r);
+}
+
+int r4_readdir_stat(r4_db *db, const char *path, struct r4_dirpos *pos, unsigned flags,
+		    r4_dirstat_fn fn, void *ctx)
+{
+	struct rd_ctx r = {.db = db, .sfn = fn, .flags = flags, .ctx = ctx};
+
+	return readdir_at(db, path, pos, &r);
 }
 
 struct names {
@@ -1394,7 +1421,7 @@ int r4_file_seek(r4_file *f, uint64_t off, int whence, uint64_t *out)
 
 int r4_file_readdir(r4_file *f, struct r4_dirpos *pos, r4_dirent_fn fn, void *ctx)
 {
-	struct rd_ctx r = {f->db, fn, ctx, false};
+	struct rd_ctx r = {.db = f->db, .fn = fn, .ctx = ctx};
 	struct r4_inode dir;
 	int rc;
 

@@ -318,6 +318,23 @@ typedef int (*r4_dirent_fn)(void *ctx, const char *name, size_t len, uint64_t in
 			    uint32_t type /* S_IF* */);
 int r4_readdir(r4_db *db, const char *path, struct r4_dirpos *pos, r4_dirent_fn fn, void *ctx);
 /*
+ * r4_readdir with each entry's attributes, taken from the object its entry
+ * points at as the directory is walked (no path resolved per name): st is
+ * what r4_stat of PATH/NAME gives (ino is st->ino).  With
+ * R4_READDIR_NAMES no object is read and st is NULL: names and object ids
+ * alone, the cheapest listing (an entry pointing nowhere goes unnoticed).
+ * Cursor, order, stopping and errors as r4_readdir's.  A path call, so
+ * trusted: nothing is checked for anyone, as for r4_stat and r4_readdir
+ * (a host acting for a user checks search and read permission on PATH
+ * first, e.g. with r4_access: then every entry's attributes are its to
+ * see, as stat(2) of each would allow).
+ */
+enum { R4_READDIR_NAMES = 1 };
+typedef int (*r4_dirstat_fn)(void *ctx, const char *name, size_t len, uint64_t ino,
+			     const struct r4_stat *st /* NULL with R4_READDIR_NAMES */);
+int r4_readdir_stat(r4_db *db, const char *path, struct r4_dirpos *pos, unsigned flags,
+		    r4_dirstat_fn fn, void *ctx);
+/*
  * Where a cursor stands as one number (a readdir offset, telldir): 0 at
  * the start, else 1 to 2^63 - 1, a digest of the key of the entry it
  * stands after, so the same for that entry in every listing of the

@@ -156,6 +156,50 @@ mk_tree() {
 	assert_line --regexp '^d0755 +5 .* \.$'
 }
 
+@test "ls: the long form by default and with -l, -1 the sorted names alone" {
+	mkdir -p "$T/src/sub" "$T/src/Zdir"
+	echo hello >"$T/src/b.txt"
+	ln "$T/src/b.txt" "$T/src/hard"
+	ln -s b.txt "$T/src/link"
+	: >"$T/src/a b"
+	printf x >"$T/src/é"
+	chmod 0640 "$T/src/b.txt"
+	chmod 0644 "$T/src/a b" "$T/src/é"
+	chmod 0711 "$T/src/sub"
+	chmod 2755 "$T/src/Zdir"
+	"$R4" mkfs "$T/a.img" 64M >/dev/null
+	"$R4" import "$T/a.img" "$T/src" >/dev/null
+	u=$(id -u) g=$(id -g)
+	# the format r4 ls has always printed: type and mode, links, uid, gid, size, name
+	{
+		printf 'd0755   5 %5u %5u          9 .\n' 0 0
+		printf 'd0755   5 %5u %5u          9 ..\n' 0 0
+		printf 'd2755   2 %5u %5u          2 Zdir\n' "$u" "$g"
+		printf -- '-0644   1 %5u %5u          0 a b\n' "$u" "$g"
+		printf -- '-0640   2 %5u %5u          6 b.txt\n' "$u" "$g"
+		printf -- '-0640   2 %5u %5u          6 hard\n' "$u" "$g"
+		printf 'l0777   1 %5u %5u          5 link\n' "$u" "$g"
+		printf 'd0711   2 %5u %5u          2 sub\n' "$u" "$g"
+		printf -- '-0644   1 %5u %5u          1 é\n' "$u" "$g"
+	} >"$T/want"
+	run "$R4" ls "$T/a.img" /
+	assert_success
+	assert_output "$(cat "$T/want")"
+	run "$R4" ls -l "$T/a.img"
+	assert_output "$(cat "$T/want")"
+	run "$R4" ls -1 "$T/a.img" /
+	assert_success
+	assert_output "$(printf '.\n..\nZdir\na b\nb.txt\nhard\nlink\nsub\né')"
+	run "$R4" ls "$T/a.img" -1 /sub
+	assert_output "$(printf '.\n..')"
+	run "$R4" ls -1 "$T/a.img" /b.txt
+	assert_failure 1
+	assert_output "r4: cannot list '/b.txt': Not a directory"
+	run "$R4" ls -x "$T/a.img"
+	assert_failure 2
+	assert_line --index 0 "r4: ls: unknown option '-x'"
+}
+
 @test "files libreiser4 wrote read back byte-exact in r4" {
 	need_r4p
 	for profile in "" "-o create=reg40"; do

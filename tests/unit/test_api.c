@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "t.h"
@@ -798,6 +799,78 @@ static void test_readdir_cursor(r4_db *db)
 	CHECK(!strcmp(nm.seen[0], ".") && !strcmp(nm.seen[1], ".."));
 }
 
+/* r4_readdir_stat: every entry's attributes equal r4_stat's of its path,
+ * "." and ".." included; names-only delivers the same names, no st. */
+struct rs_list {
+	char name[16][16];
+	struct r4_stat st[16];
+	uint64_t ino[16];
+	bool had_st[16];
+	int n;
+};
+
+static int rs_collect(void *ctx, const char *name, size_t len, uint64_t ino,
+		      const struct r4_stat *st)
+{
+	struct rs_list *l = ctx;
+
+	if (l->n >= 16 || len >= 16)
+		return -ERANGE;
+	memcpy(l->name[l->n], name, len);
+	l->name[l->n][len] = 0;
+	l->ino[l->n] = ino;
+	if ((l->had_st[l->n] = st != NULL))
+		memcpy(&l->st[l->n], st, sizeof(*st));
+	l->n++;
+	return 0;
+}
+
+static void test_readdir_stat(r4_db *db)
+{
+	static const char *const want[] = {".", "..", "data", "dev", "hard", "link", "sub"};
+	const size_t nwant = sizeof(want) / sizeof(want[0]);
+	struct rs_list l = {.n = 0}, nl = {.n = 0};
+	struct r4_stat st;
+	char p[64];
+	int seen = 0;
+
+	CHECK_RC(r4_mkdir(db, "/rs", 0750, 12, 34));
+	CHECK_RC(r4_create(db, "/rs/data", 0640, 5, 6));
+	CHECK_RC(r4_write(db, "/rs/data", 0, "some bytes", 10));
+	CHECK_RC(r4_link(db, "/rs/data", "/rs/hard"));
+	CHECK_RC(r4_mkdir(db, "/rs/sub", 0700, 7, 8));
+	CHECK_RC(r4_symlink(db, "data", "/rs/link", 9, 10));
+	CHECK_RC(r4_mknod(db, "/rs/dev", S_IFCHR | 0600, makedev(4, 5), 0, 0));
+	CHECK_RC(r4_readdir_stat(db, "/rs", &(struct r4_dirpos){0}, 0, rs_collect, &l));
+	CHECK_EQ(l.n, nwant);
+	for (int i = 0; i < l.n; i++) {
+		memset(&st, 0, sizeof(st));
+		snprintf(p, sizeof(p), "/rs/%s", l.name[i]);
+		CHECK_RC(r4_stat(db, p, &st));
+		CHECK(l.had_st[i]);
+		CHECK(!memcmp(&l.st[i], &st, sizeof(st)));
+		CHECK_EQ(l.ino[i], st.ino);
+		for (size_t j = 0; j < nwant; j++)
+			seen += !strcmp(l.name[i], want[j]);
+	}
+	CHECK_EQ(seen, nwant);
+	CHECK_RC(r4_stat(db, "/rs/data", &st));
+	CHECK(st.nlink == 2 && st.size == 10 && st.uid == 5);
+
+	CHECK_RC(r4_readdir_stat(db, "/rs", &(struct r4_dirpos){0}, R4_READDIR_NAMES, rs_collect,
+				 &nl));
+	CHECK_EQ(nl.n, l.n);
+	for (int i = 0; i < nl.n && i < l.n; i++) {
+		CHECK(!strcmp(nl.name[i], l.name[i]));	/* same key order */
+		CHECK(!nl.had_st[i]);
+		CHECK_EQ(nl.ino[i], l.ino[i]);
+	}
+	CHECK_EQ(r4_readdir_stat(db, "/rs/data", &(struct r4_dirpos){0}, 0, rs_collect, &l),
+		 -ENOTDIR);
+	CHECK_EQ(r4_readdir_stat(db, "/rs/none", &(struct r4_dirpos){0}, 0, rs_collect, &l),
+		 -ENOENT);
+}
+
 /* Names that start with "..": real entries come first (docs/semantics.md,
  * "Names"); a pseudo name resolves only where no entry has it. */
 static bool listed(r4_db *db, const char *dir, const char *name)
@@ -1347,6 +1420,7 @@ int main(void)
 		test_statfs_inodes(db);
 		test_readdir_cursor(db);
 		test_readdir_tell(db);
+		test_readdir_stat(db);
 		test_dotdot_names(db);
 		test_space_reclaimed(db);
 		r4_close(db);
