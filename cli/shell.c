@@ -844,6 +844,8 @@ int sh_script(struct sh *sh, const char *text, size_t len, bool atomic, bool dry
 	struct piece *pc = NULL;
 	size_t np = 0, at = 0, r4l_start = (size_t)-1, seen = 0;
 	unsigned lineno = 1, done;
+	FILE *held = NULL;
+	int out = -1;
 	int rc = 0, bad = 0;
 
 	/* cut: verb lines where an R4L entry could end, the rest R4L */
@@ -943,6 +945,13 @@ int sh_script(struct sh *sh, const char *text, size_t len, bool atomic, bool dry
 		free(pc);
 		return sh->status = 1;
 	}
+	/* --atomic: what the script prints is held until it has committed; a
+	 * script rolled back shows no values of statements that did not stay */
+	if (atomic && sh->session) {
+		fflush(stdout);
+		if ((held = tmpfile()) && (out = dup(STDOUT_FILENO)) >= 0)
+			dup2(fileno(held), STDOUT_FILENO);
+	}
 	done = sh->done;	/* (a script .read from a script counts afresh) */
 	sh->done = 0;
 	for (size_t i = 0; i < np && !sh->status && !sh->quit; i++) {
@@ -978,6 +987,19 @@ int sh_script(struct sh *sh, const char *text, size_t len, bool atomic, bool dry
 		}
 		sh->session = NULL;
 	}
+	if (out >= 0) {
+		char buf[65536];
+		size_t n;
+
+		fflush(stdout);
+		dup2(out, STDOUT_FILENO);
+		close(out);
+		rewind(held);
+		while (!sh->status && (n = fread(buf, 1, sizeof(buf), held)))
+			fwrite(buf, 1, n, stdout);
+	}
+	if (held)
+		fclose(held);
 	free(pc);
 	return sh->status;
 }

@@ -72,9 +72,15 @@ EOF
 	assert_failure 1
 	assert_line 'r4sh: --atomic: nothing of the script was committed'
 	[ "$(sum)" = "$before" ]
+	# the values of statements that did not stay are not shown
+	run "$R4SH" --atomic -f "$T/s.r4" "$IMG"
+	assert_failure 1
+	refute_line 1
+	[ "$(sum)" = "$before" ]
 	printf '/bank/alice <- "1"\n/bank/bob <- "2"\n' >"$T/s.r4"
 	run "$R4SH" --atomic -f "$T/s.r4" "$IMG"
 	assert_success
+	assert_output $'1\n2'
 	run "$R4SH" -c 'cat /bank/alice /bank/bob' "$IMG"
 	assert_output $'1\n2'
 }
