@@ -35,7 +35,8 @@
 #   passthrough MNT -f               (entry/attr/negative timeouts 0)
 # The kernel's view of each mount (/proc/mounts) is printed.  passthrough
 # is compiled here from Debian's copy of libfuse's example
-# (/usr/share/doc/libfuse3-dev/examples/passthrough.c); without it, or
+# (/usr/share/doc/libfuse3-dev/examples/passthrough.c, or
+# R4_BENCH_FUSE_PTSRC); without it, or
 # without fuse2fs, that peer is skipped with a message.  Mounts are always
 # undone (fusermount3 -u, on EXIT too).
 #
@@ -49,7 +50,10 @@
 # (default 1024, 0 = skip 4), R4_BENCH_FUSE_SIZE (image and tmpfs size,
 # default 2G), R4_BENCH_FUSE_PEERS (default "r4 fuse2fs passthrough"),
 # R4_BENCH_REPS, R4_BENCH_DIR (where images live, default /tmp),
-# R4_BENCH_FUSE_R4OPTS (more r4fuse options, e.g. "-o 32bittimes").
+# R4_BENCH_FUSE_R4OPTS (more r4fuse options, e.g. "-o 32bittimes"),
+# R4_BENCH_FUSE_PTSRC (a directory holding passthrough.c and
+# passthrough_helpers.h, where Debian's libfuse3-dev has none: libfuse's
+# example/ of the same release).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -63,7 +67,7 @@ R4OPTS=${R4_BENCH_FUSE_R4OPTS:-}	# e.g. "-o 32bittimes"
 STRACE=${R4_BENCH_FUSE_STRACE:-0}
 CC=${CC:-cc}
 B=build/bench
-PT_SRC=/usr/share/doc/libfuse3-dev/examples
+PT_SRC=${R4_BENCH_FUSE_PTSRC:-/usr/share/doc/libfuse3-dev/examples}
 
 if [[ ! -c /dev/fuse ]] || ! command -v fusermount3 >/dev/null; then
 	echo "bench fuse: /dev/fuse or fusermount3 missing: no FUSE benchmark"

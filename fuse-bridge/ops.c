@@ -328,20 +328,40 @@ static int mark_get(struct handle *h, off_t off, struct r4_dirpos *pos)
 	return r4_file_dirseek(h->file, (uint64_t)off, pos);
 }
 
+/* A READDIRPLUS entry, looked up once the listing is done (plus_fill). */
+struct plus {
+	char name[256];
+	uint64_t ino;
+	uint32_t type;
+	off_t off;
+};
+
 struct fill_ctx {
 	fuse_req_t req;
 	char *buf;
 	size_t size, used;
 	struct handle *h;
 	struct r4_dirpos *pos;
+	struct plus *plus;		/* READDIRPLUS: the entries, their room kept in buf */
+	size_t nplus;
 };
 
 /* One entry more; off: where the next call goes on; 1 when full. */
 static int dir_add(struct fill_ctx *c, const char *name, uint64_t ino, uint32_t type, off_t off)
 {
 	struct stat st = {.st_ino = ino, .st_mode = type};
-	size_t n = fuse_add_direntry(c->req, c->buf + c->used, c->size - c->used, name, &st, off);
+	size_t n;
 
+	if (c->plus) {	/* (its size depends on the name alone) */
+		n = fuse_add_direntry_plus(c->req, NULL, 0, name, NULL, off);
+		if (n > c->size - c->used)
+			return 1;
+		c->used += n;
+		c->plus[c->nplus++] = (struct plus){.ino = ino, .type = type, .off = off};
+		strcpy(c->plus[c->nplus - 1].name, name);
+		return 0;
+	}
+	n = fuse_add_direntry(c->req, c->buf + c->used, c->size - c->used, name, &st, off);
 	if (n > c->size - c->used)
 		return 1;	/* this entry comes next time */
 	c->used += n;
@@ -391,7 +411,7 @@ static void fb_readdir(fuse_req_t req, fuse_ino_t id, size_t size, off_t off,
 {
 	struct handle *h = handle_of(fi);
 	struct r4_dirpos pos = {0};
-	struct fill_ctx c = {req, malloc(size), size, 0, h, &pos};
+	struct fill_ctx c = {req, malloc(size), size, 0, h, &pos, NULL, 0};
 	int rc = 0;
 
 	(void)id;
@@ -415,6 +435,77 @@ static void fb_readdir(fuse_req_t req, fuse_ino_t id, size_t size, off_t off,
 	else
 		fuse_reply_buf(req, c.buf, c.used);
 	free(c.buf);
+}
+
+/*
+ * READDIRPLUS's entries, each with what a lookup of its name gives (under
+ * the mutex, acting as the caller): the kernel then asks no LOOKUP per
+ * name of ls -l and the like, and counts each entry as one (so does
+ * node_looked_up here).  "." and "..", which the kernel does not count,
+ * and a name the caller may not look up or that went meanwhile, come as
+ * names alone (node id 0): the kernel looks those up itself if it must.
+ */
+static void plus_fill(const struct caller *cl, struct fill_ctx *c)
+{
+	struct node *d = c->h->n;
+	size_t used = 0;
+
+	for (size_t i = 0; i < c->nplus; i++) {
+		struct plus *p = &c->plus[i];
+		struct fuse_entry_param e;
+
+		if (!c->h->file || !strcmp(p->name, ".") || !strcmp(p->name, "..") ||
+		    lookup_in(cl, d->id, d, p->name, &e)) {
+			memset(&e, 0, sizeof(e));
+			e.attr.st_ino = p->ino;
+			e.attr.st_mode = p->type;
+		}
+		p->ino = e.ino;	/* (now: the reference the kernel holds, if any) */
+		used += fuse_add_direntry_plus(c->req, c->buf + used, c->size - used, p->name, &e,
+					       p->off);
+	}
+	c->used = used;
+}
+
+static void fb_readdirplus(fuse_req_t req, fuse_ino_t id, size_t size, off_t off,
+			   struct fuse_file_info *fi)
+{
+	struct handle *h = handle_of(fi);
+	struct r4_dirpos pos = {0};
+	size_t most = size / fuse_add_direntry_plus(req, NULL, 0, "", NULL, 0) + 1;
+	struct fill_ctx c = {req, malloc(size), size, 0, h, &pos, calloc(most, sizeof(struct plus)), 0};
+	struct caller cl;
+	int rc = 0;
+
+	(void)id;
+	if (!c.buf || !c.plus) {
+		free(c.buf);
+		free(c.plus);
+		fuse_reply_err(req, ENOMEM);
+		return;
+	}
+	br_enter(req, &cl);
+	if (h->list)
+		list_fill(&c, off);
+	else if (!(rc = mark_get(h, off, &pos)) &&
+		 (rc = r4_file_readdir(h->file, &pos, dir_fn, &c)) > 0)
+		rc = 0;
+	if (!rc)
+		plus_fill(&cl, &c);
+	rc = fb_err("readdirplus", h->n, rc);
+	br_unlock();
+	if (rc) {
+		fuse_reply_err(req, rc);
+	} else if (fuse_reply_buf(req, c.buf, c.used)) {
+		/* the kernel did not get them: nor the references */
+		pthread_mutex_lock(&B.mu);
+		for (size_t i = 0; i < c.nplus; i++)
+			if (c.plus[i].ino)
+				node_forget(c.plus[i].ino, 1);
+		pthread_mutex_unlock(&B.mu);
+	}
+	free(c.buf);
+	free(c.plus);
 }
 
 /* Answer an open(2) or opendir(3) of n (under the mutex, which it lets
@@ -1191,6 +1282,7 @@ const struct fuse_lowlevel_ops fb_ops = {
 	.fsync = fb_fsync,
 	.opendir = fb_opendir,
 	.readdir = fb_readdir,
+	.readdirplus = fb_readdirplus,
 	.releasedir = fb_releasedir,
 	.fsyncdir = fb_fsync,
 	.statfs = fb_statfs,

@@ -1034,3 +1034,40 @@ EOF2
 	assert_output $'xy\n0\n1700000000 0 setattr /d 0\n1700000000 0 rename /d/log.1 5'
 	fsck_both "$IMG"
 }
+
+@test "ls -l: READDIRPLUS brings the names' attributes, no LOOKUP per name" {
+	need_cmd setpriv
+	public_mnt
+	mount_r4
+	mkdir "$MNT/d" "$MNT/d/sub" "$MNT/shut"
+	for i in $(seq 1 40); do echo "$i" >"$MNT/d/f$i"; done
+	ln "$MNT/d/f1" "$MNT/d/link"
+	touch "$MNT/shut/x"
+	chmod 0744 "$MNT/shut"	# (others may list it, not look names up)
+	mkdir "$MNT/big"	# (more than one request's worth of entries)
+	for i in $(seq 1 400); do : >"$MNT/big/$(printf '%0120d' "$i")"; done
+	umount_r4
+	mount_r4_fg -d -o allow_other
+	run ls -ln "$MNT/d"
+	assert_success
+	assert_line --regexp '^-rw-r--r-- 2 0 0 2 .* f1$'
+	assert_line --regexp '^drwxr-xr-x 2 0 0 [0-9]+ .* sub$'
+	[ "${#lines[@]}" -eq 43 ]
+	grep -q 'opcode: READDIRPLUS' "$T/fuse.log"
+	# the kernel looked up "d" alone: every name came with the listing
+	run grep -c 'opcode: LOOKUP' "$T/fuse.log"
+	assert_output 1
+	# a name the caller may not look up comes alone: ls asks, and is refused
+	run setpriv --reuid=1000 --regid=1000 --clear-groups ls -l "$MNT/shut"
+	assert_failure
+	assert_output --partial "cannot access '$MNT/shut/x': Permission denied"
+	run ls -l "$MNT/big"
+	[ "${#lines[@]}" -eq 401 ]
+	[ "$(ls "$MNT/big" | sort -u | wc -l)" -eq 400 ]
+	[ "$(grep -c 'opcode: READDIRPLUS' "$T/fuse.log")" -gt 3 ]
+	# the entries were lookups the kernel forgets as the names go; the
+	# unmount checks for leaks
+	rm -r "$MNT/d" "$MNT/big"
+	umount_r4
+	fsck_reiser4 "$IMG"
+}
