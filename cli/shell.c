@@ -568,6 +568,11 @@ int sh_r4l(struct sh *sh, const char *src, size_t len, bool per_statement, bool 
 		fprintf(stderr, "r4sh: no image is open (.open IMAGE)\n");
 		return 1;
 	}
+	/* --quiet shows no value (print_value), so reading each object a
+	 * statement names for its value is work thrown away: a 100-byte write
+	 * read its file back; a value that cannot be read fails nothing */
+	if (sh->quiet && sh->out != SH_JSON)
+		ro.exec.read_objects = false;
 	rc = run(sh, src, len, &ro, &r);
 	if (!r) {
 		if (!sh->mount)
