@@ -1357,6 +1357,42 @@ static void test_transactions(void)
 	r4_close(db);
 }
 
+/* A call by path right after a make of that path skips the walk while
+ * nothing changed since (fs.c made_here): whatever changes the way to the
+ * path in between, or an abort, must be seen. */
+static void test_made_path(void)
+{
+	struct r4_open_opts oo = {.rw = true};
+	char got[8];
+	size_t n;
+	r4_db *db = NULL;
+
+	CHECK_RC(r4_mkfs(img, 64u << 20, NULL));
+	CHECK_RC(r4_open(img, &oo, &db));
+	CHECK_RC(r4_begin(db));
+	CHECK_RC(r4_mkdir(db, "/a", 0755, 0, 0));
+	CHECK_RC(r4_create(db, "/a/f", 0644, 0, 0));
+	CHECK_RC(r4_write(db, "/a/f", 0, "one", 3));	/* the made object itself */
+	CHECK_RC(r4_create(db, "/a/g", 0644, 0, 0));
+	CHECK_RC(r4_rename(db, "/a", "/b", 0));
+	CHECK_EQ(r4_write(db, "/a/g", 0, "x", 1), -ENOENT);
+	CHECK_RC(r4_create(db, "/b/h", 0644, 0, 0));
+	CHECK_RC(r4_unlink(db, "/b/h"));
+	CHECK_EQ(r4_write(db, "/b/h", 0, "x", 1), -ENOENT);
+	CHECK_RC(r4_create(db, "/b/i", 0644, 0, 0));
+	r4_abort(db);	/* /b/i made, then thrown away: the same gen may come back */
+	CHECK_RC(r4_begin(db));
+	CHECK_RC(r4_mkdir(db, "/b", 0755, 0, 0));
+	CHECK_EQ(r4_write(db, "/b/i", 0, "x", 1), -ENOENT);
+	CHECK_RC(r4_create(db, "/b/j", 0644, 0, 0));
+	CHECK_RC(r4_commit(db));
+	CHECK_RC(r4_write(db, "/b/j", 0, "two", 3));	/* its own transaction */
+	CHECK_RC(r4_read(db, "/b/j", 0, got, sizeof(got), &n));
+	CHECK(n == 3 && !memcmp(got, "two", 3));
+	CHECK_EQ(r4_read(db, "/b/f", 0, got, sizeof(got), &n), -ENOENT);
+	r4_close(db);
+}
+
 /* r4_grow doubles from first and keeps the array as it was when the heap
  * refuses or the bytes would overflow; r4_quote_byte writes R4L's escapes. */
 static void test_helpers(void)
@@ -1435,6 +1471,7 @@ int main(void)
 	test_rename_whiteout();
 	test_collisions();
 	test_transactions();
+	test_made_path();
 	test_helpers();
 	int fsck = t_fsck(img);
 
