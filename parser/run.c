@@ -99,6 +99,12 @@ static int runtime_diag(struct r4_run *r, const char *src, const struct r4_plan 
 int r4_run(r4_db *db, const char *src, size_t len, const struct r4_run_opts *o,
 	   struct r4_run **out)
 {
+	return r4_run_parsed(db, src, len, NULL, o, out);
+}
+
+int r4_run_parsed(r4_db *db, const char *src, size_t len, const r4_ast *parsed,
+		  const struct r4_run_opts *o, struct r4_run **out)
+{
 	static const struct r4_run_opts defaults = {.exec = {.who = {.umask = 022}}};
 	struct r4_compile_opts co = {0};
 	struct r4_exec_opts xo;
@@ -127,11 +133,11 @@ int r4_run(r4_db *db, const char *src, size_t len, const struct r4_run_opts *o,
 	r4_diag_own_source(r->diags, copy);
 	*out = r;
 	co.per_statement = o->per_statement;
-	if ((rc = r4_parse(copy, len, r->diags, &ast))) {
+	if (!parsed && (rc = r4_parse(copy, len, r->diags, &ast))) {
 		r->stage = R4_RUN_SYNTAX;
 		return r->rc = rc;
 	}
-	rc = r4_compile(ast, &co, r->diags, &plan);
+	rc = r4_compile(parsed ? parsed : ast, &co, r->diags, &plan);
 	r4_ast_free(ast);
 	if (rc) {
 		r->stage = R4_RUN_CHECK;
