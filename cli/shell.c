@@ -513,7 +513,7 @@ static struct r4_run_opts run_opts(struct sh *sh, bool per_statement)
 /* Lex, parse, check and compile src; print its diagnostics, and with
  * show_plan its plan.  0, -EINVAL (errors: printed) or -ENOMEM.  keep
  * (may be NULL) gets the syntax tree when all went well, for
- * sh_r4l_parsed (the caller frees it). */
+ * sh_r4l_parsed, which takes it over. */
 static int front_end(struct sh *sh, const char *src, size_t len, bool per_statement,
 		     bool show_plan, r4_ast **keep)
 {
@@ -550,19 +550,20 @@ static int explain(struct sh *sh, const char *src, size_t len, bool per_statemen
 
 /* r4_run on the image (ast: src parsed already, or NULL), or through the
  * mount's control file. */
-static int run(struct sh *sh, const char *src, size_t len, const r4_ast *ast,
+static int run(struct sh *sh, const char *src, size_t len, r4_ast *ast,
 	       const struct r4_run_opts *ro, struct r4_run **r)
 {
 	int rc;
 
 	if (!sh->mount)
 		return r4_run_parsed(sh->db, src, len, ast, ro, r);
+	r4_ast_free(ast);
 	if ((rc = sh_remote_run(sh, src, len, ro, r)) && !*r)
 		fprintf(stderr, "r4sh: %s: the control file: %s\n", sh->mount, r4_strerror(rc));
 	return rc;
 }
 
-static int sh_r4l_parsed(struct sh *sh, const char *src, size_t len, const r4_ast *ast,
+static int sh_r4l_parsed(struct sh *sh, const char *src, size_t len, r4_ast *ast,
 			 bool per_statement);
 
 int sh_r4l(struct sh *sh, const char *src, size_t len, bool per_statement, bool dry)
@@ -572,8 +573,9 @@ int sh_r4l(struct sh *sh, const char *src, size_t len, bool per_statement, bool 
 	return sh_r4l_parsed(sh, src, len, NULL, per_statement);
 }
 
-/* sh_r4l of src that front_end parsed into ast (or NULL: parse it). */
-static int sh_r4l_parsed(struct sh *sh, const char *src, size_t len, const r4_ast *ast,
+/* sh_r4l of src that front_end parsed into ast (or NULL: parse it); it
+ * takes ast over. */
+static int sh_r4l_parsed(struct sh *sh, const char *src, size_t len, r4_ast *ast,
 			 bool per_statement)
 {
 	struct r4_run_opts ro = run_opts(sh, per_statement);
@@ -582,6 +584,7 @@ static int sh_r4l_parsed(struct sh *sh, const char *src, size_t len, const r4_as
 
 	if (!sh->db && !sh->mount) {
 		fprintf(stderr, "r4sh: no image is open (.open IMAGE)\n");
+		r4_ast_free(ast);
 		return 1;
 	}
 	/* --quiet shows no value (print_value), so reading each object a
@@ -1003,9 +1006,8 @@ int sh_script(struct sh *sh, const char *text, size_t len, bool atomic, bool dry
 			char *s = alone(text, len, pc[i].off, pc[i].len);
 
 			sh->status = sh_r4l_parsed(sh, s, len, pc[i].ast, !atomic);
+			pc[i].ast = NULL;	/* (freed once compiled: a long script's is big) */
 			free(s);
-			r4_ast_free(pc[i].ast);	/* (a long script's trees are big) */
-			pc[i].ast = NULL;
 		}
 		entry_end(sh, timed, &t0);
 	}
