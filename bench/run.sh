@@ -54,6 +54,14 @@
 # way (r4_stat per path) beside them; then `r4 ls -1 IMG /d` and `r4 ls IMG
 # /d` end to end (fork, exec, open, sort, print to /dev/null), 5 runs each,
 # the median.  R4_BENCH_LS=0 skips it.
+# atomic (bench/atomic.c; issue 27 item 1): one atomic script of N files
+# of 100 bytes in 100 directories (`r4sh --quiet --atomic -f SCRIPT IMG`,
+# a fresh image each time) beside SQLite's one transaction of the same N
+# rows (path TEXT PRIMARY KEY, 100-byte blob; WAL, synchronous=FULL, the
+# INSERT prepared once), each timed as a whole process, taking turns,
+# ATOMIC_REPS (5) times, the median; after each, every file and row is
+# read back and compared (outside the timing), and r4's directories
+# counted.  R4_BENCH_ATOMIC=0 skips it; R4_BENCH_ATOMIC_N (100000).
 # fuse (bench/fuse.sh, bench/fsbench.c; issue 6 item 7): r4fuse beside
 # fuse2fs and libfuse's passthrough example on a tmpfs: small-file
 # create, stat, read and rm, a 1 GiB sequential write and read, bytes per
@@ -82,6 +90,8 @@ LANG_N=${R4_BENCH_LANG_N:-10000}
 FUSE_RUN=${R4_BENCH_FUSE:-1}
 LS_RUN=${R4_BENCH_LS:-1}
 LS_N=${R4_BENCH_LS_N:-100000}
+ATOMIC_RUN=${R4_BENCH_ATOMIC:-1}
+ATOMIC_N=${R4_BENCH_ATOMIC_N:-100000}
 BDIR=${R4_BENCH_DIR:-/tmp}
 CC=${CC:-cc}
 B=build/bench
@@ -123,6 +133,17 @@ if ((LANG_RUN)); then
 	# shellcheck disable=SC2086
 	$CC -std=c11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -Iinclude bench/lang.c \
 		build/libr4parse.a build/libr4engine.a $UUID_LIBS -o "$B/lang"
+fi
+if ((ATOMIC_RUN)); then
+	if pkg-config --exists sqlite3 2>/dev/null || [[ -f /usr/include/sqlite3.h ]]; then
+		SQLITE_LIBS=$(pkg-config --libs sqlite3 2>/dev/null || echo -lsqlite3)
+		# shellcheck disable=SC2086
+		$CC -std=c11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -Iinclude bench/atomic.c \
+			build/libr4engine.a $UUID_LIBS $SQLITE_LIBS -o "$B/atomic"
+	else
+		echo "bench: libsqlite3-dev missing: no atomic benchmark (scripts/deps.sh installs it)"
+		ATOMIC_RUN=0
+	fi
 fi
 FSCK=$(command -v fsck.reiser4 || true)
 
@@ -523,6 +544,62 @@ END {
 	printf "(end to end rows: beside the peer'"'"'s in-process listing, which has no process start, open or printing)\n"
 }' "$LOG"
 	sed 's/^/  /' "$LOG"
+fi
+# ---- atomic (issue 27 item 1) ----
+if ((ATOMIC_RUN)); then
+	: >"$LOG"
+	ATOMIC_REPS=5
+	script=$TMP/atomic.r4
+	img=$TMP/atomic.img
+	db=$TMP/atomic.sqlite
+	"$B/atomic" script "$script" "$ATOMIC_N" 100
+	# secs CMD...: the wall time of a command, as a whole process
+	secs() {
+		local t0 t1
+		t0=$(date +%s.%N)
+		"$@" || return 1
+		t1=$(date +%s.%N)
+		echo "$t1 - $t0" | bc
+	}
+	for rep in $(seq 1 "$ATOMIC_REPS"); do
+		rm -f "$img"
+		build/r4 mkfs "$img" $((64 + ATOMIC_N / 128))M >/dev/null
+		if t=$(secs build/r4sh --quiet --atomic -f "$script" "$img") &&
+			"$B/atomic" check "$img" "$ATOMIC_N" 100; then
+			echo "r4 secs=$t" >>"$LOG"
+		else
+			echo "bench: atomic r4 run $rep failed"
+			status=1
+		fi
+		[[ $rep == 1 ]] && fsck_image "$img" "atomic"
+		rm -f "$db" "$db"-wal "$db"-shm
+		if t=$(secs "$B/atomic" sqlite "$db" "$ATOMIC_N" 100) &&
+			"$B/atomic" sqlite-check "$db" "$ATOMIC_N" 100; then
+			echo "sqlite secs=$t" >>"$LOG"
+		else
+			echo "bench: atomic sqlite run $rep failed"
+			status=1
+		fi
+	done
+	rm -f "$img" "$db" "$db"-wal "$db"-shm "$script"
+	awk -v n="$ATOMIC_N" -v reps="$ATOMIC_REPS" '
+/^fsck / { fsck = $3; next }
+{ t[$1, ++k[$1]] = substr($2, 6) + 0 }
+function med(w,   a, i, j, x, m) {
+	m = k[w]
+	for (i = 1; i <= m; i++) a[i] = t[w, i]
+	for (i = 1; i <= m; i++) for (j = i + 1; j <= m; j++) if (a[j] < a[i]) { x = a[i]; a[i] = a[j]; a[j] = x }
+	return m ? a[int((m + 1) / 2)] : 0
+}
+function all(w,   i, s) { for (i = 1; i <= k[w]; i++) s = s sprintf(" %.2f", t[w, i]); return s }
+END {
+	printf "\natomic: %d files of 100 bytes in 100 directories, one unit; seconds, median of %d\n", n, reps
+	printf "  %-52s %8.3f  (runs:%s; fsck.reiser4 %s)\n", "r4sh --quiet --atomic -f SCRIPT IMG", med("r4"), all("r4"), fsck
+	printf "  %-52s %8.3f  (runs:%s)\n", "SQLite, one transaction (WAL, synchronous=FULL)", med("sqlite"), all("sqlite")
+	if (med("r4") > 0 && med("sqlite") > 0)
+		printf "  ratio SQLite s / r4 s: %.2f (target >= 1: r4 at least as fast)\n", med("sqlite") / med("r4")
+	printf "  (both read back whole and compared after every run)\n"
+}' "$LOG"
 fi
 # ---- fuse (issue 6 item 7): its own script, mounts and clean-up ----
 if ((FUSE_RUN)); then

@@ -511,9 +511,11 @@ static struct r4_run_opts run_opts(struct sh *sh, bool per_statement)
 }
 
 /* Lex, parse, check and compile src; print its diagnostics, and with
- * show_plan its plan.  0, -EINVAL (errors: printed) or -ENOMEM. */
+ * show_plan its plan.  0, -EINVAL (errors: printed) or -ENOMEM.  keep
+ * (may be NULL) gets the syntax tree when all went well, for
+ * sh_r4l_parsed, which takes it over. */
 static int front_end(struct sh *sh, const char *src, size_t len, bool per_statement,
-		     bool show_plan)
+		     bool show_plan, r4_ast **keep)
 {
 	struct r4_compile_opts co = {.per_statement = per_statement};
 	r4_diags *d = r4_diag_new(sh->source, src, len);
@@ -530,7 +532,10 @@ static int front_end(struct sh *sh, const char *src, size_t len, bool per_statem
 	else if (rc)
 		r4_diag_print(d, stderr);
 	r4_plan_free(plan);
-	r4_ast_free(ast);
+	if (!rc && keep)
+		*keep = ast;
+	else
+		r4_ast_free(ast);
 	r4_diag_free(d);
 	return rc;
 }
@@ -538,37 +543,56 @@ static int front_end(struct sh *sh, const char *src, size_t len, bool per_statem
 /* explain: the plan or the diagnostics; the exit code. */
 static int explain(struct sh *sh, const char *src, size_t len, bool per_statement)
 {
-	int rc = front_end(sh, src, len, per_statement, true);
+	int rc = front_end(sh, src, len, per_statement, true, NULL);
 
 	return !rc ? 0 : rc == -EINVAL ? 3 : 1;
 }
 
-/* r4_run on the image, or through the mount's control file. */
-static int run(struct sh *sh, const char *src, size_t len, const struct r4_run_opts *ro,
-	       struct r4_run **r)
+/* r4_run on the image (ast: src parsed already, or NULL), or through the
+ * mount's control file. */
+static int run(struct sh *sh, const char *src, size_t len, r4_ast *ast,
+	       const struct r4_run_opts *ro, struct r4_run **r)
 {
 	int rc;
 
 	if (!sh->mount)
-		return r4_run(sh->db, src, len, ro, r);
+		return r4_run_parsed(sh->db, src, len, ast, ro, r);
+	r4_ast_free(ast);
 	if ((rc = sh_remote_run(sh, src, len, ro, r)) && !*r)
 		fprintf(stderr, "r4sh: %s: the control file: %s\n", sh->mount, r4_strerror(rc));
 	return rc;
 }
 
+static int sh_r4l_parsed(struct sh *sh, const char *src, size_t len, r4_ast *ast,
+			 bool per_statement);
+
 int sh_r4l(struct sh *sh, const char *src, size_t len, bool per_statement, bool dry)
+{
+	if (dry)
+		return explain(sh, src, len, per_statement);
+	return sh_r4l_parsed(sh, src, len, NULL, per_statement);
+}
+
+/* sh_r4l of src that front_end parsed into ast (or NULL: parse it); it
+ * takes ast over. */
+static int sh_r4l_parsed(struct sh *sh, const char *src, size_t len, r4_ast *ast,
+			 bool per_statement)
 {
 	struct r4_run_opts ro = run_opts(sh, per_statement);
 	struct r4_run *r = NULL;
 	int rc;
 
-	if (dry)
-		return explain(sh, src, len, per_statement);
 	if (!sh->db && !sh->mount) {
 		fprintf(stderr, "r4sh: no image is open (.open IMAGE)\n");
+		r4_ast_free(ast);
 		return 1;
 	}
-	rc = run(sh, src, len, &ro, &r);
+	/* --quiet shows no value (print_value), so reading each object a
+	 * statement names for its value is work thrown away: a 100-byte write
+	 * read its file back; a value that cannot be read fails nothing */
+	if (sh->quiet && sh->out != SH_JSON)
+		ro.exec.read_objects = false;
+	rc = run(sh, src, len, ast, &ro, &r);
 	if (!r) {
 		if (!sh->mount)
 			fprintf(stderr, "r4sh: %s\n", r4_strerror(rc));
@@ -600,7 +624,7 @@ int sh_r4l_quiet(struct sh *sh, const char *src, size_t len, struct r4_run **out
 		fprintf(stderr, "r4sh: no image is open (.open IMAGE)\n");
 		return -EBADF;
 	}
-	rc = run(sh, src, len, &ro, &r);
+	rc = run(sh, src, len, NULL, &ro, &r);
 	if (!r)
 		return rc;
 	if (rc && sh->line.verb)
@@ -825,7 +849,15 @@ struct piece {
 	size_t off, len;		/* in the script */
 	const struct sh_cmd *verb;	/* or R4L */
 	size_t body_off, body_len;	/* write PATH: the lines up to "." */
+	r4_ast *ast;			/* R4L: its syntax tree from the check, for the run */
 };
+
+static void pieces_free(struct piece *pc, size_t np)
+{
+	for (size_t i = 0; i < np; i++)
+		r4_ast_free(pc[i].ast);
+	free(pc);
+}
 
 /* A copy of the script with everything outside [off, off+len) blanked
  * (LF kept), so R4L positions stay the script's. */
@@ -862,11 +894,11 @@ int sh_script(struct sh *sh, const char *text, size_t len, bool atomic, bool dry
 		if (c) {
 			if (r4l_start != (size_t)-1) {
 				pc = realloc(pc, (np + 1) * sizeof(*pc));
-				pc[np++] = (struct piece){r4l_start, at - r4l_start, NULL, 0, 0};
+				pc[np++] = (struct piece){r4l_start, at - r4l_start, NULL, 0, 0, NULL};
 				r4l_start = (size_t)-1;
 			}
 			pc = realloc(pc, (np + 1) * sizeof(*pc));
-			pc[np] = (struct piece){at, end - at, c, 0, 0};
+			pc[np] = (struct piece){at, end - at, c, 0, 0, NULL};
 			if (!strcmp(c->name, "write")) {
 				/* its body: the lines up to a lone "." */
 				size_t b = next;
@@ -897,7 +929,7 @@ int sh_script(struct sh *sh, const char *text, size_t len, bool atomic, bool dry
 	}
 	if (r4l_start != (size_t)-1) {
 		pc = realloc(pc, (np + 1) * sizeof(*pc));
-		pc[np++] = (struct piece){r4l_start, len - r4l_start, NULL, 0, 0};
+		pc[np++] = (struct piece){r4l_start, len - r4l_start, NULL, 0, 0, NULL};
 	}
 	/* check everything before anything runs (a mistyped dot command too) */
 	for (size_t i = 0; i < np; i++) {
@@ -910,12 +942,14 @@ int sh_script(struct sh *sh, const char *text, size_t len, bool atomic, bool dry
 			continue;
 		char *s = alone(text, len, pc[i].off, pc[i].len);
 
-		if (front_end(sh, s, len, true, false))
+		/* the run parses no more (the check compiles per statement, as an
+		 * --atomic run does not: only the tree serves it) */
+		if (front_end(sh, s, len, true, false, dry ? NULL : &pc[i].ast))
 			bad = 1;
 		free(s);
 	}
 	if (bad) {
-		free(pc);
+		pieces_free(pc, np);
 		return sh->status = 3;
 	}
 	seen = 0;
@@ -931,18 +965,18 @@ int sh_script(struct sh *sh, const char *text, size_t len, bool atomic, bool dry
 			explain(sh, s, len, !atomic);
 			free(s);
 		}
-		free(pc);
+		pieces_free(pc, np);
 		return 0;
 	}
 	if (atomic && sh->mount) {
 		fprintf(stderr, "r4sh: --atomic: not on a mount, where each command is a unit of its "
 			"own (put the script in one command, or use the image)\n");
-		free(pc);
+		pieces_free(pc, np);
 		return sh->status = 1;
 	}
 	if (atomic && sh->db && !sh->session && (rc = r4_session_begin(sh->db, &sh->session))) {
 		fprintf(stderr, "r4sh: cannot begin: %s\n", r4_strerror(rc));
-		free(pc);
+		pieces_free(pc, np);
 		return sh->status = 1;
 	}
 	/* --atomic: what the script prints is held until it has committed; a
@@ -971,7 +1005,8 @@ int sh_script(struct sh *sh, const char *text, size_t len, bool atomic, bool dry
 		} else {
 			char *s = alone(text, len, pc[i].off, pc[i].len);
 
-			sh->status = sh_r4l(sh, s, len, !atomic, false);
+			sh->status = sh_r4l_parsed(sh, s, len, pc[i].ast, !atomic);
+			pc[i].ast = NULL;	/* (freed once compiled: a long script's is big) */
 			free(s);
 		}
 		entry_end(sh, timed, &t0);
@@ -1000,7 +1035,7 @@ int sh_script(struct sh *sh, const char *text, size_t len, bool atomic, bool dry
 	}
 	if (held)
 		fclose(held);
-	free(pc);
+	pieces_free(pc, np);
 	return sh->status;
 }
 

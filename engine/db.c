@@ -280,6 +280,7 @@ void r4_close(r4_db *db)
 		       "next open replays the last transaction", r4_strerror(rc));
 	r4_free(db->unsettled.blk);
 	r4_free(db->jnl_batch);
+	r4_free(db->made.path);
 	db->hooks->close(db);
 	r4_alloc_close(db->alloc);
 	r4_cache_fini(&db->cache);

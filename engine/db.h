@@ -92,6 +92,14 @@ struct r4_db {
 	unsigned replayed;	/* transactions recovery finished at open */
 
 	uint64_t gen;		/* bumped by every change: tells a refusal from a failure */
+	/* fs.c: the object the last r4_fs_make-like call made, by its path, for
+	 * the call by that path that follows (a write of the new file): good
+	 * while nothing changed since (gen) in the same transaction */
+	struct {
+		char *path;
+		r4_key key;
+		uint64_t gen, txn_seq;
+	} made;
 
 	/* transaction (txn.c) */
 	const struct r4_txn_hooks *hooks;	/* the file layer's, from open */

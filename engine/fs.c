@@ -59,12 +59,48 @@ static int walk_path(struct r4_db *db, const char *path, unsigned flags,
 	return r4_ns_walk(w, NULL, path);
 }
 
+/*
+ * Where path leads, if the object made last was made at path with nothing
+ * changed since in this transaction: making it walked to its directory
+ * and added the entry, so a walk now would end on it (a walk without who:
+ * no permission to check).  A script's "/d/f <- ..." makes f, then
+ * writes it by its path; this spares that write a walk.
+ */
+static bool made_here(const struct r4_db *db, const char *path, const struct r4_ident *who)
+{
+	return !who && db->made.path && db->in_txn && db->made.txn_seq == db->txn_seq &&
+	       db->made.gen == db->gen && !strcmp(db->made.path, path);
+}
+
+static void made_at(struct r4_db *db, const char *path, const r4_key *key)
+{
+	size_t n = strlen(path);
+	char *p = db->made.path;
+
+	if (!p || strlen(p) < n) {
+		r4_free(p);
+		if (!(p = r4_malloc(n + 1)))
+			n = 0;	/* (remember nothing) */
+	}
+	db->made.path = p;
+	if (!p || !n)
+		return;
+	memcpy(p, path, n + 1);
+	db->made.key = *key;
+	db->made.gen = db->gen;
+	db->made.txn_seq = db->txn_seq;
+}
+
 static int resolve_as(struct r4_db *db, const char *path, const struct r4_ident *who,
 		      struct r4_inode *out)
 {
 	struct r4_ns_walk w;
 	struct r4_ns_state ws;
-	int rc = walk_path(db, path, 0, who, &w, &ws);
+	int rc;
+
+	if (made_here(db, path, who))
+		return r4_obj_load(db, &db->made.key, out);
+	rc = walk_path(db, path, 0, who, &w, &ws);
 
 	if (!rc)
 		r4_ns_take(&w, out);
@@ -558,15 +594,18 @@ static int make(struct r4_db *db, const char *path, const struct r4_sd *tmpl, st
 {
 	struct at a;
 	struct r4_txn_op op;
+	r4_key key;
 	int rc;
 
 	if ((rc = check_path(path)) || (rc = r4_txn_op_begin(db, &op)))
 		return rc;
 	if (!(rc = at_path(db, path, &a))) {
-		rc = make_at(db, &a, tmpl, st, NULL);
+		rc = make_at(db, &a, tmpl, st, &key);
 		r4_obj_fini(&a.dir);
 	}
-	return r4_txn_op_end(db, &op, rc);
+	if (!(rc = r4_txn_op_end(db, &op, rc)))
+		made_at(db, path, &key);
+	return rc;
 }
 
 static void tmpl_init(struct r4_sd *t, uint32_t mode, uint32_t uid, uint32_t gid)

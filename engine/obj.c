@@ -536,6 +536,67 @@ static void dir_account(struct r4_inode *dir, const struct r4_dirent *e, int sig
 	dir->sd.sd_bytes_rdev += (uint64_t)((int64_t)sign * (int64_t)r4_item_cde_unit_size(e));
 }
 
+/*
+ * ne as a new unit of the cde item at p, edited in place: 1 done, 0 when
+ * it cannot be (no room in the node, the item would be too big, ne would
+ * come first and change the item's key, or the item does not check as
+ * cde_load checks it: the caller's cde_load and cde_store then do as
+ * always), < 0 an error.  What it leaves is what cde_store would write:
+ * the units in key order (ne after its equals), bodies packed in the same
+ * order.  Decoding the item into an array and encoding it whole was most
+ * of adding an entry to a directory of a thousand.  p stays the caller's.
+ */
+static int cde_add_in_place(struct r4_db *db, struct r4_path *p, const struct r4_dirent *ne)
+{
+	uint8_t one[R4_CDE_HDR + R4_CDE_UH_SIZE + R4_CDE_OBJID_SIZE + R4_NAME_MAX + 1];
+	unsigned usz = (unsigned)r4_item_cde_unit_size(ne), len, n, at, hend, bat;
+	struct r4_dirent e;
+	uint8_t *body;
+	r4_key ik, prev;
+	int rc;
+
+	r4_path_item(db, p, &ik, NULL, &body, &len);
+	if (r4_item_cde_count(body, len, &n) || n >= UINT16_MAX || r4_tree_free(db, p) < usz ||
+	    len + usz > r4_tree_max_item(db))
+		return 0;
+	at = n;
+	for (unsigned i = 0; i < n; i++) {
+		if (r4_item_cde_decode(&ik, body, len, i, &e) ||
+		    (i > 0 && r4_key_cmp(&prev, &e.de_key) > 0) ||
+		    (i == 0 && r4_key_cmp(&e.de_key, &ik) != 0))
+			return 0;
+		if (at == n && r4_key_cmp(&e.de_key, &ne->de_key) > 0)
+			at = i;
+		prev = e.de_key;
+	}
+	if (at == 0)
+		return 0;
+	hend = R4_CDE_HDR + n * R4_CDE_UH_SIZE;
+	bat = at < n ? r4_le16_get(body + R4_CDE_HDR + at * R4_CDE_UH_SIZE + R4_CDE_UH_OFFSET) : len;
+	if ((rc = r4_tree_resize(db, p, len, (int)usz)))
+		return rc;
+	r4_path_item(db, p, NULL, NULL, &body, NULL);
+	/* [headers 0..at) [new] [headers at..n) [bodies 0..at) [new] [bodies at..n) */
+	memmove(body + bat + usz, body + bat, len - bat);
+	memmove(body + hend + R4_CDE_UH_SIZE, body + hend, bat - hend);
+	memmove(body + R4_CDE_HDR + (at + 1) * R4_CDE_UH_SIZE, body + R4_CDE_HDR + at * R4_CDE_UH_SIZE,
+		(size_t)(n - at) * R4_CDE_UH_SIZE);
+	for (unsigned i = 0; i <= n; i++) {
+		uint8_t *o = body + R4_CDE_HDR + i * R4_CDE_UH_SIZE + R4_CDE_UH_OFFSET;
+
+		if (i != at)
+			r4_le16_put(o, (uint16_t)(r4_le16_get(o) + (i < at ? R4_CDE_UH_SIZE : usz)));
+	}
+	r4_item_cde_encode(ne, 1, one);
+	memcpy(body + R4_CDE_HDR + at * R4_CDE_UH_SIZE, one + R4_CDE_HDR, R4_CDE_UH_SIZE);
+	r4_le16_put(body + R4_CDE_HDR + at * R4_CDE_UH_SIZE + R4_CDE_UH_OFFSET,
+		    (uint16_t)(bat + R4_CDE_UH_SIZE));
+	memcpy(body + bat + R4_CDE_UH_SIZE, one + R4_CDE_HDR + R4_CDE_UH_SIZE,
+	       usz - R4_CDE_UH_SIZE);
+	r4_le16_put(body + R4_CDE_COUNT, (uint16_t)(n + 1));
+	return 1;
+}
+
 /* Add an entry known not to exist yet. */
 static int dir_insert(struct r4_db *db, struct r4_inode *dir, const char *name, size_t len,
 		      const r4_key *target)
@@ -565,6 +626,9 @@ static int dir_insert(struct r4_db *db, struct r4_inode *dir, const char *name, 
 		r4_item_cde_encode(&ne, 1, buf);
 		rc = r4_tree_insert(db, &p, &ne.de_key, R4_ITEM_CDE40, buf,
 				    (unsigned)r4_item_cde_size(&ne, 1));
+	} else if ((rc = cde_add_in_place(db, &p, &ne)) != 0) {
+		r4_path_release(db, &p);
+		rc = rc > 0 ? 0 : rc;
 	} else {
 		if ((rc = cde_load(db, &p, &c, 1)))
 			return r4_path_release(db, &p), rc;

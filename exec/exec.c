@@ -256,8 +256,15 @@ static void group_free(struct group *g)
 
 static size_t result_slot(const struct x *x, uint64_t ino, enum r4_pseudo ps)
 {
-	uint64_t h = (ino * 31 + (uint64_t)ps) * UINT64_C(0x9e3779b97f4a7c15);
-	size_t at = (size_t)(h >> 32) & (x->rsize - 1);
+	/* mixed whole (murmur3's finalizer): the middle bits of one multiply
+	 * of the object ids a script makes one after another fell in long
+	 * runs, a hundred probes a slot in a unit of 100,000 new files */
+	uint64_t h = ino * 31 + (uint64_t)ps;
+	size_t at;
+
+	h = (h ^ h >> 33) * UINT64_C(0xff51afd7ed558ccd);
+	h = (h ^ h >> 33) * UINT64_C(0xc4ceb9fe1a85ec53);
+	at = (size_t)(h ^ h >> 33) & (x->rsize - 1);
 
 	while (x->rtab[at]) {
 		const struct result *r = &x->res[x->rtab[at] - 1];

@@ -153,6 +153,11 @@ struct r4_run {
  */
 int r4_run(r4_db *db, const char *src, size_t len, const struct r4_run_opts *o,
 	   struct r4_run **out);
+/* r4_run of src that r4_parse has made ast of already, without errors (a
+ * host that checked the command first parses it once).  It takes ast
+ * over: freed once compiled, before the run, whatever happens. */
+int r4_run_parsed(r4_db *db, const char *src, size_t len, r4_ast *ast,
+		  const struct r4_run_opts *o, struct r4_run **out);
 void r4_run_free(struct r4_run *r);
 
 /* A run's outcome as bytes (parser/wire.c: the control file's framed

@@ -1357,6 +1357,86 @@ static void test_transactions(void)
 	r4_close(db);
 }
 
+/* A call by path right after a make of that path skips the walk while
+ * nothing changed since (fs.c made_here): whatever changes the way to the
+ * path in between, or an abort, must be seen. */
+static void test_made_path(void)
+{
+	struct r4_open_opts oo = {.rw = true};
+	char got[8];
+	size_t n;
+	r4_db *db = NULL;
+
+	CHECK_RC(r4_mkfs(img, 64u << 20, NULL));
+	CHECK_RC(r4_open(img, &oo, &db));
+	CHECK_RC(r4_begin(db));
+	CHECK_RC(r4_mkdir(db, "/a", 0755, 0, 0));
+	CHECK_RC(r4_create(db, "/a/f", 0644, 0, 0));
+	CHECK_RC(r4_write(db, "/a/f", 0, "one", 3));	/* the made object itself */
+	CHECK_RC(r4_create(db, "/a/g", 0644, 0, 0));
+	CHECK_RC(r4_rename(db, "/a", "/b", 0));
+	CHECK_EQ(r4_write(db, "/a/g", 0, "x", 1), -ENOENT);
+	CHECK_RC(r4_create(db, "/b/h", 0644, 0, 0));
+	CHECK_RC(r4_unlink(db, "/b/h"));
+	CHECK_EQ(r4_write(db, "/b/h", 0, "x", 1), -ENOENT);
+	CHECK_RC(r4_create(db, "/b/i", 0644, 0, 0));
+	r4_abort(db);	/* /b/i made, then thrown away: the same gen may come back */
+	CHECK_RC(r4_begin(db));
+	CHECK_RC(r4_mkdir(db, "/b", 0755, 0, 0));
+	CHECK_EQ(r4_write(db, "/b/i", 0, "x", 1), -ENOENT);
+	CHECK_RC(r4_create(db, "/b/j", 0644, 0, 0));
+	CHECK_RC(r4_commit(db));
+	CHECK_RC(r4_write(db, "/b/j", 0, "two", 3));	/* its own transaction */
+	CHECK_RC(r4_read(db, "/b/j", 0, got, sizeof(got), &n));
+	CHECK(n == 3 && !memcmp(got, "two", 3));
+	CHECK_EQ(r4_read(db, "/b/f", 0, got, sizeof(got), &n), -ENOENT);
+	r4_close(db);
+}
+
+static int count_entry(void *ctx, const char *name, size_t len, uint64_t ino, uint32_t type)
+{
+	(void)name;
+	(void)len;
+	(void)ino;
+	(void)type;
+	++*(unsigned *)ctx;
+	return 0;
+}
+
+/* Entries added in no order, short names (in the key) and long ones (in
+ * the unit), land in the middle of full directory items (obj.c
+ * cde_add_in_place) and at their ends: each is found, the listing has
+ * them all, both checkers pass the image. */
+static void test_dir_inserts(void)
+{
+	struct r4_open_opts oo = {.rw = true};
+	struct r4_stat st;
+	char path[160];
+	unsigned n = 0;
+	struct r4_dirpos pos = {0};
+	r4_db *db = NULL;
+
+	CHECK_RC(r4_mkfs(img, 64u << 20, NULL));
+	CHECK_RC(r4_open(img, &oo, &db));
+	CHECK_RC(r4_begin(db));
+	CHECK_RC(r4_mkdir(db, "/d", 0755, 0, 0));
+	for (unsigned i = 0; i < 600; i++) {
+		unsigned k = (i * 379) % 600;	/* (379 is prime to 600: each k once) */
+
+		snprintf(path, sizeof(path), k % 3 ? "/d/f%u" : "/d/a-long-name-kept-in-its-unit-%u", k);
+		CHECK_RC(r4_create(db, path, 0644, 0, 0));
+	}
+	CHECK_RC(r4_commit(db));
+	for (unsigned k = 0; k < 600; k++) {
+		snprintf(path, sizeof(path), k % 3 ? "/d/f%u" : "/d/a-long-name-kept-in-its-unit-%u", k);
+		CHECK_RC(r4_stat(db, path, &st));
+	}
+	CHECK_RC(r4_readdir(db, "/d", &pos, count_entry, &n));
+	CHECK_EQ(n, 602);
+	r4_close(db);
+	t_both_clean(img, "entries added in no order");
+}
+
 /* r4_grow doubles from first and keeps the array as it was when the heap
  * refuses or the bytes would overflow; r4_quote_byte writes R4L's escapes. */
 static void test_helpers(void)
@@ -1435,6 +1515,8 @@ int main(void)
 	test_rename_whiteout();
 	test_collisions();
 	test_transactions();
+	test_made_path();
+	test_dir_inserts();
 	test_helpers();
 	int fsck = t_fsck(img);
 

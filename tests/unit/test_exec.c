@@ -299,7 +299,7 @@ static void test_heap_failures(void)
 		}
 	}
 	printf("heap failures: %u allocations failed in turn\n", failed);
-	CHECK(failed > 100);
+	CHECK(failed > 50);	/* (75: a write right after the make of its path walks no more) */
 	CHECK(n < 20000);
 	free(before);
 }
