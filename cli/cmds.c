@@ -238,8 +238,7 @@ static void parent_and_name(const char *path, char **qdir, char **lit)
 	free(nm);
 }
 
-/* A path as absolute and lexically clean ("." and ".." folded). */
-static char *absolute(struct sh *sh, const char *path)
+char *sh_absolute(struct sh *sh, const char *path)
 {
 	size_t cap = strlen(sh->cwd) + strlen(path) + 3;
 	char *out = malloc(cap), *in = malloc(cap);
@@ -337,7 +336,7 @@ static void ls_entry(struct sh *sh, const char *dir, const char *name, const cha
 
 	if (asprintf(&p, "%s/%s", dir, name) < 0)
 		return;
-	a = absolute(sh, p);
+	a = sh_absolute(sh, p);
 	if (lng && !sh_stat(sh, a, &st)) {
 		ok = true;
 		link = S_ISLNK(st.mode) && !sh_readlink(sh, a, t, sizeof(t), &n);
@@ -546,7 +545,7 @@ CMD(mkdir)
 	int rc;
 
 	for (int i = parents ? 2 : 1; i < argc; i++) {
-		char *a = parents ? absolute(sh, argv[i]) : strdup(argv[i]);
+		char *a = parents ? sh_absolute(sh, argv[i]) : strdup(argv[i]);
 
 		blame(sh, f, i);
 		if (parents) {
@@ -644,7 +643,7 @@ CMD(rm)
 	int rc = 0;
 
 	for (int i = rec ? 2 : 1; i < argc && !rc; i++) {
-		char *qd, *lit, *a = absolute(sh, argv[i]);
+		char *qd, *lit, *a = sh_absolute(sh, argv[i]);
 		struct r4_stat st;
 
 		blame(sh, f, i);
@@ -707,8 +706,8 @@ static bool file_onto_aggregate(struct sh *sh, const char *from, const char *pat
 
 CMD(mv)
 {
-	char *to = target_of(sh, argv[1], argv[2]), *fa = absolute(sh, argv[1]),
-	     *ta = absolute(sh, to), *fd, *fn, *td, *tn;
+	char *to = target_of(sh, argv[1], argv[2]), *fa = sh_absolute(sh, argv[1]),
+	     *ta = sh_absolute(sh, to), *fd, *fn, *td, *tn;
 	int rc = 0;
 
 	(void)argc;
@@ -979,7 +978,7 @@ static void tree_walk(struct sh *sh, const char *a, int depth)
 
 CMD(tree)
 {
-	char *a = absolute(sh, argc > 1 ? argv[1] : ".");
+	char *a = sh_absolute(sh, argc > 1 ? argv[1] : ".");
 	struct r4_stat st;
 	int rc;
 
@@ -1562,7 +1561,7 @@ void sh_complete(const char *line, int start, int end, const char *text, char **
 	free(grp);
 	const char *base = slash ? slash + 1 : text;
 	size_t prefix_len = slash ? (size_t)(slash - text) + 1 : 0;
-	char *prefix = strndup(text, prefix_len), *a = absolute(sh, dir);
+	char *prefix = strndup(text, prefix_len), *a = sh_absolute(sh, dir);
 	struct collect c = {0};
 
 	if (!sh_readdir(sh, a, collect_fn, &c)) {

@@ -562,38 +562,14 @@ int sh_dump(struct sh *sh, int argc, char **argv)
 {
 	struct dump d = {.sh = sh, .out = stdout};
 	const char *arg = argc > 1 ? argv[1] : "/";
-	char *path = NULL, when[64];
+	char *path, when[64];
 	struct r4_stat st;
 	time_t now = time(NULL);
 	struct tm tm;
 	FILE *f = d.out;
 	int rc;
 
-	/* the path as absolute and clean ("." and ".." folded), as cmds.c's
-	 * absolute() makes it */
-	{
-		size_t cap = strlen(sh->cwd) + strlen(arg) + 3, o = 0;
-		char *in = malloc(cap);
-
-		path = malloc(cap);
-		snprintf(in, cap, "%s/%s", arg[0] == '/' ? "" : sh->cwd, arg);
-		for (char *tok = strtok(in, "/"); tok; tok = strtok(NULL, "/")) {
-			if (!strcmp(tok, "."))
-				continue;
-			if (!strcmp(tok, "..")) {
-				while (o > 0 && path[o - 1] != '/')
-					o--;
-				if (o > 0)
-					o--;
-				continue;
-			}
-			o += (size_t)sprintf(path + o, "/%s", tok);
-		}
-		if (!o)
-			path[o++] = '/';
-		path[o] = 0;
-		free(in);
-	}
+	path = sh_absolute(sh, arg);
 	sh->line.arg = argc > 1;
 	if ((rc = sh_stat(sh, path, &st))) {
 		sh_verb_error(sh, argc > 1, rc, "cannot read '%s': %s", arg, r4_strerror(rc));

@@ -126,6 +126,9 @@ struct sh_names {
 int sh_names_add(void *ctx, const char *name, size_t len, uint64_t ino, uint32_t type);
 void sh_names_sort(struct sh_names *l);
 void sh_names_free(struct sh_names *l);
+/* path (relative to the current directory) as absolute and lexically
+ * clean ("." and ".." folded), malloc'd. */
+char *sh_absolute(struct sh *sh, const char *path);
 /* Why value v was not read, after its path: its words when they name
  * something else (an invert's part), else the errno's. */
 const char *sh_unread(const struct r4_run_value *v);
