@@ -285,21 +285,6 @@ static bool dir_type(const char *type)
 	return !strcmp(type, "directory") || !strcmp(type, "aggregate") || !strcmp(type, "record");
 }
 
-/* The type word of a mode, as ..type says it. */
-static const char *type_word(uint32_t mode)
-{
-	switch (mode & S_IFMT) {
-	case S_IFREG: return "regular";
-	case S_IFDIR: return "directory";
-	case S_IFLNK: return "symlink";
-	case S_IFCHR: return "char";
-	case S_IFBLK: return "block";
-	case S_IFIFO: return "fifo";
-	case S_IFSOCK: return "socket";
-	default: return "unknown";
-	}
-}
-
 /* st's attributes into obj (times: seconds and nanoseconds). */
 static void json_stat(json_t *o, const struct r4_stat *st)
 {
@@ -308,7 +293,7 @@ static void json_stat(json_t *o, const struct r4_stat *st)
 	char mode[8];
 
 	snprintf(mode, sizeof(mode), "%04o", st->mode & 07777);
-	json_object_set_new(o, "type", json_string(type_word(st->mode)));
+	json_object_set_new(o, "type", json_string(r4_type_name(st->mode)));
 	json_object_set_new(o, "mode", json_string(mode));
 	json_object_set_new(o, "nlink", json_integer(st->nlink));
 	json_object_set_new(o, "uid", json_integer(st->uid));
@@ -817,6 +802,13 @@ CMD(ln)
 	return rc;
 }
 
+/* st's time the attribute a names ("atime", "mtime", "ctime"), or NULL. */
+static const struct timespec *time_of(const struct r4_stat *st, const char *a)
+{
+	return !st ? NULL : !strcmp(a, "atime") ? &st->atime : !strcmp(a, "mtime") ? &st->mtime
+		: !strcmp(a, "ctime") ? &st->ctime : NULL;
+}
+
 /* stat in JSON: one object, its numbers as numbers, the times in
  * seconds and nanoseconds (from st when there), the plugin set as an
  * object; r's values are attrs' then the plugins'. */
@@ -835,9 +827,9 @@ static void stat_json(struct sh *sh, const char *path, const struct r4_run *r, c
 			json_object_set_new(o, a, json_integer((json_int_t)strtoull(v, NULL, 10)));
 		else
 			sh_json_bytes(o, a, v, strlen(v));
-		if (st && strstr(a, "time")) {
-			const struct timespec *t = a[0] == 'a' ? &st->atime
-						 : a[0] == 'm' ? &st->mtime : &st->ctime;
+		const struct timespec *t = time_of(st, a);
+
+		if (t) {
 			char k[16];
 
 			snprintf(k, sizeof(k), "%s_nsec", a);
@@ -907,9 +899,7 @@ CMD(stat)
 		}
 		printf("path: %s\n", at ? at : argv[1]);
 		for (size_t i = 0; i < sizeof(attrs) / sizeof(attrs[0]); i++) {
-			const struct timespec *t = !ns ? NULL : !strcmp(attrs[i], "atime") ? &st.atime
-				: !strcmp(attrs[i], "mtime") ? &st.mtime
-				: !strcmp(attrs[i], "ctime") ? &st.ctime : NULL;
+			const struct timespec *t = time_of(ns ? &st : NULL, attrs[i]);
 
 			if (t)
 				print_time(attrs[i], t);

@@ -222,7 +222,7 @@ static int tell_put(struct r4_db *db, struct r4_pseudo_ctx *c, const char *path,
 
 /* ============================ reading values ============================ */
 
-static const char *type_name(uint32_t mode)
+const char *r4_type_name(uint32_t mode)
 {
 	switch (mode & S_IFMT) {
 	case S_IFREG: return "regular";
@@ -266,7 +266,7 @@ static const char *object_type(struct r4_db *db, const char *path, const struct 
 	switch (S_ISDIR(st->mode) ? role_of(db, path, st, &f) : R4_ROLE_NONE) {
 	case R4_ROLE_AGGREGATE: return "aggregate";
 	case R4_ROLE_RECORD: return "record";
-	default: return type_name(st->mode);
+	default: return r4_type_name(st->mode);
 	}
 }
 

@@ -704,6 +704,10 @@ struct r4_pseudo_info {
  * "..owner" is "..uid". */
 const struct r4_pseudo_info *r4_pseudo_lookup(const char *name, size_t len);
 const char *r4_pseudo_name(enum r4_pseudo id);	/* "..uid", or "?" */
+/* The word ..type gives an object of mode that is no aggregate, record or
+ * invert: "regular", "directory", "symlink", "fifo", "socket", "chardev",
+ * "blockdev" ("unknown" else). */
+const char *r4_type_name(uint32_t mode);
 /* The table's entry i, aliases included, in LANGUAGE.md's order; NULL past
  * its end: what ..list names and r4sh completes. */
 const struct r4_pseudo_info *r4_pseudo_at(size_t i);
