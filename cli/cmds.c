@@ -1303,22 +1303,21 @@ CMD(mode)
 
 CMD(read)
 {
-	char *text = NULL;
-	size_t len = 0;
+	struct sh_text t;
 	const char *source = sh->source;
 	int status = sh->status, rc;
 
 	(void)argc;
-	if ((rc = sh_read_file(argv[1], false, &text, &len))) {
+	if ((rc = sh_text_read(argv[1], false, &t))) {
 		fprintf(stderr, "r4sh: .read: %s: %s\n", argv[1], strerror(-rc));
 		return rc;
 	}
 	sh->source = argv[1];
 	sh->status = 0;
-	rc = sh_script(sh, text, len, false, false);
+	rc = sh_script(sh, &t, false, false);
 	sh->source = source;
 	sh->status = status;
-	free(text);
+	sh_text_free(&t);
 	return rc ? -EINVAL : 0;
 }
 

@@ -232,22 +232,20 @@ int sh_main(int argc, char **argv)
 			sh_run(&sh, &r);
 		}
 	} else if (script || !isatty(0)) {
-		char *text = NULL;
-		size_t len = 0;
+		struct sh_text t;
 
 		if (!script)
 			script = "-";
 		sh.source = strcmp(script, "-") ? script : "<stdin>";
-		int rc = sh_read_file(script, true, &text, &len);
+		int rc = sh_text_read(script, true, &t);
 
 		if (rc) {
 			fprintf(stderr, "r4sh: %s: %s\n", script, strerror(-rc));
 			sh.status = R4_EXIT_FAIL;
-			text = NULL;
 		} else {
-			sh_script(&sh, text, len, atomic, dry);
+			sh_script(&sh, &t, atomic, dry);
+			sh_text_free(&t);
 		}
-		free(text);
 	} else {
 		interactive(&sh);
 	}

@@ -187,8 +187,19 @@ struct sh_reader {
 	unsigned line;			/* lines read so far */
 };
 int sh_run(struct sh *sh, struct sh_reader *r);
+/* A script's text: a regular file is mapped, so that a long script costs
+ * no memory (sh_script lets go of the pages it has passed); anything else
+ * is read whole. */
+struct sh_text {
+	char *text;
+	size_t len;
+	bool mapped;
+};
+/* path (with dash, "-" is stdin): 0, or -errno (nothing to free). */
+int sh_text_read(const char *path, bool dash, struct sh_text *t);
+void sh_text_free(struct sh_text *t);
 /* A whole script: checked first, then run (-f SCRIPT, piped stdin). */
-int sh_script(struct sh *sh, const char *text, size_t len, bool atomic, bool dry);
+int sh_script(struct sh *sh, const struct sh_text *t, bool atomic, bool dry);
 
 /* The whole file at path (with dash, "-" is stdin) into *text (malloc'd,
  * *len bytes): 0, or -errno (nothing to free). */

@@ -12,6 +12,8 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -498,9 +500,10 @@ static double seconds(void)
 	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-static struct r4_run_opts run_opts(struct sh *sh, bool per_statement)
+static struct r4_run_opts run_opts(struct sh *sh, bool per_statement, unsigned line)
 {
-	struct r4_run_opts ro = {.name = sh->source, .per_statement = per_statement};
+	struct r4_run_opts ro = {.name = sh->source, .per_statement = per_statement,
+				 .first_line = line};
 
 	ro.exec.session = sh->session;
 	ro.exec.who = sh->who;
@@ -510,12 +513,12 @@ static struct r4_run_opts run_opts(struct sh *sh, bool per_statement)
 	return ro;
 }
 
-/* Lex, parse, check and compile src; print its diagnostics, and with
- * show_plan its plan.  0, -EINVAL (errors: printed) or -ENOMEM.  keep
- * (may be NULL) gets the syntax tree when all went well, for
- * sh_r4l_parsed, which takes it over. */
-static int front_end(struct sh *sh, const char *src, size_t len, bool per_statement,
-		     bool show_plan, r4_ast **keep)
+/* Lex, parse, check and compile src (from the script's line `line`;
+ * 0: its own text); print its diagnostics, and with show_plan its plan.
+ * 0, -EINVAL (errors: printed) or -ENOMEM; *tries (may be NULL) is set
+ * when the plan has a TRY step. */
+static int front_end(struct sh *sh, const char *src, size_t len, unsigned line,
+		     bool per_statement, bool show_plan, bool *tries)
 {
 	struct r4_compile_opts co = {.per_statement = per_statement};
 	r4_diags *d = r4_diag_new(sh->source, src, len);
@@ -525,17 +528,17 @@ static int front_end(struct sh *sh, const char *src, size_t len, bool per_statem
 
 	if (!d)
 		return -ENOMEM;
+	r4_diag_first_line(d, line);
 	if (!(rc = r4_parse(src, len, d, &ast)))
 		rc = r4_compile(ast, &co, d, &plan);
 	if (!rc && show_plan)
 		r4_plan_explain(plan, src, len, stdout);
 	else if (rc)
 		r4_diag_print(d, stderr);
+	for (size_t i = 0; !rc && tries && i < plan->nsteps; i++)
+		*tries |= plan->steps[i].op == R4_PLAN_TRY;
 	r4_plan_free(plan);
-	if (!rc && keep)
-		*keep = ast;
-	else
-		r4_ast_free(ast);
+	r4_ast_free(ast);
 	r4_diag_free(d);
 	return rc;
 }
@@ -543,48 +546,48 @@ static int front_end(struct sh *sh, const char *src, size_t len, bool per_statem
 /* explain: the plan or the diagnostics; the exit code. */
 static int explain(struct sh *sh, const char *src, size_t len, bool per_statement)
 {
-	int rc = front_end(sh, src, len, per_statement, true, NULL);
+	int rc = front_end(sh, src, len, 0, per_statement, true, NULL);
 
 	return !rc ? 0 : rc == -EINVAL ? 3 : 1;
 }
 
-/* r4_run on the image (ast: src parsed already, or NULL), or through the
- * mount's control file. */
-static int run(struct sh *sh, const char *src, size_t len, r4_ast *ast,
-	       const struct r4_run_opts *ro, struct r4_run **r)
+/* r4_run on the image, or through the mount's control file. */
+static int run(struct sh *sh, const char *src, size_t len, const struct r4_run_opts *ro,
+	       struct r4_run **r)
 {
 	int rc;
 
 	if (!sh->mount)
-		return r4_run_parsed(sh->db, src, len, ast, ro, r);
-	r4_ast_free(ast);
+		return r4_run(sh->db, src, len, ro, r);
 	if ((rc = sh_remote_run(sh, src, len, ro, r)) && !*r)
 		fprintf(stderr, "r4sh: %s: the control file: %s\n", sh->mount, r4_strerror(rc));
+	if (*r)
+		r4_diag_first_line((*r)->diags, ro->first_line);
 	return rc;
 }
 
-static int sh_r4l_parsed(struct sh *sh, const char *src, size_t len, r4_ast *ast,
-			 bool per_statement);
+static int sh_r4l_at(struct sh *sh, const char *src, size_t len, unsigned line,
+		     bool per_statement, bool say_stop);
 
 int sh_r4l(struct sh *sh, const char *src, size_t len, bool per_statement, bool dry)
 {
 	if (dry)
 		return explain(sh, src, len, per_statement);
-	return sh_r4l_parsed(sh, src, len, NULL, per_statement);
+	return sh_r4l_at(sh, src, len, 0, per_statement, per_statement);
 }
 
-/* sh_r4l of src that front_end parsed into ast (or NULL: parse it); it
- * takes ast over. */
-static int sh_r4l_parsed(struct sh *sh, const char *src, size_t len, r4_ast *ast,
-			 bool per_statement)
+/* sh_r4l of src, a script's part from its line `line` (0: src is all
+ * there is); say_stop: a run-time failure says how many statements
+ * committed before it. */
+static int sh_r4l_at(struct sh *sh, const char *src, size_t len, unsigned line,
+		     bool per_statement, bool say_stop)
 {
-	struct r4_run_opts ro = run_opts(sh, per_statement);
+	struct r4_run_opts ro = run_opts(sh, per_statement, line);
 	struct r4_run *r = NULL;
 	int rc;
 
 	if (!sh->db && !sh->mount) {
 		fprintf(stderr, "r4sh: no image is open (.open IMAGE)\n");
-		r4_ast_free(ast);
 		return 1;
 	}
 	/* --quiet shows no value (print_value), so reading each object a
@@ -592,7 +595,7 @@ static int sh_r4l_parsed(struct sh *sh, const char *src, size_t len, r4_ast *ast
 	 * read its file back; a value that cannot be read fails nothing */
 	if (sh->quiet && sh->out != SH_JSON)
 		ro.exec.read_objects = false;
-	rc = run(sh, src, len, ast, &ro, &r);
+	rc = run(sh, src, len, &ro, &r);
 	if (!r) {
 		if (!sh->mount)
 			fprintf(stderr, "r4sh: %s\n", r4_strerror(rc));
@@ -602,7 +605,7 @@ static int sh_r4l_parsed(struct sh *sh, const char *src, size_t len, r4_ast *ast
 		print_value(sh, r, &r->values[i]);
 	if (r4_diag_count(r->diags))
 		print_diags(sh, r);
-	if (rc && per_statement && r->stage == R4_RUN_RUNTIME)
+	if (rc && say_stop && r->stage == R4_RUN_RUNTIME)
 		fprintf(stderr, "r4sh: stopped: %u statement%s before this one committed\n",
 			sh->done + r->units, sh->done + r->units == 1 ? "" : "s");
 	sh->done += r->units;
@@ -615,7 +618,7 @@ static int sh_r4l_parsed(struct sh *sh, const char *src, size_t len, r4_ast *ast
 
 int sh_r4l_quiet(struct sh *sh, const char *src, size_t len, struct r4_run **out)
 {
-	struct r4_run_opts ro = run_opts(sh, false);
+	struct r4_run_opts ro = run_opts(sh, false, 0);
 	struct r4_run *r = NULL;
 	int rc;
 
@@ -624,7 +627,7 @@ int sh_r4l_quiet(struct sh *sh, const char *src, size_t len, struct r4_run **out
 		fprintf(stderr, "r4sh: no image is open (.open IMAGE)\n");
 		return -EBADF;
 	}
-	rc = run(sh, src, len, NULL, &ro, &r);
+	rc = run(sh, src, len, &ro, &r);
 	if (!r)
 		return rc;
 	if (rc && sh->line.verb)
@@ -846,17 +849,95 @@ int sh_run(struct sh *sh, struct sh_reader *r)
 /* ---- scripts: cut into entries, check all, then run ---- */
 
 struct piece {
-	size_t off, len;		/* in the script */
+	size_t off, len;		/* in the script, from the start of a line */
 	const struct sh_cmd *verb;	/* or R4L */
 	size_t body_off, body_len;	/* write PATH: the lines up to "." */
-	r4_ast *ast;			/* R4L: its syntax tree from the check, for the run */
+	uint64_t sum;			/* a verb's text and body, as checked */
+	unsigned line;			/* a verb's line */
 };
 
-static void pieces_free(struct piece *pc, size_t np)
+/* A part of an R4L piece the check took alone: its length, and its text's
+ * sum, which the run compares (a mapped script may change under it). */
+struct cut {
+	size_t len;
+	uint64_t sum;
+	unsigned line;			/* its first */
+};
+
+static uint64_t text_sum(const char *s, size_t n)
 {
-	for (size_t i = 0; i < np; i++)
-		r4_ast_free(pc[i].ast);
-	free(pc);
+	uint64_t h = 0x9e3779b97f4a7c15ull ^ n, w;
+
+	for (; n >= 8; s += 8, n -= 8) {
+		memcpy(&w, s, 8);
+		h = (h ^ w) * 0xff51afd7ed558ccdull;
+		h ^= h >> 32;
+	}
+	for (; n; n--)
+		h = (h ^ (unsigned char)*s++) * 0x100000001b3ull;
+	return h;
+}
+
+static uint64_t piece_sum(const char *text, const struct piece *p)
+{
+	return text_sum(text + p->off, p->len) ^ text_sum(text + p->body_off, p->body_len);
+}
+
+/* A mapped script's pages before upto go back to the page cache (they
+ * are read again if needed): what a pass has left behind costs no memory. */
+static void let_go(const struct sh_text *t, size_t *from, size_t upto)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE), end = upto / page * page;
+
+	if (t->mapped && end > *from) {
+		madvise(t->text + *from, end - *from, MADV_DONTNEED);
+		*from = end;
+	}
+}
+
+/* A mapped script cut short under r4sh: reading past its new end faults.
+ * What committed stays; the transaction open goes with the process. */
+static void script_shrank(int sig)
+{
+	static const char msg[] = "r4sh: the script file was cut short while it ran; stopped\n";
+
+	(void)sig;
+	if (write(STDERR_FILENO, msg, sizeof(msg) - 1) < 0)
+		_exit(1);
+	_exit(1);
+}
+
+/*
+ * How much of an R4L part src[0..len) to check or run next, alone: whole
+ * lines holding whole statements, about SH_CHUNK bytes, so that a script
+ * of any length is parsed, compiled and run in bounded memory (its
+ * statements are units of their own, or of the --atomic session, so
+ * nothing joins them).  A statement longer than that is taken whole.
+ */
+#define SH_CHUNK (64 * 1024)
+
+static size_t chunk_len(const char *src, size_t len)
+{
+	size_t at = SH_CHUNK;
+
+	while (at < len) {
+		const char *nl = memchr(src + at, '\n', len - at);
+		size_t end = nl ? (size_t)(nl - src) + 1 : len;
+
+		if (end == len || complete(src, end))
+			return end;
+		at = end > 2 * at ? end : 2 * at;	/* (each try lexes from src: not at every line) */
+	}
+	return len;
+}
+
+/* The number of the line holding text[off], counted on from *line at
+ * text[*seen]. */
+static unsigned line_at(const char *text, size_t off, size_t *seen, unsigned *line)
+{
+	for (; *seen < off; ++*seen)
+		*line += text[*seen] == '\n';
+	return *line;
 }
 
 /* A copy of the script with everything outside [off, off+len) blanked
@@ -871,14 +952,31 @@ static char *alone(const char *text, size_t len, size_t off, size_t n)
 	return s;
 }
 
-int sh_script(struct sh *sh, const char *text, size_t len, bool atomic, bool dry)
+/* The run found the script's text not as the check saw it: stop. */
+static int changed(struct sh *sh, unsigned line)
 {
+	fprintf(stderr, "r4sh: %s: the script changed after it was checked; stopped before "
+		"its line %u\n", sh->source, line);
+	return 1;
+}
+
+int sh_script(struct sh *sh, const struct sh_text *t, bool atomic, bool dry)
+{
+	const char *text = t->text;
+	size_t len = t->len;
 	struct piece *pc = NULL;
-	size_t np = 0, at = 0, r4l_start = (size_t)-1, seen = 0;
+	size_t np = 0, at = 0, r4l_start = (size_t)-1, seen = 0, gone = 0;
 	unsigned lineno = 1, done;
 	FILE *held = NULL;
 	int out = -1;
 	int rc = 0, bad = 0;
+	bool tries = false;
+	struct cut *cut = NULL;		/* where the check cut R4L pieces */
+	size_t ncut = 0, cap = 0, k = 0;
+	struct sigaction bus = {.sa_handler = script_shrank}, old_bus;
+
+	if (t->mapped)
+		sigaction(SIGBUS, &bus, &old_bus);
 
 	/* cut: verb lines where an R4L entry could end, the rest R4L */
 	while (at < len) {
@@ -894,11 +992,11 @@ int sh_script(struct sh *sh, const char *text, size_t len, bool atomic, bool dry
 		if (c) {
 			if (r4l_start != (size_t)-1) {
 				pc = realloc(pc, (np + 1) * sizeof(*pc));
-				pc[np++] = (struct piece){r4l_start, at - r4l_start, NULL, 0, 0, NULL};
+				pc[np++] = (struct piece){.off = r4l_start, .len = at - r4l_start};
 				r4l_start = (size_t)-1;
 			}
 			pc = realloc(pc, (np + 1) * sizeof(*pc));
-			pc[np] = (struct piece){at, end - at, c, 0, 0, NULL};
+			pc[np] = (struct piece){.off = at, .len = end - at, .verb = c};
 			if (!strcmp(c->name, "write")) {
 				/* its body: the lines up to a lone "." */
 				size_t b = next;
@@ -926,34 +1024,42 @@ int sh_script(struct sh *sh, const char *text, size_t len, bool atomic, bool dry
 			r4l_start = at;
 		}
 		at = next;
+		let_go(t, &gone, at);
 	}
 	if (r4l_start != (size_t)-1) {
 		pc = realloc(pc, (np + 1) * sizeof(*pc));
-		pc[np++] = (struct piece){r4l_start, len - r4l_start, NULL, 0, 0, NULL};
+		pc[np++] = (struct piece){.off = r4l_start, .len = len - r4l_start};
 	}
 	/* check everything before anything runs (a mistyped dot command too) */
+	gone = 0;
 	for (size_t i = 0; i < np; i++) {
-		for (; seen < pc[i].off; seen++)
-			lineno += text[seen] == '\n';
-		if (pc[i].verb && !pc[i].verb->name[0] &&
-		    sh_verb(sh, pc[i].verb, text + pc[i].off, pc[i].len, lineno))
-			bad = 1;
-		if (pc[i].verb)
-			continue;
-		char *s = alone(text, len, pc[i].off, pc[i].len);
-
-		/* the run parses no more (the check compiles per statement, as an
-		 * --atomic run does not: only the tree serves it) */
-		if (front_end(sh, s, len, true, false, dry ? NULL : &pc[i].ast))
-			bad = 1;
-		free(s);
+		line_at(text, pc[i].off, &seen, &lineno);
+		if (pc[i].verb) {
+			pc[i].sum = piece_sum(text, &pc[i]);
+			pc[i].line = lineno;
+			if (!pc[i].verb->name[0] &&
+			    sh_verb(sh, pc[i].verb, text + pc[i].off, pc[i].len, lineno))
+				bad = 1;
+		}
+		for (size_t o = pc[i].off, n; !pc[i].verb && o < pc[i].off + pc[i].len; o += n) {
+			n = chunk_len(text + o, pc[i].off + pc[i].len - o);
+			if (r4_grow(&cut, &cap, ncut + 1, sizeof(*cut), 64)) {
+				fprintf(stderr, "r4sh: %s\n", r4_strerror(-ENOMEM));
+				bad = 1;
+				break;
+			}
+			cut[ncut] = (struct cut){n, text_sum(text + o, n),
+						 line_at(text, o, &seen, &lineno)};
+			if (front_end(sh, text + o, n, cut[ncut++].line, true, false, &tries))
+				bad = 1;
+			let_go(t, &gone, o + n);
+		}
 	}
 	if (bad) {
-		pieces_free(pc, np);
-		return sh->status = 3;
+		sh->status = 3;
+		goto end;
 	}
-	seen = 0;
-	lineno = 1;
+	gone = 0;
 	if (dry) {
 		for (size_t i = 0; i < np; i++) {
 			if (pc[i].verb) {
@@ -962,22 +1068,27 @@ int sh_script(struct sh *sh, const char *text, size_t len, bool atomic, bool dry
 			}
 			char *s = alone(text, len, pc[i].off, pc[i].len);
 
-			explain(sh, s, len, !atomic);
+			explain(sh, s, len, true);
 			free(s);
 		}
-		pieces_free(pc, np);
-		return 0;
+		goto end;
 	}
 	if (atomic && sh->mount) {
 		fprintf(stderr, "r4sh: --atomic: not on a mount, where each command is a unit of its "
 			"own (put the script in one command, or use the image)\n");
-		pieces_free(pc, np);
-		return sh->status = 1;
+		sh->status = 1;
+		goto end;
 	}
-	if (atomic && sh->db && !sh->session && (rc = r4_session_begin(sh->db, &sh->session))) {
-		fprintf(stderr, "r4sh: cannot begin: %s\n", r4_strerror(rc));
-		pieces_free(pc, np);
-		return sh->status = 1;
+	if (atomic && sh->db && !sh->session) {
+		if ((rc = r4_session_begin(sh->db, &sh->session))) {
+			fprintf(stderr, "r4sh: cannot begin: %s\n", r4_strerror(rc));
+			sh->status = 1;
+			goto end;
+		}
+		/* all or nothing: no run of it is undone alone, so none is kept
+		 * to be done again, unless a TRY may need that */
+		if (!tries)
+			r4_session_whole(sh->session);
 	}
 	/* --atomic: what the script prints is held until it has committed; a
 	 * script rolled back shows no values of statements that did not stay */
@@ -998,16 +1109,19 @@ int sh_script(struct sh *sh, const char *text, size_t len, bool atomic, bool dry
 			struct sh_reader br = {.text = text + pc[i].body_off, .len = pc[i].body_len};
 
 			body_reader = &br;
-			for (; seen < pc[i].off; seen++)	/* (its line number) */
-				lineno += text[seen] == '\n';
-			if (sh_verb(sh, pc[i].verb, text + pc[i].off, pc[i].len, lineno))
+			if (piece_sum(text, &pc[i]) != pc[i].sum)
+				sh->status = changed(sh, pc[i].line);
+			else if (sh_verb(sh, pc[i].verb, text + pc[i].off, pc[i].len, pc[i].line))
 				sh->status = 1;
-		} else {
-			char *s = alone(text, len, pc[i].off, pc[i].len);
-
-			sh->status = sh_r4l_parsed(sh, s, len, pc[i].ast, !atomic);
-			pc[i].ast = NULL;	/* (freed once compiled: a long script's is big) */
-			free(s);
+		}
+		for (size_t o = pc[i].off, n; !pc[i].verb && o < pc[i].off + pc[i].len &&
+		     !sh->status; o += n, k++) {
+			n = cut[k].len;
+			if (text_sum(text + o, n) != cut[k].sum)
+				sh->status = changed(sh, cut[k].line);
+			else
+				sh->status = sh_r4l_at(sh, text + o, n, cut[k].line, true, !atomic);
+			let_go(t, &gone, o + n);
 		}
 		entry_end(sh, timed, &t0);
 	}
@@ -1035,8 +1149,42 @@ int sh_script(struct sh *sh, const char *text, size_t len, bool atomic, bool dry
 	}
 	if (held)
 		fclose(held);
-	pieces_free(pc, np);
+end:
+	if (t->mapped)
+		sigaction(SIGBUS, &old_bus, NULL);
+	free(pc);
+	free(cut);
 	return sh->status;
+}
+
+int sh_text_read(const char *path, bool dash, struct sh_text *t)
+{
+	struct stat st;
+	int fd;
+
+	*t = (struct sh_text){0};
+	if (!(dash && !strcmp(path, "-")) && (fd = open(path, O_RDONLY | O_CLOEXEC)) >= 0) {
+		if (!fstat(fd, &st) && S_ISREG(st.st_mode) && st.st_size > 0 &&
+		    (t->text = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0)) !=
+		    MAP_FAILED) {
+			t->len = (size_t)st.st_size;
+			t->mapped = true;
+			close(fd);
+			return 0;
+		}
+		t->text = NULL;
+		close(fd);
+	}
+	return sh_read_file(path, dash, &t->text, &t->len);
+}
+
+void sh_text_free(struct sh_text *t)
+{
+	if (t->mapped)
+		munmap(t->text, t->len);
+	else
+		free(t->text);
+	*t = (struct sh_text){0};
 }
 
 int sh_read_file(const char *path, bool dash, char **text, size_t *len)

@@ -17,6 +17,7 @@ struct r4_session {
 	struct r4_session_record **v;
 	size_t n, cap;
 	bool broken;		/* an earlier run could not be redone: only rollback is left */
+	bool whole;		/* r4_session_whole: no records, no redo */
 };
 
 static void record_free(struct r4_session_record *r)
@@ -33,10 +34,13 @@ static void record_free(struct r4_session_record *r)
 int r4_session_keep(r4_session *ss, const struct r4_plan *p, const struct r4_exec_opts *o,
 		      struct r4_session_record **out)
 {
-	struct r4_session_record *r = r4_calloc(1, sizeof(*r));
+	struct r4_session_record *r;
 	size_t ng = o->who.ngroups;
 
-	if (!r)
+	*out = NULL;
+	if (ss->whole)
+		return 0;
+	if (!(r = r4_calloc(1, sizeof(*r))))
 		return -ENOMEM;
 	r->o = *o;
 	r->o.yield = NULL;
@@ -78,9 +82,11 @@ static int replay(r4_session *ss)
 
 int r4_session_check(const r4_session *s, const r4_db *db)
 {
-	if (s->db != db || !r4_in_txn(db))
+	if (s->db != db)
 		return -EINVAL;
-	return s->broken ? -EIO : 0;
+	if (s->broken)
+		return -EIO;	/* (its transaction is gone too) */
+	return r4_in_txn(db) ? 0 : -EINVAL;
 }
 
 int r4_session_redo(r4_session *s)
@@ -88,6 +94,10 @@ int r4_session_redo(r4_session *s)
 	int rc;
 
 	r4_abort(s->db);
+	if (s->whole) {
+		s->broken = true;
+		return -ENOTRECOVERABLE;
+	}
 	if ((rc = r4_begin(s->db)) || (rc = replay(s)))
 		s->broken = true;
 	return rc;
@@ -108,6 +118,11 @@ int r4_session_begin(r4_db *db, r4_session **out)
 	r4_clock_pin(db);
 	*out = s;
 	return 0;
+}
+
+void r4_session_whole(r4_session *s)
+{
+	s->whole = true;
 }
 
 static void session_end(r4_session *s)

@@ -1055,6 +1055,14 @@ int r4_session_begin(r4_db *db, r4_session **out);	/* -EBUSY if a txn is open */
 int r4_session_commit(r4_session *s);	/* commit; ends the session whatever happens */
 void r4_session_rollback(r4_session *s);	/* abort: the image as at r4_session_begin */
 unsigned r4_session_runs(const r4_session *s);	/* runs that have stayed in it */
+/*
+ * Make s all or nothing (r4sh --atomic): it keeps no record of its runs,
+ * so a script of any length run into it costs no memory for them, and a
+ * run that fails breaks it, leaving only rollback.  For runs without TRY
+ * steps (named results): a TRY that catches a failure must redo the
+ * session's earlier runs, which such a session cannot, so the run fails.
+ */
+void r4_session_whole(r4_session *s);
 
 struct r4_exec_opts {
 	r4_session *session;		/* run inside this session's transaction, or NULL */

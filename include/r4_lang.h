@@ -44,6 +44,9 @@ void r4_diag_free(r4_diags *d);
 size_t r4_diag_count(const r4_diags *d);		/* all, notes included */
 size_t r4_diag_errors(const r4_diags *d);		/* errors only */
 const struct r4_diag *r4_diag_get(const r4_diags *d, size_t i);	/* NULL past the end */
+/* src is a script's part that begins at the start of its line `line`
+ * (1-based; 0 or 1: src is the whole text): positions count from there. */
+void r4_diag_first_line(r4_diags *d, unsigned line);
 /* Line and column (1-based, in bytes) of a source offset. */
 void r4_diag_position(const r4_diags *d, uint32_t off, unsigned *line, unsigned *col);
 /* Every diagnostic, in order: "NAME:LINE:COL: error: MSG", the source
@@ -118,6 +121,8 @@ enum r4_run_stage {
 
 struct r4_run_opts {
 	const char *name;		/* SOURCE for diagnostics; NULL: "<command>" */
+	unsigned first_line;		/* the command is a script's part from this line
+					   (r4_diag_first_line); 0: its own text */
 	bool per_statement;		/* a script: one unit per top-level statement; else
 					   the whole command is one unit */
 	struct r4_exec_opts exec;	/* identity, current directory, values (include/r4.h);
@@ -153,11 +158,6 @@ struct r4_run {
  */
 int r4_run(r4_db *db, const char *src, size_t len, const struct r4_run_opts *o,
 	   struct r4_run **out);
-/* r4_run of src that r4_parse has made ast of already, without errors (a
- * host that checked the command first parses it once).  It takes ast
- * over: freed once compiled, before the run, whatever happens. */
-int r4_run_parsed(r4_db *db, const char *src, size_t len, r4_ast *ast,
-		  const struct r4_run_opts *o, struct r4_run **out);
 void r4_run_free(struct r4_run *r);
 
 /* A run's outcome as bytes (parser/wire.c: the control file's framed

@@ -17,6 +17,7 @@ struct r4_diags {
 	size_t n, cap, errors;
 	uint32_t *lines;		/* offset of each line's first byte */
 	size_t nlines;
+	unsigned first_line;		/* the number of src's first line, less one */
 	char *owned;			/* src, when the list owns it (r4_run) */
 };
 
@@ -49,6 +50,11 @@ void r4_diag_free(r4_diags *d)
 void r4_diag_own_source(r4_diags *d, char *src)
 {
 	d->owned = src;
+}
+
+void r4_diag_first_line(r4_diags *d, unsigned line)
+{
+	d->first_line = line ? line - 1 : 0;
 }
 
 size_t r4_diag_count(const r4_diags *d)
@@ -139,7 +145,7 @@ void r4_diag_position(const r4_diags *d, uint32_t off, unsigned *line, unsigned 
 		return;
 	}
 	l = line_of(d, off);
-	*line = (unsigned)l + 1;
+	*line = d->first_line + (unsigned)l + 1;
 	*col = off - d->lines[l] + 1;
 }
 
@@ -151,7 +157,7 @@ static void print_one(const r4_diags *d, const struct r4_diag *g, FILE *f)
 
 	while (end < d->len && d->src[end] != '\n')
 		end++;
-	fprintf(f, "%s:%zu:%u: %s: %s\n", d->name, l + 1, off - start + 1,
+	fprintf(f, "%s:%zu:%u: %s: %s\n", d->name, d->first_line + l + 1, off - start + 1,
 		g->sev == R4_DIAG_ERROR ? "error" : "note", g->msg);
 	fwrite(d->src + start, 1, end - start, f);
 	fputc('\n', f);

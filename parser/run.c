@@ -99,12 +99,6 @@ static int runtime_diag(struct r4_run *r, const char *src, const struct r4_plan 
 int r4_run(r4_db *db, const char *src, size_t len, const struct r4_run_opts *o,
 	   struct r4_run **out)
 {
-	return r4_run_parsed(db, src, len, NULL, o, out);
-}
-
-int r4_run_parsed(r4_db *db, const char *src, size_t len, r4_ast *parsed,
-		  const struct r4_run_opts *o, struct r4_run **out)
-{
 	static const struct r4_run_opts defaults = {.exec = {.who = {.umask = 022}}};
 	struct r4_compile_opts co = {0};
 	struct r4_exec_opts xo;
@@ -120,7 +114,6 @@ int r4_run_parsed(r4_db *db, const char *src, size_t len, r4_ast *parsed,
 		o = &defaults;
 	if (!(r = r4_calloc(1, sizeof(*r))) || !(copy = r4_malloc(len + 1))) {
 		r4_free(r);
-		r4_ast_free(parsed);
 		return -ENOMEM;
 	}
 	memcpy(copy, src, len);
@@ -129,15 +122,13 @@ int r4_run_parsed(r4_db *db, const char *src, size_t len, r4_ast *parsed,
 	if (!(r->diags = r4_diag_new(o->name ? o->name : "<command>", copy, len))) {
 		r4_free(copy);
 		r4_free(r);
-		r4_ast_free(parsed);
 		return -ENOMEM;
 	}
 	r4_diag_own_source(r->diags, copy);
+	r4_diag_first_line(r->diags, o->first_line);
 	*out = r;
 	co.per_statement = o->per_statement;
-	if (parsed)
-		ast = parsed;
-	else if ((rc = r4_parse(copy, len, r->diags, &ast))) {
+	if ((rc = r4_parse(copy, len, r->diags, &ast))) {
 		r->stage = R4_RUN_SYNTAX;
 		return r->rc = rc;
 	}

@@ -85,6 +85,73 @@ EOF
 	assert_output $'1\n2'
 }
 
+# A script of 1,701 statements (165 KB) with a string of 301 lines across
+# the 64 KiB mark where r4sh cuts a long script to check and run it part
+# by part, ending in $1.
+long_script() {
+	for i in $(seq 1 600); do printf '/bank/f%04d <- "%090d"\n' "$i" "$i"; done
+	printf '/bank/long <- "first\n'
+	for i in $(seq 1 300); do printf 'line %d of a string across the cut\n' "$i"; done
+	printf 'end"\n'
+	for i in $(seq 601 1400); do printf '/bank/f%04d <- "%090d"\n' "$i" "$i"; done
+	printf '%s\n' "$1"
+}
+
+@test "a long script is checked and run in parts: its lines, its stop, --atomic whole" {
+	before=$(sum)
+	long_script '/bank/alice/..nosuch' >"$T/s.r4"
+	run "$R4SH" --atomic -f "$T/s.r4" "$IMG"
+	assert_failure 3
+	assert_output - <<EOF
+$T/s.r4:1703:13: error: unknown pseudo file '..nosuch'
+/bank/alice/..nosuch
+            ^~~~~~~~
+EOF
+	[ "$(sum)" = "$before" ]
+	long_script '/bank/x/y <- "2"' >"$T/s.r4"
+	run "$R4SH" --atomic --quiet -f "$T/s.r4" "$IMG"
+	assert_failure 1
+	assert_line --index 0 "$T/s.r4:1703:1: error: cannot write '/bank/x': No such file or directory"
+	assert_line 'r4sh: --atomic: nothing of the script was committed'
+	[ "$(sum)" = "$before" ]
+	run "$R4SH" --quiet -f "$T/s.r4" "$IMG"
+	assert_failure 1
+	assert_line 'r4sh: stopped: 1401 statements before this one committed'
+	run "$R4SH" -c 'cat /bank/long' "$IMG"
+	assert_line --index 0 first
+	assert_line --index 150 'line 150 of a string across the cut'
+	assert_line --index 301 end
+	run "$R4SH" -c 'cat /bank/f1400' "$IMG"
+	assert_output "$(printf '%090d' 1400)"
+	# a named result's failure in an --atomic script: its unit is done again
+	# (a name lives in its statement; tw/[ ] makes two statements one)
+	printf '/bank/alice <- "1"\ntw/[ r <= /bank/q/z <- "1"; /bank/log <- r/assign_result ]\n' \
+		>"$T/t.r4"
+	run "$R4SH" --atomic --quiet -f "$T/t.r4" "$IMG"
+	assert_success
+	run "$R4SH" -c 'cat /bank/alice /bank/log' "$IMG"
+	assert_output $'1\n2'
+}
+
+@test "a script file changed or cut short while it runs stops it: nothing unchecked runs" {
+	# (r4sh maps a script file: it reads what the file holds when it runs)
+	S=$T/s.r4
+	printf '/bank/a <- "1"\n.shell printf "/bank/a <- \\"1\\"\\\\n.shell true\\\\n/bank/b <- \\"9\\"\\\\n" >%s\n/bank/b <- "2"\n' \
+		"$S" >"$S"
+	run "$R4SH" --quiet -f "$S" "$IMG"
+	assert_failure 1
+	assert_output "r4sh: $S: the script changed after it was checked; stopped before its line 3"
+	{ printf '/bank/c <- "1"\n.shell : >%s\n' "$S"
+	  for i in $(seq 1 2000); do printf '/bank/f%d <- "%0100d"\n' "$i" "$i"; done; } >"$S"
+	run "$R4SH" --quiet -f "$S" "$IMG"
+	assert_failure 1
+	assert_output 'r4sh: the script file was cut short while it ran; stopped'
+	run "$R4SH" -c 'ls /bank' "$IMG"
+	assert_output $'a\nalice\nbob\nc'
+	run "$R4" fsck "$IMG"
+	assert_success
+}
+
 @test "a pipe on stdin is a script; --dry-run explains without opening the image" {
 	run bash -c "echo '/bank/carol <- \"7\"' | '$R4SH' '$IMG'"
 	assert_success

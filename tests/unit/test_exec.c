@@ -450,6 +450,60 @@ static void test_sessions(void)
 	free(before);
 }
 
+/* A whole session (r4sh --atomic): no run is kept to be redone, so a
+ * failing run breaks it and commit refuses; a TRY that must redo the
+ * session's runs fails instead of redoing a part of it; rollback gives
+ * the image back exactly. */
+static void test_whole_session(void)
+{
+	r4_session *ss = NULL;
+	char *before;
+	size_t nb;
+	r4_db *db;
+
+	fresh(SETUP, 4 << 20);
+	before = slurp(img, &nb);
+	if (!(db = open_rw()))
+		return;
+	CHECK_RC(r4_session_begin(db, &ss));
+	r4_session_whole(ss);
+	CHECK_RC(run_in(db, ss, "/bank/alice <- \"1\""));
+	CHECK_RC(run_in(db, ss, "/bank/bob <- \"2\""));
+	CHECK_EQ(r4_session_runs(ss), 0);	/* (none kept) */
+	CHECK_EQ(run_in(db, ss, "/bank/carol <- \"3\"; /bank/nothing/x"), -ENOENT);
+	CHECK_EQ(run_in(db, ss, "/bank/dave <- \"4\""), -EIO);	/* broken */
+	CHECK_EQ(r4_session_commit(ss), -EIO);
+	CHECK(!strcmp(contents(db, "/bank/alice"), "100"));
+	r4_close(db);
+	CHECK(image_is(before, nb));
+
+	if (!(db = open_rw()))
+		return;
+	CHECK_RC(r4_session_begin(db, &ss));
+	r4_session_whole(ss);
+	CHECK_RC(run_in(db, ss, "/bank/alice <- \"1\""));
+	CHECK_EQ(run_in(db, ss, "r <= /bank/q/z <- \"1\"; /bank/log <- r/assign_result"),
+		 -ENOTRECOVERABLE);
+	r4_session_rollback(ss);
+	r4_close(db);
+	CHECK(image_is(before, nb));
+
+	/* committed whole when every run went well */
+	if (!(db = open_rw()))
+		return;
+	CHECK_RC(r4_session_begin(db, &ss));
+	r4_session_whole(ss);
+	CHECK_RC(run_in(db, ss, "/bank/alice <- \"8\""));
+	CHECK_RC(run_in(db, ss, "/bank/bob <- /bank/alice + \"0\""));
+	CHECK_RC(r4_session_commit(ss));
+	r4_close(db);
+	db = open_rw();
+	CHECK(!strcmp(contents(db, "/bank/alice"), "8"));
+	CHECK(!strcmp(contents(db, "/bank/bob"), "80"));
+	r4_close(db);
+	free(before);
+}
+
 /* ---- the audit record of R4L's changes (engine/audit.c) ---- */
 
 /* A file audited through R4L: r4_audit_change writes the executor's line
@@ -573,6 +627,7 @@ int main(void)
 	test_cancel_and_refusal();
 	test_many_named_failures();
 	test_sessions();
+	test_whole_session();
 	test_audit_api();
 	test_dotdot_entries();
 	test_dotdot_in_r4l();
