@@ -330,9 +330,11 @@ static int rows_set(unsigned p, void *arg)
 	struct rows *w = arg;
 
 	(void)p;
+	/* (the busy handler first: the first opener of a WAL database locks
+	 * it a moment to rebuild its index, and the others would fail) */
 	if (sqlite3_open_v2(w->path, &w->db, SQLITE_OPEN_READWRITE, "group_count") != SQLITE_OK ||
-	    sq_exec(w->db, "PRAGMA synchronous=FULL") ||
 	    sqlite3_busy_handler(w->db, busy, NULL) != SQLITE_OK ||
+	    sq_exec(w->db, "PRAGMA synchronous=FULL") ||
 	    sqlite3_prepare_v2(w->db, "BEGIN IMMEDIATE", -1, &w->begin, NULL) != SQLITE_OK ||
 	    sqlite3_prepare_v2(w->db, "UPDATE t SET v=? WHERE id=?", -1, &w->up, NULL) != SQLITE_OK ||
 	    sqlite3_prepare_v2(w->db, "COMMIT", -1, &w->commit, NULL) != SQLITE_OK) {
