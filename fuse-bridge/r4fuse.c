@@ -11,7 +11,8 @@
  *
  * Transactions: POSIX calls are grouped into one engine transaction,
  * committed every commit= seconds (default 5), by fsync and unmount, and
- * after every call with -o sync.  A grouped call that fails after it
+ * after every call with -o sync; concurrent fsyncs share commits (group
+ * commit, br_durable).  A grouped call that fails after it
  * changed something poisons the group: the group is aborted, as a crash
  * would lose it, and the error logged.
  */
