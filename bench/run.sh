@@ -67,6 +67,14 @@
 # create, stat, read and rm, a 1 GiB sequential write and read, bytes per
 # small file; fuse.sh describes it and its R4_BENCH_FUSE_* settings.
 # R4_BENCH_FUSE=0 skips it; `bash bench/fuse.sh` runs it alone.
+# group (bench/group.sh, bench/group.c; issue 27 item 2): group commit:
+# P processes (R4_BENCH_GROUP_PROCS, default 4) and one, each making K
+# (R4_BENCH_GROUP_K, default 150) durable two-file changes (write two
+# files, fsync both) through one r4fuse mount, beside the same on one
+# SQLite WAL database (two rows per transaction, synchronous=FULL), with
+# syncs and commits per change and the raw 4 KiB fdatasync rate; group.sh
+# describes it.  R4_BENCH_GROUP=0 skips it; `bash bench/group.sh` runs it
+# alone.
 # Images live in a temporary directory under R4_BENCH_DIR (default /tmp),
 # removed at the end.  Just the issue 3 parts:
 #   R4_BENCH_SCALE=0 bash bench/run.sh
@@ -88,6 +96,7 @@ COMMITS=${R4_BENCH_COMMITS:-2000}
 LANG_RUN=${R4_BENCH_LANG:-1}
 LANG_N=${R4_BENCH_LANG_N:-10000}
 FUSE_RUN=${R4_BENCH_FUSE:-1}
+GROUP_RUN=${R4_BENCH_GROUP:-1}
 LS_RUN=${R4_BENCH_LS:-1}
 LS_N=${R4_BENCH_LS_N:-100000}
 ATOMIC_RUN=${R4_BENCH_ATOMIC:-1}
@@ -604,5 +613,9 @@ fi
 # ---- fuse (issue 6 item 7): its own script, mounts and clean-up ----
 if ((FUSE_RUN)); then
 	R4_BENCH_REPS=$REPS R4_BENCH_DIR=$BDIR bash bench/fuse.sh || status=1
+fi
+# ---- group commit (issue 27 item 2): its own script, mounts and clean-up ----
+if ((GROUP_RUN)); then
+	R4_BENCH_REPS=$REPS R4_BENCH_DIR=$BDIR bash bench/group.sh || status=1
 fi
 exit $status

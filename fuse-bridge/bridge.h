@@ -68,6 +68,17 @@ struct bridge {
 	bool kernel_perms;		/* -o default_permissions: the kernel checks */
 	bool list_xattrs;		/* -o list_pseudo_xattrs: listxattr names them */
 	unsigned commit_secs;
+	/* Group commit (r4fuse.c, br_durable): changes counts the changes
+	 * made (bumped under the mutex, read without it: atomic), durable how
+	 * many of them the last successful commit covered; leading: an fsync
+	 * is gathering or committing, the others wait for committed; joined:
+	 * one more of them waits (the leader looks again); pid: who holds the
+	 * mutex (br_lock_as; 0: nobody known). */
+	uint64_t changes, durable;
+	bool leading;
+	pthread_cond_t committed, joined;
+	uint64_t commit_ns;		/* how long the last commit took */
+	pid_t pid;
 	double entry_timeout, attr_timeout;
 	struct node **tab;		/* nodes by id */
 	size_t ntab, nnodes;
@@ -80,6 +91,7 @@ extern struct bridge B;
 struct caller {
 	struct r4_ident who;
 	uint32_t g[64];
+	pid_t pid;			/* the calling thread (fuse_req_ctx) */
 };
 
 /* What fi->fh holds for every open file and directory. */
@@ -100,8 +112,16 @@ struct handle {
 /* ---- r4fuse.c: the session ---- */
 
 void br_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* Commit the group; a failed commit drops it (its error is returned). */
+/* Commit the group; a failed commit drops it (its error is returned).
+ * Once it returns 0, every change counted so far (B.changes) is durable. */
 int br_commit(void);
+/* The changes made so far, read outside the mutex: what an fsync arriving
+ * now must see durable. */
+uint64_t br_changes_now(void);
+/* fsync by pid: the changes up to want (br_changes_now on arrival)
+ * durable, by a commit of this call's or another's (group commit); 0 or
+ * the failed commit's error. */
+int br_durable(uint64_t want, pid_t pid);
 /* Before a change: the group is open (-EROFS once read-only). */
 int br_change_begin(void);
 /* After a change (rc): -o sync commits now; a failure that poisoned the

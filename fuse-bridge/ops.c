@@ -1080,20 +1080,29 @@ static void fb_release(fuse_req_t req, fuse_ino_t id, struct fuse_file_info *fi)
 	fuse_reply_err(req, rc);
 }
 
-/* fsync(2), fdatasync(2): the group committed and durable; and 0 only if
- * no change made through the file's handles was lost since this
- * descriptor last heard of it (r4_file_error). */
+/*
+ * fsync(2), fdatasync(2): every change made before it arrived is durable
+ * (the whole group's, not only this file's); and 0 only if no change made
+ * through the file's handles was lost since this descriptor last heard of
+ * it (r4_file_error).
+ *
+ * Group commit (br_durable): what it needs is counted on arrival, before
+ * the mutex, so an fsync that waited while another's commit ran finds its
+ * changes committed by that one and returns without a commit of its own.
+ * A commit is durable when r4_commit returns (header synced:
+ * docs/engine.md), so nothing more is synced here; the footer goes with
+ * the next commit or at unmount.
+ */
 static void fb_fsync(fuse_req_t req, fuse_ino_t id, int datasync, struct fuse_file_info *fi)
 {
+	uint64_t want = br_changes_now();
 	struct handle *h = handle_of(fi);
-	int rc, lost;
+	int rc = 0, lost;
 
 	(void)id;
 	(void)datasync;
 	pthread_mutex_lock(&B.mu);
-	rc = r4_in_txn(B.db) ? br_commit() : 0;
-	if (!rc)
-		rc = r4_sync(B.db);
+	rc = br_durable(want, fuse_req_ctx(req)->pid);
 	lost = h && h->file ? r4_file_error(h->file, true) : 0;
 	rc = fb_err("fsync", NULL, rc ? rc : lost);
 	pthread_mutex_unlock(&B.mu);

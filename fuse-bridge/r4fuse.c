@@ -11,7 +11,8 @@
  *
  * Transactions: POSIX calls are grouped into one engine transaction,
  * committed every commit= seconds (default 5), by fsync and unmount, and
- * after every call with -o sync.  A grouped call that fails after it
+ * after every call with -o sync; concurrent fsyncs share commits (group
+ * commit, br_durable).  A grouped call that fails after it
  * changed something poisons the group: the group is aborted, as a crash
  * would lose it, and the error logged.
  */
@@ -44,6 +45,7 @@ int fuse_session_loop_mt_312(struct fuse_session *se, struct fuse_loop_config *c
 #endif
 
 struct bridge B = {.mu = PTHREAD_MUTEX_INITIALIZER, .wake = PTHREAD_COND_INITIALIZER,
+		   .committed = PTHREAD_COND_INITIALIZER, .joined = PTHREAD_COND_INITIALIZER,
 		   .commit_secs = 5, .entry_timeout = 1, .attr_timeout = 1};
 
 /* ---- the log ---- */
@@ -116,9 +118,12 @@ static void drop_group(const char *why)
 	}
 }
 
-/* Commit the group (under the mutex). */
+/* Commit the group (under the mutex).  Every change counted so far is in
+ * it, or in an earlier commit, or was lost with a dropped group (reported
+ * by r4_file_error): either way no fsync needs to wait for it any more. */
 int br_commit(void)
 {
+	uint64_t upto = __atomic_load_n(&B.changes, __ATOMIC_RELAXED);
 	int rc = 0;
 
 	if (r4_in_txn(B.db) && (rc = r4_commit(B.db))) {
@@ -126,6 +131,129 @@ int br_commit(void)
 
 		snprintf(why, sizeof(why), "commit failed (%s)", r4_strerror(rc));
 		drop_group(why);
+		return rc;
+	}
+	B.durable = upto;
+	return 0;
+}
+
+uint64_t br_changes_now(void)
+{
+	return __atomic_load_n(&B.changes, __ATOMIC_SEQ_CST);
+}
+
+/*
+ * Group commit.  An fsync whose changes are not durable yet either waits
+ * for the commit in progress (another fsync leads it) and looks again, or
+ * leads the next one.  A leader first waits, with the mutex released, for
+ * the other fsync clients that have changes not yet durable (the callers
+ * of the last second's fsyncs, below) to join it, at most about as long
+ * as the last commit took: the processes that made changes while the last
+ * commit ran then share this one, where each would otherwise wait for a
+ * commit of its own.  A lone client has nobody to wait for and commits at
+ * once: two syncs per durable change.  The commit itself runs under the
+ * mutex (the engine has one transaction at a time).
+ */
+enum {
+	CLIENTS = 32,			/* fsync clients followed */
+	GATHER_MAX_NS = 10000000,	/* the longest a leader waits (10 ms) */
+};
+
+struct client {
+	pid_t pid;			/* 0: a free slot */
+	uint64_t changed;		/* B.changes after its last change */
+	uint64_t fsync_ns;		/* its last fsync (CLOCK_MONOTONIC) */
+	bool joined;			/* waiting for the leader's commit */
+};
+
+static struct client clients[CLIENTS];
+
+static uint64_t mono_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+/* pid's slot; with make, a new one if it has none (the longest idle goes). */
+static struct client *client_of(pid_t pid, bool make)
+{
+	struct client *old = NULL;
+
+	if (!pid)
+		return NULL;
+	for (struct client *c = clients; c < clients + CLIENTS; c++) {
+		if (c->pid == pid)
+			return c;
+		if (!c->joined && (!old || c->fsync_ns < old->fsync_ns))
+			old = c;
+	}
+	if (!make || !old)
+		return NULL;
+	*old = (struct client){.pid = pid};
+	return old;
+}
+
+/* Is a client other than me likely to fsync soon changes the next commit
+ * would cover (made since the last commit, an fsync of its own in the last
+ * second, not joined yet)? */
+static bool others_pending(const struct client *me, uint64_t now)
+{
+	for (const struct client *c = clients; c < clients + CLIENTS; c++)
+		if (c->pid && c != me && !c->joined && c->changed > B.durable &&
+		    now - c->fsync_ns < 1000000000u)
+			return true;
+	return false;
+}
+
+/* The leader, before its commit: until no other client is pending or
+ * until end, the mutex released while it waits for them to join. */
+static void gather_clients(pid_t pid, uint64_t end)
+{
+	uint64_t now;
+
+	while ((now = mono_ns()) < end && others_pending(client_of(pid, false), now)) {
+		struct timespec t;
+
+		clock_gettime(CLOCK_REALTIME, &t);
+		t.tv_nsec += (long)(end - now);
+		t.tv_sec += t.tv_nsec / 1000000000;
+		t.tv_nsec %= 1000000000;
+		pthread_cond_timedwait(&B.joined, &B.mu, &t);
+	}
+}
+
+int br_durable(uint64_t want, pid_t pid)
+{
+	struct client *me = client_of(pid, true);
+	uint64_t t0;
+	int rc = 0;
+
+	if (me)
+		me->fsync_ns = mono_ns();
+	while (B.durable < want) {
+		if (B.leading) {	/* a follower: its changes are in that commit */
+			if ((me = client_of(pid, false)))
+				me->joined = true;	/* (a joined slot stays its) */
+			pthread_cond_signal(&B.joined);
+			pthread_cond_wait(&B.committed, &B.mu);
+			if (me)
+				me->joined = false;
+			continue;	/* (a spurious wake-up, or a failed commit) */
+		}
+		B.leading = true;
+		t0 = mono_ns();
+		gather_clients(pid, t0 + (B.commit_ns < GATHER_MAX_NS ? B.commit_ns : GATHER_MAX_NS));
+		if (B.durable < want) {	/* (else the timer's commit, or the control file's) */
+			t0 = mono_ns();
+			rc = br_commit();
+			B.commit_ns = mono_ns() - t0;
+		}
+		B.leading = false;
+		pthread_cond_broadcast(&B.committed);
+		if (rc)
+			break;	/* (the changes are lost: r4_file_error says so) */
 	}
 	return rc;
 }
@@ -142,6 +270,12 @@ int br_change_begin(void)
  * aborts it. */
 int br_change_end(const char *op, int rc)
 {
+	/* (counted whatever rc: a refusal costs an fsync a commit at worst) */
+	uint64_t n = __atomic_add_fetch(&B.changes, 1, __ATOMIC_SEQ_CST);
+	struct client *cl = client_of(B.pid, false);
+
+	if (cl)
+		cl->changed = n;
 	if (rc && r4_txn_error(B.db)) {
 		char why[128];
 
@@ -194,6 +328,7 @@ void br_caller(fuse_req_t req, struct caller *c)
 	for (int i = 0; i < ng; i++)
 		c->g[i] = groups[i];
 	c->who = (struct r4_ident){fc->uid, fc->gid, c->g, (size_t)ng, fc->umask};
+	c->pid = fc->pid;
 }
 
 /*
@@ -205,6 +340,7 @@ void br_caller(fuse_req_t req, struct caller *c)
 void br_lock_as(const struct caller *c)
 {
 	pthread_mutex_lock(&B.mu);
+	B.pid = c->pid;
 	r4_act_as(B.db, &c->who, B.kernel_perms ? R4_AS_NOCHECK : 0);
 }
 
@@ -218,6 +354,7 @@ void br_enter(fuse_req_t req, struct caller *c)
 void br_unlock(void)
 {
 	r4_act_as(B.db, NULL, 0);
+	B.pid = 0;
 	pthread_mutex_unlock(&B.mu);
 }
 
