@@ -75,8 +75,11 @@
 # directories of random files, committed every 1,000; microseconds per
 # operation, wall and CPU (the CPU time of the process: steady when other
 # work shares the machine), with each phase's peak RSS beside the cache
-# bound (cache_nodes' default, 16384 nodes of 4 KiB = 64 MiB).  Random
-# paths from R4_SEED.  Writes bench/scale-ops.dat and, when gnuplot is
+# bound (cache_nodes' default, 16384 nodes of 4 KiB = 64 MiB).  Then the
+# same stats by stat(2) through an r4fuse mount of the volume (entry and
+# attr timeouts 0, so that every lookup reaches r4fuse; R4_BENCH_OPS_FUSE=0
+# skips it, as does a machine without /dev/fuse).  Random paths from
+# R4_SEED.  Writes bench/scale-ops.dat and, when gnuplot is
 # installed, bench/scale-ops.svg (otherwise says so and goes on).
 # R4_BENCH_OPS=0 skips it.
 # fuse (bench/fuse.sh, bench/fsbench.c; issue 6 item 7): r4fuse beside
@@ -625,10 +628,38 @@ fi
 if ((OPS_RUN)); then
 	: >"$LOG"
 	img=$TMP/ops.img
+	# the same stats through an r4fuse mount of the volume (after the
+	# creates), entry and attr timeouts 0: every lookup reaches r4fuse
+	OPS_FUSE=${R4_BENCH_OPS_FUSE:-1}
+	if ((OPS_FUSE)) && ! { [[ -c /dev/fuse && -x build/r4fuse ]] && command -v fusermount3 >/dev/null; }; then
+		echo "bench: no /dev/fuse, build/r4fuse or fusermount3: no stat through a mount"
+		OPS_FUSE=0
+	fi
+	# ops_mount_stat IMG N SHAPE
+	ops_mount_stat() {
+		local mnt=$TMP/ops-mnt pid
+		mkdir -p "$mnt"
+		build/r4fuse "$1" "$mnt" -f -o entry_timeout=0,attr_timeout=0 >"$TMP/ops-fuse.log" 2>&1 &
+		pid=$!
+		for _ in $(seq 1 200); do
+			mountpoint -q "$mnt" && break
+			sleep 0.05
+		done
+		if mountpoint -q "$mnt"; then
+			run "r4" "$B/scale" mstat "$mnt" "$2" "$3" "$OPS_M" "$SEED"
+			fusermount3 -u "$mnt" || { echo "bench: ops: fusermount3 -u failed"; status=1; }
+		else
+			echo "bench: ops: r4fuse did not mount:"
+			sed 's/^/  /' "$TMP/ops-fuse.log" | tail -5
+			status=1
+		fi
+		wait "$pid" || { echo "bench: ops: r4fuse exited with status $?"; status=1; }
+	}
 	for n in $OPS_SIZES; do
 		for shape in flat tree3; do
 			run "r4" "$B/scale" ops "$img" "$n" "$shape" "$OPS_M" "$SEED"
 			fsck_image "$img" "$n-$shape"
+			((OPS_FUSE)) && ops_mount_stat "$img" "$n" "$shape"
 			rm -f "$img"
 		done
 	done
@@ -640,31 +671,34 @@ function kv(s, k) { return match(s, " " k "=[^ ]*") ? substr(s, RSTART + length(
 / result=build / { build[n, sh] = kv($0, "secs") }
 / result=stat / { su[n, sh] = kv($0, "us"); sc[n, sh] = kv($0, "cpu_us"); sf[n, sh] = kv($0, "first") }
 / result=create / { cu[n, sh] = kv($0, "us"); cc[n, sh] = kv($0, "cpu_us") }
+/ result=mstat / { mu[n, sh] = kv($0, "us") }
 / phase=ops-stat / { srss[n, sh] = kv($0, "maxrss_kib") / 1024 }
 / phase=ops-create / { crss[n, sh] = kv($0, "maxrss_kib") / 1024 }
 /^fsck / { fsck[$2] = $3 }
 function r(a, b) { return (a > 0 && b > 0) ? sprintf("%.1fx", a / b) : "-" }
 END {
 	printf "\nops: time per operation against the number of files (M = %d random paths, seed %s)\n", m, seed
-	printf "%8s %-5s %7s | %8s %8s %8s %6s | %8s %8s %6s | %8s %8s %6s | %s\n", "N", "shape", "build s",
-	       "stat us", "cpu us", "first", "x1e3", "create", "cpu us", "x1e3", "RSS st", "RSS cr", "bound", "fsck"
-	print "# N shape stat_us stat_cpu_us create_us create_cpu_us stat_rss_mib create_rss_mib bound_mib build_s" >dat
+	printf "%8s %-5s %7s | %8s %8s %8s %6s | %8s %8s %6s | %8s | %8s %8s %6s | %s\n", "N", "shape", "build s",
+	       "stat us", "cpu us", "first", "x1e3", "create", "cpu us", "x1e3", "fuse st",
+	       "RSS st", "RSS cr", "bound", "fsck"
+	print "# N shape stat_us stat_cpu_us create_us create_cpu_us stat_rss_mib create_rss_mib bound_mib build_s fuse_stat_us" >dat
 	for (sv = 1; sv <= 2; sv++) {
 		sh = sv == 1 ? "flat" : "tree3"
 		for (i = 1; i <= nn; i++) {
 			n = ns[i]; b = ns[1]
-			printf "%8d %-5s %7.2f | %8.2f %8.2f %8.2f %6s | %8.2f %8.2f %6s | %7.1fM %7.1fM %5.0fM | %s\n",
+			printf "%8d %-5s %7.2f | %8.2f %8.2f %8.2f %6s | %8.2f %8.2f %6s | %8s | %7.1fM %7.1fM %5.0fM | %s\n",
 			       n, sh, build[n, sh], su[n, sh], sc[n, sh], sf[n, sh], r(sc[n, sh], sc[b, sh]),
-			       cu[n, sh], cc[n, sh], r(cc[n, sh], cc[b, sh]), srss[n, sh], crss[n, sh], bound[n, sh],
-			       fsck[n "-" sh]
-			printf "%d %s %s %s %s %s %.1f %.1f %.0f %s\n", n, sh, su[n, sh], sc[n, sh], cu[n, sh], cc[n, sh],
-			       srss[n, sh], crss[n, sh], bound[n, sh], build[n, sh] >dat
+			       cu[n, sh], cc[n, sh], r(cc[n, sh], cc[b, sh]), (mu[n, sh] == "" ? "-" : mu[n, sh]),
+			       srss[n, sh], crss[n, sh], bound[n, sh], fsck[n "-" sh]
+			printf "%d %s %s %s %s %s %.1f %.1f %.0f %s %s\n", n, sh, su[n, sh], sc[n, sh], cu[n, sh], cc[n, sh],
+			       srss[n, sh], crss[n, sh], bound[n, sh], build[n, sh], (mu[n, sh] == "" ? "NaN" : mu[n, sh]) >dat
 		}
 		print "\n" >dat
 	}
 	printf "(us: wall per operation; cpu us: the process'"'"'s CPU time per operation; x1e3: CPU per\n"
 	printf " operation against the smallest N; RSS st/cr: peak RSS of the stat and create phases;\n"
-	printf " bound: the cache bound, 16384 nodes of 4 KiB; first: the first stat rep, from an empty cache)\n"
+	printf " bound: the cache bound, 16384 nodes of 4 KiB; first: the first stat rep, from an empty cache;\n"
+	printf " fuse st: stat(2) through an r4fuse mount, timeouts 0, wall us per call, median of 3)\n"
 }' "$LOG"
 	if command -v gnuplot >/dev/null; then
 		gnuplot <<EOF || { echo "bench: gnuplot failed"; status=1; }
@@ -685,7 +719,9 @@ plot "$dat" index 0 using 1:4 with linespoints lw 2 title "stat, flat (CPU)", \
      "$dat" index 0 using 1:3 with linespoints dt 2 title "stat, flat (wall)", \
      "$dat" index 1 using 1:3 with linespoints dt 2 title "stat, tree3 (wall)", \
      "$dat" index 0 using 1:5 with linespoints dt 2 title "create, flat (wall)", \
-     "$dat" index 1 using 1:5 with linespoints dt 2 title "create, tree3 (wall)"
+     "$dat" index 1 using 1:5 with linespoints dt 2 title "create, tree3 (wall)", \
+     "$dat" index 0 using 1:11 with linespoints dt 3 title "stat through r4fuse, flat", \
+     "$dat" index 1 using 1:11 with linespoints dt 3 title "stat through r4fuse, tree3"
 EOF
 	else
 		echo "bench: gnuplot missing: no bench/scale-ops.svg (apt-get install gnuplot-nox)"

@@ -26,6 +26,9 @@
  *                         100-byte files in random files' directories,
  *                         committing every 1,000; microseconds per
  *                         operation, wall and CPU ("result=..." lines)
+ *   scale mstat MNT N SHAPE M SEED
+ *                         stat(2) of M random files of ops' volume through
+ *                         an r4fuse mount of it at MNT, as ops' stat phase
  *
  * Each phase (write, read) runs in its own child process (fork + wait4), so
  * the peak RSS the parent prints (ru_maxrss of the child) is that phase's
@@ -43,6 +46,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -441,8 +445,6 @@ static double cpu_now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-static int dbl_cmp(const void *a, const void *b);
-
 /* lookup + stat of ops.m random existing paths, OPS_REPS times on one
  * open (the first rep starts from an empty cache): microseconds per
  * operation, wall and CPU, the median rep and the first. */
@@ -603,13 +605,45 @@ static int make_image(const char *img, uint64_t size)
 	return 0;
 }
 
+/* stat(2) of ops.m random files under mnt (an r4fuse mount of a volume
+ * ops built), OPS_REPS times; wall microseconds per call: the median rep
+ * and the first (the mount's caches and the kernel's cold). */
+static int ops_mstat(const char *mnt, uint64_t n)
+{
+	double us[OPS_REPS], first, t0;
+	uint64_t x = ops.seed;
+	struct stat st;
+	char path[PATH_MAX];
+	size_t l = strlen(mnt);
+
+	if (l + 64 > sizeof(path))
+		return fail("mount point too long", mnt, -ENAMETOOLONG);
+	memcpy(path, mnt, l);
+	for (int r = 0; r < OPS_REPS; r++) {
+		t0 = now();
+		for (uint64_t k = 0; k < ops.m; k++) {
+			ops_path(mix64(x++) % n, 'f', path + l, sizeof(path) - l);
+			if (stat(path, &st) || st.st_size != FILE_BYTES) {
+				perror(path);
+				return 1;
+			}
+		}
+		us[r] = (now() - t0) / (double)ops.m * 1e6;
+	}
+	first = us[0];
+	qsort(us, OPS_REPS, sizeof(us[0]), dbl_cmp);
+	printf("result=mstat n=%" PRIu64 " shape=%s m=%" PRIu64 " us=%.2f first=%.2f\n", n,
+	       ops.tree ? "tree3" : "flat", ops.m, us[OPS_REPS / 2], first);
+	return 0;
+}
+
 static int ops_main(int argc, char **argv)
 {
 	uint64_t n, before = 0, after = 0, m;
 	char *end;
 
 	if (argc != 7 || (strcmp(argv[4], "flat") && strcmp(argv[4], "tree3"))) {
-		fprintf(stderr, "usage: scale ops IMG N flat|tree3 M SEED\n");
+		fprintf(stderr, "usage: scale ops|mstat IMG|MNT N flat|tree3 M SEED\n");
 		return 2;
 	}
 	n = strtoull(argv[3], &end, 10);
@@ -622,6 +656,10 @@ static int ops_main(int argc, char **argv)
 	ops.tree = !strcmp(argv[4], "tree3");
 	for (ops.fan = 1; ops.fan * ops.fan * ops.fan < n; ops.fan++)
 		;
+	if (!strcmp(argv[1], "mstat")) {
+		ops.m = m;
+		return ops_mstat(argv[2], n);
+	}
 	if (make_image(argv[2], 256ull * 1024 * 1024 + (n + 2 * m) * 4096))
 		return 1;
 	printf("ops n=%" PRIu64 " shape=%s fan=%" PRIu64 " seed=%" PRIu64 " cache_kib=%u\n", n,
@@ -645,7 +683,7 @@ int main(int argc, char **argv)
 	bool small;
 	int rc;
 
-	if (argc > 1 && !strcmp(argv[1], "ops"))
+	if (argc > 1 && (!strcmp(argv[1], "ops") || !strcmp(argv[1], "mstat")))
 		return ops_main(argc, argv);
 	if (argc != 4 || (strcmp(argv[1], "small") && strcmp(argv[1], "big") &&
 			  strcmp(argv[1], "ls"))) {
