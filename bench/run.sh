@@ -702,26 +702,23 @@ END {
 }' "$LOG"
 	if command -v gnuplot >/dev/null; then
 		gnuplot <<EOF || { echo "bench: gnuplot failed"; status=1; }
-set terminal svg size 760,480 dynamic font "sans,12"
+set terminal svg size 760,560 dynamic enhanced font "sans,12"
 set output "bench/scale-ops.svg"
 set title "r4: time per operation against the number of files"
 set logscale x
 set logscale y
+set format x "10^{%L}"
 set xlabel "files in the volume"
 set ylabel "microseconds per operation"
-set key top left
+set key below maxrows 3
 set grid
 set xrange [500:2000000]
-plot "$dat" index 0 using 1:4 with linespoints lw 2 title "stat, flat (CPU)", \
-     "$dat" index 1 using 1:4 with linespoints lw 2 title "stat, tree3 (CPU)", \
-     "$dat" index 0 using 1:6 with linespoints lw 2 title "create, flat (CPU)", \
-     "$dat" index 1 using 1:6 with linespoints lw 2 title "create, tree3 (CPU)", \
-     "$dat" index 0 using 1:3 with linespoints dt 2 title "stat, flat (wall)", \
-     "$dat" index 1 using 1:3 with linespoints dt 2 title "stat, tree3 (wall)", \
-     "$dat" index 0 using 1:5 with linespoints dt 2 title "create, flat (wall)", \
-     "$dat" index 1 using 1:5 with linespoints dt 2 title "create, tree3 (wall)", \
-     "$dat" index 0 using 1:11 with linespoints dt 3 title "stat through r4fuse, flat", \
-     "$dat" index 1 using 1:11 with linespoints dt 3 title "stat through r4fuse, tree3"
+plot "$dat" index 0 using 1:4 with linespoints lw 2 title "stat, flat (CPU)", \\
+     "$dat" index 1 using 1:4 with linespoints lw 2 title "stat, tree3 (CPU)", \\
+     "$dat" index 0 using 1:6 with linespoints lw 2 title "create, flat (CPU)", \\
+     "$dat" index 1 using 1:6 with linespoints lw 2 title "create, tree3 (CPU)", \\
+     "$dat" index 0 using 1:11 with linespoints dt 2 title "stat(2) via r4fuse, flat (wall)", \\
+     "$dat" index 1 using 1:11 with linespoints dt 2 title "stat(2) via r4fuse, tree3 (wall)"
 EOF
 	else
 		echo "bench: gnuplot missing: no bench/scale-ops.svg (apt-get install gnuplot-nox)"
