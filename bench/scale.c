@@ -25,14 +25,17 @@
  *                         OPS_REPS times; on another, min(M, N) creates of
  *                         100-byte files in random files' directories,
  *                         committing every 1,000; microseconds per
- *                         operation, wall and CPU ("result=..." lines)
+ *                         operation, wall and CPU ("result=..." lines);
+ *                         R4_BENCH_OPS_HOT=K draws the stats from K files
+ *                         only, spread evenly over the N
  *   scale mstat MNT N SHAPE M SEED
  *                         stat(2) of M random files of ops' volume through
  *                         an r4fuse mount of it at MNT, as ops' stat phase
  *
  * Each phase (write, read) runs in its own child process (fork + wait4), so
  * the peak RSS the parent prints (ru_maxrss of the child) is that phase's
- * alone.  The image is opened with the default cache bound (cache_nodes 0).
+ * alone.  The image is opened with the default cache bound (cache_nodes 0),
+ * or R4_BENCH_CACHE_NODES nodes when that is set.
  * Output, one line per phase, for bench/run.sh to tabulate:
  *
  *   phase=small-write n=N secs=S rate=R unit=files/s maxrss_kib=K used_before=B used_after=A
@@ -90,7 +93,8 @@ static int used_blocks(r4_db *db, uint64_t *used)
 
 static int open_db(const char *img, bool rw, r4_db **db)
 {
-	struct r4_open_opts o = { .rw = rw, .cache_nodes = 0,
+	const char *cn = getenv("R4_BENCH_CACHE_NODES");
+	struct r4_open_opts o = { .rw = rw, .cache_nodes = cn ? strtoull(cn, NULL, 10) : 0,
 				  .seconds_only = getenv("R4_SECONDS_ONLY") != NULL };
 	int rc = r4_open(img, &o, db);
 
@@ -366,6 +370,7 @@ static struct {
 	uint64_t fan;		/* tree3: entries per directory level, ceil(cbrt(N)) */
 	uint64_t m;		/* operations per measurement */
 	uint64_t seed;
+	uint64_t hot;		/* stats of only this many files, spread evenly (0: all) */
 } ops;
 
 /* The directory of file i, with its trailing slash. */
@@ -466,7 +471,7 @@ static int ops_stat(const char *img, uint64_t n, uint64_t *before, uint64_t *aft
 	for (int r = 0; r < OPS_REPS && !rc; r++) {
 		/* the paths drawn outside the timing */
 		for (uint64_t k = 0; k < ops.m; k++)
-			idx[k] = mix64(x++) % n;
+			idx[k] = ops.hot ? mix64(x++) % ops.hot * (n / ops.hot) : mix64(x++) % n;
 		t0 = now();
 		c0 = cpu_now();
 		for (uint64_t k = 0; k < ops.m && !rc; k++) {
@@ -654,6 +659,8 @@ static int ops_main(int argc, char **argv)
 		return 2;
 	}
 	ops.tree = !strcmp(argv[4], "tree3");
+	if (getenv("R4_BENCH_OPS_HOT") && (ops.hot = strtoull(getenv("R4_BENCH_OPS_HOT"), NULL, 10)) > n)
+		ops.hot = n;
 	for (ops.fan = 1; ops.fan * ops.fan * ops.fan < n; ops.fan++)
 		;
 	if (!strcmp(argv[1], "mstat")) {
@@ -662,8 +669,10 @@ static int ops_main(int argc, char **argv)
 	}
 	if (make_image(argv[2], 256ull * 1024 * 1024 + (n + 2 * m) * 4096))
 		return 1;
-	printf("ops n=%" PRIu64 " shape=%s fan=%" PRIu64 " seed=%" PRIu64 " cache_kib=%u\n", n,
-	       argv[4], ops.tree ? ops.fan : n, ops.seed, CACHE_NODES_DEFAULT * 4);
+	printf("ops n=%" PRIu64 " shape=%s fan=%" PRIu64 " seed=%" PRIu64 " cache_kib=%llu hot=%" PRIu64
+	       "\n", n, argv[4], ops.tree ? ops.fan : n, ops.seed,
+	       getenv("R4_BENCH_CACHE_NODES") ? strtoull(getenv("R4_BENCH_CACHE_NODES"), NULL, 10) * 4
+					      : CACHE_NODES_DEFAULT * 4ull, ops.hot);
 	if (run_phase("ops-build", ops_build, argv[2], n, (double)n, "files/s", &before, &after))
 		return 1;
 	ops.m = m;
