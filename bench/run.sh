@@ -72,7 +72,10 @@
 # (r4_stat of the path) of R4_BENCH_OPS_M (default 20,000) random existing
 # files, 3 times, the median (and the first, from an empty cache); then, on
 # another fresh open, min(M, N) creates of new 100-byte files in the
-# directories of random files, committed every 1,000; microseconds per
+# directories of random files, each named to sort right after a random
+# file's name (so at a random place of its directory;
+# R4_BENCH_OPS_APPEND=1: after all the names, the best case), committed
+# every 1,000; microseconds per
 # operation, wall and CPU (the CPU time of the process: steady when other
 # work shares the machine), with each phase's peak RSS beside the cache
 # bound (cache_nodes' default, 16384 nodes of 4 KiB = 64 MiB).  Then the

@@ -24,6 +24,8 @@
  *                         fresh open, r4_stat of M random files (from SEED)
  *                         OPS_REPS times; on another, min(M, N) creates of
  *                         100-byte files in random files' directories,
+ *                         each named to sort right after a random file's
+ *                         name (R4_BENCH_OPS_APPEND=1: after all names),
  *                         committing every 1,000; microseconds per
  *                         operation, wall and CPU ("result=..." lines);
  *                         R4_BENCH_OPS_HOT=K draws the stats from K files
@@ -371,6 +373,7 @@ static struct {
 	uint64_t m;		/* operations per measurement */
 	uint64_t seed;
 	uint64_t hot;		/* stats of only this many files, spread evenly (0: all) */
+	bool append;		/* new names after all the others (new_path) */
 } ops;
 
 /* The directory of file i, with its trailing slash. */
@@ -494,9 +497,28 @@ static int ops_stat(const char *img, uint64_t n, uint64_t *before, uint64_t *aft
 	return 0;
 }
 
-/* ops.m new files of FILE_BYTES in the directories of random existing
- * files (flat: /d), committed every FILES_PER_TXN, as a user's batch; then
- * (untimed) every one stat'ed. */
+/*
+ * New file k's path: in the directory of a random existing file r, named
+ * "fRRRRRRRnK", so that it sorts right after r's name and lands at a
+ * random place of the directory (a short name is in the entry's key, in
+ * order); with ops.append "gNNNNNNN" (n + k), after every name there is:
+ * the directory grows at one end, the best case.
+ */
+static void new_path(uint64_t k, uint64_t n, uint64_t x, char *path, size_t size)
+{
+	uint64_t r = mix64(x + k) % n;
+	size_t l;
+
+	ops_dir(r, path, size);
+	l = strlen(path);
+	if (ops.append)
+		snprintf(path + l, size - l, "g%07" PRIu64, n + k);
+	else
+		snprintf(path + l, size - l, "f%07" PRIu64 "n%" PRIu64, r, k);
+}
+
+/* ops.m new files of FILE_BYTES (new_path), committed every
+ * FILES_PER_TXN, as a user's batch; then (untimed) every one stat'ed. */
 static int ops_create(const char *img, uint64_t n, uint64_t *before, uint64_t *after)
 {
 	uint8_t buf[FILE_BYTES];
@@ -515,9 +537,7 @@ static int ops_create(const char *img, uint64_t n, uint64_t *before, uint64_t *a
 	for (uint64_t k = 0; k < m; k++) {
 		if (k % FILES_PER_TXN == 0 && (rc = r4_begin(db)))
 			goto bad;
-		/* in file r's directory, named for n + k */
-		ops_dir(mix64(x + k) % n, path, sizeof(path));
-		snprintf(path + strlen(path), sizeof(path) - strlen(path), "g%07" PRIu64, n + k);
+		new_path(k, n, x, path, sizeof(path));
 		small_content(n + k, buf);
 		if ((rc = r4_create(db, path, S_IFREG | 0644, 0, 0)) ||
 		    (rc = r4_write(db, path, 0, buf, sizeof(buf))))
@@ -528,16 +548,16 @@ static int ops_create(const char *img, uint64_t n, uint64_t *before, uint64_t *a
 	t0 = now() - t0;
 	c0 = cpu_now() - c0;
 	for (uint64_t k = 0; k < m; k++) {
-		ops_dir(mix64(x + k) % n, path, sizeof(path));
-		snprintf(path + strlen(path), sizeof(path) - strlen(path), "g%07" PRIu64, n + k);
+		new_path(k, n, x, path, sizeof(path));
 		if ((rc = r4_stat(db, path, &st)) || (st.size != FILE_BYTES && (rc = -EIO)))
 			goto bad;
 	}
 	if ((rc = r4_sync(db)) || (rc = used_blocks(db, after)))
 		goto bad;
 	r4_close(db);
-	printf("result=create n=%" PRIu64 " shape=%s m=%" PRIu64 " us=%.2f cpu_us=%.2f\n", n,
-	       ops.tree ? "tree3" : "flat", m, t0 / (double)m * 1e6, c0 / (double)m * 1e6);
+	printf("result=create n=%" PRIu64 " shape=%s m=%" PRIu64 " us=%.2f cpu_us=%.2f names=%s\n", n,
+	       ops.tree ? "tree3" : "flat", m, t0 / (double)m * 1e6, c0 / (double)m * 1e6,
+	       ops.append ? "appended" : "random");
 	return 0;
 bad:
 	r4_close(db);
@@ -659,6 +679,7 @@ static int ops_main(int argc, char **argv)
 		return 2;
 	}
 	ops.tree = !strcmp(argv[4], "tree3");
+	ops.append = getenv("R4_BENCH_OPS_APPEND") && strcmp(getenv("R4_BENCH_OPS_APPEND"), "0");
 	if (getenv("R4_BENCH_OPS_HOT") && (ops.hot = strtoull(getenv("R4_BENCH_OPS_HOT"), NULL, 10)) > n)
 		ops.hot = n;
 	for (ops.fan = 1; ops.fan * ops.fan * ops.fan < n; ops.fan++)
