@@ -75,16 +75,16 @@
 # directories of random files, each named to sort right after a random
 # file's name (so at a random place of its directory;
 # R4_BENCH_OPS_APPEND=1: after all the names, the best case), committed
-# every 1,000; microseconds per
-# operation, wall and CPU (the CPU time of the process: steady when other
-# work shares the machine), with each phase's peak RSS beside the cache
-# bound (cache_nodes' default, 16384 nodes of 4 KiB = 64 MiB).  Then the
-# same stats by stat(2) through an r4fuse mount of the volume (entry and
-# attr timeouts 0, so that every lookup reaches r4fuse; R4_BENCH_OPS_FUSE=0
-# skips it, as does a machine without /dev/fuse).  Random paths from
-# R4_SEED.  Writes bench/scale-ops.dat and, when gnuplot is
-# installed, bench/scale-ops.svg (otherwise says so and goes on).
-# R4_BENCH_OPS=0 skips it.
+# every 1,000.  Microseconds per operation, wall and CPU (the CPU time of
+# the process: steadier when other work shares the machine), with each
+# phase's peak RSS beside the cache bound (cache_nodes' default, 16384
+# nodes of 4 KiB = 64 MiB).  Then the same stats by stat(2) through an
+# r4fuse mount of the volume (entry and attr timeouts 0, so that every
+# lookup reaches r4fuse; R4_BENCH_OPS_FUSE=0 skips it, as does a machine
+# without /dev/fuse).  Random paths from R4_SEED.  Writes
+# bench/scale-ops.dat and, when gnuplot is installed, bench/scale-ops.svg
+# (without it: a message, no plot; gnuplot is not in scripts/deps.sh, to
+# keep CI's installs small).  R4_BENCH_OPS=0 skips it.
 # fuse (bench/fuse.sh, bench/fsbench.c; issue 6 item 7): r4fuse beside
 # fuse2fs and libfuse's passthrough example on a tmpfs: small-file
 # create, stat, read and rm, a 1 GiB sequential write and read, bytes per

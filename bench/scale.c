@@ -386,13 +386,14 @@ static void ops_dir(uint64_t i, char *path, size_t size)
 		snprintf(path, size, "/d/");
 }
 
-static void ops_path(uint64_t i, char prefix, char *path, size_t size)
+/* File i of the volume. */
+static void ops_path(uint64_t i, char *path, size_t size)
 {
 	size_t l;
 
 	ops_dir(i, path, size);
 	l = strlen(path);
-	snprintf(path + l, size - l, "%c%07" PRIu64, prefix, i);
+	snprintf(path + l, size - l, "f%07" PRIu64, i);
 }
 
 static int ops_build(const char *img, uint64_t n, uint64_t *before, uint64_t *after)
@@ -428,7 +429,7 @@ static int ops_build(const char *img, uint64_t n, uint64_t *before, uint64_t *af
 	for (uint64_t i = 0; i < n; i++) {
 		if (i && i % BUILD_PER_TXN == 0 && ((rc = r4_commit(db)) || (rc = r4_begin(db))))
 			goto bad;
-		ops_path(i, 'f', path, sizeof(path));
+		ops_path(i, path, sizeof(path));
 		small_content(i, buf);
 		if ((rc = r4_create(db, path, S_IFREG | 0644, 0, 0)) ||
 		    (rc = r4_write(db, path, 0, buf, sizeof(buf))))
@@ -478,7 +479,7 @@ static int ops_stat(const char *img, uint64_t n, uint64_t *before, uint64_t *aft
 		t0 = now();
 		c0 = cpu_now();
 		for (uint64_t k = 0; k < ops.m && !rc; k++) {
-			ops_path(idx[k], 'f', path, sizeof(path));
+			ops_path(idx[k], path, sizeof(path));
 			if (!(rc = r4_stat(db, path, &st)) && st.size != FILE_BYTES)
 				rc = -EIO;
 		}
@@ -647,7 +648,7 @@ static int ops_mstat(const char *mnt, uint64_t n)
 	for (int r = 0; r < OPS_REPS; r++) {
 		t0 = now();
 		for (uint64_t k = 0; k < ops.m; k++) {
-			ops_path(mix64(x++) % n, 'f', path + l, sizeof(path) - l);
+			ops_path(mix64(x++) % n, path + l, sizeof(path) - l);
 			if (stat(path, &st) || st.st_size != FILE_BYTES) {
 				perror(path);
 				return 1;
@@ -665,17 +666,17 @@ static int ops_mstat(const char *mnt, uint64_t n)
 static int ops_main(int argc, char **argv)
 {
 	uint64_t n, before = 0, after = 0, m;
-	char *end;
+	char *end_n, *end_m;
 
 	if (argc != 7 || (strcmp(argv[4], "flat") && strcmp(argv[4], "tree3"))) {
 		fprintf(stderr, "usage: scale ops|mstat IMG|MNT N flat|tree3 M SEED\n");
 		return 2;
 	}
-	n = strtoull(argv[3], &end, 10);
-	m = strtoull(argv[5], &end, 10);
+	n = strtoull(argv[3], &end_n, 10);
+	m = strtoull(argv[5], &end_m, 10);
 	ops.seed = strtoull(argv[6], NULL, 10);
-	if (!n || !m) {
-		fprintf(stderr, "scale: bad count\n");
+	if (*end_n || *end_m || !n || !m) {
+		fprintf(stderr, "scale: bad count '%s' or '%s'\n", argv[3], argv[5]);
 		return 2;
 	}
 	ops.tree = !strcmp(argv[4], "tree3");
@@ -718,7 +719,7 @@ int main(int argc, char **argv)
 	if (argc != 4 || (strcmp(argv[1], "small") && strcmp(argv[1], "big") &&
 			  strcmp(argv[1], "ls"))) {
 		fprintf(stderr, "usage: scale small IMG N | scale big IMG MIB | scale ls IMG N |\n"
-				"       scale ops IMG N flat|tree3 M SEED\n");
+				"       scale ops|mstat IMG|MNT N flat|tree3 M SEED\n");
 		return 2;
 	}
 	small = strcmp(argv[1], "big");
