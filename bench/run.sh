@@ -62,6 +62,29 @@
 # ATOMIC_REPS (5) times, the median; after each, every file and row is
 # read back and compared (outside the timing), and r4's directories
 # counted.  R4_BENCH_ATOMIC=0 skips it; R4_BENCH_ATOMIC_N (100000).
+# ops (bench/scale.c `ops`; issue 27 item 4): time per operation against
+# the number of files.  For each N in R4_BENCH_OPS_SIZES (default "1000
+# 10000 100000 1000000") and each shape (flat: /d/fI, N files in one
+# directory; tree3: /d/aA/bB/fI, three directory levels of F = ceil(cbrt N)
+# entries each, F files per leaf directory), a volume of N files of 100
+# bytes is built with the API in transactions of 50,000 files (its time
+# shown), closed, then on a fresh open in a child process: lookup + stat
+# (r4_stat of the path) of R4_BENCH_OPS_M (default 20,000) random existing
+# files, 3 times, the median (and the first, from an empty cache); then, on
+# another fresh open, min(M, N) creates of new 100-byte files in the
+# directories of random files, each named to sort right after a random
+# file's name (so at a random place of its directory;
+# R4_BENCH_OPS_APPEND=1: after all the names, the best case), committed
+# every 1,000.  Microseconds per operation, wall and CPU (the CPU time of
+# the process: steadier when other work shares the machine), with each
+# phase's peak RSS beside the cache bound (cache_nodes' default, 16384
+# nodes of 4 KiB = 64 MiB).  Then the same stats by stat(2) through an
+# r4fuse mount of the volume (entry and attr timeouts 0, so that every
+# lookup reaches r4fuse; R4_BENCH_OPS_FUSE=0 skips it, as does a machine
+# without /dev/fuse).  Random paths from R4_SEED.  Writes
+# bench/scale-ops.dat and, when gnuplot is installed, bench/scale-ops.svg
+# (without it: a message, no plot; gnuplot is not in scripts/deps.sh, to
+# keep CI's installs small).  R4_BENCH_OPS=0 skips it.
 # fuse (bench/fuse.sh, bench/fsbench.c; issue 6 item 7): r4fuse beside
 # fuse2fs and libfuse's passthrough example on a tmpfs: small-file
 # create, stat, read and rm, a 1 GiB sequential write and read, bytes per
@@ -101,6 +124,9 @@ LS_RUN=${R4_BENCH_LS:-1}
 LS_N=${R4_BENCH_LS_N:-100000}
 ATOMIC_RUN=${R4_BENCH_ATOMIC:-1}
 ATOMIC_N=${R4_BENCH_ATOMIC_N:-100000}
+OPS_RUN=${R4_BENCH_OPS:-1}
+OPS_SIZES=${R4_BENCH_OPS_SIZES:-1000 10000 100000 1000000}
+OPS_M=${R4_BENCH_OPS_M:-20000}
 BDIR=${R4_BENCH_DIR:-/tmp}
 CC=${CC:-cc}
 B=build/bench
@@ -609,6 +635,106 @@ END {
 		printf "  ratio SQLite s / r4 s: %.2f (target >= 1: r4 at least as fast)\n", med("sqlite") / med("r4")
 	printf "  (both read back whole and compared after every run)\n"
 }' "$LOG"
+fi
+# ---- ops (issue 27 item 4) ----
+if ((OPS_RUN)); then
+	: >"$LOG"
+	img=$TMP/ops.img
+	# the same stats through an r4fuse mount of the volume (after the
+	# creates), entry and attr timeouts 0: every lookup reaches r4fuse
+	OPS_FUSE=${R4_BENCH_OPS_FUSE:-1}
+	if ((OPS_FUSE)) && ! { [[ -c /dev/fuse && -x build/r4fuse ]] && command -v fusermount3 >/dev/null; }; then
+		echo "bench: no /dev/fuse, build/r4fuse or fusermount3: no stat through a mount"
+		OPS_FUSE=0
+	fi
+	# ops_mount_stat IMG N SHAPE
+	ops_mount_stat() {
+		local mnt=$TMP/ops-mnt pid
+		mkdir -p "$mnt"
+		build/r4fuse "$1" "$mnt" -f -o entry_timeout=0,attr_timeout=0 >"$TMP/ops-fuse.log" 2>&1 &
+		pid=$!
+		for _ in $(seq 1 200); do
+			mountpoint -q "$mnt" && break
+			sleep 0.05
+		done
+		if mountpoint -q "$mnt"; then
+			run "r4" "$B/scale" mstat "$mnt" "$2" "$3" "$OPS_M" "$SEED"
+			fusermount3 -u "$mnt" || { echo "bench: ops: fusermount3 -u failed"; status=1; }
+		else
+			echo "bench: ops: r4fuse did not mount:"
+			sed 's/^/  /' "$TMP/ops-fuse.log" | tail -5
+			status=1
+		fi
+		wait "$pid" || { echo "bench: ops: r4fuse exited with status $?"; status=1; }
+	}
+	for n in $OPS_SIZES; do
+		for shape in flat tree3; do
+			run "r4" "$B/scale" ops "$img" "$n" "$shape" "$OPS_M" "$SEED"
+			fsck_image "$img" "$n-$shape"
+			((OPS_FUSE)) && ops_mount_stat "$img" "$n" "$shape"
+			rm -f "$img"
+		done
+	done
+	dat=bench/scale-ops.dat
+	awk -v m="$OPS_M" -v seed="$SEED" -v dat="$dat" '
+function kv(s, k) { return match(s, " " k "=[^ ]*") ? substr(s, RSTART + length(k) + 2, RLENGTH - length(k) - 2) : "" }
+/ ops n=/ { n = kv($0, "n"); sh = kv($0, "shape"); bound[n, sh] = kv($0, "cache_kib") / 1024
+	    if (!(n in seen)) { seen[n] = 1; ns[++nn] = n } }
+/ result=build / { build[n, sh] = kv($0, "secs") }
+/ result=stat / { su[n, sh] = kv($0, "us"); sc[n, sh] = kv($0, "cpu_us"); sf[n, sh] = kv($0, "first") }
+/ result=create / { cu[n, sh] = kv($0, "us"); cc[n, sh] = kv($0, "cpu_us") }
+/ result=mstat / { mu[n, sh] = kv($0, "us") }
+/ phase=ops-stat / { srss[n, sh] = kv($0, "maxrss_kib") / 1024 }
+/ phase=ops-create / { crss[n, sh] = kv($0, "maxrss_kib") / 1024 }
+/^fsck / { fsck[$2] = $3 }
+function r(a, b) { return (a > 0 && b > 0) ? sprintf("%.1fx", a / b) : "-" }
+END {
+	printf "\nops: time per operation against the number of files (M = %d random paths, seed %s)\n", m, seed
+	printf "%8s %-5s %7s | %8s %8s %8s %6s | %8s %8s %6s | %8s | %8s %8s %6s | %s\n", "N", "shape", "build s",
+	       "stat us", "cpu us", "first", "x1e3", "create", "cpu us", "x1e3", "fuse st",
+	       "RSS st", "RSS cr", "bound", "fsck"
+	print "# N shape stat_us stat_cpu_us create_us create_cpu_us stat_rss_mib create_rss_mib bound_mib build_s fuse_stat_us" >dat
+	for (sv = 1; sv <= 2; sv++) {
+		sh = sv == 1 ? "flat" : "tree3"
+		for (i = 1; i <= nn; i++) {
+			n = ns[i]; b = ns[1]
+			printf "%8d %-5s %7.2f | %8.2f %8.2f %8.2f %6s | %8.2f %8.2f %6s | %8s | %7.1fM %7.1fM %5.0fM | %s\n",
+			       n, sh, build[n, sh], su[n, sh], sc[n, sh], sf[n, sh], r(sc[n, sh], sc[b, sh]),
+			       cu[n, sh], cc[n, sh], r(cc[n, sh], cc[b, sh]), (mu[n, sh] == "" ? "-" : mu[n, sh]),
+			       srss[n, sh], crss[n, sh], bound[n, sh], fsck[n "-" sh]
+			printf "%d %s %s %s %s %s %.1f %.1f %.0f %s %s\n", n, sh, su[n, sh], sc[n, sh], cu[n, sh], cc[n, sh],
+			       srss[n, sh], crss[n, sh], bound[n, sh], build[n, sh], (mu[n, sh] == "" ? "NaN" : mu[n, sh]) >dat
+		}
+		print "\n" >dat
+	}
+	printf "(us: wall per operation; cpu us: the process'"'"'s CPU time per operation; x1e3: CPU per\n"
+	printf " operation against the smallest N; RSS st/cr: peak RSS of the stat and create phases;\n"
+	printf " bound: the cache bound, 16384 nodes of 4 KiB; first: the first stat rep, from an empty cache;\n"
+	printf " fuse st: stat(2) through an r4fuse mount, timeouts 0, wall us per call, median of 3)\n"
+}' "$LOG"
+	if command -v gnuplot >/dev/null; then
+		gnuplot <<EOF || { echo "bench: gnuplot failed"; status=1; }
+set terminal svg size 760,560 dynamic enhanced font "sans,12"
+set output "bench/scale-ops.svg"
+set title "r4: time per operation against the number of files"
+set logscale x
+set logscale y
+set format x "10^{%L}"
+set xlabel "files in the volume"
+set ylabel "microseconds per operation"
+set key below maxrows 3
+set grid
+set xrange [500:2000000]
+plot "$dat" index 0 using 1:4 with linespoints lw 2 title "stat, flat (CPU)", \\
+     "$dat" index 1 using 1:4 with linespoints lw 2 title "stat, tree3 (CPU)", \\
+     "$dat" index 0 using 1:6 with linespoints lw 2 title "create, flat (CPU)", \\
+     "$dat" index 1 using 1:6 with linespoints lw 2 title "create, tree3 (CPU)", \\
+     "$dat" index 0 using 1:11 with linespoints dt 2 title "stat(2) via r4fuse, flat (wall)", \\
+     "$dat" index 1 using 1:11 with linespoints dt 2 title "stat(2) via r4fuse, tree3 (wall)"
+EOF
+	else
+		echo "bench: gnuplot missing: no bench/scale-ops.svg (apt-get install gnuplot-nox)"
+	fi
 fi
 # ---- fuse (issue 6 item 7): its own script, mounts and clean-up ----
 if ((FUSE_RUN)); then

@@ -16,10 +16,28 @@
  *                         r4_readdir (names and types), and the way r4 ls
  *                         went before (names, then r4_stat of each path);
  *                         IMG is kept for bench/run.sh's `r4 ls` timings
+ *   scale ops IMG N SHAPE M SEED
+ *                         (issue 27 item 4) mkfs IMG, build N files of 100
+ *                         bytes (flat: /d/fI; tree3: /d/aA/bB/fI, F =
+ *                         ceil(cbrt N) entries a level, F files a leaf
+ *                         directory) in transactions of BUILD_PER_TXN; on a
+ *                         fresh open, r4_stat of M random files (from SEED)
+ *                         OPS_REPS times; on another, min(M, N) creates of
+ *                         100-byte files in random files' directories,
+ *                         each named to sort right after a random file's
+ *                         name (R4_BENCH_OPS_APPEND=1: after all names),
+ *                         committing every 1,000; microseconds per
+ *                         operation, wall and CPU ("result=..." lines);
+ *                         R4_BENCH_OPS_HOT=K draws the stats from K files
+ *                         only, spread evenly over the N
+ *   scale mstat MNT N SHAPE M SEED
+ *                         stat(2) of M random files of ops' volume through
+ *                         an r4fuse mount of it at MNT, as ops' stat phase
  *
  * Each phase (write, read) runs in its own child process (fork + wait4), so
  * the peak RSS the parent prints (ru_maxrss of the child) is that phase's
- * alone.  The image is opened with the default cache bound (cache_nodes 0).
+ * alone.  The image is opened with the default cache bound (cache_nodes 0),
+ * or R4_BENCH_CACHE_NODES nodes when that is set.
  * Output, one line per phase, for bench/run.sh to tabulate:
  *
  *   phase=small-write n=N secs=S rate=R unit=files/s maxrss_kib=K used_before=B used_after=A
@@ -33,6 +51,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -76,7 +95,8 @@ static int used_blocks(r4_db *db, uint64_t *used)
 
 static int open_db(const char *img, bool rw, r4_db **db)
 {
-	struct r4_open_opts o = { .rw = rw, .cache_nodes = 0,
+	const char *cn = getenv("R4_BENCH_CACHE_NODES");
+	struct r4_open_opts o = { .rw = rw, .cache_nodes = cn ? strtoull(cn, NULL, 10) : 0,
 				  .seconds_only = getenv("R4_SECONDS_ONLY") != NULL };
 	int rc = r4_open(img, &o, db);
 
@@ -341,6 +361,210 @@ static int ls_phases(const char *img, uint64_t n)
 	return 0;
 }
 
+/* ---- one operation at a time, against the number of files (issue 27 item 4) ---- */
+
+#define BUILD_PER_TXN 50000	/* the volume's build: big transactions */
+#define OPS_REPS 3
+#define CACHE_NODES_DEFAULT 16384	/* r4.h: cache_nodes 0 = default (16384) */
+
+static struct {
+	bool tree;		/* tree3: /d/aA/bB/fI; flat: /d/fI */
+	uint64_t fan;		/* tree3: entries per directory level, ceil(cbrt(N)) */
+	uint64_t m;		/* operations per measurement */
+	uint64_t seed;
+	uint64_t hot;		/* stats of only this many files, spread evenly (0: all) */
+	bool append;		/* new names after all the others (new_path) */
+} ops;
+
+/* The directory of file i, with its trailing slash. */
+static void ops_dir(uint64_t i, char *path, size_t size)
+{
+	if (ops.tree)
+		snprintf(path, size, "/d/a%" PRIu64 "/b%" PRIu64 "/", i / (ops.fan * ops.fan),
+			 i / ops.fan % ops.fan);
+	else
+		snprintf(path, size, "/d/");
+}
+
+/* File i of the volume. */
+static void ops_path(uint64_t i, char *path, size_t size)
+{
+	size_t l;
+
+	ops_dir(i, path, size);
+	l = strlen(path);
+	snprintf(path + l, size - l, "f%07" PRIu64, i);
+}
+
+static int ops_build(const char *img, uint64_t n, uint64_t *before, uint64_t *after)
+{
+	uint8_t buf[FILE_BYTES];
+	char path[96];
+	uint64_t dirs = ops.tree ? (n + ops.fan - 1) / ops.fan : 0;	/* leaf directories */
+	r4_db *db;
+	int rc;
+	double t0 = now();
+
+	snprintf(path, sizeof(path), "/d");
+	if (open_db(img, true, &db))
+		return 1;
+	if ((rc = used_blocks(db, before)) || (rc = r4_begin(db)) ||
+	    (rc = r4_mkdir(db, "/d", 0755, 0, 0)))
+		goto bad;
+	/* tree3: the leaf directories of the files there are, and their parents */
+	for (uint64_t d = 0; d < dirs; d++) {
+		ops_dir(d * ops.fan, path, sizeof(path));
+		path[strlen(path) - 1] = '\0';
+		if (d % ops.fan == 0) {
+			char up[96];
+
+			snprintf(up, sizeof(up), "%s", path);
+			*strrchr(up, '/') = '\0';
+			if ((rc = r4_mkdir(db, up, 0755, 0, 0)))
+				goto bad;
+		}
+		if ((rc = r4_mkdir(db, path, 0755, 0, 0)))
+			goto bad;
+	}
+	for (uint64_t i = 0; i < n; i++) {
+		if (i && i % BUILD_PER_TXN == 0 && ((rc = r4_commit(db)) || (rc = r4_begin(db))))
+			goto bad;
+		ops_path(i, path, sizeof(path));
+		small_content(i, buf);
+		if ((rc = r4_create(db, path, S_IFREG | 0644, 0, 0)) ||
+		    (rc = r4_write(db, path, 0, buf, sizeof(buf))))
+			goto bad;
+	}
+	if ((rc = r4_commit(db)) || (rc = r4_sync(db)) || (rc = used_blocks(db, after)))
+		goto bad;
+	r4_close(db);
+	printf("result=build n=%" PRIu64 " shape=%s dirs=%" PRIu64 " secs=%.2f\n", n,
+	       ops.tree ? "tree3" : "flat", 1 + dirs + (dirs + ops.fan - 1) / ops.fan, now() - t0);
+	return 0;
+bad:
+	r4_close(db);
+	return fail("build failed at", path, rc);
+}
+
+static double cpu_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* lookup + stat of ops.m random existing paths, OPS_REPS times on one
+ * open (the first rep starts from an empty cache): microseconds per
+ * operation, wall and CPU, the median rep and the first. */
+static int ops_stat(const char *img, uint64_t n, uint64_t *before, uint64_t *after)
+{
+	double us[OPS_REPS], cpu[OPS_REPS], first, t0, c0;
+	uint64_t *idx = malloc(ops.m * sizeof(*idx)), x = ops.seed;
+	struct r4_stat st;
+	char path[96];
+	r4_db *db;
+	int rc = 0;
+
+	(void)before;
+	(void)after;
+	if (!idx || open_db(img, false, &db)) {
+		free(idx);
+		return 1;
+	}
+	for (int r = 0; r < OPS_REPS && !rc; r++) {
+		/* the paths drawn outside the timing */
+		for (uint64_t k = 0; k < ops.m; k++)
+			idx[k] = ops.hot ? mix64(x++) % ops.hot * (n / ops.hot) : mix64(x++) % n;
+		t0 = now();
+		c0 = cpu_now();
+		for (uint64_t k = 0; k < ops.m && !rc; k++) {
+			ops_path(idx[k], path, sizeof(path));
+			if (!(rc = r4_stat(db, path, &st)) && st.size != FILE_BYTES)
+				rc = -EIO;
+		}
+		cpu[r] = (cpu_now() - c0) / (double)ops.m * 1e6;
+		us[r] = (now() - t0) / (double)ops.m * 1e6;
+	}
+	r4_close(db);
+	free(idx);
+	if (rc)
+		return fail("cannot stat", path, rc);
+	first = us[0];
+	qsort(us, OPS_REPS, sizeof(us[0]), dbl_cmp);
+	qsort(cpu, OPS_REPS, sizeof(cpu[0]), dbl_cmp);
+	printf("result=stat n=%" PRIu64 " shape=%s m=%" PRIu64 " us=%.2f cpu_us=%.2f first=%.2f\n",
+	       n, ops.tree ? "tree3" : "flat", ops.m, us[OPS_REPS / 2], cpu[OPS_REPS / 2], first);
+	return 0;
+}
+
+/*
+ * New file k's path: in the directory of a random existing file r, named
+ * "fRRRRRRRnK", so that it sorts right after r's name and lands at a
+ * random place of the directory (a short name is in the entry's key, in
+ * order); with ops.append "gNNNNNNN" (n + k), after every name there is:
+ * the directory grows at one end, the best case.
+ */
+static void new_path(uint64_t k, uint64_t n, uint64_t x, char *path, size_t size)
+{
+	uint64_t r = mix64(x + k) % n;
+	size_t l;
+
+	ops_dir(r, path, size);
+	l = strlen(path);
+	if (ops.append)
+		snprintf(path + l, size - l, "g%07" PRIu64, n + k);
+	else
+		snprintf(path + l, size - l, "f%07" PRIu64 "n%" PRIu64, r, k);
+}
+
+/* ops.m new files of FILE_BYTES (new_path), committed every
+ * FILES_PER_TXN, as a user's batch; then (untimed) every one stat'ed. */
+static int ops_create(const char *img, uint64_t n, uint64_t *before, uint64_t *after)
+{
+	uint8_t buf[FILE_BYTES];
+	uint64_t x = ops.seed ^ 0x5eed, m = ops.m;
+	struct r4_stat st;
+	char path[96];
+	r4_db *db;
+	double t0, c0;
+	int rc = 0;
+
+	(void)before;
+	if (open_db(img, true, &db))
+		return 1;
+	t0 = now();
+	c0 = cpu_now();
+	for (uint64_t k = 0; k < m; k++) {
+		if (k % FILES_PER_TXN == 0 && (rc = r4_begin(db)))
+			goto bad;
+		new_path(k, n, x, path, sizeof(path));
+		small_content(n + k, buf);
+		if ((rc = r4_create(db, path, S_IFREG | 0644, 0, 0)) ||
+		    (rc = r4_write(db, path, 0, buf, sizeof(buf))))
+			goto bad;
+		if (((k + 1) % FILES_PER_TXN == 0 || k + 1 == m) && (rc = r4_commit(db)))
+			goto bad;
+	}
+	t0 = now() - t0;
+	c0 = cpu_now() - c0;
+	for (uint64_t k = 0; k < m; k++) {
+		new_path(k, n, x, path, sizeof(path));
+		if ((rc = r4_stat(db, path, &st)) || (st.size != FILE_BYTES && (rc = -EIO)))
+			goto bad;
+	}
+	if ((rc = r4_sync(db)) || (rc = used_blocks(db, after)))
+		goto bad;
+	r4_close(db);
+	printf("result=create n=%" PRIu64 " shape=%s m=%" PRIu64 " us=%.2f cpu_us=%.2f names=%s\n", n,
+	       ops.tree ? "tree3" : "flat", m, t0 / (double)m * 1e6, c0 / (double)m * 1e6,
+	       ops.append ? "appended" : "random");
+	return 0;
+bad:
+	r4_close(db);
+	return fail("create failed at", path, rc);
+}
+
 /* ---- driver ---- */
 
 typedef int (*phase_fn)(const char *img, uint64_t n, uint64_t *before, uint64_t *after);
@@ -369,6 +593,7 @@ static int run_phase(const char *name, phase_fn fn, const char *img, uint64_t n,
 
 		close(pfd[0]);
 		rc = fn(img, n, &res[0], &res[1]);
+		fflush(stdout);
 		if (write(pfd[1], res, sizeof(res)) != (ssize_t)sizeof(res))
 			rc = 1;
 		_exit(rc);
@@ -406,6 +631,82 @@ static int make_image(const char *img, uint64_t size)
 	return 0;
 }
 
+/* stat(2) of ops.m random files under mnt (an r4fuse mount of a volume
+ * ops built), OPS_REPS times; wall microseconds per call: the median rep
+ * and the first (the mount's caches and the kernel's cold). */
+static int ops_mstat(const char *mnt, uint64_t n)
+{
+	double us[OPS_REPS], first, t0;
+	uint64_t x = ops.seed;
+	struct stat st;
+	char path[PATH_MAX];
+	size_t l = strlen(mnt);
+
+	if (l + 64 > sizeof(path))
+		return fail("mount point too long", mnt, -ENAMETOOLONG);
+	memcpy(path, mnt, l);
+	for (int r = 0; r < OPS_REPS; r++) {
+		t0 = now();
+		for (uint64_t k = 0; k < ops.m; k++) {
+			ops_path(mix64(x++) % n, path + l, sizeof(path) - l);
+			if (stat(path, &st) || st.st_size != FILE_BYTES) {
+				perror(path);
+				return 1;
+			}
+		}
+		us[r] = (now() - t0) / (double)ops.m * 1e6;
+	}
+	first = us[0];
+	qsort(us, OPS_REPS, sizeof(us[0]), dbl_cmp);
+	printf("result=mstat n=%" PRIu64 " shape=%s m=%" PRIu64 " us=%.2f first=%.2f\n", n,
+	       ops.tree ? "tree3" : "flat", ops.m, us[OPS_REPS / 2], first);
+	return 0;
+}
+
+static int ops_main(int argc, char **argv)
+{
+	uint64_t n, before = 0, after = 0, m;
+	char *end_n, *end_m;
+
+	if (argc != 7 || (strcmp(argv[4], "flat") && strcmp(argv[4], "tree3"))) {
+		fprintf(stderr, "usage: scale ops|mstat IMG|MNT N flat|tree3 M SEED\n");
+		return 2;
+	}
+	n = strtoull(argv[3], &end_n, 10);
+	m = strtoull(argv[5], &end_m, 10);
+	ops.seed = strtoull(argv[6], NULL, 10);
+	if (*end_n || *end_m || !n || !m) {
+		fprintf(stderr, "scale: bad count '%s' or '%s'\n", argv[3], argv[5]);
+		return 2;
+	}
+	ops.tree = !strcmp(argv[4], "tree3");
+	ops.append = getenv("R4_BENCH_OPS_APPEND") && strcmp(getenv("R4_BENCH_OPS_APPEND"), "0");
+	if (getenv("R4_BENCH_OPS_HOT") && (ops.hot = strtoull(getenv("R4_BENCH_OPS_HOT"), NULL, 10)) > n)
+		ops.hot = n;
+	for (ops.fan = 1; ops.fan * ops.fan * ops.fan < n; ops.fan++)
+		;
+	if (!strcmp(argv[1], "mstat")) {
+		ops.m = m;
+		return ops_mstat(argv[2], n);
+	}
+	if (make_image(argv[2], 256ull * 1024 * 1024 + (n + 2 * m) * 4096))
+		return 1;
+	printf("ops n=%" PRIu64 " shape=%s fan=%" PRIu64 " seed=%" PRIu64 " cache_kib=%llu hot=%" PRIu64
+	       "\n", n, argv[4], ops.tree ? ops.fan : n, ops.seed,
+	       getenv("R4_BENCH_CACHE_NODES") ? strtoull(getenv("R4_BENCH_CACHE_NODES"), NULL, 10) * 4
+					      : CACHE_NODES_DEFAULT * 4ull, ops.hot);
+	if (run_phase("ops-build", ops_build, argv[2], n, (double)n, "files/s", &before, &after))
+		return 1;
+	ops.m = m;
+	if (run_phase("ops-stat", ops_stat, argv[2], n, (double)(m * OPS_REPS), "ops/s", &before,
+		      &after))
+		return 1;
+	/* no more creates than files: the directories stay near their size */
+	ops.m = m < n ? m : n;
+	return run_phase("ops-create", ops_create, argv[2], n, (double)ops.m, "ops/s", &before,
+			 &after);
+}
+
 int main(int argc, char **argv)
 {
 	uint64_t n, before = 0, after = 0, after_read = 0;
@@ -413,9 +714,12 @@ int main(int argc, char **argv)
 	bool small;
 	int rc;
 
+	if (argc > 1 && (!strcmp(argv[1], "ops") || !strcmp(argv[1], "mstat")))
+		return ops_main(argc, argv);
 	if (argc != 4 || (strcmp(argv[1], "small") && strcmp(argv[1], "big") &&
 			  strcmp(argv[1], "ls"))) {
-		fprintf(stderr, "usage: scale small IMG N | scale big IMG MIB | scale ls IMG N\n");
+		fprintf(stderr, "usage: scale small IMG N | scale big IMG MIB | scale ls IMG N |\n"
+				"       scale ops|mstat IMG|MNT N flat|tree3 M SEED\n");
 		return 2;
 	}
 	small = strcmp(argv[1], "big");
