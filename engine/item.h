@@ -253,6 +253,9 @@ int r4_item_cde_count(const uint8_t *body, size_t len, unsigned *n);
 int r4_item_cde_decode(const r4_key *ikey, const uint8_t *body, size_t len, unsigned i,
 		       struct r4_dirent *out);
 
+/* The key of unit i < count alone (its header; nothing checked): what a
+ * binary search over the units compares. */
+void r4_item_cde_unit_key(const r4_key *ikey, const uint8_t *body, unsigned i, r4_key *out);
 /* Decode every unit (n = count) into out[]: r4_item_cde_decode for each, plus key order. */
 int r4_item_cde_decode_all(const r4_key *ikey, const uint8_t *body, size_t len,
 			   struct r4_dirent *out, unsigned n);

@@ -42,10 +42,19 @@ static unsigned unit_off(const uint8_t *body, unsigned i)
 	return r4_le16_get(body + R4_CDE_HDR + (size_t)i * R4_CDE_UH_SIZE + R4_CDE_UH_OFFSET);
 }
 
+void r4_item_cde_unit_key(const r4_key *ikey, const uint8_t *body, unsigned i, r4_key *out)
+{
+	const uint8_t *uh = body + R4_CDE_HDR + (size_t)i * R4_CDE_UH_SIZE;
+
+	out->el[0] = ikey->el[0];
+	for (int k = 0; k < 3; k++)
+		out->el[k + 1] = r4_le64_get(uh + R4_CDE_UH_DEID + 8 * k);
+}
+
 int r4_item_cde_decode(const r4_key *ikey, const uint8_t *body, size_t len, unsigned i,
 		       struct r4_dirent *out)
 {
-	const uint8_t *uh, *ub;
+	const uint8_t *ub;
 	size_t start, off, end;
 	struct r4_dirent e;
 	unsigned n = 0;
@@ -64,11 +73,8 @@ int r4_item_cde_decode(const r4_key *ikey, const uint8_t *body, size_t len, unsi
 	if (off < start || end > len || off >= end)
 		return R4_CORRUPT(NULL, 0, "cde unit %u body [%zu, %zu) not increasing inside "
 				  "[%zu, %zu)", i, off, end, start, len);
-	uh = body + R4_CDE_HDR + (size_t)i * R4_CDE_UH_SIZE;
 	ub = body + off;
-	e.de_key.el[0] = ikey->el[0];
-	for (int k = 0; k < 3; k++)
-		e.de_key.el[k + 1] = r4_le64_get(uh + R4_CDE_UH_DEID + 8 * k);
+	r4_item_cde_unit_key(ikey, body, i, &e.de_key);
 	if (end - off < R4_CDE_OBJID_SIZE)
 		return R4_CORRUPT(NULL, 0, "cde unit %u body of %zu bytes has no object key",
 				  i, end - off);

@@ -133,16 +133,29 @@ int r4_node_check(const struct r4_logger *lg, uint64_t blk, const uint8_t *b, ui
 	return check_items(lg, blk, b, bs, r4_node_hdr_size(pid));
 }
 
+/* r4_key_cmp of item i's key with k, decoding no more of it than it takes
+ * (keys mostly differ in their first element: the lookup's inner loop). */
+static int key_cmp_at(const uint8_t *b, uint32_t bs, unsigned i, const r4_key *k)
+{
+	const uint8_t *p = r4_node_ih_c(b, bs, i) + R4_IH_KEY;
+
+	for (int e = 0; e < 4; e++) {
+		uint64_t v = r4_le64_get(p + 8 * e);
+
+		if (v != k->el[e])
+			return v < k->el[e] ? -1 : 1;
+	}
+	return 0;
+}
+
 int r4_node_lookup(const uint8_t *b, uint32_t bs, const r4_key *k)
 {
 	int lo = 0, hi = (int)r4_node_nr(b) - 1, ans = -1;
-	r4_key ik;
 
 	while (lo <= hi) {
 		int mid = lo + (hi - lo) / 2;
 
-		r4_node_key(b, bs, (unsigned)mid, &ik);
-		if (r4_key_cmp(&ik, k) < 0) {
+		if (key_cmp_at(b, bs, (unsigned)mid, k) < 0) {
 			ans = mid;
 			lo = mid + 1;
 		} else {
@@ -150,11 +163,8 @@ int r4_node_lookup(const uint8_t *b, uint32_t bs, const r4_key *k)
 		}
 	}
 	/* ans = last key < k; the next one may equal k */
-	if (ans + 1 < (int)r4_node_nr(b)) {
-		r4_node_key(b, bs, (unsigned)(ans + 1), &ik);
-		if (r4_key_cmp(&ik, k) == 0)
-			return ans + 1;
-	}
+	if (ans + 1 < (int)r4_node_nr(b) && key_cmp_at(b, bs, (unsigned)(ans + 1), k) == 0)
+		return ans + 1;
 	return ans;
 }
 

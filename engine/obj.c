@@ -351,15 +351,15 @@ static int first_unit_from(const r4_key *ik, const uint8_t *body, unsigned len, 
 			   const r4_key *from, unsigned *out)
 {
 	unsigned lo = 0, hi = n;
-	struct r4_dirent e;
-	int rc;
+	r4_key k;
 
+	/* (the unit found is decoded whole, and checked, by the caller) */
+	(void)len;
 	while (lo < hi) {
 		unsigned mid = lo + (hi - lo) / 2;
 
-		if ((rc = r4_item_cde_decode(ik, body, len, mid, &e)))
-			return rc;
-		if (r4_key_cmp(&e.de_key, from) < 0)
+		r4_item_cde_unit_key(ik, body, mid, &k);
+		if (r4_key_cmp(&k, from) < 0)
 			lo = mid + 1;
 		else
 			hi = mid;
