@@ -759,11 +759,16 @@ int r4_reg_map(struct r4_db *db, const struct r4_inode *ino, struct r4_extent **
 static int insert_units(struct r4_db *db, const struct r4_inode *ino, uint64_t off,
 			const struct map *m, struct r4_path *p)
 {
-	size_t per = r4_tree_max_item(db) / R4_EXTENT_UNIT;
+	size_t per = r4_tree_max_item(db) / R4_EXTENT_UNIT, pieces = (m->n + per - 1) / per;
 	uint8_t *buf;
 	r4_key k;
 	int rc = 0;
 
+	/* pieces of even size: a map one unit too long for an item makes two
+	 * halves with room to grow, not a full item and a one-unit one (which
+	 * would stay for good: nothing merges extent items) */
+	if (pieces)
+		per = (m->n + pieces - 1) / pieces;
 	if (!(buf = r4_malloc(R4_MIN(m->n, per) * R4_EXTENT_UNIT + 1)))
 		return -ENOMEM;
 	for (size_t i = 0; i < m->n && !rc; i += per) {
