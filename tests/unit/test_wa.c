@@ -146,6 +146,7 @@ int main(void)
 	CHECK(fewest >= 64);	/* even pieces: no item of one or two units */
 
 	/* what a commit of 64 more writes costs, in blocks written per block of data */
+	fflush(stdout);	/* (wchar counts every write of the process) */
 	uint64_t w0 = wchar();
 
 	overwrite(db, 16, &s);
