@@ -3,13 +3,16 @@
  * item 5).  Overwritten blocks are relocated, one extent unit each, so
  * random overwrites cut a file's map into about one unit per block; what
  * an overwrite then costs beyond its own block is a share of its twig.
- * Two things are checked here: an extent item that outgrows its node is
- * cut into even pieces (a full item and a one-unit one would stay apart
- * for good: nothing merges items, and relocation counts overwrites per
- * item, so with twigs of many tiny items most overwrites went through the
- * journal, WA 1.86 at 256 MiB before, 1.72 now); and the bytes a commit
- * writes for 64 random overwrites of a shredded 8 MiB file stay under a
- * bound (with one-unit items 1.36-1.40 x, now 1.26-1.27 x).
+ * Checked here: an extent item that outgrows its node is cut into even
+ * pieces (a full item and a one-unit one would stay apart for good:
+ * nothing merges items, and relocation counts overwrites per item, so with
+ * twigs of many tiny items most overwrites went through the journal, WA
+ * 1.86 at 256 MiB before, 1.72 after); a relocated block goes beside a
+ * neighbour where the block there is free, so the map has fewer units
+ * (after 2560 overwrites of 2048 blocks, 1553-1610 units over 20 seeds
+ * without, 1447-1512 with); and the bytes a commit writes for 64 random
+ * overwrites of a shredded 8 MiB file stay under a bound (with one-unit
+ * items 1.36-1.40 x, now 1.26-1.27 x).
  * Then the file reads back as written after a reopen and both checkers
  * find the image clean.
  */
@@ -115,7 +118,7 @@ int main(void)
 {
 	char dir[256], img[300];
 	uint8_t buf[BLK], got[BLK];
-	uint64_t s = t_seed();
+	uint64_t s = 1;	/* fixed: the bounds below are for this sequence */
 	struct r4_mkfs_opts mo;
 	r4_db *db = NULL;
 	size_t n, nitems, fewest, units;
@@ -144,6 +147,7 @@ int main(void)
 	       "%zu units\n", 40 * PER_TXN, units, nitems, fewest);
 	CHECK(units > 1000 && nitems >= 4);
 	CHECK(fewest >= 64);	/* even pieces: no item of one or two units */
+	CHECK(units < 1530);	/* relocated beside a neighbour where there is room */
 
 	/* what a commit of 64 more writes costs, in blocks written per block of data */
 	fflush(stdout);	/* (wchar counts every write of the process) */
