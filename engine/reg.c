@@ -1047,7 +1047,7 @@ static int relocate_unit(struct placing *pl, struct map *out, const struct r4_ex
 			rc = move_run(pl, out, pl->over[i], n, true);
 		if (rc)
 			return rc;
-		at = pl->over[i] + (j - i);
+		at = pl->over[i] + n;
 		i = j;
 	}
 	if ((rc = map_push(out, at, end - at)))
