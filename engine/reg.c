@@ -759,11 +759,16 @@ int r4_reg_map(struct r4_db *db, const struct r4_inode *ino, struct r4_extent **
 static int insert_units(struct r4_db *db, const struct r4_inode *ino, uint64_t off,
 			const struct map *m, struct r4_path *p)
 {
-	size_t per = r4_tree_max_item(db) / R4_EXTENT_UNIT;
+	size_t per = r4_tree_max_item(db) / R4_EXTENT_UNIT, pieces = (m->n + per - 1) / per;
 	uint8_t *buf;
 	r4_key k;
 	int rc = 0;
 
+	/* pieces of even size: a map one unit too long for an item makes two
+	 * halves with room to grow, not a full item and a one-unit one (which
+	 * would stay for good: nothing merges extent items) */
+	if (pieces)
+		per = (m->n + pieces - 1) / pieces;
 	if (!(buf = r4_malloc(R4_MIN(m->n, per) * R4_EXTENT_UNIT + 1)))
 		return -ENOMEM;
 	for (size_t i = 0; i < m->n && !rc; i += per) {
@@ -992,10 +997,38 @@ static int move_run(struct placing *pl, struct map *out, uint64_t from, uint64_t
 	return 0;
 }
 
-/* One allocated unit: its runs of overwritten blocks move, the rest stays. */
-static int relocate_unit(struct placing *pl, struct map *out, const struct r4_extent *u)
+/* Relocate [from, from + n) to the free run at `to`. */
+static int move_to(struct placing *pl, struct map *out, uint64_t from, uint64_t n, uint64_t to)
+{
+	struct r4_db *db = pl->db;
+	uint64_t s, got;
+	int rc = r4_alloc_alloc(db->alloc, to, n, &s, &got);
+
+	if (rc)
+		return rc;
+	R4_INVARIANT(s == to && got == n);
+	for (uint64_t k = 0; k < n; k++)
+		page_rekey(db, from + k, s + k);
+	r4_alloc_free(db->alloc, from, n);
+	pl->hint = s + n;
+	return map_push(out, s, n);
+}
+
+/*
+ * One allocated unit: its runs of overwritten blocks move, the rest stays.
+ * A run goes right after the block before it when that is free (move_run's
+ * hint), so it joins the previous unit; else, when it ends the unit, right
+ * before next (the next unit's first block, 0: none) when that is free, so
+ * it joins the next.  Random overwrites relocate a block at a time, and a
+ * block that lands beside neither neighbour is a unit of its own: units
+ * fill twigs, and the more twigs a map takes, the more of them a
+ * transaction's overwrites touch (each is written).
+ */
+static int relocate_unit(struct placing *pl, struct map *out, const struct r4_extent *u,
+			 uint64_t next)
 {
 	uint64_t at = u->ex_start, end = u->ex_start + u->ex_width;
+	struct r4_alloc *a = pl->db->alloc;
 	int rc;
 
 	for (size_t i = over_at(pl, at); i < pl->nover && pl->over[i] < end && !pl->no_room;) {
@@ -1003,10 +1036,18 @@ static int relocate_unit(struct placing *pl, struct map *out, const struct r4_ex
 
 		while (j < pl->nover && pl->over[j] == pl->over[j - 1] + 1 && pl->over[j] < end)
 			j++;
-		if ((rc = map_push(out, at, pl->over[i] - at)) ||
-		    (rc = move_run(pl, out, pl->over[i], j - i, true)))
+		uint64_t n = j - i;
+
+		if ((rc = map_push(out, at, pl->over[i] - at)))
 			return rc;
-		at = pl->over[i] + (j - i);
+		if (pl->over[j - 1] + 1 == end && next > n && r4_alloc_is_used(a, pl->hint) &&
+		    r4_alloc_run_at(a, next - n) >= n)
+			rc = move_to(pl, out, pl->over[i], n, next - n);
+		else
+			rc = move_run(pl, out, pl->over[i], n, true);
+		if (rc)
+			return rc;
+		at = pl->over[i] + n;
 		i = j;
 	}
 	if ((rc = map_push(out, at, end - at)))
@@ -1110,7 +1151,11 @@ static int place_file(struct placing *pl, const r4_key *sdkey)
 				rc = move_run(pl, &out, u->ex_start, u->ex_width, false);
 				changed = true;
 			} else if (reloc && unit_over(pl, u)) {
-				rc = relocate_unit(pl, &out, u);
+				const struct r4_extent *v = i + 1 < m.n ? &m.e[i + 1] : NULL;
+
+				rc = relocate_unit(pl, &out, u,
+						   v && v->ex_start > R4_EXTENT_UNALLOC &&
+						   !is_fake_data(v->ex_start) ? v->ex_start : 0);
 				changed = true;
 			} else {
 				rc = map_push(&out, u->ex_start, u->ex_width);
