@@ -18,6 +18,8 @@
  *                               in one transaction, the INSERT prepared once
  *   atomic sqlite-check DB N DIRS  reopen DB, PRAGMA integrity_check, every
  *                               row read back by its path and compared
+ *   atomic run CMD...           run CMD; print "secs=S maxrss_kib=K", its
+ *                               wall time and peak RSS
  *
  * The 100 bytes of file i are printable (a string literal of the script
  * needs no escapes) and differ from file to file.  Exit status 0 when all
@@ -29,7 +31,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "bench.h"
 #include "r4.h"
@@ -200,9 +206,37 @@ static int sqlite_check(const char *file, uint64_t n, uint64_t dirs)
 	return 0;
 }
 
+/* atomic run CMD...: run CMD as a child; "secs=S maxrss_kib=K" (wall time
+ * and its peak RSS) on stdout; CMD's exit status. */
+static int run_cmd(char **argv)
+{
+	struct timespec t0, t1;
+	struct rusage ru;
+	int st;
+	pid_t pid;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	if ((pid = fork()) < 0)
+		return perror("atomic: fork"), 1;
+	if (!pid) {
+		execvp(argv[0], argv);
+		perror(argv[0]);
+		_exit(127);
+	}
+	if (wait4(pid, &st, 0, &ru) < 0)
+		return perror("atomic: wait4"), 1;
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	printf("secs=%.4f maxrss_kib=%ld\n",
+	       (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9, ru.ru_maxrss);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 1;
+}
+
 int main(int argc, char **argv)
 {
 	uint64_t n, dirs;
+
+	if (argc >= 3 && !strcmp(argv[1], "run"))
+		return run_cmd(argv + 2);
 
 	if (argc != 5 || !(n = strtoull(argv[3], NULL, 10)) || !(dirs = strtoull(argv[4], NULL, 10)) ||
 	    dirs > 100 || n > 9999999) {

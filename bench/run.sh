@@ -61,7 +61,9 @@
 # INSERT prepared once), each timed as a whole process, taking turns,
 # ATOMIC_REPS (5) times, the median; after each, every file and row is
 # read back and compared (outside the timing), and r4's directories
-# counted.  R4_BENCH_ATOMIC=0 skips it; R4_BENCH_ATOMIC_N (100000).
+# counted.  R4_BENCH_ATOMIC=0 skips it; R4_BENCH_ATOMIC_N (100000).  Then
+# one script of R4_BENCH_ATOMIC_BIG statements (1000000; 0 skips it), once,
+# for its time and peak RSS beside the cache bound (issue 27 item 4).
 # ops (bench/scale.c `ops`; issue 27 item 4): time per operation against
 # the number of files.  For each N in R4_BENCH_OPS_SIZES (default "1000
 # 10000 100000 1000000") and each shape (flat: /d/fI, N files in one
@@ -124,6 +126,7 @@ LS_RUN=${R4_BENCH_LS:-1}
 LS_N=${R4_BENCH_LS_N:-100000}
 ATOMIC_RUN=${R4_BENCH_ATOMIC:-1}
 ATOMIC_N=${R4_BENCH_ATOMIC_N:-100000}
+ATOMIC_BIG=${R4_BENCH_ATOMIC_BIG:-1000000}
 OPS_RUN=${R4_BENCH_OPS:-1}
 OPS_SIZES=${R4_BENCH_OPS_SIZES:-1000 10000 100000 1000000}
 OPS_M=${R4_BENCH_OPS_M:-20000}
@@ -588,38 +591,46 @@ if ((ATOMIC_RUN)); then
 	img=$TMP/atomic.img
 	db=$TMP/atomic.sqlite
 	"$B/atomic" script "$script" "$ATOMIC_N" 100
-	# secs CMD...: the wall time of a command, as a whole process
-	secs() {
-		local t0 t1
-		t0=$(date +%s.%N)
-		"$@" || return 1
-		t1=$(date +%s.%N)
-		echo "$t1 - $t0" | bc
-	}
+	# (`atomic run CMD`: its wall time and peak RSS, as a whole process)
 	for rep in $(seq 1 "$ATOMIC_REPS"); do
 		rm -f "$img"
 		build/r4 mkfs "$img" $((64 + ATOMIC_N / 128))M >/dev/null
-		if t=$(secs build/r4sh --quiet --atomic -f "$script" "$img") &&
+		if t=$("$B/atomic" run build/r4sh --quiet --atomic -f "$script" "$img") &&
 			"$B/atomic" check "$img" "$ATOMIC_N" 100; then
-			echo "r4 secs=$t" >>"$LOG"
+			echo "r4 $t" >>"$LOG"
 		else
 			echo "bench: atomic r4 run $rep failed"
 			status=1
 		fi
 		[[ $rep == 1 ]] && fsck_image "$img" "atomic"
 		rm -f "$db" "$db"-wal "$db"-shm
-		if t=$(secs "$B/atomic" sqlite "$db" "$ATOMIC_N" 100) &&
+		if t=$("$B/atomic" run "$B/atomic" sqlite "$db" "$ATOMIC_N" 100) &&
 			"$B/atomic" sqlite-check "$db" "$ATOMIC_N" 100; then
-			echo "sqlite secs=$t" >>"$LOG"
+			echo "sqlite $t" >>"$LOG"
 		else
 			echo "bench: atomic sqlite run $rep failed"
 			status=1
 		fi
 	done
 	rm -f "$img" "$db" "$db"-wal "$db"-shm "$script"
-	awk -v n="$ATOMIC_N" -v reps="$ATOMIC_REPS" '
+	# one script of ATOMIC_BIG statements, once: its time and peak memory
+	# beside the engine's cache bound (16,384 nodes of 4 KiB, clean; as many
+	# dirty before a long transaction writes them out early)
+	if ((ATOMIC_BIG)); then
+		"$B/atomic" script "$script" "$ATOMIC_BIG" 100
+		build/r4 mkfs "$img" $((64 + ATOMIC_BIG / 128))M >/dev/null
+		if t=$("$B/atomic" run build/r4sh --quiet --atomic -f "$script" "$img") &&
+			"$B/atomic" check "$img" "$ATOMIC_BIG" 100; then
+			echo "big $t" >>"$LOG"
+		else
+			echo "bench: atomic r4 run of $ATOMIC_BIG statements failed"
+			status=1
+		fi
+		rm -f "$img" "$script"
+	fi
+	awk -v n="$ATOMIC_N" -v reps="$ATOMIC_REPS" -v big="$ATOMIC_BIG" '
 /^fsck / { fsck = $3; next }
-{ t[$1, ++k[$1]] = substr($2, 6) + 0 }
+{ i = ++k[$1]; t[$1, i] = substr($2, 6) + 0; rss[$1, i] = substr($3, 12) / 1024 }
 function med(w,   a, i, j, x, m) {
 	m = k[w]
 	for (i = 1; i <= m; i++) a[i] = t[w, i]
@@ -629,10 +640,12 @@ function med(w,   a, i, j, x, m) {
 function all(w,   i, s) { for (i = 1; i <= k[w]; i++) s = s sprintf(" %.2f", t[w, i]); return s }
 END {
 	printf "\natomic: %d files of 100 bytes in 100 directories, one unit; seconds, median of %d\n", n, reps
-	printf "  %-52s %8.3f  (runs:%s; fsck.reiser4 %s)\n", "r4sh --quiet --atomic -f SCRIPT IMG", med("r4"), all("r4"), fsck
-	printf "  %-52s %8.3f  (runs:%s)\n", "SQLite, one transaction (WAL, synchronous=FULL)", med("sqlite"), all("sqlite")
+	printf "  %-52s %8.3f  (runs:%s; peak RSS %.0f MiB; fsck.reiser4 %s)\n", "r4sh --quiet --atomic -f SCRIPT IMG", med("r4"), all("r4"), rss["r4", 1], fsck
+	printf "  %-52s %8.3f  (runs:%s; peak RSS %.0f MiB)\n", "SQLite, one transaction (WAL, synchronous=FULL)", med("sqlite"), all("sqlite"), rss["sqlite", 1]
 	if (med("r4") > 0 && med("sqlite") > 0)
 		printf "  ratio SQLite s / r4 s: %.2f (target >= 1: r4 at least as fast)\n", med("sqlite") / med("r4")
+	if (k["big"])
+		printf "  one script of %d statements, once: %.1f s, peak RSS %.0f MiB (cache bound: 64 MiB clean + 64 MiB dirty)\n", big, t["big", 1], rss["big", 1]
 	printf "  (both read back whole and compared after every run)\n"
 }' "$LOG"
 fi

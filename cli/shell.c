@@ -884,10 +884,12 @@ static uint64_t piece_sum(const char *text, const struct piece *p)
 }
 
 /* A mapped script's pages before upto go back to the page cache (they
- * are read again if needed): what a pass has left behind costs no memory. */
+ * are read again if needed): what a pass has left behind costs no memory.
+ * In whole MiBs: a fault maps the pages around it too (fault-around, 64 KiB
+ * by default), so pages just behind the reader would come straight back. */
 static void let_go(const struct sh_text *t, size_t *from, size_t upto)
 {
-	size_t page = (size_t)sysconf(_SC_PAGESIZE), end = upto / page * page;
+	size_t end = upto / (1 << 20) * (1 << 20);
 
 	if (t->mapped && end > *from) {
 		madvise(t->text + *from, end - *from, MADV_DONTNEED);
