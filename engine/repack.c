@@ -655,8 +655,8 @@ static int dirty_twig(struct pass *ps, struct r4_path *p, const uint64_t *leaf, 
 	return r4_txn_op_end(db, &op, rc);
 }
 
-/* Is leaf a packed against b, its right neighbour under the same twig:
- * does b's first item not fit in a (as the commit's squeeze leaves them)? */
+/* Is leaf a packed against b, its right neighbour under the same twig, as
+ * the commit's squeeze leaves them (r4_tree_leaf_packed)? */
 static int packed(struct r4_db *db, uint64_t a, uint64_t b, bool *yes)
 {
 	r4_node *x, *y;
@@ -665,8 +665,7 @@ static int packed(struct r4_db *db, uint64_t a, uint64_t b, bool *yes)
 	if ((rc = r4_node_get(db, a, R4_LEVEL_LEAF, &x)))
 		return rc;
 	if (!(rc = r4_node_get(db, b, R4_LEVEL_LEAF, &y))) {
-		*yes = !r4_node_nr(y->data) ||
-		       r4_node_item_len(y->data, db->bs, 0) + R4_IH_SIZE > r4_node_free(x->data);
+		*yes = r4_tree_leaf_packed(db, x, y);
 		r4_node_put(db, y);
 	}
 	r4_node_put(db, x);
