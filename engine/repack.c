@@ -582,9 +582,10 @@ out:
  * and begin at nt, or elsewhere when the free run at nt cannot hold them
  * (nt is used, or the run is short: moving the twig would not make it
  * follow); the first twig, when they begin at or after t0 (or no run
- * after t0 holds them).  nt then moves past its last leaf.  That is the
- * rule a pass places by, so a layout a pass made is in place for the
- * next, wherever the free space made it jump or wrap.
+ * from nt on holds them, as the batch's run is sought from there).  nt
+ * then moves past its last leaf.  That is the rule a pass places by, so a
+ * layout a pass made is in place for the next, wherever the free space
+ * made it jump or wrap.
  *
  * Any other twig is moved by the commit's own rules: its leaves, it and
  * the nodes above it are made dirty, so the commit squeezes the leaves
@@ -654,8 +655,8 @@ static int dirty_twig(struct pass *ps, struct r4_path *p, const uint64_t *leaf, 
 	return r4_txn_op_end(db, &op, rc);
 }
 
-/* Is leaf a packed against b, its right neighbour under the same twig:
- * does b's first item not fit in a (as the commit's squeeze leaves them)? */
+/* Is leaf a packed against b, its right neighbour under the same twig, as
+ * the commit's squeeze leaves them (r4_tree_leaf_packed)? */
 static int packed(struct r4_db *db, uint64_t a, uint64_t b, bool *yes)
 {
 	r4_node *x, *y;
@@ -664,8 +665,7 @@ static int packed(struct r4_db *db, uint64_t a, uint64_t b, bool *yes)
 	if ((rc = r4_node_get(db, a, R4_LEVEL_LEAF, &x)))
 		return rc;
 	if (!(rc = r4_node_get(db, b, R4_LEVEL_LEAF, &y))) {
-		*yes = !r4_node_nr(y->data) ||
-		       r4_node_item_len(y->data, db->bs, 0) + R4_IH_SIZE > r4_node_free(x->data);
+		*yes = r4_tree_leaf_packed(db, x, y);
 		r4_node_put(db, y);
 	}
 	r4_node_put(db, x);
@@ -706,8 +706,10 @@ static int twig_leaves(struct pass *ps, const struct r4_path *p, uint64_t **leaf
 	}
 	if (rc || !*in_place || !*n)
 		return rc;
-	if (!ps->led && !ps->o->compact)	/* the first: at or after where the bodies ended */
-		*in_place = (*leaf)[0] >= ps->t0 || !r4_alloc_first_fit(db->alloc, ps->t0, *n, &at);
+	/* the first: at or after where the bodies ended, or no run from nt on
+	 * (past the twigs' room, where its batch would go) holds them */
+	if (!ps->led && !ps->o->compact)
+		*in_place = (*leaf)[0] >= ps->t0 || !r4_alloc_first_fit(db->alloc, ps->nt, *n, &at);
 	else if ((*leaf)[0] != ps->nt)
 		*in_place = r4_alloc_run_at(db->alloc, ps->nt) < *n;
 	return 0;

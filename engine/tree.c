@@ -32,6 +32,7 @@
 #include <stdlib.h>
 
 #include "alloc.h"
+#include "item.h"
 #include "jnl.h"
 #include "db.h"
 
@@ -736,39 +737,335 @@ void r4_tree_set_key(struct r4_db *db, struct r4_path *p, const r4_key *k)
 /* ---- squeezing (the dancing tree's packing, ENGINE.md 3.4) ---- */
 
 /*
- * Fill n from the left: pull whole items from its right sibling under the
- * same parent while they fit.  A clean sibling is touched only when all
- * of it fits (one write instead of one, and a block less); an emptied
- * sibling leaves the tree and the next one is tried.  Then the walk moves
- * on to a dirty sibling and fills that one.  Going left to right, the
- * room a split left behind is taken, not passed on.  p rests on n.
+ * Moving part of an item.  Whole items leave a leaf's last bytes empty: a
+ * directory of small files fills leaves with 50-byte entries, 94-byte stat
+ * data and 138-byte tails, so up to 137 bytes of each leaf would go
+ * unused.  Entries (cde units) and tail bytes can be cut anywhere, as the
+ * kernel's and progs' shifts cut them, so the squeeze moves the front of
+ * the right node's first item into the left node: onto the left node's
+ * last item when the two are one run (a join: no new header), else as a
+ * new item.  A tail so cut leaves a file in two leaves, whose items the
+ * reader follows as it does a big file's.
+ */
+
+/* Is item b of s the continuation of item a of n: entries of the same
+ * directory, or the same file's bytes going on where a's end? */
+static bool joins_at(const struct r4_db *db, const r4_node *n, unsigned a, const r4_node *s,
+		     unsigned b)
+{
+	unsigned pid = r4_node_item_pid(s->data, db->bs, b);
+	r4_key ka, kb;
+
+	if (r4_node_level(s->data) != R4_LEVEL_LEAF || r4_node_item_pid(n->data, db->bs, a) != pid)
+		return false;
+	r4_node_key(n->data, db->bs, a, &ka);
+	r4_node_key(s->data, db->bs, b, &kb);
+	if (pid == R4_ITEM_CDE40)
+		return ka.el[0] == kb.el[0];	/* (el0: the directory, NAME) */
+	return pid == R4_ITEM_PLAIN40 && ka.el[0] == kb.el[0] && ka.el[1] == kb.el[1] &&
+	       ka.el[2] == kb.el[2] &&
+	       r4_key_offset(&ka) + r4_node_item_len(n->data, db->bs, a) == r4_key_offset(&kb);
+}
+
+/* Does s's first item go on from n's last? */
+static bool joins(const struct r4_db *db, const r4_node *n, const r4_node *s)
+{
+	return r4_node_nr(n->data) && r4_node_nr(s->data) &&
+	       joins_at(db, n, r4_node_nr(n->data) - 1, s, 0);
+}
+
+/* Decode the cde item at b (len bytes, key k) into e, n units. */
+static bool cde_units(const r4_key *k, const uint8_t *b, unsigned len, struct r4_dirent **e,
+		      unsigned *n, unsigned extra)
+{
+	if (r4_item_cde_count(b, len, n))
+		return false;
+	if (!(*e = r4_malloc((*n + extra) * sizeof(**e))))
+		return false;
+	if (r4_item_cde_decode_all(k, b, len, *e, *n)) {
+		r4_free(*e);
+		*e = NULL;
+		return false;
+	}
+	return true;
+}
+
+/* Items i and i + 1 of leaf n, which join, as one (an item that grew
+ * while its node split goes on in a second item: the split's new node
+ * took the front of the first's continuation).  1 done, 0 not (a cde item
+ * that does not decode, or no memory: the pair just stays). */
+static int join_pair(struct r4_db *db, r4_node *n, unsigned i)
+{
+	unsigned la = r4_node_item_len(n->data, db->bs, i), lb = r4_node_item_len(n->data, db->bs, i + 1);
+	unsigned pid = r4_node_item_pid(n->data, db->bs, i), na = 0, nb = 0;
+	struct r4_dirent *e = NULL, *eb = NULL;
+	uint8_t *copy;
+	r4_key ka, kb;
+	int rc = 0;
+
+	if (!(copy = r4_malloc(la + lb)))
+		return 0;
+	memcpy(copy, ibody(n, db, i), la + lb);	/* (bodies are adjacent) */
+	if (pid == R4_ITEM_CDE40) {
+		r4_node_key(n->data, db->bs, i, &ka);
+		r4_node_key(n->data, db->bs, i + 1, &kb);
+		if (!cde_units(&kb, copy + la, lb, &eb, &nb, 0) ||
+		    !cde_units(&ka, copy, la, &e, &na, nb))
+			goto out;
+		memcpy(e + na, eb, nb * sizeof(*e));
+	}
+	r4_node_remove(n->data, db->bs, i + 1, 1);
+	if (pid == R4_ITEM_CDE40) {
+		r4_node_resize(n->data, db->bs, i, la, (int)(lb - R4_CDE_HDR));
+		r4_item_cde_encode(e, na + nb, r4_node_body(n->data, db->bs, i));
+	} else {
+		r4_node_resize(n->data, db->bs, i, la, (int)lb);
+		memcpy(r4_node_body(n->data, db->bs, i) + la, copy + la, lb);
+	}
+	rc = 1;
+out:
+	r4_free(eb);
+	r4_free(e);
+	r4_free(copy);
+	return rc;
+}
+
+/* Join the items of dirty node n that go on from each other. */
+static void join_inside(struct r4_db *db, r4_node *n)
+{
+	for (unsigned i = 0; i + 1 < r4_node_nr(n->data);)
+		if (!joins_at(db, n, i, n, i + 1) || !join_pair(db, n, i))
+			i++;
+}
+
+/* The first m of the len bytes of s's first tail item to n. */
+static void shift_tail(struct r4_db *db, r4_node *n, r4_node *s, bool join, unsigned m)
+{
+	unsigned len = r4_node_item_len(s->data, db->bs, 0), a = r4_node_nr(n->data);
+	uint8_t *to;
+	r4_key k;
+
+	r4_node_key(s->data, db->bs, 0, &k);
+	if (join) {
+		unsigned old = r4_node_item_len(n->data, db->bs, a - 1);
+
+		r4_node_resize(n->data, db->bs, a - 1, old, (int)m);
+		to = r4_node_body(n->data, db->bs, a - 1) + old;
+	} else {
+		to = r4_node_insert(n->data, db->bs, a, &k, R4_ITEM_PLAIN40, m);
+	}
+	memcpy(to, ibody(s, db, 0), m);
+	if (m == len) {
+		r4_node_remove(s->data, db->bs, 0, 1);
+		return;
+	}
+	r4_node_resize(s->data, db->bs, 0, 0, -(int)m);
+	k.el[3] += m;
+	r4_node_set_key(s->data, db->bs, 0, &k);
+}
+
+/* The first units of s's first cde item to n, as many as room bytes take
+ * (beside a new item's headers): true when some moved. */
+static bool shift_cde(struct r4_db *db, r4_node *n, r4_node *s, bool join, unsigned room)
+{
+	unsigned slen = r4_node_item_len(s->data, db->bs, 0), a = r4_node_nr(n->data);
+	unsigned nlen = join ? r4_node_item_len(n->data, db->bs, a - 1) : 0, ns, nn = 0, m;
+	struct r4_dirent *e = NULL, *es = NULL;
+	uint8_t *copy;
+	size_t size = 0;
+	r4_key sk, nk;
+	bool done = false;
+
+	/* (units point into the bodies, which are rewritten: decode copies) */
+	if (!(copy = r4_malloc(nlen + slen)))
+		return false;
+	if (join) {
+		memcpy(copy, ibody(n, db, a - 1), nlen);
+		r4_node_key(n->data, db->bs, a - 1, &nk);
+	}
+	memcpy(copy + nlen, ibody(s, db, 0), slen);
+	r4_node_key(s->data, db->bs, 0, &sk);
+	if (!cde_units(&sk, copy + nlen, slen, &es, &ns, 0) ||
+	    (join ? !cde_units(&nk, copy, nlen, &e, &nn, ns) : !(e = r4_malloc(ns * sizeof(*e)))))
+		goto out;
+	memcpy(e + nn, es, ns * sizeof(*e));
+	for (m = 0; m < ns && size + r4_item_cde_unit_size(&e[nn + m]) <= room; m++)
+		size += r4_item_cde_unit_size(&e[nn + m]);
+	if (m == 0)
+		goto out;
+	if (join)
+		r4_node_resize(n->data, db->bs, a - 1, nlen, (int)size);
+	else
+		r4_node_insert(n->data, db->bs, a, &sk, R4_ITEM_CDE40, (unsigned)(R4_CDE_HDR + size));
+	r4_item_cde_encode(e, nn + m, r4_node_body(n->data, db->bs, join ? a - 1 : a));
+	if (m == ns) {
+		r4_node_remove(s->data, db->bs, 0, 1);
+	} else {
+		r4_node_resize(s->data, db->bs, 0, 0, -(int)size);
+		r4_item_cde_encode(e + nn + m, ns - m, r4_node_body(s->data, db->bs, 0));
+		r4_node_set_key(s->data, db->bs, 0, &e[nn + m].de_key);
+	}
+	done = true;
+out:
+	r4_free(es);
+	r4_free(e);
+	r4_free(copy);
+	return done;
+}
+
+/*
+ * What n must have free for the front of s's first item to move into it
+ * (onto n's last item when it joins, else as a new item; only a join when
+ * join_only): the smallest piece with its headers; UINT_MAX when none can
+ * move (not a cde or tail item, or a cde item that does not decode).
+ */
+static unsigned front_need(const struct r4_db *db, const r4_node *n, const r4_node *s,
+			   bool join_only)
+{
+	unsigned pid, len;
+	struct r4_dirent e;
+	r4_key k;
+	bool join;
+
+	if (!r4_node_nr(s->data) || r4_node_level(s->data) != R4_LEVEL_LEAF)
+		return UINT_MAX;
+	pid = r4_node_item_pid(s->data, db->bs, 0);
+	join = joins(db, n, s);
+	if ((join_only && !join) || (pid != R4_ITEM_PLAIN40 && pid != R4_ITEM_CDE40))
+		return UINT_MAX;
+	r4_node_key(s->data, db->bs, 0, &k);
+	len = r4_node_item_len(s->data, db->bs, 0);
+	if (pid == R4_ITEM_PLAIN40) {
+		r4_key next;
+
+		/* (a cut moves the rest's key on by what moved: only up to the
+		 * next item's, which a file's own tails never overlap) */
+		if (r4_node_nr(s->data) > 1) {
+			r4_node_key(s->data, db->bs, 1, &next);
+			k.el[3] += len - 1;
+			if (r4_key_cmp(&k, &next) >= 0)
+				return UINT_MAX;
+		}
+		return join ? 1 : R4_IH_SIZE + 1;
+	}
+	if (r4_item_cde_decode(&k, ibody(s, db, 0), len, 0, &e))
+		return UINT_MAX;
+	return (unsigned)r4_item_cde_unit_size(&e) + (join ? 0 : R4_IH_SIZE + R4_CDE_HDR);
+}
+
+/* Move the front of leaf s's first item to the end of n, as much as fits
+ * (see front_need).  true when some moved. */
+static bool shift_front(struct r4_db *db, r4_node *n, r4_node *s, bool join_only)
+{
+	unsigned free = r4_node_free(n->data), pid;
+	bool join;
+
+	if (free < front_need(db, n, s, join_only))
+		return false;
+	pid = r4_node_item_pid(s->data, db->bs, 0);
+	join = joins(db, n, s);
+	if (!join)
+		free -= R4_IH_SIZE;
+	if (pid == R4_ITEM_PLAIN40)
+		shift_tail(db, n, s, join, R4_MIN(free, r4_node_item_len(s->data, db->bs, 0)));
+	else if (!shift_cde(db, n, s, join, join ? free : free - R4_CDE_HDR))
+		return false;
+	return true;
+}
+
+bool r4_tree_leaf_packed(const struct r4_db *db, const r4_node *a, const r4_node *b)
+{
+	return !r4_node_nr(b->data) ||
+	       (r4_node_item_len(b->data, db->bs, 0) + R4_IH_SIZE > r4_node_free(a->data) &&
+		r4_node_free(a->data) < front_need(db, a, b, false));
+}
+
+/*
+ * The node right of lv[level] at its level, with a path to it in *q: the
+ * sibling under the same parent, else the first child of the next subtree
+ * (a cousin; leaves under two twigs pack as well as under one).  Found
+ * only when it is a formatted node whose parents are dirty or, as a
+ * clean parent made dirty costs a block the commit may lack, when there
+ * is slack.  0 with q->lv[level].node NULL when there is none.
+ */
+static int right_of(struct r4_db *db, const struct r4_path *p, unsigned level, struct r4_path *q)
+{
+	unsigned l = level + 1;
+	bool clean = false;
+	int rc = 0;
+
+	memset(q, 0, sizeof(*q));
+	while (l <= p->height &&
+	       (unsigned)p->lv[l].pos + 1 >= r4_node_nr(p->lv[l].node->data))
+		l++;
+	if (l > p->height)
+		return 0;
+	/* (down from p's ancestor by pointers: keys may repeat, hash collisions) */
+	q->height = p->height;
+	q->level = level;
+	for (unsigned u = l; u <= p->height; u++) {
+		r4_node_ref(p->lv[u].node);
+		q->lv[u].node = p->lv[u].node;
+		q->lv[u].pos = p->lv[u].pos + (u == l);
+	}
+	for (unsigned u = l; u > level && !rc; u--) {
+		r4_node *up = q->lv[u].node;
+
+		if (r4_node_item_pid(up->data, db->bs, (unsigned)q->lv[u].pos) != R4_IPID_NODEPTR)
+			rc = 1;		/* a twig's extent: no formatted node there */
+		else
+			rc = get_child(db, up, (unsigned)q->lv[u].pos, u - 1, &q->lv[u - 1].node);
+	}
+	/* the parents whose keys change: up to the one that holds it past 0 */
+	for (unsigned u = level + 1; !rc && u <= q->height; u++) {
+		clean |= !q->lv[u].node->dirty;
+		if (q->lv[u].pos != 0)
+			break;
+	}
+	if (rc || (clean && !r4_txn_slack(db))) {
+		r4_path_release(db, q);
+		memset(q, 0, sizeof(*q));
+	}
+	return rc < 0 ? rc : 0;
+}
+
+/*
+ * Fill n from the left: pull whole items from the node to its right
+ * while they fit, then the front of the next (first joining what goes on
+ * from n's last item).  A clean neighbour is touched only when all of it
+ * fits (one write instead of one, and a block less); an emptied one
+ * leaves the tree and the next one is tried.  Then the walk moves on to a
+ * dirty neighbour and fills that one.  Going left to right, the room a
+ * split left behind is taken, not passed on.  p rests on n.
  */
 static int pull_run(struct r4_db *db, struct r4_path *p, unsigned level)
 {
 	int rc;
 
 	for (;;) {
-		r4_node *n = p->lv[level].node, *s, *up = p->lv[level + 1].node;
-		unsigned upos = (unsigned)p->lv[level + 1].pos, moved = 0, nr;
+		r4_node *n = p->lv[level].node, *s;
+		unsigned moved = 0, nr;
+		struct r4_path q;
+		bool changed;
 		r4_key k;
 
-		if ((rc = sibling(db, p, level, +1, &s)) || !s)
+		if (level == R4_LEVEL_LEAF)
+			join_inside(db, n);
+		if ((rc = right_of(db, p, level, &q)) || !(s = q.lv[level].node))
 			return rc;
 		nr = r4_node_nr(s->data);
-		/* (a clean parent made dirty costs a block the commit may lack) */
-		if ((!s->dirty && r4_node_used(s->data, db->bs, 0, nr) > r4_node_free(n->data)) ||
-		    (!up->dirty && !r4_txn_slack(db))) {
-			r4_node_put(db, s);
+		if (!s->dirty && r4_node_used(s->data, db->bs, 0, nr) > r4_node_free(n->data)) {
+			r4_path_release(db, &q);
 			return 0;
 		}
+		changed = shift_front(db, n, s, true);
+		nr = r4_node_nr(s->data);
 		for (unsigned room = r4_node_free(n->data);
 		     moved < nr && room >= item_cost(db, s, moved); moved++)
 			room -= item_cost(db, s, moved);
 		if (moved) {
 			unsigned d0 = r4_node_nr(n->data);
 
-			r4_node_dirty(db, n);
-			r4_node_dirty(db, s);
 			for (unsigned i = 0; i < moved; i++) {
 				unsigned len = r4_node_item_len(s->data, db->bs, i);
 
@@ -778,27 +1075,36 @@ static int pull_run(struct r4_db *db, struct r4_path *p, unsigned level)
 				       ibody(s, db, i), len);
 			}
 			adopt(db, n, d0, r4_node_nr(n->data));
-			if (moved == nr) {
-				/* emptied: its pointer, right after n's, goes */
-				s->refs--;
-				drop_block(db, s);
-				p->lv[level + 1].pos = (int)upos + 1;
-				remove_at(db, p, level + 1);
-				p->lv[level + 1].pos = (int)upos;
-				continue;
-			}
 			r4_node_remove(s->data, db->bs, 0, moved);
+			changed = true;
+		}
+		/* then the front of the item that did not fit whole (only a dirty s
+		 * keeps items here) */
+		if (r4_node_nr(s->data) && shift_front(db, n, s, false))
+			changed = true;
+		if (changed) {
+			r4_node_dirty(db, n);
+			r4_node_dirty(db, s);
+		}
+		if (!r4_node_nr(s->data)) {
+			/* emptied: it and its pointer go */
+			q.lv[level].node = NULL;
+			s->refs--;
+			drop_block(db, s);
+			remove_at(db, &q, level + 1);
+			r4_path_release(db, &q);
+			continue;
+		}
+		if (changed) {
 			r4_node_key(s->data, db->bs, 0, &k);
-			r4_node_dirty(db, up);
-			r4_node_set_key(up->data, db->bs, upos + 1, &k);
+			fix_lkey(db, &q, level, &k);
 		}
 		if (!s->dirty) {
-			r4_node_put(db, s);
+			r4_path_release(db, &q);
 			return 0;
 		}
-		r4_node_put(db, n);	/* walk on: s is the node to fill */
-		p->lv[level].node = s;
-		p->lv[level + 1].pos = (int)upos + 1;
+		r4_path_release(db, p);	/* walk on: s is the node to fill */
+		*p = q;
 	}
 }
 
@@ -812,8 +1118,7 @@ static int cmp_first_key(const void *a, const void *b)
 /*
  * Before allocation at commit: on each level from the leaves up, every
  * dirty node, left to right, takes what fits from its right neighbours
- * under the same parent, so nodes split during the transaction are packed
- * again.
+ * (pull_run), so nodes split during the transaction are packed again.
  */
 /* Squeeze the dirty nodes of level into their dirty right neighbours. */
 static int squeeze_level(struct r4_db *db, unsigned level)

@@ -76,8 +76,13 @@ unsigned r4_tree_free(const struct r4_db *db, const struct r4_path *p);
 /* Largest body an item may have (one item alone in a node). */
 static inline unsigned r4_tree_max_item(const struct r4_db *db);
 
-/* Commit support: pack dirty nodes into their dirty left neighbours. */
+/* Commit support: pack dirty nodes into their dirty left neighbours
+ * (whole items, then the front of the next: cde units, tail bytes). */
 int r4_tree_squeeze(struct r4_db *db);
+
+/* Is leaf a, b's left neighbour, packed against b: would the squeeze move
+ * nothing of b into a? */
+bool r4_tree_leaf_packed(const struct r4_db *db, const r4_node *a, const r4_node *b);
 
 /* The memory bound: write the dirty leaves out early (between
  * operations); see tree.c. */

@@ -14,6 +14,9 @@
 #include "tree.h"
 
 #define LOC 1000000		/* a locality no object uses */
+/* items the squeeze moves whole (tails, which it may cut, have their own
+ * test: these overlap and would not be a file's) */
+#define ITEM R4_ITEM_BBOX40
 
 struct mitem {
 	uint64_t off;
@@ -66,7 +69,7 @@ static int insert(r4_db *db, uint64_t off, unsigned len, uint8_t fill)
 	memset(body, fill, len);
 	key_of(off, &k);
 	if ((rc = r4_tree_lookup(db, &k, R4_LEVEL_LEAF, &p)) ||
-	    (rc = r4_tree_insert(db, &p, &k, R4_ITEM_PLAIN40, body, len)))
+	    (rc = r4_tree_insert(db, &p, &k, ITEM, body, len)))
 		return rc;
 	memmove(m + at + 1, m + at, (mn - at) * sizeof(*m));
 	m[at] = (struct mitem){off, len, fill};
