@@ -100,6 +100,7 @@ struct r4_db {
 		r4_key key;
 		uint64_t gen, txn_seq;
 	} made;
+	struct r4_obj_memo *memo;	/* obj.c: objects and names looked up last */
 
 	/* transaction (txn.c) */
 	const struct r4_txn_hooks *hooks;	/* the file layer's, from open */

@@ -194,7 +194,82 @@ static int find_sd(struct r4_db *db, const r4_key *sdkey, struct r4_path *p, uin
 	return 0;
 }
 
+/*
+ * A memo of the objects loaded and the names looked up last, for a path
+ * walk that loads the same directories and looks the same names up again
+ * (a script's "/d/f <- ..." walks /d for the statement, then again to make
+ * f).  An entry holds while the tree is as it was (db->gen: every change
+ * of a node bumps it) in the same transaction (db->txn_seq), so never
+ * across a commit or an abort.  Symlinks (their target is owned) are not
+ * kept.  Plain memory: r4_close frees it whole.
+ */
+static int obj_load(struct r4_db *db, const r4_key *sdkey, struct r4_inode *ino);
+
+enum { MEMO_OBJS = 4, MEMO_NAMES = 4, MEMO_NAME_MAX = 64 };
+
+struct r4_obj_memo {
+	struct {
+		uint64_t txn_seq, gen;
+		bool used;
+		struct r4_inode ino;
+	} obj[MEMO_OBJS];
+	struct {
+		uint64_t txn_seq, gen;
+		bool used;
+		r4_key dir, sdkey;
+		int rc;		/* 0 or -ENOENT */
+		size_t len;
+		char name[MEMO_NAME_MAX];
+	} name[MEMO_NAMES];
+	unsigned next_obj, next_name;
+};
+
+#define MEMO_FRESH(db, e) ((e).used && (e).txn_seq == (db)->txn_seq && (e).gen == (db)->gen)
+
+static struct r4_obj_memo *memo(struct r4_db *db)
+{
+	if (!db->in_txn)
+		return NULL;	/* (nothing to tell a state from the next by) */
+	if (!db->memo)
+		db->memo = r4_calloc(1, sizeof(*db->memo));
+	return db->memo;
+}
+
+static bool memo_obj_get(struct r4_db *db, const r4_key *sdkey, struct r4_inode *ino)
+{
+	struct r4_obj_memo *m = memo(db);
+
+	for (unsigned i = 0; m && i < MEMO_OBJS; i++)
+		if (MEMO_FRESH(db, m->obj[i]) && !r4_key_cmp(&m->obj[i].ino.sdkey, sdkey)) {
+			*ino = m->obj[i].ino;
+			return true;
+		}
+	return false;
+}
+
+static void memo_obj_put(struct r4_db *db, const struct r4_inode *ino)
+{
+	struct r4_obj_memo *m = memo(db);
+
+	if (!m || ino->symlink)
+		return;
+	m->obj[m->next_obj].txn_seq = db->txn_seq;
+	m->obj[m->next_obj].gen = db->gen;
+	m->obj[m->next_obj].used = true;
+	m->obj[m->next_obj].ino = *ino;
+	m->next_obj = (m->next_obj + 1) % MEMO_OBJS;
+}
+
 int r4_obj_load(struct r4_db *db, const r4_key *sdkey, struct r4_inode *ino)
+{
+	int rc = memo_obj_get(db, sdkey, ino) ? 0 : obj_load(db, sdkey, ino);
+
+	if (!rc)
+		memo_obj_put(db, ino);
+	return rc;
+}
+
+static int obj_load(struct r4_db *db, const r4_key *sdkey, struct r4_inode *ino)
 {
 	struct r4_path p;
 	uint8_t *body;
@@ -461,16 +536,37 @@ static int find_entry(struct r4_db *db, const struct r4_inode *dir, const char *
 int r4_dir_lookup(struct r4_db *db, const struct r4_inode *dir, const char *name, size_t len,
 		  r4_key *sdkey)
 {
+	struct r4_obj_memo *m = len <= MEMO_NAME_MAX ? memo(db) : NULL;
 	struct find_ctx f;
 	struct r4_path p;
 	unsigned unit;
-	int rc = find_entry(db, dir, name, len, &f, &p, &unit);
+	int rc;
 
-	if (rc < 0)
-		return rc;
-	r4_path_release(db, &p);
-	*sdkey = f.sdkey;
-	return 0;
+	for (unsigned i = 0; m && i < MEMO_NAMES; i++)
+		if (MEMO_FRESH(db, m->name[i]) && m->name[i].len == len &&
+		    !r4_key_cmp(&m->name[i].dir, &dir->sdkey) && !memcmp(m->name[i].name, name, len)) {
+			*sdkey = m->name[i].sdkey;
+			return m->name[i].rc;
+		}
+	if ((rc = find_entry(db, dir, name, len, &f, &p, &unit)) >= 0) {
+		r4_path_release(db, &p);
+		*sdkey = f.sdkey;
+		rc = 0;
+	}
+	if (m && (rc == 0 || rc == -ENOENT)) {
+		unsigned i = m->next_name;
+
+		m->name[i].txn_seq = db->txn_seq;
+		m->name[i].gen = db->gen;
+		m->name[i].used = true;
+		m->name[i].dir = dir->sdkey;
+		m->name[i].sdkey = rc ? (r4_key){{0}} : f.sdkey;
+		m->name[i].rc = rc;
+		m->name[i].len = len;
+		memcpy(m->name[i].name, name, len);
+		m->next_name = (i + 1) % MEMO_NAMES;
+	}
+	return rc;
 }
 
 /* Write units e[0..n) back as the item at p: in place when the node has

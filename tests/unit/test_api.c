@@ -1393,6 +1393,55 @@ static void test_made_path(void)
 	r4_close(db);
 }
 
+/* The memo of objects and names (obj.c) never answers from a state the
+ * tree has left: a name looked up missing, then made; an object stat'ed,
+ * then changed; a directory renamed and its name looked up again; every
+ * one of them across an abort (where the same gen comes back). */
+static void test_lookup_memo(void)
+{
+	struct r4_open_opts oo = {.rw = true};
+	struct r4_stat st;
+	r4_db *db = NULL;
+
+	CHECK_RC(r4_mkfs(img, 64u << 20, NULL));
+	CHECK_RC(r4_open(img, &oo, &db));
+	CHECK_RC(r4_begin(db));
+	CHECK_RC(r4_mkdir(db, "/d", 0755, 0, 0));
+	CHECK_EQ(r4_stat(db, "/d/f", &st), -ENOENT);
+	CHECK_EQ(r4_stat(db, "/d/f", &st), -ENOENT);	/* (from the memo) */
+	CHECK_RC(r4_create(db, "/d/f", 0644, 0, 0));
+	CHECK_RC(r4_stat(db, "/d/f", &st));
+	CHECK_EQ(st.size, 0);
+	CHECK_RC(r4_write(db, "/d/f", 0, "abc", 3));
+	CHECK_RC(r4_stat(db, "/d/f", &st));
+	CHECK_EQ(st.size, 3);
+	CHECK_RC(r4_stat(db, "/d", &st));
+	CHECK_EQ(st.nlink, 2);
+	CHECK_RC(r4_mkdir(db, "/d/sub", 0755, 0, 0));
+	CHECK_RC(r4_stat(db, "/d", &st));
+	CHECK_EQ(st.nlink, 3);
+	CHECK_RC(r4_rename(db, "/d", "/e", 0));
+	CHECK_EQ(r4_stat(db, "/d/f", &st), -ENOENT);
+	CHECK_RC(r4_stat(db, "/e/f", &st));
+	CHECK_RC(r4_commit(db));
+	CHECK_RC(r4_begin(db));
+	CHECK_RC(r4_stat(db, "/e/f", &st));
+	CHECK_RC(r4_unlink(db, "/e/f"));
+	CHECK_EQ(r4_stat(db, "/e/f", &st), -ENOENT);
+	r4_abort(db);	/* the unlink undone: the memo's answer goes with it */
+	CHECK_RC(r4_begin(db));
+	CHECK_RC(r4_stat(db, "/e/f", &st));
+	CHECK_EQ(st.size, 3);
+	CHECK_RC(r4_create(db, "/e/g", 0644, 0, 0));
+	CHECK_RC(r4_stat(db, "/e/g", &st));
+	r4_abort(db);
+	CHECK_EQ(r4_stat(db, "/e/g", &st), -ENOENT);
+	CHECK_RC(r4_begin(db));
+	CHECK_EQ(r4_stat(db, "/e/g", &st), -ENOENT);
+	CHECK_RC(r4_commit(db));
+	r4_close(db);
+}
+
 static int count_entry(void *ctx, const char *name, size_t len, uint64_t ino, uint32_t type)
 {
 	(void)name;
@@ -1516,6 +1565,7 @@ int main(void)
 	test_collisions();
 	test_transactions();
 	test_made_path();
+	test_lookup_memo();
 	test_dir_inserts();
 	test_helpers();
 	int fsck = t_fsck(img);
