@@ -514,11 +514,11 @@ static struct r4_run_opts run_opts(struct sh *sh, bool per_statement, unsigned l
 }
 
 /* Lex, parse, check and compile src (from the script's line `line`;
- * 0: its own text); print its diagnostics, and with show_plan its plan.
- * 0, -EINVAL (errors: printed) or -ENOMEM; *tries (may be NULL) is set
- * when the plan has a TRY step. */
+ * 0: its own text); print its diagnostics (none with quiet), and with
+ * show_plan its plan.  0, -EINVAL (errors) or -ENOMEM; *tries (may be
+ * NULL) is set when the plan has a TRY step. */
 static int front_end(struct sh *sh, const char *src, size_t len, unsigned line,
-		     bool per_statement, bool show_plan, bool *tries)
+		     bool per_statement, bool show_plan, bool quiet, bool *tries)
 {
 	struct r4_compile_opts co = {.per_statement = per_statement};
 	r4_diags *d = r4_diag_new(sh->source, src, len);
@@ -533,7 +533,7 @@ static int front_end(struct sh *sh, const char *src, size_t len, unsigned line,
 		rc = r4_compile(ast, &co, d, &plan);
 	if (!rc && show_plan)
 		r4_plan_explain(plan, src, len, stdout);
-	else if (rc)
+	else if (rc && !quiet)
 		r4_diag_print(d, stderr);
 	for (size_t i = 0; !rc && tries && i < plan->nsteps; i++)
 		*tries |= plan->steps[i].op == R4_PLAN_TRY;
@@ -546,7 +546,7 @@ static int front_end(struct sh *sh, const char *src, size_t len, unsigned line,
 /* explain: the plan or the diagnostics; the exit code. */
 static int explain(struct sh *sh, const char *src, size_t len, bool per_statement)
 {
-	int rc = front_end(sh, src, len, 0, per_statement, true, NULL);
+	int rc = front_end(sh, src, len, 0, per_statement, true, false, NULL);
 
 	return !rc ? 0 : rc == -EINVAL ? 3 : 1;
 }
@@ -933,6 +933,28 @@ static size_t chunk_len(const char *src, size_t len)
 	return len;
 }
 
+/*
+ * Check the next part of an R4L piece src[0..len), from the script's line
+ * `line`; its length.  First the whole lines up to the first line end past
+ * SH_CHUNK, taken as they are: if they check, they hold whole statements
+ * (a cut inside one leaves a string, a bracket or an operator open, which
+ * is an error).  Else chunk_len's part, lexed to find the cut, checked with
+ * its diagnostics shown (*bad then set if it has errors).
+ */
+static size_t check_part(struct sh *sh, const char *src, size_t len, unsigned line,
+			 bool *tries, int *bad)
+{
+	const char *nl = len > SH_CHUNK ? memchr(src + SH_CHUNK, '\n', len - SH_CHUNK) : NULL;
+	size_t n = nl ? (size_t)(nl - src) + 1 : len;
+
+	if (n < len && !front_end(sh, src, n, line, true, false, true, tries))
+		return n;
+	n = chunk_len(src, len);
+	if (front_end(sh, src, n, line, true, false, false, tries))
+		*bad = 1;
+	return n;
+}
+
 /* The number of the line holding text[off], counted on from *line at
  * text[*seen]. */
 static unsigned line_at(const char *text, size_t off, size_t *seen, unsigned *line)
@@ -1044,16 +1066,15 @@ int sh_script(struct sh *sh, const struct sh_text *t, bool atomic, bool dry)
 				bad = 1;
 		}
 		for (size_t o = pc[i].off, n; !pc[i].verb && o < pc[i].off + pc[i].len; o += n) {
-			n = chunk_len(text + o, pc[i].off + pc[i].len - o);
+			unsigned at_line = line_at(text, o, &seen, &lineno);
+
+			n = check_part(sh, text + o, pc[i].off + pc[i].len - o, at_line, &tries, &bad);
 			if (r4_grow(&cut, &cap, ncut + 1, sizeof(*cut), 64)) {
 				fprintf(stderr, "r4sh: %s\n", r4_strerror(-ENOMEM));
 				bad = 1;
 				break;
 			}
-			cut[ncut] = (struct cut){n, text_sum(text + o, n),
-						 line_at(text, o, &seen, &lineno)};
-			if (front_end(sh, text + o, n, cut[ncut++].line, true, false, &tries))
-				bad = 1;
+			cut[ncut++] = (struct cut){n, text_sum(text + o, n), at_line};
 			let_go(t, &gone, o + n);
 		}
 	}
