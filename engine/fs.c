@@ -98,8 +98,12 @@ static int resolve_as(struct r4_db *db, const char *path, const struct r4_ident 
 	struct r4_ns_state ws;
 	int rc;
 
-	if (made_here(db, path, who))
-		return r4_obj_load(db, &db->made.key, out);
+	if (made_here(db, path, who)) {
+		if ((rc = r4_obj_load(db, &db->made.key, out)))
+			return rc;
+		out->bodiless = S_ISREG(out->sd.sd_mode);
+		return 0;
+	}
 	rc = walk_path(db, path, 0, who, &w, &ws);
 
 	if (!rc)

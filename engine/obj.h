@@ -25,6 +25,9 @@ struct r4_inode {
 	unsigned hash, fibre, formatting;	/* effective plugins */
 	unsigned create;			/* file plugin of new regular files */
 	unsigned compress, cmode, cluster;	/* ccreg40: plugin ids, as in the pset */
+	bool bodiless;		/* known to have no body items: made in this transaction,
+				   nothing changed since (fs.c made_here); spares a write
+				   the lookups that find and remove an old body */
 };
 
 /* The effective plugin of plugin-set member `member` (item.h R4_PSET_*):

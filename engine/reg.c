@@ -272,10 +272,10 @@ static int body_kind(struct r4_db *db, const struct r4_inode *ino, enum body_kin
 	r4_key k;
 	int rc;
 
+	*kind = BODY_NONE;
 	body_key(ino, 0, &k);
 	if ((rc = r4_tree_lookup(db, &k, R4_LEVEL_LEAF, &p)))
 		return rc;
-	*kind = BODY_NONE;
 	/* the first body item: at the found position or the next one */
 	for (int step = 0; step < 2; step++) {
 		r4_key ik;
@@ -291,6 +291,18 @@ static int body_kind(struct r4_db *db, const struct r4_inode *ino, enum body_kin
 	}
 	r4_path_release(db, &p);
 	return rc < 0 ? rc : 0;
+}
+
+/* body_kind for a change: a bodiless inode is taken at its word, once (the
+ * change gives it a body). */
+static int body_kind_to_change(struct r4_db *db, struct r4_inode *ino, enum body_kind *kind)
+{
+	if (ino->bodiless) {
+		ino->bodiless = false;
+		*kind = BODY_NONE;
+		return 0;
+	}
+	return body_kind(db, ino, kind);
 }
 
 /*
@@ -1431,12 +1443,14 @@ static void set_size(struct r4_inode *ino, uint64_t size, uint64_t bytes)
 	ino->sd.sd_bytes_rdev = bytes;
 }
 
-/* Rewrite the whole body as tails holding data[0, size). */
-static int to_tails(struct r4_db *db, struct r4_inode *ino, const uint8_t *data, uint64_t size)
+/* Rewrite the whole body (of that kind) as tails holding data[0, size). */
+static int to_tails(struct r4_db *db, struct r4_inode *ino, unsigned kind, const uint8_t *data,
+		    uint64_t size)
 {
 	int rc;
 
-	if ((rc = remove_body(db, ino, true)) || (rc = write_tails(db, ino, data, size)))
+	if ((kind != BODY_NONE && (rc = remove_body(db, ino, true))) ||
+	    (rc = write_tails(db, ino, data, size)))
 		return rc;
 	set_size(ino, size, size);
 	return 0;
@@ -1657,7 +1671,7 @@ static int write_body(struct r4_db *db, struct r4_inode *ino, unsigned kind, uin
 		return rc;
 	memcpy(all + off, buf, len);
 	if (!(rc = grab_rewrite(db, ino, kind, tails_cost(db, newsize), false)))
-		rc = to_tails(db, ino, all, newsize);
+		rc = to_tails(db, ino, kind, all, newsize);
 	r4_free(all);
 	return rc;
 }
@@ -1720,7 +1734,7 @@ int r4_reg_write(struct r4_db *db, struct r4_inode *ino, uint64_t off, const voi
 		return 0;
 	if (off + len < off || off + len > ((uint64_t)1 << 62))
 		return -EFBIG;
-	if ((rc = body_kind(db, ino, &kind)) || (rc = writable_body(db, ino, kind)))
+	if ((rc = body_kind_to_change(db, ino, &kind)) || (rc = writable_body(db, ino, kind)))
 		return rc;
 	compressed_body(ino, kind);
 	if ((rc = file_ops(ino)->write(db, ino, kind, off, buf, len)))
@@ -1997,7 +2011,7 @@ int r4_reg_punch(struct r4_db *db, struct r4_inode *ino, uint64_t off, uint64_t 
 		   !(rc = grab_rewrite(db, ino, kind, tails_cost(db, size), true))) {
 		/* tails hold every byte up to the size: zeros are written */
 		memset(all + off, 0, end - off);
-		rc = to_tails(db, ino, all, size);
+		rc = to_tails(db, ino, kind, all, size);
 	}
 	r4_free(all);
 	if (rc)
@@ -2063,7 +2077,7 @@ int r4_reg_shift(struct r4_db *db, struct r4_inode *ino, uint64_t off, uint64_t 
 		if ((rc = r4_reg_read(db, ino, 0, all, off, &got)) ||
 		    (rc = r4_reg_read(db, ino, off + len, all + off, newsize - off, &got)) ||
 		    (rc = grab_rewrite(db, ino, kind, tails_cost(db, newsize), true)) ||
-		    (rc = to_tails(db, ino, all, newsize)))
+		    (rc = to_tails(db, ino, kind, all, newsize)))
 			goto out;
 	} else if ((rc = map_load(db, ino, &m)) ||
 		   /* the map stored again, 2 units more at most (a unit cut in
@@ -2095,7 +2109,7 @@ static int reg40_truncate(struct r4_db *db, struct r4_inode *ino, unsigned kind,
 		/* shrinks into (or stays in) tails; zeros fill a growth */
 		if (!(rc = read_all(db, ino, size, &all)) &&
 		    !(rc = grab_rewrite(db, ino, kind, tails_cost(db, size), size < old)))
-			rc = to_tails(db, ino, all, size);
+			rc = to_tails(db, ino, kind, all, size);
 	} else if (kind == BODY_EXTENTS && size < old) {
 		struct map m;
 
@@ -2214,7 +2228,7 @@ int r4_reg_reformat(struct r4_db *db, struct r4_inode *ino, unsigned formatting)
 		}
 		if (!(rc = r4_txn_op_begin(db, &op))) {	/* (what follows is grabbed for) */
 			if (tails) {
-				rc = to_tails(db, ino, all, size);
+				rc = to_tails(db, ino, kind, all, size);
 			} else if (!(rc = remove_body(db, ino, true))) {
 				set_size(ino, 0, 0);
 				rc = extent_write(db, ino, BODY_NONE, 0, all, size, size);

@@ -1438,8 +1438,27 @@ static void test_lookup_memo(void)
 	CHECK_EQ(r4_stat(db, "/e/g", &st), -ENOENT);
 	CHECK_RC(r4_begin(db));
 	CHECK_EQ(r4_stat(db, "/e/g", &st), -ENOENT);
+	/* a file just made is written without looking for a body (fs.c
+	 * made_here): as tails, as extents, and written again after */
+	{
+		static char big[20000], got[20000];
+		size_t n;
+
+		for (size_t i = 0; i < sizeof(big); i++)
+			big[i] = (char)('a' + i % 23);
+		CHECK_RC(r4_create(db, "/e/big", 0644, 0, 0));
+		CHECK_RC(r4_write(db, "/e/big", 0, big, sizeof(big)));
+		CHECK_RC(r4_read(db, "/e/big", 0, got, sizeof(got), &n));
+		CHECK(n == sizeof(big) && !memcmp(got, big, n));
+		CHECK_RC(r4_create(db, "/e/c", 0644, 0, 0));
+		CHECK_RC(r4_write(db, "/e/c", 0, "abc", 3));
+		CHECK_RC(r4_write(db, "/e/c", 1, "Z", 1));
+		CHECK_RC(r4_read(db, "/e/c", 0, got, sizeof(got), &n));
+		CHECK(n == 3 && !memcmp(got, "aZc", 3));
+	}
 	CHECK_RC(r4_commit(db));
 	r4_close(db);
+	t_both_clean(img, "the memo and made files");
 }
 
 static int count_entry(void *ctx, const char *name, size_t len, uint64_t ino, uint32_t type)
