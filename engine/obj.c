@@ -269,6 +269,32 @@ int r4_obj_load(struct r4_db *db, const r4_key *sdkey, struct r4_inode *ino)
 	return rc;
 }
 
+/* ino from the stat data body[0..len) of object sdkey (found in block blk,
+ * which a complaint names). */
+static int obj_from_sd(struct r4_db *db, const r4_key *sdkey, const uint8_t *body, unsigned len,
+		       uint64_t blk, struct r4_inode *ino)
+{
+	int rc;
+
+	memset(ino, 0, sizeof(*ino));
+	rc = r4_item_stat_decode(body, len, &ino->sd);
+	if (rc) {
+		return R4_CORRUPT(&db->lg, blk, "bad stat data of object %llx: %s",
+				  (unsigned long long)r4_key_objectid(sdkey), r4_corrupt_last());
+	} else if (!r4_sd_has(&ino->sd, R4_SDEXT_LW)) {
+		return R4_CORRUPT(&db->lg, blk, "stat data of object %llx has no mode",
+				  (unsigned long long)r4_key_objectid(sdkey));
+	} else if (ino->sd.sd_symlink) {
+		if (!(ino->symlink = (uint8_t *)r4_memdup(ino->sd.sd_symlink,
+							   ino->sd.sd_symlink_len)))
+			return -ENOMEM;
+		ino->sd.sd_symlink = ino->symlink;
+	}
+	ino->sdkey = *sdkey;
+	effective_plugins(db, ino);
+	return 0;
+}
+
 static int obj_load(struct r4_db *db, const r4_key *sdkey, struct r4_inode *ino)
 {
 	struct r4_path p;
@@ -279,26 +305,9 @@ static int obj_load(struct r4_db *db, const r4_key *sdkey, struct r4_inode *ino)
 	memset(ino, 0, sizeof(*ino));
 	if ((rc = find_sd(db, sdkey, &p, &body, &len)))
 		return rc;
-	rc = r4_item_stat_decode(body, len, &ino->sd);
-	if (rc) {
-		rc = R4_CORRUPT(&db->lg, p.lv[1].node->blk, "bad stat data of object %llx: %s",
-				(unsigned long long)r4_key_objectid(sdkey), r4_corrupt_last());
-	} else if (!r4_sd_has(&ino->sd, R4_SDEXT_LW)) {
-		rc = R4_CORRUPT(&db->lg, p.lv[1].node->blk,
-				"stat data of object %llx has no mode",
-				(unsigned long long)r4_key_objectid(sdkey));
-	} else if (ino->sd.sd_symlink) {
-		if (!(ino->symlink = (uint8_t *)r4_memdup(ino->sd.sd_symlink,
-							   ino->sd.sd_symlink_len)))
-			rc = -ENOMEM;
-		ino->sd.sd_symlink = ino->symlink;
-	}
+	rc = obj_from_sd(db, sdkey, body, len, p.lv[1].node->blk, ino);
 	r4_path_release(db, &p);
-	if (rc)
-		return rc;
-	ino->sdkey = *sdkey;
-	effective_plugins(db, ino);
-	return 0;
+	return rc;
 }
 
 void r4_obj_fini(struct r4_inode *ino)
@@ -645,29 +654,34 @@ static void dir_account(struct r4_inode *dir, const struct r4_dirent *e, int sig
 static int cde_add_in_place(struct r4_db *db, struct r4_path *p, const struct r4_dirent *ne)
 {
 	uint8_t one[R4_CDE_HDR + R4_CDE_UH_SIZE + R4_CDE_OBJID_SIZE + R4_NAME_MAX + 1];
-	unsigned usz = (unsigned)r4_item_cde_unit_size(ne), len, n, at, hend, bat;
-	struct r4_dirent e;
+	unsigned usz = (unsigned)r4_item_cde_unit_size(ne), len, n, at, hend, bat, off, prev_off;
 	uint8_t *body;
-	r4_key ik, prev;
+	r4_key ik, k, prev;
 	int rc;
 
 	r4_path_item(db, p, &ik, NULL, &body, &len);
 	if (r4_item_cde_count(body, len, &n) || n >= UINT16_MAX || r4_tree_free(db, p) < usz ||
 	    len + usz > r4_tree_max_item(db))
 		return 0;
+	/* what the moves below rely on: unit keys in order, the first the
+	 * item's, unit bodies in order inside the item (units' own contents
+	 * stay as they are; the slow way decodes and checks them whole) */
+	hend = R4_CDE_HDR + n * R4_CDE_UH_SIZE;
 	at = n;
+	prev_off = hend;
 	for (unsigned i = 0; i < n; i++) {
-		if (r4_item_cde_decode(&ik, body, len, i, &e) ||
-		    (i > 0 && r4_key_cmp(&prev, &e.de_key) > 0) ||
-		    (i == 0 && r4_key_cmp(&e.de_key, &ik) != 0))
+		r4_item_cde_unit_key(&ik, body, i, &k);
+		off = r4_le16_get(body + R4_CDE_HDR + i * R4_CDE_UH_SIZE + R4_CDE_UH_OFFSET);
+		if ((i > 0 && (r4_key_cmp(&prev, &k) > 0 || off <= prev_off)) ||
+		    (i == 0 && (r4_key_cmp(&k, &ik) != 0 || off != hend)) || off >= len)
 			return 0;
-		if (at == n && r4_key_cmp(&e.de_key, &ne->de_key) > 0)
+		if (at == n && r4_key_cmp(&k, &ne->de_key) > 0)
 			at = i;
-		prev = e.de_key;
+		prev = k;
+		prev_off = off;
 	}
 	if (at == 0)
 		return 0;
-	hend = R4_CDE_HDR + n * R4_CDE_UH_SIZE;
 	bat = at < n ? r4_le16_get(body + R4_CDE_HDR + at * R4_CDE_UH_SIZE + R4_CDE_UH_OFFSET) : len;
 	if ((rc = r4_tree_resize(db, p, len, (int)usz)))
 		return rc;
@@ -1011,12 +1025,14 @@ int r4_obj_create(struct r4_db *db, struct r4_inode *dir, const char *name, size
 	r4_item_stat_encode(&ino.sd, buf);
 	if (!(rc = r4_tree_lookup(db, &ino.sdkey, R4_LEVEL_LEAF, &p)))
 		rc = r4_tree_insert(db, &p, &ino.sdkey, R4_ITEM_STAT40, buf, (unsigned)size);
+	/* the object as its stat data now reads, from the bytes just stored */
+	if (!rc) {
+		db->next_oid++;
+		db->file_count++;
+		rc = obj_from_sd(db, &ino.sdkey, buf, (unsigned)size, 0, out);
+	}
 	r4_free(buf);
 	if (rc)
-		return rc;
-	db->next_oid++;
-	db->file_count++;
-	if ((rc = r4_obj_load(db, &ino.sdkey, out)))
 		return rc;
 	if (S_ISDIR(tmpl->sd_mode)) {
 		/* "." and "..": the new directory's first item */
