@@ -579,8 +579,10 @@ int sh_r4l(struct sh *sh, const char *src, size_t len, bool per_statement, bool 
 /* sh_r4l of src, a script's part from its line `line` (0: src is all
  * there is); say_stop: a run-time failure says how many statements
  * committed before it. */
-static int sh_r4l_at(struct sh *sh, const char *src, size_t len, unsigned line,
-		     bool per_statement, bool say_stop)
+/* The run of src (as sh_r4l_at), not reported yet; NULL (said why) when
+ * it could not start. */
+static struct r4_run *run_part(struct sh *sh, const char *src, size_t len, unsigned line,
+			       bool per_statement)
 {
 	struct r4_run_opts ro = run_opts(sh, per_statement, line);
 	struct r4_run *r = NULL;
@@ -588,7 +590,7 @@ static int sh_r4l_at(struct sh *sh, const char *src, size_t len, unsigned line,
 
 	if (!sh->db && !sh->mount) {
 		fprintf(stderr, "r4sh: no image is open (.open IMAGE)\n");
-		return 1;
+		return NULL;
 	}
 	/* --quiet shows no value (print_value), so reading each object a
 	 * statement names for its value is work thrown away: a 100-byte write
@@ -596,11 +598,17 @@ static int sh_r4l_at(struct sh *sh, const char *src, size_t len, unsigned line,
 	if (sh->quiet && sh->out != SH_JSON)
 		ro.exec.read_objects = false;
 	rc = run(sh, src, len, &ro, &r);
-	if (!r) {
-		if (!sh->mount)
-			fprintf(stderr, "r4sh: %s\n", r4_strerror(rc));
-		return 1;
-	}
+	if (!r && !sh->mount)
+		fprintf(stderr, "r4sh: %s\n", r4_strerror(rc));
+	return r;
+}
+
+/* What run r shows (values, diagnostics, with say_stop how many statements
+ * committed before a run-time failure); its exit code.  Frees r. */
+static int report(struct sh *sh, struct r4_run *r, bool say_stop)
+{
+	int rc = r->rc;
+
 	for (size_t i = 0; i < r->nvalues; i++)
 		print_value(sh, r, &r->values[i]);
 	if (r4_diag_count(r->diags))
@@ -614,6 +622,14 @@ static int sh_r4l_at(struct sh *sh, const char *src, size_t len, unsigned line,
 	r4_run_free(r);
 	fflush(stdout);
 	return rc;
+}
+
+static int sh_r4l_at(struct sh *sh, const char *src, size_t len, unsigned line,
+		     bool per_statement, bool say_stop)
+{
+	struct r4_run *r = run_part(sh, src, len, line, per_statement);
+
+	return r ? report(sh, r, say_stop) : 1;
 }
 
 int sh_r4l_quiet(struct sh *sh, const char *src, size_t len, struct r4_run **out)
@@ -976,6 +992,63 @@ static char *alone(const char *text, size_t len, size_t off, size_t n)
 	return s;
 }
 
+/*
+ * An --atomic script of R4L alone (no verb line; no named result, so no
+ * TRY: its session keeps no runs) is checked and run in one pass, part by
+ * part: all or nothing, a part that fails its check takes back what ran
+ * before it, which gives what a check of the whole first would have.  The
+ * parts after a failure are still checked, so every error shows, and a
+ * run-time failure gives way to a check error after it (which a whole
+ * check would have found first).  Each part is parsed and compiled once,
+ * not twice.  Its status; the caller rolls the session back unless 0.
+ */
+static int run_checking(struct sh *sh, const struct sh_text *t)
+{
+	struct r4_run *failed = NULL;	/* a run-time failure, shown once the rest checks */
+	size_t seen = 0, gone = 0;
+	unsigned lineno = 1;
+	int status = 0, bad = 0;
+	bool tries = false;
+
+	for (size_t o = 0, n, rest; o < t->len && status != 1; o += n) {
+		unsigned at = line_at(t->text, o, &seen, &lineno);
+		const char *nl;
+		struct r4_run *r;
+
+		rest = t->len - o;
+		if (failed && sh->cancel)
+			break;	/* (interrupted: no more checking either) */
+		if (status || failed) {
+			n = check_part(sh, t->text + o, rest, at, &tries, &bad);
+			status = bad ? 3 : status;
+			let_go(t, &gone, o + n);
+			continue;
+		}
+		/* (the lines up to past SH_CHUNK; chunk_len's cut if they are
+		 * no whole statements, which shows as a check error) */
+		nl = rest > SH_CHUNK ? memchr(t->text + o + SH_CHUNK, '\n', rest - SH_CHUNK) : NULL;
+		n = nl ? (size_t)(nl - (t->text + o)) + 1 : rest;
+		r = run_part(sh, t->text + o, n, at, true);
+		if (r && n < rest && (r->stage == R4_RUN_SYNTAX || r->stage == R4_RUN_CHECK)) {
+			r4_run_free(r);
+			n = chunk_len(t->text + o, rest);
+			r = run_part(sh, t->text + o, n, at, true);
+		}
+		if (!r)
+			status = 1;
+		else if (r->stage == R4_RUN_RUNTIME)
+			failed = r;
+		else
+			status = report(sh, r, false);
+		let_go(t, &gone, o + n);
+	}
+	if (failed && status == 3)
+		r4_run_free(failed);
+	else if (failed)
+		status = report(sh, failed, false);
+	return status;
+}
+
 /* The run found the script's text not as the check saw it: stop. */
 static int changed(struct sh *sh, unsigned line)
 {
@@ -994,7 +1067,7 @@ int sh_script(struct sh *sh, const struct sh_text *t, bool atomic, bool dry)
 	FILE *held = NULL;
 	int out = -1;
 	int rc = 0, bad = 0;
-	bool tries = false;
+	bool tries = false, fast;
 	struct cut *cut = NULL;		/* where the check cut R4L pieces */
 	size_t ncut = 0, cap = 0, k = 0;
 	struct sigaction bus = {.sa_handler = script_shrank}, old_bus;
@@ -1054,9 +1127,12 @@ int sh_script(struct sh *sh, const struct sh_text *t, bool atomic, bool dry)
 		pc = realloc(pc, (np + 1) * sizeof(*pc));
 		pc[np++] = (struct piece){.off = r4l_start, .len = len - r4l_start};
 	}
-	/* check everything before anything runs (a mistyped dot command too) */
+	/* an --atomic script of R4L alone: checked as it runs (run_checking) */
+	fast = atomic && !dry && sh->db && !sh->mount && !sh->session && !sh->echo && !sh->timer &&
+	       np == 1 && !pc[0].verb && !memmem(text, len, "<=", 2);
+	/* else check everything before anything runs (a mistyped dot command too) */
 	gone = 0;
-	for (size_t i = 0; i < np; i++) {
+	for (size_t i = 0; i < np && !fast; i++) {
 		line_at(text, pc[i].off, &seen, &lineno);
 		if (pc[i].verb) {
 			pc[i].sum = piece_sum(text, &pc[i]);
@@ -1122,7 +1198,9 @@ int sh_script(struct sh *sh, const struct sh_text *t, bool atomic, bool dry)
 	}
 	done = sh->done;	/* (a script .read from a script counts afresh) */
 	sh->done = 0;
-	for (size_t i = 0; i < np && !sh->status && !sh->quit; i++) {
+	if (fast)
+		sh->status = run_checking(sh, t);
+	for (size_t i = 0; i < np && !fast && !sh->status && !sh->quit; i++) {
 		struct times t0 = now();
 		bool timed = sh->timer;
 
@@ -1152,7 +1230,9 @@ int sh_script(struct sh *sh, const struct sh_text *t, bool atomic, bool dry)
 	if (atomic && sh->session) {
 		if (sh->status) {
 			r4_session_rollback(sh->session);
-			fprintf(stderr, "r4sh: --atomic: nothing of the script was committed\n");
+			if (sh->status != 3)	/* (a check error: as if nothing ran) */
+				fprintf(stderr, "r4sh: --atomic: nothing of the script was "
+					"committed\n");
 		} else if ((rc = r4_session_commit(sh->session))) {
 			fprintf(stderr, "r4sh: commit: %s\n", r4_strerror(rc));
 			sh->status = 1;

@@ -108,6 +108,17 @@ $T/s.r4:1703:13: error: unknown pseudo file '..nosuch'
             ^~~~~~~~
 EOF
 	[ "$(sum)" = "$before" ]
+	# (an --atomic script of R4L alone is checked as it runs: a run-time
+	# failure early gives way to a check error later, as a check first would)
+	{ echo '/bank/x/y <- "2"'; long_script '/bank/alice/..nosuch'; } >"$T/s.r4"
+	run "$R4SH" --atomic -f "$T/s.r4" "$IMG"
+	assert_failure 3
+	assert_output - <<EOF
+$T/s.r4:1704:13: error: unknown pseudo file '..nosuch'
+/bank/alice/..nosuch
+            ^~~~~~~~
+EOF
+	[ "$(sum)" = "$before" ]
 	long_script '/bank/x/y <- "2"' >"$T/s.r4"
 	run "$R4SH" --atomic --quiet -f "$T/s.r4" "$IMG"
 	assert_failure 1
