@@ -756,8 +756,9 @@ static bool joins_at(const struct r4_db *db, const r4_node *n, unsigned a, const
 	unsigned pid = r4_node_item_pid(s->data, db->bs, b);
 	r4_key ka, kb;
 
-	if (r4_node_level(s->data) != R4_LEVEL_LEAF || r4_node_item_pid(n->data, db->bs, a) != pid)
-		return false;
+	if ((pid != R4_ITEM_CDE40 && pid != R4_ITEM_PLAIN40) ||
+	    r4_node_level(s->data) != R4_LEVEL_LEAF || r4_node_item_pid(n->data, db->bs, a) != pid)
+		return false;	/* (only entries and tails join: most pairs end here) */
 	r4_node_key(n->data, db->bs, a, &ka);
 	r4_node_key(s->data, db->bs, b, &kb);
 	if (pid == R4_ITEM_CDE40)
@@ -1077,6 +1078,8 @@ static int pull_run(struct r4_db *db, struct r4_path *p, unsigned level)
 			adopt(db, n, d0, r4_node_nr(n->data));
 			r4_node_remove(s->data, db->bs, 0, moved);
 			changed = true;
+			if (level == R4_LEVEL_LEAF)	/* (what came may go on from each other) */
+				join_inside(db, n);
 		}
 		/* then the front of the item that did not fit whole (only a dirty s
 		 * keeps items here) */
@@ -1124,8 +1127,9 @@ static int cmp_first_key(const void *a, const void *b)
 static int squeeze_level(struct r4_db *db, unsigned level)
 {
 	struct r4_cache *c = &db->cache;
-	r4_key *keys = NULL;
+	r4_key *keys = NULL, upto;
 	size_t nk = 0;
+	bool walked = false;
 	int rc = 0;
 
 	if (c->ndirty && !(keys = r4_malloc(c->ndirty * sizeof(*keys))))
@@ -1139,13 +1143,25 @@ static int squeeze_level(struct r4_db *db, unsigned level)
 		struct r4_path p;
 		r4_key fk;
 
+		/* (a run went through every dirty node from its first to where it
+		 * rested, whose first key only grew since: one started again from
+		 * any of them would walk the rest of the run again, and a level
+		 * of dirty nodes that were full took time in their square) */
+		if (walked && r4_key_cmp(&keys[i], &upto) <= 0)
+			continue;
 		if ((rc = r4_tree_lookup(db, &keys[i], level, &p)))
 			break;
 		r4_node *n = p.lv[level].node;
 		/* (a node an earlier run emptied or filled from is found no more) */
 		if (n->dirty && r4_node_nr(n->data) && p.lv[level].pos == 0 &&
-		    (r4_node_key(n->data, db->bs, 0, &fk), !r4_key_cmp(&fk, &keys[i])))
+		    (r4_node_key(n->data, db->bs, 0, &fk), !r4_key_cmp(&fk, &keys[i]))) {
 			rc = pull_run(db, &p, level);
+			n = p.lv[level].node;
+			if (!rc && r4_node_nr(n->data)) {
+				r4_node_key(n->data, db->bs, 0, &upto);
+				walked = true;
+			}
+		}
 		r4_path_release(db, &p);
 	}
 	r4_free(keys);
