@@ -101,6 +101,7 @@ struct r4_db {
 		uint64_t gen, txn_seq;
 	} made;
 	struct r4_obj_memo *memo;	/* obj.c: objects and names looked up last */
+	int near[10];		/* tree.c: the last lookup's position at each level (R4_MAX_HEIGHT + 2) */
 
 	/* transaction (txn.c) */
 	const struct r4_txn_hooks *hooks;	/* the file layer's, from open */

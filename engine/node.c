@@ -148,6 +148,19 @@ static int key_cmp_at(const uint8_t *b, uint32_t bs, unsigned i, const r4_key *k
 	return 0;
 }
 
+int r4_node_lookup_near(const uint8_t *b, uint32_t bs, const r4_key *k, int hint)
+{
+	int nr = (int)r4_node_nr(b), c;
+
+	/* what the search below answers for key(hint) <= k < key(hint + 1),
+	 * k equal to key(hint) only when that is the first such key */
+	if (hint >= 0 && hint < nr && (c = key_cmp_at(b, bs, (unsigned)hint, k)) <= 0 &&
+	    (c < 0 || hint == 0 || key_cmp_at(b, bs, (unsigned)hint - 1, k) < 0) &&
+	    (hint + 1 == nr || key_cmp_at(b, bs, (unsigned)hint + 1, k) > 0))
+		return hint;
+	return r4_node_lookup(b, bs, k);
+}
+
 int r4_node_lookup(const uint8_t *b, uint32_t bs, const r4_key *k)
 {
 	int lo = 0, hi = (int)r4_node_nr(b) - 1, ans = -1;

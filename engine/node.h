@@ -107,6 +107,9 @@ void r4_node_seal(uint8_t *b, uint32_t bs);
  * when k is below the first item's key.  Among equal keys, the first.
  */
 int r4_node_lookup(const uint8_t *b, uint32_t bs, const r4_key *k);
+/* r4_node_lookup, trying position hint first (two comparisons when k
+ * falls there, as lookups near the last one do). */
+int r4_node_lookup_near(const uint8_t *b, uint32_t bs, const r4_key *k, int hint);
 
 /*
  * Editors.  The caller checks space first (r4_node_free() >= len + 38 for

@@ -143,6 +143,9 @@ static int get_child(struct r4_db *db, const r4_node *n, unsigned i, unsigned le
 	return 0;
 }
 
+_Static_assert(sizeof(((struct r4_db *)0)->near) / sizeof(int) >= R4_MAX_HEIGHT + 2,
+	       "a position per level");
+
 int r4_tree_lookup(struct r4_db *db, const r4_key *k, unsigned stop, struct r4_path *p)
 {
 	unsigned level = db->height;
@@ -154,8 +157,11 @@ int r4_tree_lookup(struct r4_db *db, const r4_key *k, unsigned stop, struct r4_p
 	if ((rc = r4_node_get(db, db->root, level, &n)))
 		return rc;
 	for (;;) {
-		int pos = r4_node_lookup(n->data, db->bs, k);
+		/* (lookups come near each other: the position the last one took
+		 * at this level first) */
+		int pos = r4_node_lookup_near(n->data, db->bs, k, db->near[level]);
 
+		db->near[level] = pos;
 		p->lv[level].node = n;
 		p->lv[level].pos = pos;
 		if (level == stop)

@@ -143,6 +143,29 @@ static r4_db *reopen(r4_db *db, const char *img)
 	return db;
 }
 
+/* r4_node_lookup_near answers what r4_node_lookup does, whatever the
+ * hint: every key around a node's keys (equal ones among them), every
+ * position and beyond as the hint. */
+static void test_lookup_near(void)
+{
+	static uint8_t b[4096];
+	static const uint64_t offs[] = {10, 20, 20, 30, 40, 40, 40, 50};
+	int nr = (int)(sizeof(offs) / sizeof(offs[0]));
+	r4_key k;
+
+	r4_node_init(b, sizeof(b), R4_NODE40, R4_LEVEL_LEAF, 1);
+	for (int i = 0; i < nr; i++) {
+		key_of(offs[i], &k);
+		r4_node_insert(b, sizeof(b), (unsigned)i, &k, ITEM, 8);
+	}
+	for (uint64_t off = 0; off <= 60; off += 5) {
+		key_of(off, &k);
+		for (int hint = -2; hint <= nr + 1; hint++)
+			CHECK_EQ(r4_node_lookup_near(b, sizeof(b), &k, hint),
+				 r4_node_lookup(b, sizeof(b), &k));
+	}
+}
+
 int main(void)
 {
 	unsigned long seed = t_seed();
@@ -152,6 +175,7 @@ int main(void)
 	int rc = 0;
 
 	rng = seed;
+	test_lookup_near();
 	snprintf(dir, sizeof(dir), "%s/r4treeXXXXXX", t_tmp());
 	if (!mkdtemp(dir))
 		return 1;
