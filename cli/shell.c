@@ -1049,6 +1049,22 @@ static int run_checking(struct sh *sh, const struct sh_text *t)
 	return status;
 }
 
+/* Might the script hold a named result ("<=", a TRY)?  (A MiB at a time,
+ * letting go behind.) */
+static bool has_named_result(const struct sh_text *t)
+{
+	size_t gone = 0;
+
+	for (size_t o = 0; o < t->len; o += 1 << 20) {
+		size_t n = t->len - o < (1 << 20) + 1 ? t->len - o : (1 << 20) + 1;
+
+		if (memmem(t->text + o, n, "<=", 2))
+			return true;
+		let_go(t, &gone, o);
+	}
+	return false;
+}
+
 /* The run found the script's text not as the check saw it: stop. */
 static int changed(struct sh *sh, unsigned line)
 {
@@ -1129,7 +1145,7 @@ int sh_script(struct sh *sh, const struct sh_text *t, bool atomic, bool dry)
 	}
 	/* an --atomic script of R4L alone: checked as it runs (run_checking) */
 	fast = atomic && !dry && sh->db && !sh->mount && !sh->session && !sh->echo && !sh->timer &&
-	       np == 1 && !pc[0].verb && !memmem(text, len, "<=", 2);
+	       np == 1 && !pc[0].verb && !has_named_result(t);
 	/* else check everything before anything runs (a mistyped dot command too) */
 	gone = 0;
 	for (size_t i = 0; i < np && !fast; i++) {
