@@ -885,7 +885,7 @@ static int mount_session(const struct fuse_args *base, const char *image, const 
  * just answered the last, while a call that waits never holds up the
  * others.  libfuse's loop keeps a second thread reading while one
  * answers, and the kernel wakes its readers in turn, so each of those
- * calls went to another thread: creating small files ran 3x slower on
+ * calls went to another thread: creating small files ran 1.8x slower on
  * the 2-core VM under load (bench/RESULTS.md, "FUSE creation, round
  * two").  -o clone_fd or -o max_idle_threads=N ask for libfuse's loop.
  */
