@@ -132,6 +132,10 @@ int br_change_end(const char *op, int rc);
 bool br_regroup(int rc);
 /* Who sends req (its groups asked for unless it is root). */
 void br_caller(fuse_req_t req, struct caller *c);
+/* The serving loop (r4fuse.c): a request's thread that is about to wait
+ * lets another read the next requests; br_mu_lock takes B.mu so. */
+void br_may_block(void);
+void br_mu_lock(void);
 /* Take the mutex, the engine acting as c; br_unlock undoes both. */
 void br_lock_as(const struct caller *c);
 void br_enter(fuse_req_t req, struct caller *c);	/* br_caller, then br_lock_as */

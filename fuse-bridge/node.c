@@ -551,7 +551,7 @@ void node_invalidate_all(void)
 	struct stale *v;
 	size_t n;
 
-	pthread_mutex_lock(&B.mu);
+	br_mu_lock();
 	v = stale_nodes(false, &n);
 	INV.asked = true;
 	pthread_cond_signal(&INV.wake);

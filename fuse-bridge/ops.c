@@ -106,7 +106,7 @@ static void reply_entry(fuse_req_t req, int rc, const struct fuse_entry_param *e
 		return;
 	}
 	if (fuse_reply_entry(req, e)) {
-		pthread_mutex_lock(&B.mu);
+		br_mu_lock();
 		node_forget(e->ino, 1);
 		pthread_mutex_unlock(&B.mu);
 	}
@@ -180,7 +180,7 @@ static void fb_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 
 static void fb_forget(fuse_req_t req, fuse_ino_t id, uint64_t k)
 {
-	pthread_mutex_lock(&B.mu);
+	br_mu_lock();
 	node_forget(id, k);
 	pthread_mutex_unlock(&B.mu);
 	fuse_reply_none(req);
@@ -188,7 +188,7 @@ static void fb_forget(fuse_req_t req, fuse_ino_t id, uint64_t k)
 
 static void fb_forget_multi(fuse_req_t req, size_t count, struct fuse_forget_data *v)
 {
-	pthread_mutex_lock(&B.mu);
+	br_mu_lock();
 	for (size_t i = 0; i < count; i++)
 		node_forget(v[i].ino, v[i].nlookup);
 	pthread_mutex_unlock(&B.mu);
@@ -425,7 +425,7 @@ static void fb_readdir(fuse_req_t req, fuse_ino_t id, size_t size, off_t off,
 		free(c.buf);
 		return;
 	}
-	pthread_mutex_lock(&B.mu);
+	br_mu_lock();
 	if (!(rc = mark_get(h, off, &pos)) && (rc = r4_file_readdir(h->file, &pos, dir_fn, &c)) > 0)
 		rc = 0;
 	rc = fb_err("readdir", h->n, rc);
@@ -498,7 +498,7 @@ static void fb_readdirplus(fuse_req_t req, fuse_ino_t id, size_t size, off_t off
 		fuse_reply_err(req, rc);
 	} else if (fuse_reply_buf(req, c.buf, c.used)) {
 		/* the kernel did not get them: nor the references */
-		pthread_mutex_lock(&B.mu);
+		br_mu_lock();
 		for (size_t i = 0; i < c.nplus; i++)
 			if (c.plus[i].ino)
 				node_forget(c.plus[i].ino, 1);
@@ -560,7 +560,7 @@ static void fb_releasedir(fuse_req_t req, fuse_ino_t id, struct fuse_file_info *
 	struct handle *h = handle_of(fi);
 
 	(void)id;
-	pthread_mutex_lock(&B.mu);
+	br_mu_lock();
 	r4_file_close(h->file);	/* (a directory is never an orphan) */
 	handle_free(h);
 	pthread_mutex_unlock(&B.mu);
@@ -1101,7 +1101,7 @@ static void fb_fsync(fuse_req_t req, fuse_ino_t id, int datasync, struct fuse_fi
 
 	(void)id;
 	(void)datasync;
-	pthread_mutex_lock(&B.mu);
+	br_mu_lock();
 	rc = br_durable(want, fuse_req_ctx(req)->pid);
 	lost = h && h->file ? r4_file_error(h->file, true) : 0;
 	rc = fb_err("fsync", NULL, rc ? rc : lost);
@@ -1116,7 +1116,7 @@ static void fb_statfs(fuse_req_t req, fuse_ino_t id)
 	int rc;
 
 	(void)id;
-	pthread_mutex_lock(&B.mu);
+	br_mu_lock();
 	rc = fb_err("statfs", NULL, r4_statfs(B.db, &s));
 	pthread_mutex_unlock(&B.mu);
 	if (rc) {

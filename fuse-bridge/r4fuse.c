@@ -21,6 +21,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <semaphore.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -220,6 +222,7 @@ static void gather_clients(pid_t pid, uint64_t end)
 		t.tv_nsec += (long)(end - now);
 		t.tv_sec += t.tv_nsec / 1000000000;
 		t.tv_nsec %= 1000000000;
+		br_may_block();
 		pthread_cond_timedwait(&B.joined, &B.mu, &t);
 	}
 }
@@ -237,6 +240,7 @@ int br_durable(uint64_t want, pid_t pid)
 			if ((me = client_of(pid, false)))
 				me->joined = true;	/* (a joined slot stays its) */
 			pthread_cond_signal(&B.joined);
+			br_may_block();
 			pthread_cond_wait(&B.committed, &B.mu);
 			if (me)
 				me->joined = false;
@@ -247,6 +251,7 @@ int br_durable(uint64_t want, pid_t pid)
 		gather_clients(pid, t0 + (B.commit_ns < GATHER_MAX_NS ? B.commit_ns : GATHER_MAX_NS));
 		if (B.durable < want) {	/* (else the timer's commit, or the control file's) */
 			t0 = mono_ns();
+			br_may_block();	/* (a commit is long: the others are read) */
 			rc = br_commit();
 			B.commit_ns = mono_ns() - t0;
 		}
@@ -339,7 +344,7 @@ void br_caller(fuse_req_t req, struct caller *c)
  */
 void br_lock_as(const struct caller *c)
 {
-	pthread_mutex_lock(&B.mu);
+	br_mu_lock();
 	B.pid = c->pid;
 	r4_act_as(B.db, &c->who, B.kernel_perms ? R4_AS_NOCHECK : 0);
 }
@@ -422,14 +427,14 @@ static void close_image(void)
 void br_destroy(void *data)
 {
 	(void)data;
-	pthread_mutex_lock(&B.mu);
+	br_mu_lock();
 	B.stop = true;
 	pthread_cond_signal(&B.wake);
 	pthread_mutex_unlock(&B.mu);
 	if (B.started)
 		pthread_join(B.committer, NULL);
 	B.started = false;
-	pthread_mutex_lock(&B.mu);
+	br_mu_lock();
 	rp_end();
 	close_image();
 	pthread_mutex_unlock(&B.mu);
@@ -869,8 +874,162 @@ static int mount_session(const struct fuse_args *base, const char *image, const 
 	return 0;
 }
 
-/* libfuse's worker threads: up to 16, as many idle as -o max_idle_threads
- * says (default 10). */
+/* ---- the serving loop ----
+ *
+ * One thread at a time reads /dev/fuse (the reader) and answers what it
+ * read itself; just before it would wait (the mutex held by another, a
+ * commit, an fsync gathering others: br_may_block) it hands the reading
+ * to an idle worker, or starts one (up to LOOP_MAX).  So the calls of
+ * one process, one after the other (LOOKUP, CREATE, GETXATTR, WRITE,
+ * FLUSH, RELEASE for a new file), are all answered by the thread that
+ * just answered the last, while a call that waits never holds up the
+ * others.  libfuse's loop keeps a second thread reading while one
+ * answers, and the kernel wakes its readers in turn, so each of those
+ * calls went to another thread: creating small files ran 1.8x slower on
+ * the 2-core VM under load (bench/RESULTS.md, "FUSE creation, round
+ * two").  -o clone_fd or -o max_idle_threads=N ask for libfuse's loop.
+ */
+#define LOOP_MAX 16
+
+static struct {
+	pthread_mutex_t mu;
+	pthread_cond_t turn;		/* the reading is free, or the end */
+	sem_t finish;			/* a worker saw the end */
+	bool reading;			/* a thread reads, or was told to */
+	bool end;
+	unsigned threads, idle;		/* started; waiting for the reading */
+	int error;
+	pthread_t tid[LOOP_MAX];
+} L = {.mu = PTHREAD_MUTEX_INITIALIZER, .turn = PTHREAD_COND_INITIALIZER};
+
+static __thread bool reader;		/* this thread holds the reading */
+
+static void *worker(void *arg);
+
+/* Under L.mu: one thread more (all signals blocked: the main thread's),
+ * none once the loop ends (loop_own joins them). */
+static bool start_worker(void)
+{
+	sigset_t all, old;
+	int rc;
+
+	if (L.threads >= LOOP_MAX || L.end)
+		return false;
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	rc = pthread_create(&L.tid[L.threads], NULL, worker, NULL);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (rc)
+		return false;
+	L.threads++;
+	return true;
+}
+
+void br_may_block(void)
+{
+	if (!reader)
+		return;
+	pthread_mutex_lock(&L.mu);
+	if (L.idle || start_worker()) {	/* (else it waits holding the reading) */
+		reader = L.reading = false;
+		pthread_cond_signal(&L.turn);
+	}
+	pthread_mutex_unlock(&L.mu);
+}
+
+void br_mu_lock(void)
+{
+	if (pthread_mutex_trylock(&B.mu)) {
+		br_may_block();
+		pthread_mutex_lock(&B.mu);
+	}
+}
+
+/* Wait for the reading; false at the end. */
+static bool take_reading(void)
+{
+	bool end;
+
+	pthread_mutex_lock(&L.mu);
+	L.idle++;
+	while (L.reading && !L.end)
+		pthread_cond_wait(&L.turn, &L.mu);
+	L.idle--;
+	if (!(end = L.end))
+		reader = L.reading = true;
+	pthread_mutex_unlock(&L.mu);
+	return !end;
+}
+
+static void loop_end(int res)
+{
+	pthread_mutex_lock(&L.mu);
+	if (res < 0 && !L.error)
+		L.error = res;
+	L.end = true;
+	pthread_cond_broadcast(&L.turn);
+	pthread_mutex_unlock(&L.mu);
+	fuse_session_exit(B.se);
+	sem_post(&L.finish);
+}
+
+static void free_buf(void *buf)
+{
+	free(((struct fuse_buf *)buf)->mem);
+}
+
+/* Cancelled only while reading (at the end, by a signal). */
+static void *worker(void *arg)
+{
+	struct fuse_buf buf = {.mem = NULL};
+	int res;
+
+	(void)arg;
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, NULL);
+	pthread_cleanup_push(free_buf, &buf);
+	while (reader || take_reading()) {
+		pthread_setcancelstate(PTHREAD_CANCEL_ENABLE, NULL);
+		res = fuse_session_receive_buf(B.se, &buf);
+		pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, NULL);
+		if (res == -EINTR || res == -EAGAIN)
+			continue;
+		if (res <= 0 || fuse_session_exited(B.se)) {
+			loop_end(res);
+			break;
+		}
+		fuse_session_process_buf(B.se, &buf);
+	}
+	pthread_cleanup_pop(1);
+	return NULL;
+}
+
+static int loop_own(void)
+{
+	int rc = 0;
+
+	if (sem_init(&L.finish, 0, 0))
+		return -errno;
+	pthread_mutex_lock(&L.mu);
+	if (!start_worker())
+		rc = -ENOMEM;
+	pthread_mutex_unlock(&L.mu);
+	while (!rc && !fuse_session_exited(B.se))
+		sem_wait(&L.finish);	/* (a signal ends it: libfuse's handler exits) */
+	pthread_mutex_lock(&L.mu);
+	L.end = true;
+	pthread_cond_broadcast(&L.turn);
+	for (unsigned i = 0; i < L.threads; i++)
+		pthread_cancel(L.tid[i]);
+	pthread_mutex_unlock(&L.mu);
+	for (unsigned i = 0; i < L.threads; i++)
+		pthread_join(L.tid[i], NULL);
+	sem_destroy(&L.finish);
+	fuse_session_reset(B.se);
+	return rc ? rc : L.error;
+}
+
+/* libfuse's worker threads (-o clone_fd, -o max_idle_threads=N): up to
+ * 16, as many idle as max_idle_threads says (default 10). */
 static int loop_mt(const struct fuse_cmdline_opts *co)
 {
 #if FUSE_VERSION >= FUSE_MAKE_VERSION(3, 12)
@@ -904,7 +1063,9 @@ static int serve(const struct fuse_args *args, const struct fuse_cmdline_opts *c
 	B.mountpoint = realpath(co->mountpoint, NULL);
 	if (!fuse_set_signal_handlers(B.se)) {
 		fuse_daemonize(co->foreground);
-		rc = co->singlethread ? fuse_session_loop(B.se) : loop_mt(co);
+		rc = co->singlethread ? fuse_session_loop(B.se)
+		     : co->clone_fd || co->max_idle_threads != UINT_MAX ? loop_mt(co)
+		     : loop_own();
 		node_invalidator_stop();
 		fuse_remove_signal_handlers(B.se);
 	}

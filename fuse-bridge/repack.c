@@ -288,7 +288,9 @@ int rp_control(const struct caller *c, const char *args, char **out, size_t *nou
  * its next object, commits, and ends. */
 void rp_end(void)
 {
-	while (R.state == RUNNING)
+	while (R.state == RUNNING) {
+		br_may_block();
 		pthread_cond_wait(&R.ended, &B.mu);
+	}
 	clear();
 }
