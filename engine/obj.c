@@ -247,7 +247,7 @@ static bool memo_obj_get(struct r4_db *db, const r4_key *sdkey, struct r4_inode 
 	return false;
 }
 
-static void memo_obj_put(struct r4_db *db, const struct r4_inode *ino)
+void r4_obj_memo_put(struct r4_db *db, const struct r4_inode *ino)
 {
 	struct r4_obj_memo *m = memo(db);
 
@@ -265,7 +265,7 @@ int r4_obj_load(struct r4_db *db, const r4_key *sdkey, struct r4_inode *ino)
 	int rc = memo_obj_get(db, sdkey, ino) ? 0 : obj_load(db, sdkey, ino);
 
 	if (!rc)
-		memo_obj_put(db, ino);
+		r4_obj_memo_put(db, ino);
 	return rc;
 }
 

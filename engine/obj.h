@@ -36,6 +36,9 @@ unsigned r4_obj_plugin(const struct r4_db *db, const struct r4_inode *ino, unsig
 
 void r4_obj_root_key(r4_key *k);
 int r4_obj_load(struct r4_db *db, const r4_key *sdkey, struct r4_inode *ino);
+/* ino, as its stat data reads now, for r4_obj_load to answer from while the
+ * tree stays as it is in this transaction (obj.c's memo). */
+void r4_obj_memo_put(struct r4_db *db, const struct r4_inode *ino);
 int r4_obj_save(struct r4_db *db, struct r4_inode *ino);
 void r4_obj_fini(struct r4_inode *ino);
 void r4_obj_touch(struct r4_db *db, struct r4_inode *ino, bool m, bool c);
