@@ -101,6 +101,12 @@ struct r4_db {
 		uint64_t gen, txn_seq;
 	} made;
 	struct r4_obj_memo *memo;	/* obj.c: objects and names looked up last */
+	/* tree.c: changes of items, counted per object in buckets shared by
+	 * objects (a directory's entries count as the directory's), and of the
+	 * root's stat data (every object's plugins fall back on it): how
+	 * obj.c's memo tells that what it keeps still holds (r4_tree_changes) */
+	uint64_t changed[4096];
+	uint64_t changed_root;
 	int near[10];		/* tree.c: the last lookup's position at each level (R4_MAX_HEIGHT + 2) */
 
 	/* transaction (txn.c) */

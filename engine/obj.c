@@ -195,36 +195,39 @@ static int find_sd(struct r4_db *db, const r4_key *sdkey, struct r4_path *p, uin
 }
 
 /*
- * A memo of the objects loaded and the names looked up last, for a path
- * walk that loads the same directories and looks the same names up again
- * (a script's "/d/f <- ..." walks /d for the statement, then again to make
- * f).  An entry holds while the tree is as it was (db->gen: every change
- * of a node bumps it) in the same transaction (db->txn_seq), so never
- * across a commit or an abort.  Symlinks (their target is owned) are not
- * kept.  Plain memory: r4_close frees it whole.
+ * A memo of objects loaded and names looked up, for path walks that load
+ * the same directories and look the same names up again and again (a
+ * script's "/dNN/f <- ..." walks the root and dNN for the statement, then
+ * again to make f, and the next lines do the same).  An object's entry
+ * holds while no item of it has changed, nor the root's stat data (its
+ * plugins fall back on the root's); a name's while no entry of its
+ * directory has (r4_tree_changes, counted by the tree's item editors), in
+ * the same transaction (db->txn_seq): never across a commit or an abort.
+ * Direct-mapped tables; symlinks (their target is owned) are not kept.
+ * Plain memory: r4_close frees it whole.
  */
 static int obj_load(struct r4_db *db, const r4_key *sdkey, struct r4_inode *ino);
 
-enum { MEMO_OBJS = 4, MEMO_NAMES = 4, MEMO_NAME_MAX = 64 };
+enum { MEMO_OBJS = 256, MEMO_NAMES = 256, MEMO_NAME_MAX = 64 };
 
 struct r4_obj_memo {
 	struct {
-		uint64_t txn_seq, gen;
+		uint64_t txn_seq, changes;
 		bool used;
 		struct r4_inode ino;
 	} obj[MEMO_OBJS];
 	struct {
-		uint64_t txn_seq, gen;
+		uint64_t txn_seq, changes;
 		bool used;
 		r4_key dir, sdkey;
 		int rc;		/* 0 or -ENOENT */
 		size_t len;
 		char name[MEMO_NAME_MAX];
 	} name[MEMO_NAMES];
-	unsigned next_obj, next_name;
 };
 
-#define MEMO_FRESH(db, e) ((e).used && (e).txn_seq == (db)->txn_seq && (e).gen == (db)->gen)
+#define MEMO_FRESH(db, e, oid) ((e).used && (e).txn_seq == (db)->txn_seq && \
+				(e).changes == r4_tree_changes(db, oid))
 
 static struct r4_obj_memo *memo(struct r4_db *db)
 {
@@ -238,26 +241,27 @@ static struct r4_obj_memo *memo(struct r4_db *db)
 static bool memo_obj_get(struct r4_db *db, const r4_key *sdkey, struct r4_inode *ino)
 {
 	struct r4_obj_memo *m = memo(db);
+	uint64_t oid = r4_key_objectid(sdkey);
 
-	for (unsigned i = 0; m && i < MEMO_OBJS; i++)
-		if (MEMO_FRESH(db, m->obj[i]) && !r4_key_cmp(&m->obj[i].ino.sdkey, sdkey)) {
-			*ino = m->obj[i].ino;
-			return true;
-		}
+	if (m && MEMO_FRESH(db, m->obj[oid % MEMO_OBJS], oid) &&
+	    !r4_key_cmp(&m->obj[oid % MEMO_OBJS].ino.sdkey, sdkey)) {
+		*ino = m->obj[oid % MEMO_OBJS].ino;
+		return true;
+	}
 	return false;
 }
 
 void r4_obj_memo_put(struct r4_db *db, const struct r4_inode *ino)
 {
 	struct r4_obj_memo *m = memo(db);
+	uint64_t oid = r4_key_objectid(&ino->sdkey);
 
 	if (!m || ino->symlink)
 		return;
-	m->obj[m->next_obj].txn_seq = db->txn_seq;
-	m->obj[m->next_obj].gen = db->gen;
-	m->obj[m->next_obj].used = true;
-	m->obj[m->next_obj].ino = *ino;
-	m->next_obj = (m->next_obj + 1) % MEMO_OBJS;
+	m->obj[oid % MEMO_OBJS].txn_seq = db->txn_seq;
+	m->obj[oid % MEMO_OBJS].changes = r4_tree_changes(db, oid);
+	m->obj[oid % MEMO_OBJS].used = true;
+	m->obj[oid % MEMO_OBJS].ino = *ino;
 }
 
 int r4_obj_load(struct r4_db *db, const r4_key *sdkey, struct r4_inode *ino)
@@ -546,34 +550,34 @@ int r4_dir_lookup(struct r4_db *db, const struct r4_inode *dir, const char *name
 		  r4_key *sdkey)
 {
 	struct r4_obj_memo *m = len <= MEMO_NAME_MAX ? memo(db) : NULL;
+	uint64_t doid = r4_key_objectid(&dir->sdkey), h = doid;
 	struct find_ctx f;
 	struct r4_path p;
-	unsigned unit;
+	unsigned unit, i;
 	int rc;
 
-	for (unsigned i = 0; m && i < MEMO_NAMES; i++)
-		if (MEMO_FRESH(db, m->name[i]) && m->name[i].len == len &&
-		    !r4_key_cmp(&m->name[i].dir, &dir->sdkey) && !memcmp(m->name[i].name, name, len)) {
-			*sdkey = m->name[i].sdkey;
-			return m->name[i].rc;
-		}
+	for (size_t k = 0; k < len; k++)
+		h = (h ^ (unsigned char)name[k]) * 0x100000001b3ull;
+	i = (unsigned)(h % MEMO_NAMES);
+	if (m && MEMO_FRESH(db, m->name[i], doid) && m->name[i].len == len &&
+	    !r4_key_cmp(&m->name[i].dir, &dir->sdkey) && !memcmp(m->name[i].name, name, len)) {
+		*sdkey = m->name[i].sdkey;
+		return m->name[i].rc;
+	}
 	if ((rc = find_entry(db, dir, name, len, &f, &p, &unit)) >= 0) {
 		r4_path_release(db, &p);
 		*sdkey = f.sdkey;
 		rc = 0;
 	}
 	if (m && (rc == 0 || rc == -ENOENT)) {
-		unsigned i = m->next_name;
-
 		m->name[i].txn_seq = db->txn_seq;
-		m->name[i].gen = db->gen;
+		m->name[i].changes = r4_tree_changes(db, doid);
 		m->name[i].used = true;
 		m->name[i].dir = dir->sdkey;
 		m->name[i].sdkey = rc ? (r4_key){{0}} : f.sdkey;
 		m->name[i].rc = rc;
 		m->name[i].len = len;
 		memcpy(m->name[i].name, name, len);
-		m->next_name = (i + 1) % MEMO_NAMES;
 	}
 	return rc;
 }

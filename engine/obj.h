@@ -14,7 +14,6 @@
 #include "item.h"
 
 #define R4_ROOT_LOCALITY 41
-#define R4_ROOT_OID 42
 #define R4_FIRST_OID 0x10000
 #define R4_NAME_MAX 255
 

@@ -96,6 +96,8 @@ enum {				/* minor packing locality (key type), kassign.h */
 #define R4_KEY_SIZE 32
 #define R4_OID_MASK ((UINT64_C(1) << 60) - 1)
 
+#define R4_ROOT_OID 42		/* the root directory's object id */
+
 static inline uint64_t r4_key_locality(const r4_key *k) { return k->el[0] >> 4; }
 static inline unsigned r4_key_type(const r4_key *k) { return (unsigned)(k->el[0] & 0xf); }
 static inline uint64_t r4_key_ordering(const r4_key *k) { return k->el[1]; }

@@ -604,10 +604,31 @@ static int split_leaf_for_extent(struct r4_db *db, struct r4_path *p, const r4_k
 	return rc;
 }
 
+/* An item of key k changes (r4_tree_changes). */
+static void key_changed(struct r4_db *db, const r4_key *k)
+{
+	uint64_t oid = r4_key_type(k) == R4_KEY_NAME ? r4_key_locality(k) : r4_key_objectid(k);
+
+	db->changed[oid % R4_ARRAY_SIZE(db->changed)]++;
+	if (oid == R4_ROOT_OID && r4_key_type(k) == R4_KEY_SD)
+		db->changed_root++;
+}
+
+/* The item at p changes. */
+static void item_changed(struct r4_db *db, const struct r4_path *p)
+{
+	r4_key k;
+
+	if (r4_path_item(db, p, &k, NULL, NULL, NULL))
+		key_changed(db, &k);
+}
+
 int r4_tree_insert(struct r4_db *db, struct r4_path *p, const r4_key *k, unsigned pid,
 		   const void *body, unsigned len)
 {
 	int rc;
+
+	key_changed(db, k);
 
 	if (len == 0 || len > r4_tree_max_item(db)) {
 		rc = -EINVAL;
@@ -701,6 +722,7 @@ static int shrink(struct r4_db *db)
 
 int r4_tree_remove(struct r4_db *db, struct r4_path *p)
 {
+	item_changed(db, p);
 	remove_at(db, p, p->level);
 	r4_path_release(db, p);
 	return shrink(db);
@@ -718,6 +740,7 @@ int r4_tree_resize(struct r4_db *db, struct r4_path *p, unsigned at, int delta)
 
 	if (delta > 0 && r4_node_free(n->data) < (unsigned)delta)
 		return -ENOSPC;
+	item_changed(db, p);
 	r4_node_dirty(db, n);
 	r4_node_resize(n->data, db->bs, (unsigned)p->lv[p->level].pos, at, delta);
 	return 0;
@@ -725,6 +748,7 @@ int r4_tree_resize(struct r4_db *db, struct r4_path *p, unsigned at, int delta)
 
 void r4_tree_touch(struct r4_db *db, struct r4_path *p)
 {
+	item_changed(db, p);
 	r4_node_dirty(db, p->lv[p->level].node);
 }
 
@@ -733,6 +757,8 @@ void r4_tree_set_key(struct r4_db *db, struct r4_path *p, const r4_key *k)
 	r4_node *n = p->lv[p->level].node;
 	unsigned pos = (unsigned)p->lv[p->level].pos;
 
+	item_changed(db, p);
+	key_changed(db, k);
 	r4_node_dirty(db, n);
 	r4_node_set_key(n->data, db->bs, pos, k);
 	R4_INVARIANT(keys_ordered(db, n, pos ? pos - 1 : 0, pos + 2));

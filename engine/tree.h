@@ -115,4 +115,12 @@ static inline unsigned r4_tree_max_item(const struct r4_db *db)
 	return db->bs - r4_node_hdr_size(db->node_pid) - R4_IH_SIZE;
 }
 
+/* A number that moves whenever an item of object oid changes (its stat
+ * data, its body, a directory's entries) or the root's stat data does,
+ * within a transaction (nothing follows an abort: txn_seq does). */
+static inline uint64_t r4_tree_changes(const struct r4_db *db, uint64_t oid)
+{
+	return db->changed[oid % R4_ARRAY_SIZE(db->changed)] + (db->changed_root << 40);
+}
+
 #endif

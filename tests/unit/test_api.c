@@ -1423,6 +1423,26 @@ static void test_lookup_memo(void)
 	CHECK_RC(r4_rename(db, "/d", "/e", 0));
 	CHECK_EQ(r4_stat(db, "/d/f", &st), -ENOENT);
 	CHECK_RC(r4_stat(db, "/e/f", &st));
+	/* changes elsewhere keep what holds; changes here end it (the memo
+	 * follows each object's and each directory's own changes) */
+	CHECK_RC(r4_mkdir(db, "/o", 0755, 0, 0));
+	for (int i = 0; i < 50; i++) {
+		char p[32];
+
+		snprintf(p, sizeof(p), "/o/x%d", i);
+		CHECK_RC(r4_create(db, p, 0644, 0, 0));
+		CHECK_RC(r4_stat(db, "/e/f", &st));
+		CHECK_EQ(st.size, 3);
+	}
+	CHECK_RC(r4_link(db, "/e/f", "/o/hard"));
+	CHECK_RC(r4_stat(db, "/e/f", &st));
+	CHECK_EQ(st.nlink, 2);
+	CHECK_RC(r4_rename(db, "/o/hard", "/e/g2", 0));
+	CHECK_EQ(r4_stat(db, "/o/hard", &st), -ENOENT);
+	CHECK_RC(r4_stat(db, "/e/g2", &st));
+	CHECK_RC(r4_unlink(db, "/e/g2"));
+	CHECK_RC(r4_stat(db, "/e/f", &st));
+	CHECK_EQ(st.nlink, 1);
 	CHECK_RC(r4_commit(db));
 	CHECK_RC(r4_begin(db));
 	CHECK_RC(r4_stat(db, "/e/f", &st));
