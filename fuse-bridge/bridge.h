@@ -213,6 +213,8 @@ void sp_removexattr(fuse_req_t req, fuse_ino_t id, const char *name);
 int rp_control(const struct caller *c, const char *args, char **out, size_t *nout);
 /* At unmount, B.stop set: a running pass stops and ends. */
 void rp_end(void);
+/* The mount turned read-only: a running pass stops and commits first. */
+void rp_read_only(void);
 
 /* A change (sets int rc): the group opened, the call, change_end; and
  * once more after a commit when refused for want of space. */

@@ -1099,10 +1099,18 @@ static void fb_fsync(fuse_req_t req, fuse_ino_t id, int datasync, struct fuse_fi
 	struct handle *h = handle_of(fi);
 	int rc = 0, lost;
 
-	(void)id;
 	(void)datasync;
 	br_mu_lock();
-	rc = br_durable(want, fuse_req_ctx(req)->pid);
+	/* the root's fsync is how a remount read-only ends (r4fuse.c remount):
+	 * a repack pass stops first, and everything is settled, so the image
+	 * is final when the remount returns */
+	bool ro = id == FUSE_ROOT_ID && B.mountpoint && r4_mount_ro(B.mountpoint);
+
+	if (ro)
+		rp_read_only();
+	rc = br_durable(ro ? br_changes_now() : want, fuse_req_ctx(req)->pid);
+	if (!rc && ro)
+		rc = r4_sync(B.db);
 	lost = h && h->file ? r4_file_error(h->file, true) : 0;
 	rc = fb_err("fsync", NULL, rc ? rc : lost);
 	pthread_mutex_unlock(&B.mu);

@@ -284,6 +284,20 @@ int rp_control(const struct caller *c, const char *args, char **out, size_t *nou
 	return 0;
 }
 
+/* The mount turned read-only (under the mutex): a running pass stops
+ * before its next object and commits what it moved, before this returns
+ * (its state stays "stopped read-only" for status). */
+void rp_read_only(void)
+{
+	if (R.state != RUNNING)
+		return;
+	R.ro = true;
+	while (R.state == RUNNING) {
+		br_may_block();
+		pthread_cond_wait(&R.ended, &B.mu);
+	}
+}
+
 /* At unmount (under the mutex, B.stop set): a running pass stops before
  * its next object, commits, and ends. */
 void rp_end(void)
