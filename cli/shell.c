@@ -949,6 +949,15 @@ static size_t chunk_len(const char *src, size_t len)
 	return len;
 }
 
+/* The whole lines of src[0..len) up to the first line end past SH_CHUNK:
+ * the part to try first, which holds whole statements if it checks. */
+static size_t part_guess(const char *src, size_t len)
+{
+	const char *nl = len > SH_CHUNK ? memchr(src + SH_CHUNK, '\n', len - SH_CHUNK) : NULL;
+
+	return nl ? (size_t)(nl - src) + 1 : len;
+}
+
 /*
  * Check the next part of an R4L piece src[0..len), from the script's line
  * `line`; its length.  First the whole lines up to the first line end past
@@ -960,8 +969,7 @@ static size_t chunk_len(const char *src, size_t len)
 static size_t check_part(struct sh *sh, const char *src, size_t len, unsigned line,
 			 bool *tries, int *bad)
 {
-	const char *nl = len > SH_CHUNK ? memchr(src + SH_CHUNK, '\n', len - SH_CHUNK) : NULL;
-	size_t n = nl ? (size_t)(nl - src) + 1 : len;
+	size_t n = part_guess(src, len);
 
 	if (n < len && !front_end(sh, src, n, line, true, false, true, tries))
 		return n;
@@ -1012,7 +1020,6 @@ static int run_checking(struct sh *sh, const struct sh_text *t)
 
 	for (size_t o = 0, n, rest; o < t->len && status != 1; o += n) {
 		unsigned at = line_at(t->text, o, &seen, &lineno);
-		const char *nl;
 		struct r4_run *r;
 
 		rest = t->len - o;
@@ -1024,10 +1031,9 @@ static int run_checking(struct sh *sh, const struct sh_text *t)
 			let_go(t, &gone, o + n);
 			continue;
 		}
-		/* (the lines up to past SH_CHUNK; chunk_len's cut if they are
-		 * no whole statements, which shows as a check error) */
-		nl = rest > SH_CHUNK ? memchr(t->text + o + SH_CHUNK, '\n', rest - SH_CHUNK) : NULL;
-		n = nl ? (size_t)(nl - (t->text + o)) + 1 : rest;
+		/* (chunk_len's cut if the guess holds no whole statements,
+		 * which shows as a check error) */
+		n = part_guess(t->text + o, rest);
 		r = run_part(sh, t->text + o, n, at, true);
 		if (r && n < rest && (r->stage == R4_RUN_SYNTAX || r->stage == R4_RUN_CHECK)) {
 			r4_run_free(r);
@@ -1049,22 +1055,6 @@ static int run_checking(struct sh *sh, const struct sh_text *t)
 	return status;
 }
 
-/* Might the script hold a named result ("<=", a TRY)?  (A MiB at a time,
- * letting go behind.) */
-static bool has_named_result(const struct sh_text *t)
-{
-	size_t gone = 0;
-
-	for (size_t o = 0; o < t->len; o += 1 << 20) {
-		size_t n = t->len - o < (1 << 20) + 1 ? t->len - o : (1 << 20) + 1;
-
-		if (memmem(t->text + o, n, "<=", 2))
-			return true;
-		let_go(t, &gone, o);
-	}
-	return false;
-}
-
 /* The run found the script's text not as the check saw it: stop. */
 static int changed(struct sh *sh, unsigned line)
 {
@@ -1083,7 +1073,7 @@ int sh_script(struct sh *sh, const struct sh_text *t, bool atomic, bool dry)
 	FILE *held = NULL;
 	int out = -1;
 	int rc = 0, bad = 0;
-	bool tries = false, fast;
+	bool tries = false, fast, named = false;
 	struct cut *cut = NULL;		/* where the check cut R4L pieces */
 	size_t ncut = 0, cap = 0, k = 0;
 	struct sigaction bus = {.sa_handler = script_shrank}, old_bus;
@@ -1136,6 +1126,8 @@ int sh_script(struct sh *sh, const struct sh_text *t, bool atomic, bool dry)
 		} else if (r4l_start == (size_t)-1) {
 			r4l_start = at;
 		}
+		/* (might it hold a named result, a TRY? "<=" is in one line) */
+		named = named || memmem(text + at, next - at, "<=", 2);
 		at = next;
 		let_go(t, &gone, at);
 	}
@@ -1145,7 +1137,7 @@ int sh_script(struct sh *sh, const struct sh_text *t, bool atomic, bool dry)
 	}
 	/* an --atomic script of R4L alone: checked as it runs (run_checking) */
 	fast = atomic && !dry && sh->db && !sh->mount && !sh->session && !sh->echo && !sh->timer &&
-	       np == 1 && !pc[0].verb && !has_named_result(t);
+	       np == 1 && !pc[0].verb && !named;
 	/* else check everything before anything runs (a mistyped dot command too) */
 	gone = 0;
 	for (size_t i = 0; i < np && !fast; i++) {
