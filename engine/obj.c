@@ -208,7 +208,7 @@ static int find_sd(struct r4_db *db, const r4_key *sdkey, struct r4_path *p, uin
  */
 static int obj_load(struct r4_db *db, const r4_key *sdkey, struct r4_inode *ino);
 
-enum { MEMO_OBJS = 256, MEMO_NAMES = 256, MEMO_NAME_MAX = 64 };
+enum { MEMO_OBJS = 1024, MEMO_NAMES = 4096, MEMO_NAME_MAX = 64 };
 
 struct r4_obj_memo {
 	struct {
@@ -323,6 +323,20 @@ void r4_obj_fini(struct r4_inode *ino)
 	}
 }
 
+/* The object whose stat data was just stored as body[0..len), for the
+ * next walk through it: as a load would read it (what the stat data
+ * cannot hold, such as nanoseconds without their extension, is not kept),
+ * with its body looked for again. */
+static void memo_saved(struct r4_db *db, const r4_key *sdkey, const uint8_t *body, unsigned len)
+{
+	struct r4_inode ino;
+
+	if (!memo(db) || obj_from_sd(db, sdkey, body, len, 0, &ino))
+		return;
+	r4_obj_memo_put(db, &ino);
+	r4_obj_fini(&ino);
+}
+
 int r4_obj_save(struct r4_db *db, struct r4_inode *ino)
 {
 	size_t want = r4_item_stat_size(&ino->sd);
@@ -351,6 +365,7 @@ int r4_obj_save(struct r4_db *db, struct r4_inode *ino)
 	r4_tree_touch(db, &p);
 	r4_path_item(db, &p, NULL, NULL, &body, NULL);
 	r4_item_stat_encode(&ino->sd, body);
+	memo_saved(db, &ino->sdkey, body, (unsigned)want);
 	r4_path_release(db, &p);
 	return 0;
 }
@@ -546,19 +561,46 @@ static int find_entry(struct r4_db *db, const struct r4_inode *dir, const char *
 	return rc;
 }
 
+static unsigned memo_name_slot(uint64_t doid, const char *name, size_t len)
+{
+	uint64_t h = doid;
+
+	for (size_t k = 0; k < len; k++)
+		h = (h ^ (unsigned char)name[k]) * 0x100000001b3ull;
+	return (unsigned)(h % MEMO_NAMES);
+}
+
+/* name in dir is at sdkey (rc 0) or missing (rc -ENOENT), as the tree
+ * reads now. */
+static void memo_name_put(struct r4_db *db, const struct r4_inode *dir, const char *name,
+			  size_t len, const r4_key *sdkey, int rc)
+{
+	struct r4_obj_memo *m = len <= MEMO_NAME_MAX ? memo(db) : NULL;
+	uint64_t doid = r4_key_objectid(&dir->sdkey);
+	unsigned i = memo_name_slot(doid, name, len);
+
+	if (!m)
+		return;
+	m->name[i].txn_seq = db->txn_seq;
+	m->name[i].changes = r4_tree_changes(db, doid);
+	m->name[i].used = true;
+	m->name[i].dir = dir->sdkey;
+	m->name[i].sdkey = rc ? (r4_key){{0}} : *sdkey;
+	m->name[i].rc = rc;
+	m->name[i].len = len;
+	memcpy(m->name[i].name, name, len);
+}
+
 int r4_dir_lookup(struct r4_db *db, const struct r4_inode *dir, const char *name, size_t len,
 		  r4_key *sdkey)
 {
 	struct r4_obj_memo *m = len <= MEMO_NAME_MAX ? memo(db) : NULL;
-	uint64_t doid = r4_key_objectid(&dir->sdkey), h = doid;
+	uint64_t doid = r4_key_objectid(&dir->sdkey);
+	unsigned i = memo_name_slot(doid, name, len), unit;
 	struct find_ctx f;
 	struct r4_path p;
-	unsigned unit, i;
 	int rc;
 
-	for (size_t k = 0; k < len; k++)
-		h = (h ^ (unsigned char)name[k]) * 0x100000001b3ull;
-	i = (unsigned)(h % MEMO_NAMES);
 	if (m && MEMO_FRESH(db, m->name[i], doid) && m->name[i].len == len &&
 	    !r4_key_cmp(&m->name[i].dir, &dir->sdkey) && !memcmp(m->name[i].name, name, len)) {
 		*sdkey = m->name[i].sdkey;
@@ -569,16 +611,8 @@ int r4_dir_lookup(struct r4_db *db, const struct r4_inode *dir, const char *name
 		*sdkey = f.sdkey;
 		rc = 0;
 	}
-	if (m && (rc == 0 || rc == -ENOENT)) {
-		m->name[i].txn_seq = db->txn_seq;
-		m->name[i].changes = r4_tree_changes(db, doid);
-		m->name[i].used = true;
-		m->name[i].dir = dir->sdkey;
-		m->name[i].sdkey = rc ? (r4_key){{0}} : f.sdkey;
-		m->name[i].rc = rc;
-		m->name[i].len = len;
-		memcpy(m->name[i].name, name, len);
-	}
+	if (rc == 0 || rc == -ENOENT)
+		memo_name_put(db, dir, name, len, &f.sdkey, rc);
 	return rc;
 }
 
@@ -758,6 +792,8 @@ static int dir_insert(struct r4_db *db, struct r4_inode *dir, const char *name, 
 		r4_obj_touch(db, dir, true, true);
 		rc = r4_obj_save(db, dir);
 	}
+	if (!rc)	/* (the next walk through dir looks the new name up) */
+		memo_name_put(db, dir, name, len, &ne.de_sdkey, 0);
 	return rc;
 }
 

@@ -609,7 +609,7 @@ static void key_changed(struct r4_db *db, const r4_key *k)
 {
 	uint64_t oid = r4_key_type(k) == R4_KEY_NAME ? r4_key_locality(k) : r4_key_objectid(k);
 
-	db->changed[oid % R4_ARRAY_SIZE(db->changed)]++;
+	db->changed[r4_tree_change_slot(db, oid)]++;
 	if (oid == R4_ROOT_OID && r4_key_type(k) == R4_KEY_SD)
 		db->changed_root++;
 }

@@ -118,9 +118,17 @@ static inline unsigned r4_tree_max_item(const struct r4_db *db)
 /* A number that moves whenever an item of object oid changes (its stat
  * data, its body, a directory's entries) or the root's stat data does,
  * within a transaction (nothing follows an abort: txn_seq does). */
+/* Objects share counters: the root, which every walk goes through, has
+ * one of its own, so that changes of an object sharing its counter do not
+ * make every walk look its names up again. */
+static inline size_t r4_tree_change_slot(const struct r4_db *db, uint64_t oid)
+{
+	return oid == R4_ROOT_OID ? 0 : 1 + oid % (R4_ARRAY_SIZE(db->changed) - 1);
+}
+
 static inline uint64_t r4_tree_changes(const struct r4_db *db, uint64_t oid)
 {
-	return db->changed[oid % R4_ARRAY_SIZE(db->changed)] + (db->changed_root << 40);
+	return db->changed[r4_tree_change_slot(db, oid)] + (db->changed_root << 40);
 }
 
 #endif

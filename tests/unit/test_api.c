@@ -1476,7 +1476,37 @@ static void test_lookup_memo(void)
 		CHECK_RC(r4_read(db, "/e/c", 0, got, sizeof(got), &n));
 		CHECK(n == 3 && !memcmp(got, "aZc", 3));
 	}
-	CHECK_RC(r4_commit(db));
+	/* what a walk finds after a change (the object kept as its stat data
+	 * was just stored, the name as just entered) is what a fresh open
+	 * reads, nanoseconds and all */
+	{
+		static const char *const paths[] = {"/e", "/e/c", "/e/n", "/e/nd"};
+		struct r4_setattr sa = {.mask = R4_SET_MTIME | R4_SET_MODE, .mode = 0600,
+					.mtime = {1234567, 987654321}};
+		struct r4_stat before[4], after[4];
+
+		CHECK_RC(r4_create(db, "/e/n", 0644, 0, 0));
+		CHECK_RC(r4_write(db, "/e/n", 0, "xy", 2));
+		CHECK_RC(r4_setattr(db, "/e/n", &sa));
+		CHECK_RC(r4_mkdir(db, "/e/nd", 0755, 0, 0));
+		CHECK_RC(r4_setattr(db, "/e/nd", &sa));
+		for (int i = 0; i < 4; i++)
+			CHECK_RC(r4_stat(db, paths[i], &before[i]));
+		CHECK_RC(r4_commit(db));
+		r4_close(db);
+		db = NULL;
+		CHECK_RC(r4_open(img, &oo, &db));
+		for (int i = 0; i < 4; i++) {
+			CHECK_RC(r4_stat(db, paths[i], &after[i]));
+			CHECK(before[i].mode == after[i].mode && before[i].nlink == after[i].nlink &&
+			      before[i].size == after[i].size &&
+			      before[i].mtime.tv_sec == after[i].mtime.tv_sec &&
+			      before[i].mtime.tv_nsec == after[i].mtime.tv_nsec &&
+			      before[i].ctime.tv_nsec == after[i].ctime.tv_nsec);
+		}
+		CHECK_EQ(after[2].mtime.tv_nsec, 987654321);
+		CHECK_EQ(after[2].size, 2);
+	}
 	r4_close(db);
 	t_both_clean(img, "the memo and made files");
 }
