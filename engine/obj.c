@@ -99,6 +99,16 @@ void r4_obj_touch(struct r4_db *db, struct r4_inode *ino, bool m, bool c)
  * (r4_obj_plugin). */
 static void effective_plugins(const struct r4_db *db, struct r4_inode *ino)
 {
+	if (!r4_sd_has(&ino->sd, R4_SDEXT_PSET)) {	/* (most objects: all the root's) */
+		ino->hash = db->pset.hash;
+		ino->fibre = db->pset.fibration;
+		ino->formatting = db->pset.formatting;
+		ino->create = db->pset.create;
+		ino->compress = db->pset.compress;
+		ino->cmode = db->pset.compress_mode;
+		ino->cluster = db->pset.cluster;
+		return;
+	}
 	ino->hash = r4_obj_plugin(db, ino, R4_PSET_HASH);
 	ino->fibre = r4_obj_plugin(db, ino, R4_PSET_FIBRATION);
 	ino->formatting = r4_obj_plugin(db, ino, R4_PSET_FORMATTING);
@@ -266,9 +276,11 @@ void r4_obj_memo_put(struct r4_db *db, const struct r4_inode *ino)
 
 int r4_obj_load(struct r4_db *db, const r4_key *sdkey, struct r4_inode *ino)
 {
-	int rc = memo_obj_get(db, sdkey, ino) ? 0 : obj_load(db, sdkey, ino);
+	int rc;
 
-	if (!rc)
+	if (memo_obj_get(db, sdkey, ino))
+		return 0;
+	if (!(rc = obj_load(db, sdkey, ino)))
 		r4_obj_memo_put(db, ino);
 	return rc;
 }
