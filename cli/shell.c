@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -581,10 +582,23 @@ int sh_r4l(struct sh *sh, const char *src, size_t len, bool per_statement, bool 
  * committed before it. */
 /* The run of src (as sh_r4l_at), not reported yet; NULL (said why) when
  * it could not start. */
+/* run_opts for a script's part from its line `line`. */
+static struct r4_run_opts part_opts(struct sh *sh, bool per_statement, unsigned line)
+{
+	struct r4_run_opts ro = run_opts(sh, per_statement, line);
+
+	/* --quiet shows no value (print_value), so reading each object a
+	 * statement names for its value is work thrown away: a 100-byte write
+	 * read its file back; a value that cannot be read fails nothing */
+	if (sh->quiet && sh->out != SH_JSON)
+		ro.exec.read_objects = false;
+	return ro;
+}
+
 static struct r4_run *run_part(struct sh *sh, const char *src, size_t len, unsigned line,
 			       bool per_statement)
 {
-	struct r4_run_opts ro = run_opts(sh, per_statement, line);
+	struct r4_run_opts ro = part_opts(sh, per_statement, line);
 	struct r4_run *r = NULL;
 	int rc;
 
@@ -592,11 +606,6 @@ static struct r4_run *run_part(struct sh *sh, const char *src, size_t len, unsig
 		fprintf(stderr, "r4sh: no image is open (.open IMAGE)\n");
 		return NULL;
 	}
-	/* --quiet shows no value (print_value), so reading each object a
-	 * statement names for its value is work thrown away: a 100-byte write
-	 * read its file back; a value that cannot be read fails nothing */
-	if (sh->quiet && sh->out != SH_JSON)
-		ro.exec.read_objects = false;
 	rc = run(sh, src, len, &ro, &r);
 	if (!r && !sh->mount)
 		fprintf(stderr, "r4sh: %s\n", r4_strerror(rc));
@@ -1001,6 +1010,161 @@ static char *alone(const char *text, size_t len, size_t off, size_t n)
 }
 
 /*
+ * The parts of an --atomic script of R4L alone, made ready (lexed, parsed,
+ * checked and compiled: r4_run_prepare) in a thread of their own, at most
+ * AHEAD parts ahead of the run: the next part's front end runs on a second
+ * core while the executor runs this one.  They share only the script's
+ * text, which neither changes; the volume is the running thread's alone.
+ * The parts are cut as run_checking cuts them.
+ */
+enum { AHEAD = 2 };
+
+struct prep {
+	size_t off, n;			/* the part: text[off, off + n) */
+	unsigned line;			/* the script's line it starts on */
+	struct r4_run *r;		/* prepared; NULL: it could not be (-ENOMEM) */
+};
+
+struct ahead {
+	const struct sh_text *t;
+	struct r4_run_opts ro;
+	pthread_t thread;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	struct prep q[AHEAD];		/* ready, in order, from q[first] */
+	size_t first, count;
+	bool stop;			/* the run wants no more */
+	bool done;			/* the thread made the last part ready */
+};
+
+static void *ahead_main(void *arg)
+{
+	struct ahead *a = arg;
+	const char *text = a->t->text;
+	size_t len = a->t->len, seen = 0;
+	unsigned lineno = 1;
+
+	for (size_t o = 0, n; o < len; o += n) {
+		struct prep p = {.off = o, .line = line_at(text, o, &seen, &lineno)};
+		struct r4_run_opts ro = a->ro;
+
+		ro.first_line = p.line;
+		n = part_guess(text + o, len - o);
+		r4_run_prepare(text + o, n, &ro, &p.r);
+		if (p.r && n < len - o && p.r->stage != R4_RUN_OK) {
+			/* (no whole statements in the guess: chunk_len's cut) */
+			r4_run_free(p.r);
+			p.r = NULL;
+			n = chunk_len(text + o, len - o);
+			r4_run_prepare(text + o, n, &ro, &p.r);
+		}
+		p.n = n;
+		pthread_mutex_lock(&a->mu);
+		while (a->count == AHEAD && !a->stop)
+			pthread_cond_wait(&a->cv, &a->mu);
+		if (a->stop) {
+			pthread_mutex_unlock(&a->mu);
+			r4_run_free(p.r);
+			return NULL;
+		}
+		a->q[(a->first + a->count++) % AHEAD] = p;
+		pthread_cond_broadcast(&a->cv);
+		pthread_mutex_unlock(&a->mu);
+	}
+	pthread_mutex_lock(&a->mu);
+	a->done = true;
+	pthread_cond_broadcast(&a->cv);
+	pthread_mutex_unlock(&a->mu);
+	return NULL;
+}
+
+/* The next part made ready; false: there are no more. */
+static bool ahead_next(struct ahead *a, struct prep *p)
+{
+	bool got;
+
+	pthread_mutex_lock(&a->mu);
+	while (!a->count && !a->done)
+		pthread_cond_wait(&a->cv, &a->mu);
+	if ((got = a->count)) {
+		*p = a->q[a->first];
+		a->first = (a->first + 1) % AHEAD;
+		a->count--;
+		pthread_cond_broadcast(&a->cv);
+	}
+	pthread_mutex_unlock(&a->mu);
+	return got;
+}
+
+/* Stop the thread and drop what it made ready and was not run. */
+static void ahead_end(struct ahead *a)
+{
+	pthread_mutex_lock(&a->mu);
+	a->stop = true;
+	pthread_cond_broadcast(&a->cv);
+	pthread_mutex_unlock(&a->mu);
+	pthread_join(a->thread, NULL);
+	for (; a->count; a->count--, a->first = (a->first + 1) % AHEAD)
+		r4_run_free(a->q[a->first].r);
+	pthread_cond_destroy(&a->cv);
+	pthread_mutex_destroy(&a->mu);
+}
+
+/*
+ * Run the parts made ready ahead while each checks and runs; the offset
+ * of the script where this stopped, *status and *failed as run_checking
+ * keeps them; pages behind it let go from *gone on (let_go).  Without a
+ * thread (it could not start): 0, nothing done.
+ */
+static size_t run_ahead(struct sh *sh, const struct sh_text *t, size_t *gone, int *status,
+			struct r4_run **failed)
+{
+	struct ahead a = {.t = t, .ro = part_opts(sh, true, 0)};
+	sigset_t block, old;
+	bool started;
+	size_t o = 0;
+	struct prep p;
+
+	if (pthread_mutex_init(&a.mu, NULL))
+		return 0;
+	if (pthread_cond_init(&a.cv, NULL)) {
+		pthread_mutex_destroy(&a.mu);
+		return 0;
+	}
+	/* (signals such as SIGINT go to this thread, the one that runs; the
+	 * faults of a script cut short go to whichever read it) */
+	sigfillset(&block);
+	sigdelset(&block, SIGBUS);
+	sigdelset(&block, SIGSEGV);
+	pthread_sigmask(SIG_BLOCK, &block, &old);
+	started = !pthread_create(&a.thread, NULL, ahead_main, &a);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (!started) {
+		pthread_cond_destroy(&a.cv);
+		pthread_mutex_destroy(&a.mu);
+		return 0;
+	}
+	while (!*status && !*failed && ahead_next(&a, &p)) {
+		struct r4_run_opts ro = part_opts(sh, true, p.line);
+
+		if (p.r && p.r->stage == R4_RUN_OK)
+			r4_run_exec(sh->db, p.r, &ro);
+		if (!p.r) {
+			fprintf(stderr, "r4sh: %s\n", r4_strerror(-ENOMEM));
+			*status = 1;
+		} else if (p.r->stage == R4_RUN_RUNTIME) {
+			*failed = p.r;
+		} else {
+			*status = report(sh, p.r, false);
+		}
+		o = p.off + p.n;
+		let_go(t, gone, o);
+	}
+	ahead_end(&a);
+	return o;
+}
+
+/*
  * An --atomic script of R4L alone (no verb line; no named result, so no
  * TRY: its session keeps no runs) is checked and run in one pass, part by
  * part: all or nothing, a part that fails its check takes back what ran
@@ -1008,17 +1172,21 @@ static char *alone(const char *text, size_t len, size_t off, size_t n)
  * parts after a failure are still checked, so every error shows, and a
  * run-time failure gives way to a check error after it (which a whole
  * check would have found first).  Each part is parsed and compiled once,
- * not twice.  Its status; the caller rolls the session back unless 0.
+ * not twice, and ahead of its run while the parts before it run
+ * (run_ahead); after a failure, the rest here.  Its status; the caller
+ * rolls the session back unless 0.
  */
 static int run_checking(struct sh *sh, const struct sh_text *t)
 {
 	struct r4_run *failed = NULL;	/* a run-time failure, shown once the rest checks */
-	size_t seen = 0, gone = 0;
-	unsigned lineno = 1;
 	int status = 0, bad = 0;
+	size_t seen = 0, gone = 0, o = 0;
+	unsigned lineno = 1;
 	bool tries = false;
 
-	for (size_t o = 0, n, rest; o < t->len && status != 1; o += n) {
+	if (sh->db && !sh->mount)
+		o = run_ahead(sh, t, &gone, &status, &failed);
+	for (size_t n, rest; o < t->len && status != 1; o += n) {
 		unsigned at = line_at(t->text, o, &seen, &lineno);
 		struct r4_run *r;
 
@@ -1061,6 +1229,18 @@ static int changed(struct sh *sh, unsigned line)
 	fprintf(stderr, "r4sh: %s: the script changed after it was checked; stopped before "
 		"its line %u\n", sh->source, line);
 	return 1;
+}
+
+/* Does p[0..n) hold "<="?  (memchr: memmem's set-up costs more than a
+ * line's whole scan) */
+static bool holds_le(const char *p, size_t n)
+{
+	const char *end = p + n;
+
+	while ((p = memchr(p, '<', (size_t)(end - p))) && ++p < end)
+		if (*p == '=')
+			return true;
+	return false;
 }
 
 int sh_script(struct sh *sh, const struct sh_text *t, bool atomic, bool dry)
@@ -1127,7 +1307,7 @@ int sh_script(struct sh *sh, const struct sh_text *t, bool atomic, bool dry)
 			r4l_start = at;
 		}
 		/* (might it hold a named result, a TRY? "<=" is in one line) */
-		named = named || memmem(text + at, next - at, "<=", 2);
+		named = named || holds_le(text + at, next - at);
 		at = next;
 		let_go(t, &gone, at);
 	}

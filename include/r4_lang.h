@@ -146,6 +146,7 @@ struct r4_run {
 	struct r4_run_value *values;	/* of the units that committed, in order */
 	size_t nvalues;
 	unsigned units;			/* units committed */
+	struct r4_plan *plan;		/* r4_run_prepare's, until r4_run_exec runs it */
 };
 
 /*
@@ -159,6 +160,17 @@ struct r4_run {
 int r4_run(r4_db *db, const char *src, size_t len, const struct r4_run_opts *o,
 	   struct r4_run **out);
 void r4_run_free(struct r4_run *r);
+/*
+ * r4_run in two halves, for a host that gets a script's next part ready
+ * while this one runs (r4sh --atomic): r4_run_prepare lexes, parses,
+ * checks and compiles src, and touches no volume, so another thread may
+ * run a command meanwhile; *out as r4_run writes it, stage R4_RUN_SYNTAX
+ * or R4_RUN_CHECK on a front-end error.  r4_run_exec then runs a run so
+ * prepared without one, with the same o.  Each returns the run's rc.
+ */
+int r4_run_prepare(const char *src, size_t len, const struct r4_run_opts *o,
+		   struct r4_run **out);
+int r4_run_exec(r4_db *db, struct r4_run *r, const struct r4_run_opts *o);
 
 /* A run's outcome as bytes (parser/wire.c: the control file's framed
  * answer) and back.  r4_run_read rebuilds it for the client, whose

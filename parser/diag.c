@@ -47,6 +47,11 @@ void r4_diag_free(r4_diags *d)
 	r4_free(d);
 }
 
+const char *r4_diag_text(const r4_diags *d)
+{
+	return d->src;
+}
+
 void r4_diag_own_source(r4_diags *d, char *src)
 {
 	d->owned = src;

@@ -17,5 +17,7 @@ int r4_diag_addv(r4_diags *d, enum r4_diag_sev sev, r4_loc loc, const char *fmt,
 
 /* From now on d owns src (the text it was made with) and frees it. */
 void r4_diag_own_source(r4_diags *d, char *src);
+/* The text d was made with. */
+const char *r4_diag_text(const r4_diags *d);
 
 #endif

@@ -3,6 +3,7 @@
  * values and diagnostics out (the shell, the batch runner and the FUSE
  * control file all come through here).
  */
+#include <assert.h>
 #include <errno.h>
 #include <string.h>
 
@@ -96,22 +97,19 @@ static int runtime_diag(struct r4_run *r, const char *src, const struct r4_plan 
 	return rc;
 }
 
-int r4_run(r4_db *db, const char *src, size_t len, const struct r4_run_opts *o,
-	   struct r4_run **out)
+static const struct r4_run_opts run_defaults = {.exec = {.who = {.umask = 022}}};
+
+int r4_run_prepare(const char *src, size_t len, const struct r4_run_opts *o,
+		   struct r4_run **out)
 {
-	static const struct r4_run_opts defaults = {.exec = {.who = {.umask = 022}}};
 	struct r4_compile_opts co = {0};
-	struct r4_exec_opts xo;
-	struct r4_exec_error e;
-	struct r4_plan *plan = NULL;
-	struct collect c;
 	r4_ast *ast = NULL;
 	struct r4_run *r;
 	char *copy;
 	int rc;
 
 	if (!o)
-		o = &defaults;
+		o = &run_defaults;
 	if (!(r = r4_calloc(1, sizeof(*r))) || !(copy = r4_malloc(len + 1))) {
 		r4_free(r);
 		return -ENOMEM;
@@ -133,25 +131,47 @@ int r4_run(r4_db *db, const char *src, size_t len, const struct r4_run_opts *o,
 		return r->rc = rc;
 	}
 	/* the tree goes before the run, which can use its memory */
-	rc = r4_compile(ast, &co, r->diags, &plan);
+	rc = r4_compile(ast, &co, r->diags, &r->plan);
 	r4_ast_free(ast);
 	if (rc) {
 		r->stage = R4_RUN_CHECK;
 		return r->rc = rc;
 	}
+	return 0;
+}
+
+int r4_run_exec(r4_db *db, struct r4_run *r, const struct r4_run_opts *o)
+{
+	struct r4_exec_opts xo;
+	struct r4_exec_error e;
+	struct collect c;
+	int rc;
+
+	assert(r->plan && r->stage == R4_RUN_OK && !r->rc);
+	if (!o)
+		o = &run_defaults;
 	xo = o->exec;
 	c = (struct collect){r, &o->exec, 0};
 	xo.yield = collect;
 	xo.ctx = &c;
-	rc = r4_exec(db, plan, &xo, &e);
+	rc = r4_exec(db, r->plan, &xo, &e);
 	r->units = e.units;
 	if (rc) {
 		r->stage = R4_RUN_RUNTIME;
-		if (runtime_diag(r, copy, plan, &e))
+		if (runtime_diag(r, r4_diag_text(r->diags), r->plan, &e))
 			rc = -ENOMEM;
 	}
-	r4_plan_free(plan);
+	r4_plan_free(r->plan);
+	r->plan = NULL;
 	return r->rc = rc;
+}
+
+int r4_run(r4_db *db, const char *src, size_t len, const struct r4_run_opts *o,
+	   struct r4_run **out)
+{
+	int rc = r4_run_prepare(src, len, o, out);
+
+	return rc || !*out ? rc : r4_run_exec(db, *out, o);
 }
 
 void r4_run_free(struct r4_run *r)
@@ -164,6 +184,7 @@ void r4_run_free(struct r4_run *r)
 		r4_free(r->values[i].why);
 	}
 	r4_free(r->values);
+	r4_plan_free(r->plan);
 	r4_diag_free(r->diags);
 	r4_free(r);
 }
