@@ -178,7 +178,7 @@ int r4_tree_lookup(struct r4_db *db, const r4_key *k, unsigned stop, struct r4_p
 		level--;
 	}
 	p->level = level;
-	assert(path_ok(db, p));
+	R4_INVARIANT(path_ok(db, p));
 	return 0;
 }
 
@@ -265,7 +265,7 @@ int r4_tree_next(struct r4_db *db, struct r4_path *p)
 down:
 	if ((rc = descend_leftmost(db, p, l)))
 		return rc;
-	assert(path_ok(db, p));
+	R4_INVARIANT(path_ok(db, p));
 	return 1;
 }
 
