@@ -270,6 +270,7 @@ void r4_node_dirty(struct r4_db *db, r4_node *n)
 void r4_node_forget(struct r4_db *db, r4_node *n)
 {
 	assert(n->refs == 0);
+	db->cache.moves++;
 	R4_INVARIANT(n->dirty || !on_list(n) || list_has(&db->cache.lru, n));
 	if (n->dirty) {
 		assert(db->cache.ndirty > 0);
@@ -287,6 +288,7 @@ r4_node *r4_cache_find(struct r4_db *db, uint64_t blk)
 
 void r4_node_rekey(struct r4_db *db, r4_node *n, uint64_t blk)
 {
+	db->cache.moves++;
 	hash_del(&db->cache, n);
 	n->blk = blk;
 	hash_add(&db->cache, n);
@@ -296,6 +298,7 @@ void r4_cache_discard_dirty(struct r4_db *db)
 {
 	struct r4_cache *c = &db->cache;
 
+	c->moves++;
 	while (!list_empty(&c->dirty)) {
 		r4_node *n = c->dirty.next;
 
@@ -322,6 +325,7 @@ void r4_node_clean(struct r4_db *db, r4_node *n)
 
 void r4_cache_drop_if(struct r4_db *db, bool (*pred)(void *ctx, uint64_t blk), void *ctx)
 {
+	db->cache.moves++;
 	struct r4_cache *c = &db->cache;
 
 	for (size_t i = 0; i < c->nbuckets; i++)

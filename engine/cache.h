@@ -40,6 +40,8 @@ struct r4_cache {
 	size_t ndirty;
 	uint64_t next_fake;
 	uint64_t hits, misses;
+	uint64_t moves;		/* nodes forgotten or renumbered: what makes a block
+				   number name another node (struct r4_item_hint) */
 };
 
 int r4_cache_init(struct r4_cache *c, size_t bound);

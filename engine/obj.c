@@ -321,7 +321,8 @@ static int obj_load(struct r4_db *db, const r4_key *sdkey, struct r4_inode *ino)
 	memset(ino, 0, sizeof(*ino));
 	if ((rc = find_sd(db, sdkey, &p, &body, &len)))
 		return rc;
-	rc = obj_from_sd(db, sdkey, body, len, p.lv[1].node->blk, ino);
+	if (!(rc = obj_from_sd(db, sdkey, body, len, p.lv[1].node->blk, ino)))
+		r4_tree_hint(db, &p, false, &ino->sd_at);
 	r4_path_release(db, &p);
 	return rc;
 }
@@ -339,12 +340,14 @@ void r4_obj_fini(struct r4_inode *ino)
  * next walk through it: as a load would read it (what the stat data
  * cannot hold, such as nanoseconds without their extension, is not kept),
  * with its body looked for again. */
-static void memo_saved(struct r4_db *db, const r4_key *sdkey, const uint8_t *body, unsigned len)
+static void memo_saved(struct r4_db *db, const struct r4_inode *saved, const uint8_t *body,
+		       unsigned len)
 {
 	struct r4_inode ino;
 
-	if (!memo(db) || obj_from_sd(db, sdkey, body, len, 0, &ino))
+	if (!memo(db) || obj_from_sd(db, &saved->sdkey, body, len, 0, &ino))
 		return;
+	ino.sd_at = saved->sd_at;
 	r4_obj_memo_put(db, &ino);
 	r4_obj_fini(&ino);
 }
@@ -352,13 +355,25 @@ static void memo_saved(struct r4_db *db, const r4_key *sdkey, const uint8_t *bod
 int r4_obj_save(struct r4_db *db, struct r4_inode *ino)
 {
 	size_t want = r4_item_stat_size(&ino->sd);
+	r4_node *n = r4_tree_at(db, &ino->sd_at, &ino->sdkey, R4_ITEM_STAT40);
 	struct r4_path p;
 	uint8_t *body;
 	unsigned len;
 	int rc;
 
+	/* (where it was read or stored last, no lookup, when it stays that size) */
+	if (n && r4_node_item_len(n->data, db->bs, ino->sd_at.pos) == want) {
+		r4_tree_touch_at(db, n, ino->sd_at.pos);
+		body = n->data + r4_node_item_off(n->data, db->bs, ino->sd_at.pos);
+		r4_item_stat_encode(&ino->sd, body);
+		memo_saved(db, ino, body, (unsigned)want);
+		r4_node_put(db, n);
+		return 0;
+	}
+	r4_node_put(db, n);
 	if ((rc = find_sd(db, &ino->sdkey, &p, &body, &len)))
 		return rc == -ENOENT ? -EUCLEAN : rc;
+	r4_tree_hint(db, &p, false, &ino->sd_at);
 	if (want != len && (rc = r4_tree_resize(db, &p, R4_MIN(want, len), (int)want - (int)len))) {
 		/* no room in place: replace the item */
 		uint8_t *buf = r4_malloc(want);
@@ -377,7 +392,7 @@ int r4_obj_save(struct r4_db *db, struct r4_inode *ino)
 	r4_tree_touch(db, &p);
 	r4_path_item(db, &p, NULL, NULL, &body, NULL);
 	r4_item_stat_encode(&ino->sd, body);
-	memo_saved(db, &ino->sdkey, body, (unsigned)want);
+	memo_saved(db, ino, body, (unsigned)want);
 	r4_path_release(db, &p);
 	return 0;
 }
@@ -1058,6 +1073,7 @@ void r4_obj_prepare(const struct r4_db *db, const struct r4_inode *dir, const ch
 int r4_obj_create(struct r4_db *db, struct r4_inode *dir, const char *name, size_t len,
 		  const struct r4_sd *tmpl, struct r4_inode *out)
 {
+	struct r4_item_hint at;
 	struct r4_inode ino;
 	struct r4_path p;
 	uint8_t *buf;
@@ -1075,13 +1091,16 @@ int r4_obj_create(struct r4_db *db, struct r4_inode *dir, const char *name, size
 	if (!(buf = r4_malloc(size)))
 		return -ENOMEM;
 	r4_item_stat_encode(&ino.sd, buf);
-	if (!(rc = r4_tree_lookup(db, &ino.sdkey, R4_LEVEL_LEAF, &p)))
+	if (!(rc = r4_tree_lookup(db, &ino.sdkey, R4_LEVEL_LEAF, &p))) {
+		r4_tree_hint(db, &p, true, &at);
 		rc = r4_tree_insert(db, &p, &ino.sdkey, R4_ITEM_STAT40, buf, (unsigned)size);
+	}
 	/* the object as its stat data now reads, from the bytes just stored */
 	if (!rc) {
 		db->next_oid++;
 		db->file_count++;
-		rc = obj_from_sd(db, &ino.sdkey, buf, (unsigned)size, 0, out);
+		if (!(rc = obj_from_sd(db, &ino.sdkey, buf, (unsigned)size, 0, out)))
+			out->sd_at = at;
 	}
 	r4_free(buf);
 	if (rc)

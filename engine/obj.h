@@ -12,6 +12,7 @@
 
 #include "db.h"
 #include "item.h"
+#include "tree.h"
 
 #define R4_ROOT_LOCALITY 41
 #define R4_FIRST_OID 0x10000
@@ -24,6 +25,7 @@ struct r4_inode {
 	unsigned hash, fibre, formatting;	/* effective plugins */
 	unsigned create;			/* file plugin of new regular files */
 	unsigned compress, cmode, cluster;	/* ccreg40: plugin ids, as in the pset */
+	struct r4_item_hint sd_at;	/* where its stat data was read or stored last */
 	bool bodiless;		/* known to have no body items: made in this transaction,
 				   nothing changed since (fs.c made_here); spares a write
 				   the lookups that find and remove an old body */

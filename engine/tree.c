@@ -752,6 +752,41 @@ void r4_tree_touch(struct r4_db *db, struct r4_path *p)
 	r4_node_dirty(db, p->lv[p->level].node);
 }
 
+void r4_tree_hint(const struct r4_db *db, const struct r4_path *p, bool next,
+		  struct r4_item_hint *h)
+{
+	int pos = p->lv[1].pos + next;
+
+	*h = (struct r4_item_hint){0};
+	if (p->level == R4_LEVEL_LEAF && p->lv[1].node && pos >= 0)
+		*h = (struct r4_item_hint){p->lv[1].node->blk, db->cache.moves, (unsigned)pos,
+					   true};
+}
+
+r4_node *r4_tree_at(struct r4_db *db, const struct r4_item_hint *h, const r4_key *k,
+		    unsigned pid)
+{
+	r4_node *n = h->set && h->moves == db->cache.moves ? r4_cache_find(db, h->blk) : NULL;
+	r4_key got;
+
+	if (!n || r4_node_level(n->data) != R4_LEVEL_LEAF || h->pos >= r4_node_nr(n->data) ||
+	    r4_node_item_pid(n->data, db->bs, h->pos) != pid)
+		return NULL;
+	r4_node_key(n->data, db->bs, h->pos, &got);
+	if (r4_key_cmp(&got, k) || r4_node_get(db, h->blk, R4_LEVEL_LEAF, &n))
+		return NULL;
+	return n;
+}
+
+void r4_tree_touch_at(struct r4_db *db, r4_node *n, unsigned pos)
+{
+	r4_key k;
+
+	r4_node_key(n->data, db->bs, pos, &k);
+	key_changed(db, &k);
+	r4_node_dirty(db, n);
+}
+
 void r4_tree_set_key(struct r4_db *db, struct r4_path *p, const r4_key *k)
 {
 	r4_node *n = p->lv[p->level].node;

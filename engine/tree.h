@@ -66,6 +66,29 @@ int r4_tree_remove(struct r4_db *db, struct r4_path *p);
 int r4_tree_resize(struct r4_db *db, struct r4_path *p, unsigned at, int delta);
 /* Before changing the current item's body in place. */
 void r4_tree_touch(struct r4_db *db, struct r4_path *p);
+
+/*
+ * Where a leaf item was: the way back to it without a lookup, good while
+ * no cached node has been forgotten or renumbered since (a node that
+ * leaves the tree leaves the cache, so a block number cached names a node
+ * of the tree until then).  Zeroed: none.
+ */
+struct r4_item_hint {
+	uint64_t blk, moves;
+	unsigned pos;
+	bool set;
+};
+/* The hint of the leaf item p is at; with next, of where an item inserted
+ * after it (r4_tree_insert) goes unless its leaf is split. */
+void r4_tree_hint(const struct r4_db *db, const struct r4_path *p, bool next,
+		  struct r4_item_hint *h);
+/* The leaf h points to, referenced (r4_node_put it), if it is in memory
+ * and still holds the item of key k and plugin pid at h->pos; else NULL
+ * (nothing read). */
+r4_node *r4_tree_at(struct r4_db *db, const struct r4_item_hint *h, const r4_key *k,
+		    unsigned pid);
+/* Before changing item pos of leaf n (from r4_tree_at) in place. */
+void r4_tree_touch_at(struct r4_db *db, r4_node *n, unsigned pos);
 /* Change the current item's key (its first unit changed); fixes the parents. */
 void r4_tree_set_key(struct r4_db *db, struct r4_path *p, const r4_key *k);
 

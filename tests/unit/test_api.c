@@ -1511,6 +1511,58 @@ static void test_lookup_memo(void)
 	t_both_clean(img, "the memo and made files");
 }
 
+/* A stat data is stored again where it was read or stored last, without
+ * a lookup (struct r4_item_hint), only while it is still there: the
+ * directory's, between creates that split its leaf and move items to
+ * new ones, removals that empty leaves, and commits that renumber nodes,
+ * each time with a time of its own; the last one is what reads back. */
+static void test_sd_hint(void)
+{
+	struct r4_open_opts oo = {.rw = true};
+	struct r4_setattr sa = {.mask = R4_SET_MTIME};
+	struct r4_stat st;
+	r4_db *db = NULL;
+	char p[64];
+
+	CHECK_RC(r4_mkfs(img, 64u << 20, NULL));
+	CHECK_RC(r4_open(img, &oo, &db));
+	CHECK_RC(r4_begin(db));
+	CHECK_RC(r4_mkdir(db, "/d", 0755, 0, 0));
+	for (int i = 0; i < 3000; i++) {
+		/* (the root's entries sort before /d's stat data: they push it
+		 * on in its leaf and split it off) */
+		snprintf(p, sizeof(p), "%s/f%05d", i % 3 ? "/d" : "", i);
+		CHECK_RC(r4_create(db, p, 0644, 0, 0));
+		if (i % 7 == 0) {
+			sa.mtime = (struct timespec){1000000 + i, 0};
+			CHECK_RC(r4_setattr(db, "/d", &sa));
+		}
+		if (i % 500 == 499) {
+			CHECK_RC(r4_commit(db));
+			CHECK_RC(r4_begin(db));
+		}
+	}
+	for (int i = 0; i < 3000; i += 2) {
+		snprintf(p, sizeof(p), "%s/f%05d", i % 3 ? "/d" : "", i);
+		CHECK_RC(r4_unlink(db, p));
+		if (i % 14 == 0) {
+			sa.mtime = (struct timespec){2000000 + i, 0};
+			CHECK_RC(r4_setattr(db, "/d", &sa));
+		}
+	}
+	sa.mtime = (struct timespec){3000000, 0};
+	CHECK_RC(r4_setattr(db, "/d", &sa));
+	CHECK_RC(r4_commit(db));
+	r4_close(db);
+	db = NULL;
+	CHECK_RC(r4_open(img, &oo, &db));
+	CHECK_RC(r4_stat(db, "/d", &st));
+	CHECK_EQ(st.mtime.tv_sec, 3000000);
+	CHECK_EQ(st.nlink, 2);
+	r4_close(db);
+	t_both_clean(img, "stat data stored where it was found last");
+}
+
 static int count_entry(void *ctx, const char *name, size_t len, uint64_t ino, uint32_t type)
 {
 	(void)name;
@@ -1635,6 +1687,7 @@ int main(void)
 	test_transactions();
 	test_made_path();
 	test_lookup_memo();
+	test_sd_hint();
 	test_dir_inserts();
 	test_helpers();
 	int fsck = t_fsck(img);
