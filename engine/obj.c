@@ -721,29 +721,37 @@ static int cde_add_in_place(struct r4_db *db, struct r4_path *p, const struct r4
 	uint8_t one[R4_CDE_HDR + R4_CDE_UH_SIZE + R4_CDE_OBJID_SIZE + R4_NAME_MAX + 1];
 	unsigned usz = (unsigned)r4_item_cde_unit_size(ne), len, n, at, hend, bat, off, prev_off;
 	uint8_t *body;
-	r4_key ik, k, prev;
+	r4_key ik, k;
 	int rc;
 
 	r4_path_item(db, p, &ik, NULL, &body, &len);
-	if (r4_item_cde_count(body, len, &n) || n >= UINT16_MAX || r4_tree_free(db, p) < usz ||
-	    len + usz > r4_tree_max_item(db))
+	if (r4_item_cde_count(body, len, &n) || !n || n >= UINT16_MAX ||
+	    r4_tree_free(db, p) < usz || len + usz > r4_tree_max_item(db))
 		return 0;
-	/* what the moves below rely on: unit keys in order, the first the
-	 * item's, unit bodies in order inside the item (units' own contents
-	 * stay as they are; the slow way decodes and checks them whole) */
+	/* what the moves below rely on: unit bodies in order inside the item,
+	 * the first unit's key the item's (units' own contents stay as they
+	 * are; the slow way decodes and checks them whole; the order of the
+	 * unit keys, which every lookup's binary search takes on trust, is
+	 * fsck's to check) */
 	hend = R4_CDE_HDR + n * R4_CDE_UH_SIZE;
-	at = n;
-	prev_off = hend;
-	for (unsigned i = 0; i < n; i++) {
-		r4_item_cde_unit_key(&ik, body, i, &k);
+	prev_off = 0;
+	for (unsigned i = 0; i < n; i++, prev_off = off) {
 		off = r4_le16_get(body + R4_CDE_HDR + i * R4_CDE_UH_SIZE + R4_CDE_UH_OFFSET);
-		if ((i > 0 && (r4_key_cmp(&prev, &k) > 0 || off <= prev_off)) ||
-		    (i == 0 && (r4_key_cmp(&k, &ik) != 0 || off != hend)) || off >= len)
+		if ((i == 0 ? off != hend : off <= prev_off) || off >= len)
 			return 0;
-		if (at == n && r4_key_cmp(&k, &ne->de_key) > 0)
-			at = i;
-		prev = k;
-		prev_off = off;
+	}
+	r4_item_cde_unit_key(&ik, body, 0, &k);
+	if (r4_key_cmp(&k, &ik))
+		return 0;
+	/* at: the first unit whose key is above the new one (a binary search
+	 * compares both neighbours of where it ends) */
+	for (unsigned lo = at = 0, hi = n, mid; lo < hi; at = lo) {
+		mid = lo + (hi - lo) / 2;
+		r4_item_cde_unit_key(&ik, body, mid, &k);
+		if (r4_key_cmp(&k, &ne->de_key) <= 0)
+			lo = mid + 1;
+		else
+			hi = mid;
 	}
 	if (at == 0)
 		return 0;
