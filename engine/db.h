@@ -107,7 +107,11 @@ struct r4_db {
 	 * obj.c's memo tells that what it keeps still holds (r4_tree_changes) */
 	uint64_t changed[4096];
 	uint64_t changed_root;
-	int near[10];		/* tree.c: the last lookup's position at each level (R4_MAX_HEIGHT + 2) */
+	/* tree.c: the position the last lookup of a key of each region took at
+	 * each level (R4_MAX_HEIGHT + 2); a region is the keys of one
+	 * locality and type (a directory's entries, its children's stat data,
+	 * their bodies), regions sharing a row */
+	int near[512][10];
 
 	/* transaction (txn.c) */
 	const struct r4_txn_hooks *hooks;	/* the file layer's, from open */

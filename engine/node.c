@@ -155,9 +155,13 @@ int r4_node_lookup_near(const uint8_t *b, uint32_t bs, const r4_key *k, int hint
 	/* what the search below answers for key(hint) <= k < key(hint + 1),
 	 * k equal to key(hint) only when that is the first such key */
 	if (hint >= 0 && hint < nr && (c = key_cmp_at(b, bs, (unsigned)hint, k)) <= 0 &&
-	    (c < 0 || hint == 0 || key_cmp_at(b, bs, (unsigned)hint - 1, k) < 0) &&
-	    (hint + 1 == nr || key_cmp_at(b, bs, (unsigned)hint + 1, k) > 0))
-		return hint;
+	    (c < 0 || hint == 0 || key_cmp_at(b, bs, (unsigned)hint - 1, k) < 0)) {
+		if (hint + 1 == nr || (c = key_cmp_at(b, bs, (unsigned)hint + 1, k)) > 0)
+			return hint;
+		/* (one further: the place after an item just added) */
+		if (c < 0 && (hint + 2 == nr || key_cmp_at(b, bs, (unsigned)hint + 2, k) > 0))
+			return hint + 1;
+	}
 	return r4_node_lookup(b, bs, k);
 }
 

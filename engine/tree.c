@@ -143,12 +143,21 @@ static int get_child(struct r4_db *db, const r4_node *n, unsigned i, unsigned le
 	return 0;
 }
 
-_Static_assert(sizeof(((struct r4_db *)0)->near) / sizeof(int) >= R4_MAX_HEIGHT + 2,
+_Static_assert(sizeof(((struct r4_db *)0)->near[0]) / sizeof(int) >= R4_MAX_HEIGHT + 2,
 	       "a position per level");
+
+/* The positions lookups of k's region took last (db->near). */
+static int *near_of(struct r4_db *db, const r4_key *k)
+{
+	uint64_t region = k->el[0];	/* (locality and type) */
+
+	return db->near[(region ^ region >> 9) % R4_ARRAY_SIZE(db->near)];
+}
 
 int r4_tree_lookup(struct r4_db *db, const r4_key *k, unsigned stop, struct r4_path *p)
 {
 	unsigned level = db->height;
+	int *near = near_of(db, k);
 	r4_node *n;
 	int rc;
 
@@ -157,11 +166,11 @@ int r4_tree_lookup(struct r4_db *db, const r4_key *k, unsigned stop, struct r4_p
 	if ((rc = r4_node_get(db, db->root, level, &n)))
 		return rc;
 	for (;;) {
-		/* (lookups come near each other: the position the last one took
-		 * at this level first) */
-		int pos = r4_node_lookup_near(n->data, db->bs, k, db->near[level]);
+		/* (lookups come near each other: the position the last one in
+		 * this region took at this level first) */
+		int pos = r4_node_lookup_near(n->data, db->bs, k, near[level]);
 
-		db->near[level] = pos;
+		near[level] = pos;
 		p->lv[level].node = n;
 		p->lv[level].pos = pos;
 		if (level == stop)
