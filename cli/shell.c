@@ -590,8 +590,10 @@ static struct r4_run_opts part_opts(struct sh *sh, bool per_statement, unsigned 
 	/* --quiet shows no value (print_value), so reading each object a
 	 * statement names for its value is work thrown away: a 100-byte write
 	 * read its file back; a value that cannot be read fails nothing */
-	if (sh->quiet && sh->out != SH_JSON)
+	if (sh->quiet && sh->out != SH_JSON) {
 		ro.exec.read_objects = false;
+		ro.drop_values = true;
+	}
 	return ro;
 }
 

@@ -1084,7 +1084,7 @@ int r4_obj_create(struct r4_db *db, struct r4_inode *dir, const char *name, size
 	struct r4_item_hint at;
 	struct r4_inode ino;
 	struct r4_path p;
-	uint8_t *buf;
+	uint8_t small[256], *buf;	/* (a symlink's may not fit) */
 	r4_key ek;
 	size_t size;
 	int rc;
@@ -1096,7 +1096,7 @@ int r4_obj_create(struct r4_db *db, struct r4_inode *dir, const char *name, size
 	if ((rc = r4_obj_sd_fits(db, &ino.sd)))
 		return rc;
 	size = r4_item_stat_size(&ino.sd);
-	if (!(buf = r4_malloc(size)))
+	if (!(buf = size <= sizeof(small) ? small : r4_malloc(size)))
 		return -ENOMEM;
 	r4_item_stat_encode(&ino.sd, buf);
 	if (!(rc = r4_tree_lookup(db, &ino.sdkey, R4_LEVEL_LEAF, &p))) {
@@ -1110,7 +1110,8 @@ int r4_obj_create(struct r4_db *db, struct r4_inode *dir, const char *name, size
 		if (!(rc = obj_from_sd(db, &ino.sdkey, buf, (unsigned)size, 0, out)))
 			out->sd_at = at;
 	}
-	r4_free(buf);
+	if (buf != small)
+		r4_free(buf);
 	if (rc)
 		return rc;
 	if (S_ISDIR(tmpl->sd_mode)) {

@@ -1667,6 +1667,12 @@ static int write_body(struct r4_db *db, struct r4_inode *ino, unsigned kind, uin
 
 	if (kind == BODY_EXTENTS || !want_tails(db, ino, newsize))
 		return extent_write(db, ino, kind, off, buf, len, newsize);
+	if (kind == BODY_NONE && off == 0 && len == newsize) {
+		/* (nothing there: the tails are buf as it stands) */
+		if (!(rc = grab_rewrite(db, ino, kind, tails_cost(db, newsize), false)))
+			rc = to_tails(db, ino, kind, buf, newsize);
+		return rc;
+	}
 	if ((rc = read_all(db, ino, newsize, &all)))
 		return rc;
 	memcpy(all + off, buf, len);

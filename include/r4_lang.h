@@ -127,6 +127,7 @@ struct r4_run_opts {
 					   the whole command is one unit */
 	struct r4_exec_opts exec;	/* identity, current directory, values (include/r4.h);
 					   exec.yield, if set, sees each value too */
+	bool drop_values;		/* keep no values in the run (a host that shows none) */
 };
 
 struct r4_run_value {			/* a statement's value (struct r4_value, owned) */

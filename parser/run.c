@@ -14,6 +14,7 @@ struct collect {
 	struct r4_run *r;
 	const struct r4_exec_opts *user;
 	size_t cap;			/* of r->values */
+	bool drop;			/* r4_run_opts.drop_values */
 };
 
 static int collect(void *ctx, const struct r4_value *v)
@@ -22,6 +23,8 @@ static int collect(void *ctx, const struct r4_value *v)
 	struct r4_run *r = c->r;
 	struct r4_run_value *o;
 
+	if (c->drop)
+		return c->user->yield ? c->user->yield(c->user->ctx, v) : 0;
 	if (r4_grow(&r->values, &c->cap, r->nvalues + 1, sizeof(*r->values), 16))
 		return -ENOMEM;
 	o = &r->values[r->nvalues];
@@ -151,7 +154,7 @@ int r4_run_exec(r4_db *db, struct r4_run *r, const struct r4_run_opts *o)
 	if (!o)
 		o = &run_defaults;
 	xo = o->exec;
-	c = (struct collect){r, &o->exec, 0};
+	c = (struct collect){r, &o->exec, 0, o->drop_values};
 	xo.yield = collect;
 	xo.ctx = &c;
 	rc = r4_exec(db, r->plan, &xo, &e);
