@@ -217,15 +217,21 @@ static int find_sd(struct r4_db *db, const r4_key *sdkey, struct r4_path *p, uin
  * Plain memory: r4_close frees it whole.
  */
 static int obj_load(struct r4_db *db, const r4_key *sdkey, struct r4_inode *ino);
+static int obj_from_sd(struct r4_db *db, const r4_key *sdkey, const uint8_t *body, unsigned len,
+		       uint64_t blk, struct r4_inode *ino);
 
 enum { MEMO_OBJS = 1024, MEMO_NAMES = 4096, MEMO_NAME_MAX = 64 };
 
+struct memo_obj {
+	uint64_t txn_seq, changes;
+	bool used;
+	bool stored;	/* ino holds its sdkey and sd_at alone: the object is as
+			   its stat data was just stored there, read when asked */
+	struct r4_inode ino;
+};
+
 struct r4_obj_memo {
-	struct {
-		uint64_t txn_seq, changes;
-		bool used;
-		struct r4_inode ino;
-	} obj[MEMO_OBJS];
+	struct memo_obj obj[MEMO_OBJS];
 	struct {
 		uint64_t txn_seq, changes;
 		bool used;
@@ -252,13 +258,28 @@ static bool memo_obj_get(struct r4_db *db, const r4_key *sdkey, struct r4_inode 
 {
 	struct r4_obj_memo *m = memo(db);
 	uint64_t oid = r4_key_objectid(sdkey);
+	struct memo_obj *e = m ? &m->obj[oid % MEMO_OBJS] : NULL;
+	r4_node *n;
+	bool ok;
 
-	if (m && MEMO_FRESH(db, m->obj[oid % MEMO_OBJS], oid) &&
-	    !r4_key_cmp(&m->obj[oid % MEMO_OBJS].ino.sdkey, sdkey)) {
-		*ino = m->obj[oid % MEMO_OBJS].ino;
+	if (!e || !MEMO_FRESH(db, *e, oid) || r4_key_cmp(&e->ino.sdkey, sdkey))
+		return false;
+	if (!e->stored) {
+		*ino = e->ino;
 		return true;
 	}
-	return false;
+	/* (read from where it was stored, no lookup; gone from there: a load) */
+	if (!(n = r4_tree_at(db, &e->ino.sd_at, sdkey, R4_ITEM_STAT40)))
+		return false;
+	ok = !obj_from_sd(db, sdkey, n->data + r4_node_item_off(n->data, db->bs, e->ino.sd_at.pos),
+			  r4_node_item_len(n->data, db->bs, e->ino.sd_at.pos), n->blk, ino);
+	r4_node_put(db, n);
+	if (!ok)
+		return false;
+	ino->sd_at = e->ino.sd_at;
+	e->ino = *ino;
+	e->stored = false;
+	return true;
 }
 
 void r4_obj_memo_put(struct r4_db *db, const struct r4_inode *ino)
@@ -271,6 +292,7 @@ void r4_obj_memo_put(struct r4_db *db, const struct r4_inode *ino)
 	m->obj[oid % MEMO_OBJS].txn_seq = db->txn_seq;
 	m->obj[oid % MEMO_OBJS].changes = r4_tree_changes(db, oid);
 	m->obj[oid % MEMO_OBJS].used = true;
+	m->obj[oid % MEMO_OBJS].stored = false;
 	m->obj[oid % MEMO_OBJS].ino = *ino;
 }
 
@@ -336,20 +358,24 @@ void r4_obj_fini(struct r4_inode *ino)
 	}
 }
 
-/* The object whose stat data was just stored as body[0..len), for the
- * next walk through it: as a load would read it (what the stat data
- * cannot hold, such as nanoseconds without their extension, is not kept),
- * with its body looked for again. */
-static void memo_saved(struct r4_db *db, const struct r4_inode *saved, const uint8_t *body,
-		       unsigned len)
+/* The object whose stat data was just stored where saved->sd_at says,
+ * for the next walk through it: read from there when asked (as a load
+ * would read it, so nothing the stat data cannot hold is kept; a symlink,
+ * whose target the memo does not keep, not at all). */
+static void memo_saved(struct r4_db *db, const struct r4_inode *saved)
 {
-	struct r4_inode ino;
+	struct r4_obj_memo *m = memo(db);
+	uint64_t oid = r4_key_objectid(&saved->sdkey);
+	struct memo_obj *e = m ? &m->obj[oid % MEMO_OBJS] : NULL;
 
-	if (!memo(db) || obj_from_sd(db, &saved->sdkey, body, len, 0, &ino))
+	if (!e || S_ISLNK(saved->sd.sd_mode) || !saved->sd_at.set)
 		return;
-	ino.sd_at = saved->sd_at;
-	r4_obj_memo_put(db, &ino);
-	r4_obj_fini(&ino);
+	e->txn_seq = db->txn_seq;
+	e->changes = r4_tree_changes(db, oid);
+	e->used = true;
+	e->stored = true;
+	e->ino.sdkey = saved->sdkey;
+	e->ino.sd_at = saved->sd_at;
 }
 
 int r4_obj_save(struct r4_db *db, struct r4_inode *ino)
@@ -366,7 +392,7 @@ int r4_obj_save(struct r4_db *db, struct r4_inode *ino)
 		r4_tree_touch_at(db, n, ino->sd_at.pos);
 		body = n->data + r4_node_item_off(n->data, db->bs, ino->sd_at.pos);
 		r4_item_stat_encode(&ino->sd, body);
-		memo_saved(db, ino, body, (unsigned)want);
+		memo_saved(db, ino);
 		r4_node_put(db, n);
 		return 0;
 	}
@@ -392,7 +418,7 @@ int r4_obj_save(struct r4_db *db, struct r4_inode *ino)
 	r4_tree_touch(db, &p);
 	r4_path_item(db, &p, NULL, NULL, &body, NULL);
 	r4_item_stat_encode(&ino->sd, body);
-	memo_saved(db, ino, body, (unsigned)want);
+	memo_saved(db, ino);
 	r4_path_release(db, &p);
 	return 0;
 }
