@@ -1,0 +1,174 @@
+#!/usr/bin/env bats
+# r4fuse_ctlgroup: commands written to the control file by several
+# processes at once share commits (root, /dev/fuse), unmounted in teardown
+# even when a test fails.  Each command stays a unit of its own: one that
+# fails is undone alone and hears of it alone, the others' changes stay;
+# a write(2) that returned has its command on disk (kill -9 of r4fuse
+# right after); fewer commits than commands, counted by
+# bench/group_preload.c preloaded into r4fuse.
+
+setup() {
+	load helper
+	r4_setup
+	fuse_setup 64M
+	need_cmd python3
+	need_cmd cc
+	# WRITER MNT NAME K ACK MODE HOW: K commands through MNT/..reiser4,
+	# each changing /NAME.a and /NAME.b to the 8-digit counter; ACK
+	# (outside the mount) gets "I ok" or "I ERRNO" for each.  MODE fail:
+	# every odd command changes /NAME.a and then writes into a missing
+	# directory (the whole command must be undone); per-statement: the
+	# same, one unit per statement (its /NAME.a stays).  HOW close: an
+	# open write-only for each, the command without a newline, so that it
+	# runs at close(2), which fails with its error; read: one read-write
+	# open, the command written at 0 and its answer read back (its values,
+	# or its diagnostics).
+	WRITER=$T/writer.py
+	cat >"$WRITER" <<'PY'
+import errno, os, sys
+mnt, name, k, ack, mode, how = sys.argv[1:3] + [int(sys.argv[3])] + sys.argv[4:7]
+ctl = mnt + "/..reiser4"
+out = open(ack, "w", buffering=1)
+rw = os.open(ctl, os.O_RDWR) if how == "read" else -1
+for i in range(1, k + 1):
+    cmd = '/%s.a <- "%08d"; /%s.b <- "%08d"' % (name, i, name, i)
+    want = "%08d\n%08d\n" % (i, i)
+    if mode != "ok" and i % 2:
+        cmd = '/%s.a <- "%08d"; /nope/%s <- "%08d"' % (name, i, name, i)
+        if mode == "per-statement":
+            cmd = "# r4 per-statement\n" + cmd
+    if how == "close":
+        fd = os.open(ctl, os.O_WRONLY)
+        os.write(fd, cmd.encode())
+        try:
+            os.close(fd)
+            out.write("%d ok\n" % i)
+        except OSError as e:
+            out.write("%d %s\n" % (i, errno.errorcode[e.errno]))
+    else:
+        os.pwrite(rw, cmd.encode(), 0)
+        a = os.pread(rw, 65536, 0).decode()
+        if a == want:
+            out.write("%d ok\n" % i)
+        elif "error: cannot" in a and "No such file or directory" in a:
+            # (per statement: the first one's value, then the diagnostic)
+            done = "%08d\n" % i if mode == "per-statement" else ""
+            out.write("%d %s\n" % (i, "ENOENT" if a.startswith(done) else repr(a)))
+        else:
+            out.write("%d %r\n" % (i, a))
+PY
+	PRELOAD=$T/group_preload.so
+	cc -O2 -shared -fPIC "$BATS_TEST_DIRNAME/../../bench/group_preload.c" -ldl -o "$PRELOAD"
+	COUNTS=$T/counts
+	head -c 16 /dev/zero >"$COUNTS"
+}
+
+teardown() {
+	fuse_teardown
+	r4_teardown
+}
+
+# mount_counted OPTS: mount_r4_fg with the commit counter preloaded
+mount_counted() {
+	LD_PRELOAD=$PRELOAD R4_GROUP_COUNTS=$COUNTS \
+		ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0 mount_r4_fg "$@"
+}
+
+# commits: the journal header writes (= commits) counted so far
+commits() {
+	od -An -t u8 -j 8 -N 8 "$COUNTS" | tr -d ' '
+}
+
+# kill9: r4fuse killed at once, the mount gone
+kill9() {
+	kill -9 "$FUSE_PID"
+	wait "$FUSE_PID" 2>/dev/null || true
+	FUSE_PID=
+	fusermount3 -uz "$MNT" 2>/dev/null || true
+}
+
+@test "4 processes write commands at once: each its own outcome, fewer commits than commands; kill -9: every change there" {
+	local k=31 i c0 c1 mode how pids=()
+	mount_counted -o commit=60
+	c0=$(commits)
+	for i in 1 2 3 4; do
+		mode=ok
+		[ "$i" = 3 ] && mode=fail
+		[ "$i" = 4 ] && mode=per-statement
+		how=close
+		[ $((i % 2)) = 0 ] && how=read
+		python3 "$WRITER" "$MNT" "w$i" "$k" "$T/ack$i" "$mode" "$how" &
+		pids+=($!)
+	done
+	wait "${pids[@]}"
+	c1=$(commits)
+	kill9
+	# each process heard of its own commands, and only of them
+	for i in 1 2 3 4; do
+		run cat "$T/ack$i"
+		if [ "$i" -le 2 ]; then
+			assert_output "$(for n in $(seq 1 $k); do echo "$n ok"; done)"
+		else
+			assert_output "$(for n in $(seq 1 $k); do
+				if ((n % 2)); then echo "$n ENOENT"; else echo "$n ok"; fi; done)"
+		fi
+	done
+	echo "commits: $((c1 - c0)) for $((4 * k)) commands" >&3
+	[ $((c1 - c0)) -lt $((4 * k)) ]
+	# what the writes acknowledged is in the image; a failed command is
+	# gone whole, a failed statement alone
+	run "$R4SH" -c '/w1.a; /w1.b; /w2.a; /w2.b; /w3.a; /w3.b; /w4.a; /w4.b' "$IMG"
+	assert_success
+	assert_output "$(printf '%08d\n' $k $k $k $k $((k - 1)) $((k - 1)) $k $((k - 1)))"
+	run "$R4SH" -c '/nope' "$IMG"
+	assert_failure
+	fsck_both "$IMG"
+}
+
+@test "concurrent commands with answers: each process reads its own values or diagnostics" {
+	mount_r4_fg -o commit=60
+	# (the answer is read back through the same open: the command runs then)
+	cat >"$T/asker.py" <<'PY'
+import os, sys
+mnt, name, k, bad = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4] == "bad"
+for i in range(1, k + 1):
+    fd = os.open(mnt + "/..reiser4", os.O_RDWR)
+    tgt = "/nope/" + name if bad and i % 2 else "/" + name
+    os.write(fd, ('%s <- "%s %d"' % (tgt, name, i)).encode())
+    a = os.read(fd, 65536).decode()
+    os.close(fd)
+    want = "%s %d\n" % (name, i)
+    if bad and i % 2:
+        if "error: cannot" not in a or "No such file or directory" not in a or want in a:
+            sys.exit("%s %d: answer %r" % (name, i, a))
+    elif a != want:
+        sys.exit("%s %d: answer %r, not %r" % (name, i, a, want))
+PY
+	local i pids=()
+	for i in 1 2 3; do
+		python3 "$T/asker.py" "$MNT" "q$i" 20 "$([ "$i" = 2 ] && echo bad || echo good)" &
+		pids+=($!)
+	done
+	# and r4sh (framed), and echo (each command run by its write(2)):
+	# their exit status and diagnostic their own
+	(for n in $(seq 1 8); do
+		"$R4SH" -c "/s <- \"$n\"" "$MNT" >/dev/null || exit 1
+		if "$R4SH" -c "/nope/s <- \"$n\"" "$MNT" 2>"$T/sh.err"; then exit 2; fi
+		grep -q "No such file or directory" "$T/sh.err" || exit 3
+	done) &
+	pids+=($!)
+	(for n in $(seq 1 8); do
+		echo "/e <- \"$n\"" >"$MNT/..reiser4" || exit 1
+		if echo "/nope/e <- \"$n\"" 2>"$T/echo.err" >"$MNT/..reiser4"; then exit 2; fi
+		grep -q "No such file or directory" "$T/echo.err" || exit 3
+	done) &
+	pids+=($!)
+	for i in "${pids[@]}"; do
+		wait "$i"
+	done
+	run "$R4SH" -c '/q1; /q2; /q3; /s; /e' "$MNT"
+	assert_success
+	assert_output $'q1 20\nq2 20\nq3 20\n8\n8'
+	umount_r4
+	fsck_both "$IMG"
+}
