@@ -19,8 +19,9 @@
  * node becomes an object's path and a pseudo file of the table, one call.
  * This is the one file of the bridge that uses the language (r4_lang.h),
  * and only for the control file: the text a process writes there is R4L,
- * run by r4_run, a unit of its own (in a session it may share).  Changes made behind the kernel's
- * back (a command, a pseudo file written) invalidate its caches
+ * run by r4_run, a unit of its own (in a session it may share).  Changes
+ * made behind the kernel's back (a command, a pseudo file written)
+ * invalidate its caches
  * (node_invalidate_all): attributes at once, names and pages by the
  * invalidation thread.  ops.c hands an operation on such a node here.
  */
@@ -182,6 +183,7 @@ static void ctl_parse(const struct caller *c, const char **src, size_t *len, str
 enum {
 	CTL_CLIENTS = 32,		/* writers of commands followed */
 	CTL_GATHER_MAX_NS = 10000000,	/* the longest a leader waits (10 ms) */
+	CTL_SCRIPT_MAX = 65536,		/* a longer per-statement text runs alone */
 };
 
 struct ctl_cmd {
@@ -255,11 +257,36 @@ static bool ctl_others(uint64_t now)
 	return false;
 }
 
+/*
+ * Does k run alone, each of its units committing by itself, as on an
+ * image?  A long script one unit per statement (r4sh -f on a mount): in
+ * the session its transaction would grow with every statement, and one
+ * that fails would do all those before it again.
+ */
+static bool ctl_alone(const struct ctl_cmd *k)
+{
+	return k->cl->per_statement && k->len > CTL_SCRIPT_MAX;
+}
+
+/* Run k, in the session ss or (NULL) alone. */
+static void ctl_run(struct ctl_cmd *k, r4_session *ss)
+{
+	struct r4_run_opts ro = {.name = "<control>", .exec = {.read_objects = true, .session = ss}};
+
+	ro.exec.who = k->cl->have_as ? k->cl->as.who : k->c->who;
+	ro.exec.cwd = k->cl->cwd;
+	ro.per_statement = k->cl->per_statement;
+	br_as(k->c);
+	k->rc = r4_run(B.db, k->src, k->len, &ro, &k->r);
+}
+
 /* Run the commands of list into one session and commit it. */
 static void ctl_batch(struct ctl_cmd *list)
 {
+	struct ctl_cmd *one = NULL;
 	struct r4_info before, after;
 	r4_session *ss = NULL;
+	unsigned n = 0;
 	int rc;
 
 	if ((rc = br_commit())) {	/* (a failed commit lost the group: said in the log) */
@@ -268,25 +295,26 @@ static void ctl_batch(struct ctl_cmd *list)
 		return;
 	}
 	r4_info(B.db, &before);
+	for (struct ctl_cmd *k = list; k; k = k->next) {
+		if (ctl_alone(k)) {
+			ctl_run(k, NULL);
+		} else {
+			n++;
+			one = k;
+		}
+	}
 	/* (one command of one unit commits alone, without the session's
 	 * record of it; a read-only volume: each runs alone, and reads) */
-	if ((list->next || list->cl->per_statement) && r4_session_begin(B.db, &ss))
+	if ((n > 1 || (n == 1 && one->cl->per_statement)) && r4_session_begin(B.db, &ss))
 		ss = NULL;
-	for (struct ctl_cmd *k = list; k; k = k->next) {
-		struct r4_run_opts ro = {.name = "<control>",
-					 .exec = {.read_objects = true, .session = ss}};
-
-		ro.exec.who = k->cl->have_as ? k->cl->as.who : k->c->who;
-		ro.exec.cwd = k->cl->cwd;
-		ro.per_statement = k->cl->per_statement;
-		br_as(k->c);
-		k->rc = r4_run(B.db, k->src, k->len, &ro, &k->r);
-	}
+	for (struct ctl_cmd *k = list; k; k = k->next)
+		if (!ctl_alone(k))
+			ctl_run(k, ss);
 	if (ss && (rc = r4_session_commit(ss))) {
 		br_log(LOG_ERR, "r4fuse: %s: commit of the control file's commands failed (%s)",
 		       B.image, r4_strerror(rc));
 		for (struct ctl_cmd *k = list; k; k = k->next)
-			if (k->r && (!k->rc || k->r->units)) {
+			if (!ctl_alone(k) && k->r && (!k->rc || k->r->units)) {
 				k->rc = rc;
 				k->lost = true;
 			}

@@ -172,3 +172,47 @@ PY
 	umount_r4
 	fsck_both "$IMG"
 }
+
+@test "a failed commit fails the commands in it, each with its own answer" {
+	# (the first sync fails: the first commit, the command's own)
+	R4_TEST_FAULT=sync:1 mount_r4_fg -o commit=60
+	run python3 -c 'import os, sys
+fd = os.open(sys.argv[1] + "/..reiser4", os.O_RDWR)
+os.write(fd, b"# r4 per-statement\n/a <- \"1\"; /b <- \"2\"")
+sys.stdout.write(os.read(fd, 4096).decode())' "$MNT"
+	assert_success
+	assert_output "<control>: error: cannot commit: Input/output error"
+	# framed, as r4sh reads it
+	printf '/c <- "3"\n/d <- "4"\n' >"$T/s.r4"
+	run "$R4SH" -f "$T/s.r4" "$MNT"
+	assert_failure
+	assert_output --partial "s.r4:1:1: error: cannot"
+	kill9
+	run "$R4SH" -c '/a' "$IMG"
+	assert_failure
+	assert_output --partial "No such file or directory"
+	fsck_both "$IMG"
+}
+
+@test "a script one unit per statement shares one commit; over 64 KiB it commits each statement" {
+	mount_counted -o commit=60
+	local c0 c1 c2
+	# SEND PAD N: one write(2) of a script of 3 statements after a
+	# comment of PAD bytes, run one unit per statement
+	cat >"$T/send.py" <<'PY'
+import os, sys
+fd = os.open(sys.argv[1] + "/..reiser4", os.O_WRONLY)
+pad, n = int(sys.argv[2]), int(sys.argv[3])
+os.write(fd, b"# r4 per-statement\n# %s\n/a <- \"%d\"\n/b <- \"%d\"\n/c <- \"%d\"\n"
+         % (b"x" * pad, n, n + 1, n + 2))
+PY
+	c0=$(commits)
+	python3 "$T/send.py" "$MNT" 10 1
+	c1=$(commits)
+	python3 "$T/send.py" "$MNT" 70000 4
+	c2=$(commits)
+	[ $((c1 - c0)) -eq 1 ]
+	[ $((c2 - c1)) -eq 3 ]
+	run "$R4SH" -c '/a; /b; /c' "$MNT"
+	assert_output $'4\n5\n6'
+}
