@@ -17,6 +17,10 @@
  *                                0 and reads its answer (the two values) back:
  *                                the command runs at the read, durable when
  *                                it returns (docs/r4fuse.md)
+ *   group ctlw DIR P K [CNT]     the same, the control file opened write-only:
+ *                                each command runs at its write(2) (one FUSE
+ *                                round trip a change), which returns its
+ *                                error; no answer is read
  *   group files-check DIR P K    every file holds its last iteration's bytes
  *   group sqlite DB P K [CNT]    P processes on one SQLite database DB (made
  *                                here: WAL, a table of 2P rows of 100 bytes),
@@ -40,6 +44,7 @@
  *   phase=raw n=N secs=S rate=R unit=syncs/s
  *   phase=files procs=P n=P*K secs=S rate=R unit=changes/s syncs=X commits=C
  *   phase=ctl procs=P n=P*K secs=S rate=R unit=changes/s syncs=X commits=C
+ *   phase=ctlw procs=P n=P*K secs=S rate=R unit=changes/s syncs=X commits=C
  *   phase=sqlite procs=P n=P*K secs=S rate=R unit=changes/s syncs=X commits=P*K
  *
  * SQLite's busy handler here retries after 100 us, not sqlite3_busy_timeout's
@@ -159,7 +164,8 @@ struct files {
 	const char *dir;
 	uint64_t k;
 	int fd[2];
-	int ctl;			/* ctl: the control file, read-write */
+	int ctl;			/* ctl: the control file, read-write ... */
+	bool wronly;			/* ... or (ctlw) write-only */
 	volatile uint64_t *cnt;		/* the preload's counters, or NULL */
 	uint64_t cnt0[2];
 };
@@ -235,7 +241,7 @@ static int ctl_set(unsigned p, void *arg)
 	if (files_set(p, arg))
 		return 1;
 	snprintf(path, sizeof(path), "%s/..reiser4", w->dir);
-	if ((w->ctl = open(path, O_RDWR)) < 0)
+	if ((w->ctl = open(path, w->wronly ? O_WRONLY : O_RDWR)) < 0)
 		return fail("cannot open", path);
 	return 0;
 }
@@ -250,6 +256,11 @@ static int ctl_run(unsigned p, void *arg)
 		size_t n = ctl_command(p, i, cmd, want, &nwant);
 		ssize_t r;
 
+		if (w->wronly) {	/* (each write(2) runs its command: the next follows) */
+			if (write(w->ctl, cmd, n) != (ssize_t)n)
+				return fail("cannot write", "the control file");
+			continue;
+		}
 		if (pwrite(w->ctl, cmd, n, 0) != (ssize_t)n)
 			return fail("cannot write", "the control file");
 		if ((r = pread(w->ctl, got, sizeof(got), 0)) < 0)
@@ -283,9 +294,10 @@ static volatile uint64_t *map_counts(const char *path)
 	return m == MAP_FAILED ? NULL : m;
 }
 
-static int do_files(const char *dir, unsigned p, uint64_t k, const char *cnt, bool ctl)
+static int do_files(const char *dir, unsigned p, uint64_t k, const char *cnt, const char *mode)
 {
-	struct files w = {.dir = dir, .k = k};
+	struct files w = {.dir = dir, .k = k, .wronly = !strcmp(mode, "ctlw")};
+	bool ctl = strcmp(mode, "files");
 	double secs;
 
 	if (cnt && !(w.cnt = map_counts(cnt)))
@@ -293,7 +305,7 @@ static int do_files(const char *dir, unsigned p, uint64_t k, const char *cnt, bo
 	if (run_procs(p, ctl ? ctl_set : files_set, ctl ? ctl_run : files_run, &w, &secs,
 		      files_start))
 		return 1;
-	printf("phase=%s procs=%u", ctl ? "ctl" : "files", p);
+	printf("phase=%s procs=%u", mode, p);
 	printf(" n=%" PRIu64 " secs=%.3f rate=%.1f unit=changes/s", p * k, secs,
 	       (double)(p * k) / secs);
 	if (w.cnt)
@@ -543,14 +555,15 @@ int main(int argc, char **argv)
 {
 	if (argc == 4 && !strcmp(argv[1], "raw"))
 		return do_raw(argv[2], strtoull(argv[3], NULL, 10));
-	if ((argc == 5 || argc == 6) && (!strcmp(argv[1], "files") || !strcmp(argv[1], "ctl")))
+	if ((argc == 5 || argc == 6) && (!strcmp(argv[1], "files") || !strcmp(argv[1], "ctl") ||
+					 !strcmp(argv[1], "ctlw")))
 		return do_files(argv[2], (unsigned)atoi(argv[3]), strtoull(argv[4], NULL, 10),
-				argc == 6 ? argv[5] : NULL, !strcmp(argv[1], "ctl"));
+				argc == 6 ? argv[5] : NULL, argv[1]);
 	if (argc == 5 && !strcmp(argv[1], "files-check"))
 		return do_files_check(argv[2], (unsigned)atoi(argv[3]), strtoull(argv[4], NULL, 10));
 	if (argc == 5 && !strcmp(argv[1], "sqlite"))
 		return do_sqlite(argv[2], (unsigned)atoi(argv[3]), strtoull(argv[4], NULL, 10));
-	fprintf(stderr, "usage: group raw DIR N | files|ctl DIR P K [CNT] | files-check DIR P K |"
+	fprintf(stderr, "usage: group raw DIR N | files|ctl|ctlw DIR P K [CNT] | files-check DIR P K |"
 		" sqlite DB P K\n");
 	return 2;
 }
