@@ -353,7 +353,11 @@ static void ctl_lead(const struct ctl_cmd *me)
 	G.head = NULL;
 	G.tail = &G.head;
 	t0 = ctl_now();
-	br_may_block();	/* (a commit is long: the others are read) */
+	/* (a commit is long: the others are read meanwhile, unless there are
+	 * none to expect: handing the reading to another thread and taking it
+	 * back costs a lone client two thread switches a command) */
+	if (list->next || ctl_others(t0))
+		br_may_block();
 	ctl_batch(list);
 	G.batch_ns = ctl_now() - t0;
 	for (struct ctl_cmd *k = list; k; k = k->next) {
