@@ -24,6 +24,9 @@
 #           /gI.b <- #s100:...`) to MNT/..reiser4 and reads its answer
 #           back (the command runs at the read and is durable when it
 #           returns); checked as r4;
+#   ctlw:   the same commands through a write-only open, each run by its
+#           write(2) (one FUSE round trip a change; the kernel sends one
+#           write of the file at a time, so processes share no commit);
 #   sqlite: P processes, each K times BEGIN IMMEDIATE, UPDATE of its two
 #           rows, COMMIT on one database (WAL, synchronous=FULL), then
 #           every row compared and integrity_check.
@@ -132,7 +135,7 @@ run() {
 
 r4_run() {	# MODE P REP (MODE: files or ctl, group.c's)
 	local mode=$1 p=$2 rep=$3 tag
-	tag=$([[ $mode == files ]] && echo r4 || echo ctl).$p
+	tag=$([[ $mode == files ]] && echo r4 || echo "$mode").$p
 	rm -f "$IMG"
 	build/r4 mkfs "$IMG" 256M >/dev/null
 	head -c 16 /dev/zero >"$CNT"
@@ -166,6 +169,7 @@ for rep in $(seq 1 "$REPS"); do
 		rm -f "$DB" "$DB"-wal "$DB"-shm
 		run "sqlite.$p" "$B/group" sqlite "$DB" "$p" "$K" || true
 		r4_run ctl "$p" "$rep"
+		r4_run ctlw "$p" "$rep"
 	done
 done
 rm -f "$DB" "$DB"-wal "$DB"-shm
@@ -211,9 +215,11 @@ END {
 	row("r4fuse, 1 process (fsync both files)", "r4.1")
 	row("SQLite WAL FULL, 1 process", "sqlite.1")
 	row("r4fuse control file, 1 process", "ctl.1")
+	row("r4fuse control file write-only, 1 process", "ctlw.1")
 	row("r4fuse, " procs " processes", "r4." procs)
 	row("SQLite WAL FULL, " procs " processes", "sqlite." procs)
 	row("r4fuse control file, " procs " processes", "ctl." procs)
+	row("r4fuse control file write-only, " procs " proc.", "ctlw." procs)
 	raw = rate["raw", med("raw")]
 	printf "  raw 4 KiB pwrite+fdatasync in the images'"'"' directory: %.1f syncs/s, half: %.1f (runs:%s)\n", raw, raw / 2, all("raw")
 	a = rate["r4.1", med("r4.1")]; b = rate["sqlite.1", med("sqlite.1")]
@@ -224,7 +230,9 @@ END {
 	e = rate["ctl.1", med("ctl.1")]; g = rate["ctl." procs, med("ctl." procs)]
 	if (d && g) printf "  ratio control file / SQLite, %d processes (target >= 1): %.2f of the medians; %s\n", procs, g / d, ratios("ctl." procs, "sqlite." procs, 1)
 	if (raw && e) printf "  control file, 1 process / (raw / 2) (target >= 0.95): %.2f of the medians; %s\n", e / (raw / 2), ratios("ctl.1", "raw", 0.5)
-	printf "  fsck (r4 fsck, fsck.reiser4) after the first runs: POSIX 1 process %s, %d processes %s; control file 1 process %s, %d processes %s\n", fsck["r4.1"], procs, fsck["r4." procs], fsck["ctl.1"], procs, fsck["ctl." procs]
+	h = rate["ctlw.1", med("ctlw.1")]
+	if (raw && h) printf "  control file write-only, 1 process / (raw / 2): %.2f of the medians; %s\n", h / (raw / 2), ratios("ctlw.1", "raw", 0.5)
+	printf "  fsck (r4 fsck, fsck.reiser4) after the first runs: POSIX 1 process %s, %d processes %s; control file 1 process %s, %d processes %s; write-only %s, %s\n", fsck["r4.1"], procs, fsck["r4." procs], fsck["ctl.1"], procs, fsck["ctl." procs], fsck["ctlw.1"], fsck["ctlw." procs]
 	printf "  (every file and row read back and compared after every run)\n"
 }' "$LOG"
 exit $status
