@@ -222,4 +222,5 @@ PY
 	[ $((c2 - c1)) -eq 3 ]
 	run "$R4SH" -c '/a; /b; /c' "$MNT"
 	assert_output $'4\n5\n6'
+	umount_r4
 }
