@@ -34,12 +34,13 @@
 # R4_BENCH_GROUP_K (default 150).  Counted: r4fuse's fdatasync calls and
 # journal header writes (= commits) through bench/group_preload.c
 # (LD_PRELOAD), SQLite's xSync calls through a VFS shim; shown per durable
-# change.  Targets (issue 27): r4 with P processes at least SQLite's rate
-# with P; r4 with one process at 2 syncs per commit and at least 95% of
-# half the raw rate.  A round runs raw, r4 and SQLite with one process,
-# r4 and SQLite with P, one after another: the ratios are also given per
-# round, and their median, since a virtual disk's sync rate can drift
-# tenfold between rounds.  The exit status is non-zero only when a workload
+# change.  Targets (issue 27): r4 with P processes (through POSIX calls,
+# and through the control file) at least SQLite's rate with P; r4 with one
+# process at 2 syncs per commit and at least 95% of half the raw rate.  A
+# round runs raw, r4, SQLite, ctl and ctlw with one process, then with P,
+# one after another: the ratios are also given per round, and their
+# median, since a virtual disk's sync rate can drift tenfold between
+# rounds.  The exit status is non-zero only when a workload
 # breaks (an error, wrong bytes read back, an inconsistent image).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -133,7 +134,7 @@ run() {
 	printf '%s %s\n' "$tag" "$out" >>"$LOG"
 }
 
-r4_run() {	# MODE P REP (MODE: files or ctl, group.c's)
+r4_run() {	# MODE P REP (MODE: group.c's files, ctl or ctlw)
 	local mode=$1 p=$2 rep=$3 tag
 	tag=$([[ $mode == files ]] && echo r4 || echo "$mode").$p
 	rm -f "$IMG"
