@@ -9,6 +9,18 @@
  *                                fsync'd before the clock starts), doing K
  *                                times: pwrite 100 new bytes at 0 of each,
  *                                fsync both
+ *   group ctl DIR P K [CNT]      the same change through the mount's control
+ *                                file DIR/..reiser4 (DIR: the mount point):
+ *                                each process opens it read-write once, and
+ *                                K times writes the one R4L command
+ *                                `/gI.a <- #s100:...; /gI.b <- #s100:...` at
+ *                                0 and reads its answer (the two values) back:
+ *                                the command runs at the read, durable when
+ *                                it returns (docs/r4fuse.md)
+ *   group ctlw DIR P K [CNT]     the same, the control file opened write-only:
+ *                                each command runs at its write(2) (one FUSE
+ *                                round trip a change), which returns its
+ *                                error; no answer is read
  *   group files-check DIR P K    every file holds its last iteration's bytes
  *   group sqlite DB P K [CNT]    P processes on one SQLite database DB (made
  *                                here: WAL, a table of 2P rows of 100 bytes),
@@ -31,6 +43,8 @@
  *
  *   phase=raw n=N secs=S rate=R unit=syncs/s
  *   phase=files procs=P n=P*K secs=S rate=R unit=changes/s syncs=X commits=C
+ *   phase=ctl procs=P n=P*K secs=S rate=R unit=changes/s syncs=X commits=C
+ *   phase=ctlw procs=P n=P*K secs=S rate=R unit=changes/s syncs=X commits=C
  *   phase=sqlite procs=P n=P*K secs=S rate=R unit=changes/s syncs=X commits=P*K
  *
  * SQLite's busy handler here retries after 100 us, not sqlite3_busy_timeout's
@@ -42,6 +56,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <sqlite3.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -149,6 +164,8 @@ struct files {
 	const char *dir;
 	uint64_t k;
 	int fd[2];
+	int ctl;			/* ctl: the control file, read-write ... */
+	bool wronly;			/* ... or (ctlw) write-only */
 	volatile uint64_t *cnt;		/* the preload's counters, or NULL */
 	uint64_t cnt0[2];
 };
@@ -192,6 +209,71 @@ static int files_run(unsigned p, void *arg)
 	return 0;
 }
 
+/* The command of process p's change i into cmd (its length), and the
+ * answer it reads back into ans (its length): each value, a newline added
+ * unless it ends in one. */
+static size_t ctl_command(unsigned p, uint64_t i, char *cmd, char *ans, size_t *nans)
+{
+	uint8_t rec[FILE_BYTES];
+	size_t n = 0;
+
+	*nans = 0;
+	for (unsigned f = 0; f < 2; f++) {
+		content(p, f, i, rec);
+		n += (size_t)sprintf(cmd + n, "%s/g%u.%c <- #s%d:", f ? "; " : "", p, f ? 'b' : 'a',
+				     FILE_BYTES);
+		memcpy(cmd + n, rec, FILE_BYTES);
+		n += FILE_BYTES;
+		memcpy(ans + *nans, rec, FILE_BYTES);
+		*nans += FILE_BYTES;
+		if (rec[FILE_BYTES - 1] != '\n')
+			ans[(*nans)++] = '\n';
+	}
+	cmd[n++] = '\n';
+	return n;
+}
+
+static int ctl_set(unsigned p, void *arg)
+{
+	struct files *w = arg;
+	char path[4096];
+
+	if (files_set(p, arg))
+		return 1;
+	snprintf(path, sizeof(path), "%s/..reiser4", w->dir);
+	if ((w->ctl = open(path, w->wronly ? O_WRONLY : O_RDWR)) < 0)
+		return fail("cannot open", path);
+	return 0;
+}
+
+static int ctl_run(unsigned p, void *arg)
+{
+	struct files *w = arg;
+	char cmd[512], want[512], got[4096];
+	size_t nwant;
+
+	for (uint64_t i = 1; i <= w->k; i++) {
+		size_t n = ctl_command(p, i, cmd, want, &nwant);
+		ssize_t r;
+
+		if (w->wronly) {	/* (each write(2) runs its command: the next follows) */
+			if (write(w->ctl, cmd, n) != (ssize_t)n)
+				return fail("cannot write", "the control file");
+			continue;
+		}
+		if (pwrite(w->ctl, cmd, n, 0) != (ssize_t)n)
+			return fail("cannot write", "the control file");
+		if ((r = pread(w->ctl, got, sizeof(got), 0)) < 0)
+			return fail("cannot read", "the control file");
+		if ((size_t)r != nwant || memcmp(got, want, nwant)) {
+			fprintf(stderr, "group: process %u, change %" PRIu64 ": answer '%.*s'\n", p, i,
+				(int)r, got);
+			return 1;
+		}
+	}
+	return 0;
+}
+
 static void files_start(void *arg)
 {
 	struct files *w = arg;
@@ -212,17 +294,20 @@ static volatile uint64_t *map_counts(const char *path)
 	return m == MAP_FAILED ? NULL : m;
 }
 
-static int do_files(const char *dir, unsigned p, uint64_t k, const char *cnt)
+static int do_files(const char *dir, unsigned p, uint64_t k, const char *cnt, const char *mode)
 {
-	struct files w = {.dir = dir, .k = k};
+	struct files w = {.dir = dir, .k = k, .wronly = !strcmp(mode, "ctlw")};
+	bool ctl = strcmp(mode, "files");
 	double secs;
 
 	if (cnt && !(w.cnt = map_counts(cnt)))
 		return fail("cannot map", cnt);
-	if (run_procs(p, files_set, files_run, &w, &secs, files_start))
+	if (run_procs(p, ctl ? ctl_set : files_set, ctl ? ctl_run : files_run, &w, &secs,
+		      files_start))
 		return 1;
-	printf("phase=files procs=%u n=%" PRIu64 " secs=%.3f rate=%.1f unit=changes/s", p,
-	       p * k, secs, (double)(p * k) / secs);
+	printf("phase=%s procs=%u", mode, p);
+	printf(" n=%" PRIu64 " secs=%.3f rate=%.1f unit=changes/s", p * k, secs,
+	       (double)(p * k) / secs);
 	if (w.cnt)
 		printf(" syncs=%" PRIu64 " commits=%" PRIu64, w.cnt[0] - w.cnt0[0],
 		       w.cnt[1] - w.cnt0[1]);
@@ -470,14 +555,15 @@ int main(int argc, char **argv)
 {
 	if (argc == 4 && !strcmp(argv[1], "raw"))
 		return do_raw(argv[2], strtoull(argv[3], NULL, 10));
-	if ((argc == 5 || argc == 6) && !strcmp(argv[1], "files"))
+	if ((argc == 5 || argc == 6) && (!strcmp(argv[1], "files") || !strcmp(argv[1], "ctl") ||
+					 !strcmp(argv[1], "ctlw")))
 		return do_files(argv[2], (unsigned)atoi(argv[3]), strtoull(argv[4], NULL, 10),
-				argc == 6 ? argv[5] : NULL);
+				argc == 6 ? argv[5] : NULL, argv[1]);
 	if (argc == 5 && !strcmp(argv[1], "files-check"))
 		return do_files_check(argv[2], (unsigned)atoi(argv[3]), strtoull(argv[4], NULL, 10));
 	if (argc == 5 && !strcmp(argv[1], "sqlite"))
 		return do_sqlite(argv[2], (unsigned)atoi(argv[3]), strtoull(argv[4], NULL, 10));
-	fprintf(stderr, "usage: group raw DIR N | files DIR P K [CNT] | files-check DIR P K |"
+	fprintf(stderr, "usage: group raw DIR N | files|ctl|ctlw DIR P K [CNT] | files-check DIR P K |"
 		" sqlite DB P K\n");
 	return 2;
 }

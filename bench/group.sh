@@ -19,6 +19,14 @@
 #           both.  Unmounted (the image final), mounted again and every
 #           file compared with its last bytes; r4 fsck and fsck.reiser4
 #           --check on the image after the first run;
+#   ctl:    the same change through the mount's control file: each
+#           process K times writes one R4L command (`/gI.a <- #s100:...;
+#           /gI.b <- #s100:...`) to MNT/..reiser4 and reads its answer
+#           back (the command runs at the read and is durable when it
+#           returns); checked as r4;
+#   ctlw:   the same commands through a write-only open, each run by its
+#           write(2) (one FUSE round trip a change; the kernel sends one
+#           write of the file at a time, so processes share no commit);
 #   sqlite: P processes, each K times BEGIN IMMEDIATE, UPDATE of its two
 #           rows, COMMIT on one database (WAL, synchronous=FULL), then
 #           every row compared and integrity_check.
@@ -26,12 +34,13 @@
 # R4_BENCH_GROUP_K (default 150).  Counted: r4fuse's fdatasync calls and
 # journal header writes (= commits) through bench/group_preload.c
 # (LD_PRELOAD), SQLite's xSync calls through a VFS shim; shown per durable
-# change.  Targets (issue 27): r4 with P processes at least SQLite's rate
-# with P; r4 with one process at 2 syncs per commit and at least 95% of
-# half the raw rate.  A round runs raw, r4 and SQLite with one process,
-# r4 and SQLite with P, one after another: the ratios are also given per
-# round, and their median, since a virtual disk's sync rate can drift
-# tenfold between rounds.  The exit status is non-zero only when a workload
+# change.  Targets (issue 27): r4 with P processes (through POSIX calls,
+# and through the control file) at least SQLite's rate with P; r4 with one
+# process at 2 syncs per commit and at least 95% of half the raw rate.  A
+# round runs raw, r4, SQLite, ctl and ctlw with one process, then with P,
+# one after another: the ratios are also given per round, and their
+# median, since a virtual disk's sync rate can drift tenfold between
+# rounds.  The exit status is non-zero only when a workload
 # breaks (an error, wrong bytes read back, an inconsistent image).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -125,18 +134,19 @@ run() {
 	printf '%s %s\n' "$tag" "$out" >>"$LOG"
 }
 
-r4_run() {	# P REP
-	local p=$1 rep=$2
+r4_run() {	# MODE P REP (MODE: group.c's files, ctl or ctlw)
+	local mode=$1 p=$2 rep=$3 tag
+	tag=$([[ $mode == files ]] && echo r4 || echo "$mode").$p
 	rm -f "$IMG"
 	build/r4 mkfs "$IMG" 256M >/dev/null
 	head -c 16 /dev/zero >"$CNT"
 	mount_img LD_PRELOAD="$PWD/$B/group_preload.so" R4_GROUP_COUNTS="$CNT" || { status=1; return; }
-	run "r4.$p" "$B/group" files "$MNT" "$p" "$K" "$CNT" || true
+	run "$tag" "$B/group" "$mode" "$MNT" "$p" "$K" "$CNT" || true
 	umount_img
 	# read back through a fresh mount
 	mount_img || { status=1; return; }
 	if ! "$B/group" files-check "$MNT" "$p" "$K" 2>"$TMP/err"; then
-		echo "bench group: r4 with $p processes: wrong content read back:"
+		echo "bench group: $tag: wrong content read back:"
 		sed 's/^/  /' "$TMP/err" | tail -5
 		status=1
 	fi
@@ -149,16 +159,18 @@ r4_run() {	# P REP
 			v=INCONSISTENT
 		fi
 		[[ $v == consistent ]] || { status=1; tail -15 "$TMP/fsck.out" | sed 's/^/  fsck: /'; }
-		echo "fsck.$p $v" >>"$LOG"
+		echo "fsck.$tag $v" >>"$LOG"
 	fi
 }
 
 for rep in $(seq 1 "$REPS"); do
 	run raw "$B/group" raw "$BDIR" 500 || true
 	for p in 1 "$PROCS"; do
-		r4_run "$p" "$rep"
+		r4_run files "$p" "$rep"
 		rm -f "$DB" "$DB"-wal "$DB"-shm
 		run "sqlite.$p" "$B/group" sqlite "$DB" "$p" "$K" || true
+		r4_run ctl "$p" "$rep"
+		r4_run ctlw "$p" "$rep"
 	done
 done
 rm -f "$DB" "$DB"-wal "$DB"-shm
@@ -203,8 +215,12 @@ END {
 	printf "  %-44s %8s  %6s  %6s  %7s\n", "", "", "change", "change", "commit"
 	row("r4fuse, 1 process (fsync both files)", "r4.1")
 	row("SQLite WAL FULL, 1 process", "sqlite.1")
+	row("r4fuse control file, 1 process", "ctl.1")
+	row("r4fuse control file write-only, 1 process", "ctlw.1")
 	row("r4fuse, " procs " processes", "r4." procs)
 	row("SQLite WAL FULL, " procs " processes", "sqlite." procs)
+	row("r4fuse control file, " procs " processes", "ctl." procs)
+	row("r4fuse control file write-only, " procs " proc.", "ctlw." procs)
 	raw = rate["raw", med("raw")]
 	printf "  raw 4 KiB pwrite+fdatasync in the images'"'"' directory: %.1f syncs/s, half: %.1f (runs:%s)\n", raw, raw / 2, all("raw")
 	a = rate["r4.1", med("r4.1")]; b = rate["sqlite.1", med("sqlite.1")]
@@ -212,7 +228,12 @@ END {
 	if (b) printf "  ratio r4 / SQLite, 1 process: %.2f of the medians; %s\n", a / b, ratios("r4.1", "sqlite.1", 1)
 	if (d) printf "  ratio r4 / SQLite, %d processes (target >= 1): %.2f of the medians; %s\n", procs, c / d, ratios("r4." procs, "sqlite." procs, 1)
 	if (raw) printf "  r4, 1 process / (raw / 2) (target >= 0.95): %.2f of the medians; %s\n", a / (raw / 2), ratios("r4.1", "raw", 0.5)
-	printf "  fsck (r4 fsck, fsck.reiser4) after the first runs: 1 process %s, %d processes %s\n", fsck[1], procs, fsck[procs]
+	e = rate["ctl.1", med("ctl.1")]; g = rate["ctl." procs, med("ctl." procs)]
+	if (d && g) printf "  ratio control file / SQLite, %d processes (target >= 1): %.2f of the medians; %s\n", procs, g / d, ratios("ctl." procs, "sqlite." procs, 1)
+	if (raw && e) printf "  control file, 1 process / (raw / 2) (target >= 0.95): %.2f of the medians; %s\n", e / (raw / 2), ratios("ctl.1", "raw", 0.5)
+	h = rate["ctlw.1", med("ctlw.1")]
+	if (raw && h) printf "  control file write-only, 1 process / (raw / 2): %.2f of the medians; %s\n", h / (raw / 2), ratios("ctlw.1", "raw", 0.5)
+	printf "  fsck (r4 fsck, fsck.reiser4) after the first runs: POSIX 1 process %s, %d processes %s; control file 1 process %s, %d processes %s; write-only %s, %s\n", fsck["r4.1"], procs, fsck["r4." procs], fsck["ctl.1"], procs, fsck["ctl." procs], fsck["ctlw.1"], fsck["ctlw." procs]
 	printf "  (every file and row read back and compared after every run)\n"
 }' "$LOG"
 exit $status

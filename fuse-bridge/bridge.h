@@ -138,6 +138,9 @@ void br_may_block(void);
 void br_mu_lock(void);
 /* Take the mutex, the engine acting as c; br_unlock undoes both. */
 void br_lock_as(const struct caller *c);
+/* The engine acting as c again (the mutex held: after a wait that let
+ * others take it). */
+void br_as(const struct caller *c);
 void br_enter(fuse_req_t req, struct caller *c);	/* br_caller, then br_lock_as */
 void br_unlock(void);
 void br_init(void *data, struct fuse_conn_info *conn);

@@ -12,7 +12,8 @@
  * Transactions: POSIX calls are grouped into one engine transaction,
  * committed every commit= seconds (default 5), by fsync and unmount, and
  * after every call with -o sync; concurrent fsyncs share commits (group
- * commit, br_durable).  A grouped call that fails after it
+ * commit, br_durable), and so do the control file's commands (special.c,
+ * run_r4l).  A grouped call that fails after it
  * changed something poisons the group: the group is aborted, as a crash
  * would lose it, and the error logged.
  */
@@ -345,6 +346,11 @@ void br_caller(fuse_req_t req, struct caller *c)
 void br_lock_as(const struct caller *c)
 {
 	br_mu_lock();
+	br_as(c);
+}
+
+void br_as(const struct caller *c)
+{
 	B.pid = c->pid;
 	r4_act_as(B.db, &c->who, B.kernel_perms ? R4_AS_NOCHECK : 0);
 }

@@ -8,9 +8,10 @@
  *  - /..meta: every object as a directory of its pseudo files and
  *    children, so that files reach theirs (..meta/etc/hosts/..mode);
  *  - the control file /..reiser4: write an R4L command, read back its
- *    values (or its diagnostics): one unit per command; written
- *    write-only, each complete command runs at its write(2), which
- *    fails with its error;
+ *    values (or its diagnostics): one unit per command, commands of
+ *    several processes sharing commits (run_r4l); written write-only,
+ *    each complete command runs at its write(2), which fails with its
+ *    error;
  *  - extended attributes: those users store, by one engine call each,
  *    and user.r4.NAME for the pseudo file ..NAME, asked for by name
  *    (listed with -o list_pseudo_xattrs).
@@ -18,8 +19,9 @@
  * node becomes an object's path and a pseudo file of the table, one call.
  * This is the one file of the bridge that uses the language (r4_lang.h),
  * and only for the control file: the text a process writes there is R4L,
- * run by r4_run, a unit of its own.  Changes made behind the kernel's
- * back (a command, a pseudo file written) invalidate its caches
+ * run by r4_run, a unit of its own (in a session it may share).  Changes
+ * made behind the kernel's back (a command, a pseudo file written)
+ * invalidate its caches
  * (node_invalidate_all): attributes at once, names and pages by the
  * invalidation thread.  ops.c hands an operation on such a node here.
  */
@@ -32,6 +34,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/xattr.h>
+#include <syslog.h>
+#include <time.h>
 
 #include "r4_lang.h"
 
@@ -113,6 +117,7 @@ int sp_lookup(const struct caller *c, struct node *p, const char *name, struct n
  */
 struct ctl {
 	bool framed, per_statement;
+	bool at_write;			/* (no pragma) run by write(2): see ctl_lead */
 	char *cwd, *repack;
 	struct caller as;
 	bool have_as;
@@ -160,56 +165,280 @@ static void ctl_parse(const struct caller *c, const char **src, size_t *len, str
 }
 
 /*
- * Run the control file's R4L src as the caller (or cl's identity); its
- * values, or its diagnostics, as text.  The grouped POSIX changes commit
- * first: a command is a unit of its own.  *changed says whether it
- * changed the volume (the kernel's caches are then stale).
+ * ---- commands share commits ----
+ *
+ * Commands written by several processes at once share one commit, each
+ * still a unit of its own.  The first to arrive leads: it waits (the
+ * mutex released) for the other processes that wrote a command in the
+ * last second and are not waiting yet, at most about as long as the last
+ * batch took (10 ms at most; nobody to wait for: no wait), then takes
+ * every command waiting, runs them one after another into one session
+ * (r4_session_begin: one that fails is undone alone, by the session
+ * doing its earlier runs again) and commits once.  Commands arriving
+ * meanwhile wait for the next batch, which one of them leads.  Each
+ * command gets its own answer; a failed commit fails every command that
+ * had something in it.  The grouped POSIX changes commit first, outside
+ * the session: a command undone must not take them along.
+ */
+enum {
+	CTL_CLIENTS = 32,		/* writers of commands followed */
+	CTL_GATHER_MAX_NS = 10000000,	/* the longest a leader waits (10 ms) */
+	CTL_SCRIPT_MAX = 65536,		/* a longer per-statement text runs alone */
+};
+
+struct ctl_cmd {
+	const struct caller *c;		/* who wrote it (all of it lives on the writer's
+					   stack, which waits until done) */
+	const char *src;
+	size_t len;
+	const struct ctl *cl;
+	struct r4_run *r;		/* its run (NULL: it failed before, rc says why) */
+	int rc;
+	bool lost;			/* it ran, but the shared commit failed (rc) */
+	bool changed, done;
+	struct ctl_cmd *next;
+};
+
+static struct {
+	struct ctl_cmd *head, **tail;	/* waiting for a leader to take them */
+	bool leading;			/* a leader gathers or runs a batch */
+	pthread_cond_t joined, done;	/* a command queued; a batch ended */
+	uint64_t batch_ns;		/* how long the last batch took */
+	struct {
+		pid_t pid;		/* 0: a free slot */
+		uint64_t ns;		/* its last command (CLOCK_MONOTONIC) */
+		bool waiting;		/* queued or in a batch */
+	} cl[CTL_CLIENTS];
+} G = {.tail = &G.head, .joined = PTHREAD_COND_INITIALIZER, .done = PTHREAD_COND_INITIALIZER};
+
+static uint64_t ctl_now(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+/* pid's slot, a new one if it has none (the longest idle goes), or -1. */
+static int ctl_client(pid_t pid)
+{
+	int old = -1;
+
+	if (!pid)
+		return -1;
+	for (int i = 0; i < CTL_CLIENTS; i++) {
+		if (G.cl[i].pid == pid)
+			return i;
+		if (!G.cl[i].waiting && (old < 0 || G.cl[i].ns < G.cl[old].ns))
+			old = i;
+	}
+	if (old >= 0)
+		G.cl[old].pid = pid;
+	return old;
+}
+
+static void ctl_waiting(pid_t pid, bool on)
+{
+	int i = ctl_client(pid);
+
+	if (i >= 0) {
+		G.cl[i].waiting = on;
+		G.cl[i].ns = ctl_now();
+	}
+}
+
+/* Will a process likely write a command soon (one in the last second,
+ * not waiting now)? */
+static bool ctl_others(uint64_t now)
+{
+	for (int i = 0; i < CTL_CLIENTS; i++)
+		if (G.cl[i].pid && !G.cl[i].waiting && now - G.cl[i].ns < 1000000000u)
+			return true;
+	return false;
+}
+
+/*
+ * Does k run alone, each of its units committing by itself, as on an
+ * image?  A long script one unit per statement (r4sh -f on a mount): in
+ * the session its transaction would grow with every statement, and one
+ * that fails would do all those before it again.
+ */
+static bool ctl_alone(const struct ctl_cmd *k)
+{
+	return k->cl->per_statement && k->len > CTL_SCRIPT_MAX;
+}
+
+/* Run k, in the session ss or (NULL) alone. */
+static void ctl_run(struct ctl_cmd *k, r4_session *ss)
+{
+	struct r4_run_opts ro = {.name = "<control>", .exec = {.read_objects = true, .session = ss}};
+
+	ro.exec.who = k->cl->have_as ? k->cl->as.who : k->c->who;
+	ro.exec.cwd = k->cl->cwd;
+	ro.per_statement = k->cl->per_statement;
+	br_as(k->c);
+	k->rc = r4_run(B.db, k->src, k->len, &ro, &k->r);
+}
+
+/* Run the commands of list into one session and commit it. */
+static void ctl_batch(struct ctl_cmd *list)
+{
+	struct ctl_cmd *one = NULL;
+	struct r4_info before, after;
+	r4_session *ss = NULL;
+	unsigned n = 0;
+	int rc;
+
+	if ((rc = br_commit())) {	/* (a failed commit lost the group: said in the log) */
+		for (struct ctl_cmd *k = list; k; k = k->next)
+			k->rc = rc;
+		return;
+	}
+	r4_info(B.db, &before);
+	for (struct ctl_cmd *k = list; k; k = k->next) {
+		if (ctl_alone(k)) {
+			ctl_run(k, NULL);
+		} else {
+			n++;
+			one = k;
+		}
+	}
+	/* (one command of one unit commits alone, without the session's
+	 * record of it; a read-only volume: each runs alone, and reads) */
+	if ((n > 1 || (n == 1 && one->cl->per_statement)) && r4_session_begin(B.db, &ss))
+		ss = NULL;
+	for (struct ctl_cmd *k = list; k; k = k->next)
+		if (!ctl_alone(k))
+			ctl_run(k, ss);
+	if (ss && (rc = r4_session_commit(ss))) {
+		br_log(LOG_ERR, "r4fuse: %s: commit of the control file's commands failed (%s)",
+		       B.image, r4_strerror(rc));
+		for (struct ctl_cmd *k = list; k; k = k->next)
+			if (!ctl_alone(k) && k->r && (!k->rc || k->r->units)) {
+				k->rc = rc;
+				k->lost = true;
+			}
+	}
+	r4_info(B.db, &after);
+	for (struct ctl_cmd *k = list; k; k = k->next)
+		k->changed = after.commits != before.commits;
+}
+
+/*
+ * Lead a batch: gather, take every command waiting, run and commit.  A
+ * command run by write(2) gathers none: the kernel lets one write(2) of
+ * the control file at a time reach r4fuse (FUSE holds the file's inode
+ * lock over a write, and libfuse 3.14 cannot ask for parallel direct
+ * writes), so no other write could join while it waits.  Commands run
+ * at read(2) or close(2) arrive together.
+ */
+static void ctl_lead(const struct ctl_cmd *me)
+{
+	uint64_t now, t0 = ctl_now(), wait = me->cl->at_write ? 0 : G.batch_ns;
+	uint64_t end = t0 + (wait < CTL_GATHER_MAX_NS ? wait : CTL_GATHER_MAX_NS);
+	struct ctl_cmd *list;
+
+	G.leading = true;
+	while ((now = ctl_now()) < end && ctl_others(now)) {
+		struct timespec t;
+
+		clock_gettime(CLOCK_REALTIME, &t);
+		t.tv_nsec += (long)(end - now);
+		t.tv_sec += t.tv_nsec / 1000000000;
+		t.tv_nsec %= 1000000000;
+		br_may_block();
+		pthread_cond_timedwait(&G.joined, &B.mu, &t);
+	}
+	list = G.head;
+	G.head = NULL;
+	G.tail = &G.head;
+	t0 = ctl_now();
+	/* (a commit is long: the others are read meanwhile, unless there are
+	 * none to expect: handing the reading to another thread and taking it
+	 * back costs a lone client two thread switches a command) */
+	if (list->next || ctl_others(t0))
+		br_may_block();
+	ctl_batch(list);
+	G.batch_ns = ctl_now() - t0;
+	for (struct ctl_cmd *k = list; k; k = k->next) {
+		ctl_waiting(k->c->pid, false);
+		k->done = true;
+	}
+	G.leading = false;
+	pthread_cond_broadcast(&G.done);
+}
+
+/*
+ * Run the control file's R4L src as the caller (or cl's identity), a unit
+ * of its own in a commit it may share with other processes' commands (as
+ * the grouped POSIX changes, committed first); its values, or its
+ * diagnostics, as text.  *changed says whether the commit changed the
+ * volume (the kernel's caches are then stale).
  */
 static int run_r4l(const struct caller *c, const char *src, size_t len, char **out, size_t *nout,
 		   const struct ctl *cl, bool *changed)
 {
-	struct r4_run_opts ro = {.name = "<control>", .exec = {.read_objects = true}};
-	struct r4_run *r = NULL;
-	struct r4_info before, after;
+	struct ctl_cmd me = {.c = c, .src = src, .len = len, .cl = cl};
+	struct r4_run *r;
 	FILE *f;
-	int rc;
 
-	ro.exec.who = cl->have_as ? cl->as.who : c->who;
-	ro.exec.cwd = cl->cwd;
-	ro.per_statement = cl->per_statement;
-	if ((rc = br_commit()))
-		return rc;
-	r4_info(B.db, &before);
-	rc = r4_run(B.db, src, len, &ro, &r);
-	r4_info(B.db, &after);
-	*changed = after.commits != before.commits;
-	if (!r)
-		return rc;
-	f = open_memstream(out, nout);
-	if (cl->framed) {
-		r4_run_write(r, f);
-		fclose(f);
-		r4_run_free(r);
-		return rc;
-	}
-	for (size_t i = 0; i < r->nvalues; i++) {
-		const struct r4_run_value *v = &r->values[i];
-
-		if (v->err) {
-			/* a value the caller may not read says so (a directory: nothing) */
-			if (v->err != -EISDIR)
-				fprintf(f, "cannot read '%s': %s\n", v->path, r4_strerror(v->err));
-			continue;
+	if (B.ro) {
+		ctl_batch(&me);	/* (nothing to share) */
+	} else {
+		*G.tail = &me;
+		G.tail = &me.next;
+		ctl_waiting(c->pid, true);
+		pthread_cond_signal(&G.joined);
+		while (!me.done) {
+			if (!G.leading) {
+				ctl_lead(&me);
+				continue;
+			}
+			br_may_block();
+			pthread_cond_wait(&G.done, &B.mu);
 		}
-		fwrite(v->bytes, 1, v->size, f);
-		if (v->size && v->bytes[v->size - 1] != '\n')
-			fputc('\n', f);
+		br_as(c);
 	}
-	if (rc)
-		r4_diag_print(r->diags, f);
+	*changed = me.changed;
+	if (!(r = me.r))
+		return me.rc;
+	if (!(f = open_memstream(out, nout))) {
+		r4_run_free(r);
+		return -ENOMEM;
+	}
+	if (me.lost) {
+		/* the shared commit failed: none of this command is there */
+		char msg[128];
+
+		snprintf(msg, sizeof(msg), "cannot commit: %s", r4_strerror(me.rc));
+		if (cl->framed)
+			fprintf(f, "r4-answer 1 %d %d 0 0 1\ndiag %d 0 0 %zu\n%s\n", (int)R4_RUN_RUNTIME,
+				me.rc, (int)R4_DIAG_ERROR, strlen(msg), msg);
+		else
+			fprintf(f, "<control>: error: %s\n", msg);
+	} else if (cl->framed) {
+		r4_run_write(r, f);
+	} else {
+		for (size_t i = 0; i < r->nvalues; i++) {
+			const struct r4_run_value *v = &r->values[i];
+
+			if (v->err) {
+				/* a value the caller may not read says so (a directory: nothing) */
+				if (v->err != -EISDIR)
+					fprintf(f, "cannot read '%s': %s\n", v->path,
+						r4_strerror(v->err));
+				continue;
+			}
+			fwrite(v->bytes, 1, v->size, f);
+			if (v->size && v->bytes[v->size - 1] != '\n')
+				fputc('\n', f);
+		}
+		if (me.rc)
+			r4_diag_print(r->diags, f);
+	}
 	fclose(f);
 	r4_run_free(r);
-	return rc;
+	return me.rc;
 }
 
 /* ---- pseudo files: one engine call each ---- */
@@ -461,8 +690,9 @@ void sp_free(struct special *s)
 /* ---- read, write, close ---- */
 
 /* Run what was written to s: the control file's command, or the pseudo
- * file's new contents; the command's error, or the write's. */
-int sp_flush(const struct caller *c, struct special *s, bool *changed)
+ * file's new contents; the command's error, or the write's.  at_write:
+ * by write(2), else by read(2) or close(2). */
+static int flush(const struct caller *c, struct special *s, bool *changed, bool at_write)
 {
 	int rc = 0;
 
@@ -473,7 +703,7 @@ int sp_flush(const struct caller *c, struct special *s, bool *changed)
 	s->out = NULL;
 	s->nout = 0;
 	if (s->control) {
-		struct ctl cl = {0};
+		struct ctl cl = {.at_write = at_write};
 		const char *src = s->in ? s->in : "";
 		size_t n = s->nin;
 
@@ -491,6 +721,11 @@ int sp_flush(const struct caller *c, struct special *s, bool *changed)
 	s->in = NULL;
 	s->nin = 0;
 	return rc;
+}
+
+int sp_flush(const struct caller *c, struct special *s, bool *changed)
+{
+	return flush(c, s, changed, false);
 }
 
 /* A command written runs first (its answer is what is read); a pseudo
@@ -572,10 +807,10 @@ int sp_write(const struct caller *c, struct special *s, const char *buf, size_t 
 		return s->err;
 	}
 	if (!s->control)
-		return sp_flush(c, s, changed);
+		return flush(c, s, changed, true);
 	if (!s->wronly || !ctl_whole(s))
 		return 0;
-	rc = sp_flush(c, s, changed);
+	rc = flush(c, s, changed, true);
 	s->base = rc ? at : at + n;	/* a failed write(2) leaves the file offset */
 	return rc;
 }
