@@ -122,8 +122,8 @@ int r4_jnl_write(struct r4_db *db, struct r4_commit_plan *p);
 void r4_jnl_keep(struct r4_db *db, struct r4_commit_plan *p);
 /* After the commit's r4_alloc_apply: play the oldest transactions in
  * place (no sync; their footer goes with the next header) while the
- * window holds more than max_tx of them or its held blocks exceed a
- * quarter of the free space. */
+ * window holds more than max_tx of them or its held blocks exceed half
+ * of the free space. */
 int r4_jnl_trim(struct r4_db *db);
 /* Blocks the window holds (free on disk: statfs counts them free). */
 size_t r4_jnl_held(const struct r4_db *db);

@@ -75,9 +75,9 @@ int r4_begin(r4_db *db)
 	assert(txn_state_ok(db));
 	if (db->broken)
 		return db->damaged ? -EROFS : -EIO;
-	/* nearly full: the blocks the journal's window holds are wanted back now */
-	if (r4_jnl_pending(db) &&
-	    r4_alloc_avail(db->alloc) < R4_MAX(1024, 2 * (uint64_t)r4_jnl_held(db))) {
+	/* nearly full: the blocks the journal's window holds are wanted back
+	 * now (elsewhere a grab that finds them held plays it: r4_txn_room) */
+	if (r4_jnl_pending(db) && r4_alloc_avail(db->alloc) < 1024) {
 		int rc = r4_jnl_settle(db);
 
 		if (rc) {
