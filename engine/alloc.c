@@ -19,7 +19,8 @@
  * words change: what placing new data can split it into (alloc.h).  Bits from `blocks` up to the end of the
  * last zone (and of the last word) are set in work and commit and never
  * cleared; there is always at least one such bit, so a scan for a run of
- * clear bits stops inside the arrays.  Invariants: defer is a subset of work; outside touched zones
+ * clear bits stops inside the arrays.  Invariants: defer is a subset of work, held
+ * of work (and of commit once applied); outside touched zones
  * work == commit and defer is empty; an allocation takes only clear bits of
  * work (a block allocated twice: asserted; a free of a block already free
  * or freed is ignored, as alloc.h says, and callers that must free exactly

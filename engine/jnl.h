@@ -109,7 +109,8 @@ int r4_wset_write(struct r4_db *db, struct r4_wset *s);
 
 /*
  * Allocate the wandered copies of the over set and the record blocks
- * (working bitmap only: they never reach the committed one).  On -ENOSPC
+ * (working bitmap; once committed they are held, never in a bitmap block
+ * written), and the memory r4_jnl_keep takes.  On -ENOSPC or -ENOMEM
  * nothing stays allocated.
  */
 int r4_jnl_reserve(struct r4_db *db, struct r4_commit_plan *p);
