@@ -890,10 +890,12 @@ static void test_logdump(void)
  * then writing new data, with an r4_sync in the middle and r4_close at the
  * end that play what is left.  Reads through the handle after each commit
  * must equal those of a handle that plays each commit at once (window 0);
- * the stream is cut after every write with four drop patterns, and after
- * each cut the image shows, read-only and after r4's replay, the state of
- * the last commit that returned 0 or of the one after it, and r4's checker
- * finds nothing wrong.  fsck.reiser4 checks the cleanly closed image.
+ * the stream is cut after every write with four drop patterns, and each
+ * of its syncs fails in turn (once, and for good); after each the image
+ * shows, read-only and after r4's replay, the state of the last commit
+ * that returned 0 or of the one after it, and r4's checker finds nothing
+ * wrong.  fsck.reiser4 checks the cleanly closed image and a sample of
+ * the recovered ones.
  */
 enum { WIN_STEPS = 8 };
 
@@ -984,10 +986,12 @@ static void win_setup(r4_db *db)
 }
 
 /* The stream over img with a window of win; snaps after each commit when
- * states is not NULL; cut after write k (0: none).  Returns the commits
- * that returned 0. */
+ * states is not NULL; cut after write k (0: none), or, when k is 0 and
+ * sync is not, sync number sync fails (from then on with tear).  Returns
+ * the commits that returned 0; *writes and *syncs (when writes is not
+ * NULL) what the whole run did. */
 static int win_run(struct r4_io *img, const char *win, uint64_t k, uint64_t s, bool tear,
-		   char **states, uint64_t *writes)
+		   uint64_t sync, char **states, uint64_t *writes, uint64_t *syncs)
 {
 	struct r4_io_fault_stats st;
 	struct r4_io *fw, *count = NULL;
@@ -1007,6 +1011,8 @@ static int win_run(struct r4_io *img, const char *win, uint64_t k, uint64_t s, b
 	unsetenv("R4_JNL_WINDOW");
 	if (k)
 		r4_io_fault_crash_at(fw, k, s, tear);
+	else if (sync)
+		r4_io_fault_fail(fw, R4_IO_FAULT_SYNC, sync, -EIO, tear);
 	quiet_opens = 1;
 	while (done < WIN_STEPS && !win_step(db, done)) {
 		done++;
@@ -1018,6 +1024,7 @@ static int win_run(struct r4_io *img, const char *win, uint64_t k, uint64_t s, b
 	if (writes) {
 		r4_io_fault_stats(count, &st);
 		*writes = st.fs_writes;
+		*syncs = st.fs_syncs;
 		r4_io_close(count);
 	}
 	return done;
@@ -1027,7 +1034,7 @@ static void test_window(void)
 {
 	char *at_once[WIN_STEPS + 1] = {0}, *held[WIN_STEPS + 1] = {0};
 	struct r4_io *base, *img;
-	uint64_t writes = 0, size;
+	uint64_t writes = 0, syncs = 0, size;
 	r4_db *db = NULL;
 	size_t states = 0, violations = 0, fscked = 0;
 	char path[160];
@@ -1042,10 +1049,10 @@ static void test_window(void)
 	held[0] = strdup(at_once[0]);
 	/* what a handle reads after each commit, played at once or held */
 	img = mem_copy(base);
-	CHECK_EQ(win_run(img, "0", 0, 0, false, at_once, NULL), WIN_STEPS);
+	CHECK_EQ(win_run(img, "0", 0, 0, false, 0, at_once, NULL, NULL), WIN_STEPS);
 	r4_io_close(img);
 	img = mem_copy(base);
-	CHECK_EQ(win_run(img, "2", 0, 0, false, held, &writes), WIN_STEPS);
+	CHECK_EQ(win_run(img, "2", 0, 0, false, 0, held, &writes, &syncs), WIN_STEPS);
 	for (int i = 0; i <= WIN_STEPS; i++)
 		CHECK(at_once[i] && held[i] && !strcmp(at_once[i], held[i]));
 	snprintf(path, sizeof(path), "%s/window.img", dir);
@@ -1056,9 +1063,11 @@ static void test_window(void)
 	const uint8_t *d = r4_io_mem_data(base, &size);
 
 	CHECK_RC(r4_io_mem_new(size, &img));
-	for (uint64_t k = 1; k <= writes; k++)
-		for (uint64_t sd = 0; sd < 4; sd++) {
-			uint64_t s = seed + k * 13 + sd;
+	/* every write cut (four drop patterns), then every sync failed, once
+	 * and from then on */
+	for (uint64_t k = 1; k <= writes + syncs; k++)
+		for (uint64_t sd = 0; sd < (k <= writes ? 4 : 2); sd++) {
+			uint64_t s = seed + k * 13 + sd, sync = k > writes ? k - writes : 0;
 			bool tear = sd & 1, ro_ok;
 			char *ro = NULL, *rw = NULL;
 			struct r4_check_result res;
@@ -1066,7 +1075,7 @@ static void test_window(void)
 
 			CHECK_RC(r4_io_truncate(img, size));
 			CHECK_RC(r4_io_write(img, 0, d, size));
-			c = win_run(img, "2", k, s, tear, NULL, NULL);
+			c = win_run(img, "2", sync ? 0 : k, s, tear, sync, NULL, NULL, NULL);
 			quiet_opens = 1;
 			if (!open_over(img, false, 0, &db, NULL)) {
 				ro = snap(db);
@@ -1086,10 +1095,10 @@ static void test_window(void)
 			quiet_opens = 0;
 			if (!ro_ok || !rw || strcmp(ro, rw)) {
 				if (++violations <= 5)
-					printf("VIOLATION window: cut after write %llu of %llu (seed %llu%s), "
-					       "%d commits returned 0: %s\n", (unsigned long long)k,
-					       (unsigned long long)writes, (unsigned long long)s,
-					       tear ? ", torn" : "", c,
+					printf("VIOLATION window: %s %llu (seed %llu%s), %d commits "
+					       "returned 0: %s\n", sync ? "failed sync" : "cut after write",
+					       (unsigned long long)(sync ? sync : k),
+					       (unsigned long long)s, tear ? ", torn or for good" : "", c,
 					       !ro_ok ? "the image shows another state"
 					       : !rw ? "replay or r4_check failed"
 						     : "read-only and replayed differ");
@@ -1099,8 +1108,9 @@ static void test_window(void)
 			free(ro);
 			free(rw);
 		}
-	printf("crash window: %llu writes, %zu crash states checked, fsck.reiser4 clean on %zu, "
-	       "%zu violations\n", (unsigned long long)writes, states, fscked, violations);
+	printf("crash window: %llu writes and %llu syncs, %zu crash states checked, fsck.reiser4 "
+	       "clean on %zu, %zu violations\n", (unsigned long long)writes,
+	       (unsigned long long)syncs, states, fscked, violations);
 	CHECK_EQ(violations, 0);
 	for (int i = 0; i <= WIN_STEPS; i++) {
 		free(at_once[i]);
