@@ -14,7 +14,12 @@
  * overwrites of a shredded 8 MiB file stay under a bound (with one-unit
  * items 1.36-1.40 x, now 1.26-1.27 x).
  * Then the file reads back as written after a reopen and both checkers
- * find the image clean.
+ * find the image clean.  The journal's window (deferred flush): the same
+ * 48 commits of overwrites, open to close, write less with a window of 64
+ * than played at once (1.267 to 1.221: on this shredded file most
+ * overwrites are relocated, the window saves on the rest, bitmaps and the
+ * super block), and a volume filled in one transaction after 200 commits
+ * through a window gets as much as without one.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -221,7 +226,9 @@ int main(void)
 	snprintf(img, sizeof(img), "%s/img", dir);
 	r4_mkfs_defaults(&mo);
 	CHECK_RC(r4_mkfs(img, 64u << 20, &mo));
-	db = t_open_rw(img);
+	/* each commit played at once: the bounds below are the layout's, and
+	 * the window's writes would fall after the span measured */
+	db = open_win(img, "0");
 	if (!db)
 		return T_DONE();
 	CHECK_RC(r4_begin(db));
