@@ -394,9 +394,9 @@ static int cmd_logdump(int argc, char **argv)
 		return R4_EXIT_FAIL;
 	}
 	if (!r4_holder_find(image, &h) && h.held)
-		printf("note: %s is %s; its journal can change while it is read, and its last "
-		       "commit shows as not played until its footer is written (at the next "
-		       "commit, fsync or unmount)\n", image, h.what);
+		printf("note: %s is %s; its journal can change while it is read, and its "
+		       "commits show as not played until they are played in place (the oldest "
+		       "once it holds many, all at a sync or the unmount)\n", image, h.what);
 	rc = r4_dump_journal(db, verbose, &out);
 	r4_close(db);
 	if (out.len)

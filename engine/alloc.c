@@ -6,7 +6,12 @@
  * matters: bytes are taken out with shifts) -
  *   work    every allocation and mark of the running transaction;
  *   commit  the last committed bitmap, what the image holds;
- *   defer   blocks freed in the running transaction, still set in work -
+ *   defer   blocks freed in the running transaction, still set in work;
+ *   held    blocks the journal keeps (jnl.h's window): set in work and
+ *           commit, clear in every bitmap block written (the image has
+ *           them free), so encoding compares against commit & ~held;
+ *   dest    blocks a held wandered copy is still to be played onto: a
+ *           deferred free of one becomes held at apply, not free -
  * plus per zone (one bitmap block) its count of free bits in work, so
  * allocation skips full zones, and a touched flag, so commit and abort
  * visit only zones that changed; and the number of runs of free bits in
@@ -14,7 +19,8 @@
  * words change: what placing new data can split it into (alloc.h).  Bits from `blocks` up to the end of the
  * last zone (and of the last word) are set in work and commit and never
  * cleared; there is always at least one such bit, so a scan for a run of
- * clear bits stops inside the arrays.  Invariants: defer is a subset of work; outside touched zones
+ * clear bits stops inside the arrays.  Invariants: defer is a subset of work, held
+ * of work (and of commit once applied); outside touched zones
  * work == commit and defer is empty; an allocation takes only clear bits of
  * work (a block allocated twice: asserted; a free of a block already free
  * or freed is ignored, as alloc.h says, and callers that must free exactly
@@ -49,11 +55,14 @@ struct r4_alloc {
 	uint64_t nzones;
 	size_t nwords;
 	uint64_t *work, *commit, *defer;
+	uint64_t *held;			/* kept for the journal: in work and commit, free on disk */
+	uint64_t *dest;			/* where a copy the journal holds is still to be played */
 	uint32_t *zfree;		/* free bits of work in each zone */
 	uint8_t *zstate;		/* Z_ flags */
 	uint64_t nfree;			/* free bits of work below blocks */
 	uint64_t nruns;			/* runs of free bits of work */
 	uint64_t ndefer;		/* bits set in defer */
+	uint64_t nheld;			/* bits set in held */
 	uint64_t commit_free;		/* free bits of commit below blocks */
 	uint64_t cursor;		/* end of the last allocation */
 	uint8_t *buf;			/* one bitmap block for emit */
@@ -475,9 +484,10 @@ static bool encode_zone(struct r4_alloc *a, uint64_t z)
 	bool changed = false;
 
 	for (uint64_t j = 0; j < a->span / 8; j++) {
-		uint8_t v = (uint8_t)(get_byte(a->work, g0 + j) & ~get_byte(a->defer, g0 + j));
+		uint8_t h = get_byte(a->held, g0 + j);
+		uint8_t v = (uint8_t)(get_byte(a->work, g0 + j) & ~get_byte(a->defer, g0 + j) & ~h);
 
-		changed |= v != get_byte(a->commit, g0 + j);
+		changed |= v != (uint8_t)(get_byte(a->commit, g0 + j) & ~h);
 		a->buf[CSUM + j] = v;
 	}
 	r4_le32_put(a->buf, r4_adler32(a->buf + CSUM, a->bs - CSUM));
@@ -501,6 +511,8 @@ int r4_alloc_encode(struct r4_alloc *a, int (*emit)(void *ctx, uint64_t blk, con
 
 void r4_alloc_apply(struct r4_alloc *a)
 {
+	uint64_t kept = 0;
+
 	for (uint64_t z = 0; z < a->nzones; z++) {
 		uint64_t g0 = z * (a->span / 8), runs;
 		size_t i0 = (size_t)(z * a->span / 64), i1 = (size_t)((zone_end(a, z) - 1) / 64);
@@ -510,19 +522,24 @@ void r4_alloc_apply(struct r4_alloc *a)
 		runs = runs_begin(a, i0, i1);
 		R4_INVARIANT(defer_ok(a, z));
 		for (uint64_t j = 0; j < a->span / 8; j++) {
-			uint8_t v = (uint8_t)(get_byte(a->work, g0 + j) &
-					      ~get_byte(a->defer, g0 + j));
+			uint8_t d = get_byte(a->defer, g0 + j), h = get_byte(a->held, g0 + j);
+			/* a freed block the journal still has a copy for stays used */
+			uint8_t k = (uint8_t)(d & get_byte(a->dest, g0 + j) & ~h);
+			uint8_t v = (uint8_t)((get_byte(a->work, g0 + j) & ~d) | k);
 
 			set_byte(a->commit, g0 + j, v);
 			set_byte(a->work, g0 + j, v);
 			set_byte(a->defer, g0 + j, 0);
+			set_byte(a->held, g0 + j, (uint8_t)(h | k));
+			kept += (uint64_t)__builtin_popcount(k);
 		}
 		runs_end(a, i0, i1, runs);
 		recount_zone(a, z);
 		R4_INVARIANT(zone_ok(a, z));
 		a->zstate[z] = 0;
 	}
-	a->nfree += a->ndefer;
+	a->nfree += a->ndefer - kept;
+	a->nheld += kept;
 	a->ndefer = 0;
 	a->commit_free = a->nfree;
 	R4_INVARIANT(counts_ok(a));
@@ -566,6 +583,58 @@ void r4_alloc_abort(struct r4_alloc *a)
 	R4_INVARIANT(counts_ok(a));
 }
 
+void r4_alloc_hold(struct r4_alloc *a, uint64_t blk)
+{
+	uint64_t m = UINT64_C(1) << (blk % 64);
+
+	assert(blk < a->blocks && (a->work[blk / 64] & m) && !(a->defer[blk / 64] & m));
+	if (!(a->held[blk / 64] & m)) {
+		a->held[blk / 64] |= m;
+		a->nheld++;
+	}
+}
+
+void r4_alloc_unhold(struct r4_alloc *a, uint64_t blk)
+{
+	size_t i = (size_t)(blk / 64);
+	uint64_t m = UINT64_C(1) << (blk % 64), runs;
+
+	if (blk >= a->blocks || !(a->held[i] & m))
+		return;
+	assert(a->work[i] & a->commit[i] & m && !(a->defer[i] & m));
+	runs = runs_begin(a, i, i);
+	a->held[i] &= ~m;
+	a->work[i] &= ~m;
+	a->commit[i] &= ~m;
+	runs_end(a, i, i, runs);
+	a->zfree[blk / a->span]++;
+	a->nfree++;
+	a->commit_free++;
+	a->nheld--;
+}
+
+bool r4_alloc_is_held(const struct r4_alloc *a, uint64_t blk)
+{
+	return blk < a->blocks && test_bit(a->held, blk);
+}
+
+uint64_t r4_alloc_held(const struct r4_alloc *a)
+{
+	return a->nheld;
+}
+
+void r4_alloc_dest(struct r4_alloc *a, uint64_t blk, bool on)
+{
+	uint64_t m = UINT64_C(1) << (blk % 64);
+
+	if (blk >= a->blocks)
+		return;
+	if (on)
+		a->dest[blk / 64] |= m;
+	else
+		a->dest[blk / 64] &= ~m;
+}
+
 void r4_alloc_close(struct r4_alloc *a)
 {
 	if (!a)
@@ -573,6 +642,8 @@ void r4_alloc_close(struct r4_alloc *a)
 	r4_free(a->work);
 	r4_free(a->commit);
 	r4_free(a->defer);
+	r4_free(a->held);
+	r4_free(a->dest);
 	r4_free(a->zfree);
 	r4_free(a->zstate);
 	r4_free(a->buf);
@@ -597,7 +668,8 @@ static int create(uint32_t bs, uint64_t blocks, struct r4_alloc **out)
 	nbits = a->nzones * a->span;
 	a->nwords = (size_t)(nbits / 64 + 1);	/* at least one set bit after the last zone */
 	if (!(a->work = r4_calloc(a->nwords, 8)) || !(a->commit = r4_calloc(a->nwords, 8)) ||
-	    !(a->defer = r4_calloc(a->nwords, 8)) ||
+	    !(a->defer = r4_calloc(a->nwords, 8)) || !(a->held = r4_calloc(a->nwords, 8)) ||
+	    !(a->dest = r4_calloc(a->nwords, 8)) ||
 	    !(a->zfree = r4_calloc((size_t)a->nzones, sizeof(*a->zfree))) ||
 	    !(a->zstate = r4_calloc((size_t)a->nzones, 1)) || !(a->buf = r4_malloc(bs))) {
 		r4_alloc_close(a);

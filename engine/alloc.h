@@ -13,8 +13,9 @@
  * Bit b of the volume is bit b % 8 of byte b / 8 of the zone's bitmap
  * data (bytes 4.. of its block); set = used.  Bits past the last block are
  * kept set (mkfs.reiser4 fills them with 0xff), so nothing there is ever
- * handed out.  All of the volume's bitmaps stay in memory: three bits per
- * block (working, committed, deferred), 96 KiB for a 1 GiB volume.
+ * handed out.  All of the volume's bitmaps stay in memory: five bits per
+ * block (working, committed, deferred, held, destination), 160 KiB for a
+ * 1 GiB volume.
  */
 #ifndef R4_ALLOC_H
 #define R4_ALLOC_H
@@ -120,7 +121,28 @@ int r4_alloc_commit(struct r4_alloc *a, int (*emit)(void *ctx, uint64_t blk, con
  * previous tree may need, so a commit must not write it before its commit
  * point (it goes through the journal). */
 bool r4_alloc_is_committed(const struct r4_alloc *a, uint64_t blk);
-/* Forget everything since the last commit: allocations, marks, deferred frees. */
+/* Forget everything since the last commit: allocations, marks, deferred
+ * frees (held blocks stay held). */
 void r4_alloc_abort(struct r4_alloc *a);
+
+/*
+ * Blocks the journal holds while committed transactions wait to be played
+ * (jnl.h): their wandered copies and records, and blocks a held copy is
+ * still to be played onto that the tree freed meanwhile.  A held block is
+ * used for this handle (never allocated, counted out of r4_alloc_avail
+ * and r4_alloc_free_count) but free in every bitmap block encoded, as the
+ * image's tree does not use it.
+ * r4_alloc_hold: blk (used in the working state, not deferred-freed: a
+ * log block the last commit allocated) is held from now on.
+ * r4_alloc_unhold: a held blk becomes free at once (outside or inside a
+ * transaction); nothing when it is not held.
+ * r4_alloc_dest: mark or unmark blk as a copy's destination: a deferred
+ * free of a marked block makes it held at r4_alloc_apply instead of free.
+ */
+void r4_alloc_hold(struct r4_alloc *a, uint64_t blk);
+void r4_alloc_unhold(struct r4_alloc *a, uint64_t blk);
+bool r4_alloc_is_held(const struct r4_alloc *a, uint64_t blk);
+uint64_t r4_alloc_held(const struct r4_alloc *a);
+void r4_alloc_dest(struct r4_alloc *a, uint64_t blk, bool on);
 
 #endif

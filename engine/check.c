@@ -489,8 +489,9 @@ static int check_journal(struct chk *c)
 	}
 	if (jh.jh_last_committed == jf.jf_last_flushed)
 		return 0;
-	/* this handle's last commit, played in place, footer still to come */
-	if (c->db->unsettled.tx == jh.jh_last_committed && c->db->footer_tx == jf.jf_last_flushed)
+	/* this handle's own window: transactions not yet played, or whose
+	 * footer is still to come (its reads see them) */
+	if (r4_jnl_own(c->db, jh.jh_last_committed, jf.jf_last_flushed))
 		return 0;
 	c->res->journal_pending = true;
 	if ((rc = r4_jnl_walk(&im, &jh, &jf, &v)))

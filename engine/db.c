@@ -275,10 +275,10 @@ void r4_close(r4_db *db)
 		return;
 	if (db->in_txn)
 		r4_abort(db);
-	if (db->unsettled.tx && !db->broken && (rc = r4_jnl_settle(db)))
-		r4_log(&db->lg, R4_LOG_ERR, "close: writing the journal footer failed (%s): the "
-		       "next open replays the last transaction", r4_strerror(rc));
-	r4_free(db->unsettled.blk);
+	if (r4_jnl_pending(db) && !db->broken && (rc = r4_jnl_settle(db)))
+		r4_log(&db->lg, R4_LOG_ERR, "close: playing the journal failed (%s): the next "
+		       "open replays what is left", r4_strerror(rc));
+	r4_jnl_fini(db);
 	r4_free(db->jnl_batch);
 	r4_free(db->made.path);
 	r4_free(db->memo);

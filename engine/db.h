@@ -85,7 +85,7 @@ struct r4_db {
 	/* journal */
 	uint64_t last_tx;	/* tx head of the newest committed transaction, 0 = none */
 	uint64_t footer_tx;	/* the tx head the footer on disk names */
-	struct r4_unsettled unsettled;	/* played, footer still to write */
+	struct r4_jwin jwin;	/* committed, not yet played or footer not yet written */
 	uint8_t *jnl_batch;	/* jnl.c's buffer for runs of contiguous blocks */
 	struct r4_jcounters jcnt;	/* the footer's (or newest replayed tx head's) counters */
 	bool have_jcnt;

@@ -154,7 +154,120 @@ static int write_fixed(struct r4_db *db, uint64_t blk, const uint8_t *buf)
 	return r4_io_write(db->io, blk * db->bs, buf, db->bs);
 }
 
+/* ---- the window ---- */
+
+/* A committed transaction not yet played: where its copies go, and its log
+ * blocks (the copies, then the records, the tx head first). */
+struct r4_jtx {
+	uint64_t tx, seq;
+	struct r4_jcounters cnt;
+	uint64_t *blk, *log;	/* blk[i] goes to log[i], i < n; log[n..] the records */
+	size_t n, nrec;
+};
+
+struct r4_jent {
+	uint64_t blk, wand, seq;	/* the newest copy of blk, in transaction seq */
+};
+
+static size_t map_slot(const struct r4_jwin *w, uint64_t blk)
+{
+	return (size_t)((blk * UINT64_C(0x9E3779B97F4A7C15)) >> 20) & (w->mapcap - 1);
+}
+
+static struct r4_jent *map_find(const struct r4_jwin *w, uint64_t blk)
+{
+	if (!w->mapn)
+		return NULL;
+	for (size_t i = map_slot(w, blk);; i = (i + 1) & (w->mapcap - 1)) {
+		if (w->map[i].blk == blk)
+			return &w->map[i];
+		if (!w->map[i].blk)
+			return NULL;
+	}
+}
+
+/* Room made beforehand (map_room): never fails. */
+static void map_put(struct r4_jwin *w, uint64_t blk, uint64_t wand, uint64_t seq)
+{
+	size_t i = map_slot(w, blk);
+
+	while (w->map[i].blk && w->map[i].blk != blk)
+		i = (i + 1) & (w->mapcap - 1);
+	if (!w->map[i].blk)
+		w->mapn++;
+	w->map[i] = (struct r4_jent){blk, wand, seq};
+}
+
+/* Linear probing's deletion: move later entries of the cluster back so
+ * every entry stays reachable from its slot. */
+static void map_del(struct r4_jwin *w, struct r4_jent *e)
+{
+	size_t i = (size_t)(e - w->map), j = i;
+
+	for (;;) {
+		j = (j + 1) & (w->mapcap - 1);
+		if (!w->map[j].blk)
+			break;
+		size_t k = map_slot(w, w->map[j].blk);
+
+		/* j's entry may fill the hole at i unless its slot k lies in (i, j] */
+		if (i <= j ? (i < k && k <= j) : (i < k || k <= j))
+			continue;
+		w->map[i] = w->map[j];
+		i = j;
+	}
+	w->map[i].blk = 0;
+	w->mapn--;
+}
+
+/* Room for n more entries at a load under a half. */
+static int map_room(struct r4_jwin *w, size_t n)
+{
+	struct r4_jent *old = w->map;
+	size_t cap = w->mapcap ? w->mapcap : 1024, oldcap = w->mapcap;
+
+	while ((w->mapn + n) * 2 > cap)
+		cap *= 2;
+	if (cap == oldcap)
+		return 0;
+	if (!(w->map = r4_calloc(cap, sizeof(*w->map)))) {
+		w->map = old;
+		return -ENOMEM;
+	}
+	w->mapcap = cap;
+	w->mapn = 0;
+	for (size_t i = 0; i < oldcap; i++)
+		if (old[i].blk)
+			map_put(w, old[i].blk, old[i].wand, old[i].seq);
+	r4_free(old);
+	return 0;
+}
+
+static int rel_room(struct r4_jwin *w, size_t n)
+{
+	return r4_grow(&w->rel, &w->relcap, w->nrel + n, sizeof(*w->rel), 256);
+}
+
+static int read_fixed(struct r4_db *db, uint64_t blk, uint8_t *buf)
+{
+	return r4_io_read(db->io, blk * db->bs, buf, db->bs);
+}
+
 /* ---- commit ---- */
+
+/* Everything r4_jnl_keep takes, taken before the first write. */
+static int keep_room(struct r4_db *db, const struct r4_commit_plan *p)
+{
+	struct r4_jwin *w = &db->jwin;
+	int rc;
+
+	if ((rc = map_room(w, p->over.n)) ||
+	    (rc = r4_grow(&w->tx, &w->txcap, w->ntx + 1, sizeof(*w->tx), 16)))
+		return rc;
+	r4_free(w->spare);
+	w->spare = r4_malloc((2 * p->over.n + p->nrec) * sizeof(*w->spare));
+	return w->spare ? 0 : -ENOMEM;
+}
 
 /* n blocks from the top of the working bitmap's free space, in as few runs
  * as it has. */
@@ -194,7 +307,7 @@ int r4_jnl_reserve(struct r4_db *db, struct r4_commit_plan *p)
 	if (p->reloc.n)
 		qsort(p->reloc.v, p->reloc.n, sizeof(*p->reloc.v), cmp_blk);
 	qsort(p->over.v, n, sizeof(*p->over.v), cmp_blk);	/* never empty: the super block */
-	if ((rc = take(db, n, wand)))
+	if ((rc = keep_room(db, p)) || (rc = take(db, n, wand)))
 		goto out;
 	if ((rc = take(db, p->nrec, p->rec))) {
 		for (size_t i = 0; i < n; i++)
@@ -287,25 +400,30 @@ static int write_footer(struct r4_db *db, uint64_t tx, const struct r4_jcounters
 	return r4_io_sync(db->io);
 }
 
-static void unsettled_clear(struct r4_db *db)
+/* The blocks freed once the footer naming the last played transaction is
+ * durable (the footer on disk no longer needs them). */
+static void release(struct r4_db *db)
 {
-	r4_free(db->unsettled.blk);
-	memset(&db->unsettled, 0, sizeof(db->unsettled));
+	struct r4_jwin *w = &db->jwin;
+
+	for (size_t i = 0; i < w->nrel; i++)
+		r4_alloc_unhold(db->alloc, w->rel[i]);
+	w->nrel = 0;
+	db->footer_tx = w->played_tx;
+	w->played_tx = 0;
 }
 
 int r4_jnl_write(struct r4_db *db, struct r4_commit_plan *p)
 {
 	uint8_t buf[R4_MAX_BLOCKSIZE];
 	struct r4_jh jh = {.jh_last_committed = p->tx};
-	struct r4_unsettled *u = &db->unsettled;
+	struct r4_jwin *w = &db->jwin;
 	struct batch b;
 	int rc;
 
-	/* a new head, after every head the footer or header names; the
-	 * unsettled transaction is the newest the header names */
+	/* a new head, after every head the footer or header names */
 	assert(p->nrec >= 2 && p->tx == p->rec[0]);
 	R4_INVARIANT(p->tx != db->footer_tx && p->tx != db->last_tx);
-	assert(!u->tx || u->tx == db->last_tx);
 	/* everything this needs is taken before the first write: a failure
 	 * before the commit point leaves the image as it was */
 	if ((rc = batch_init(&b, db)))
@@ -314,10 +432,10 @@ int r4_jnl_write(struct r4_db *db, struct r4_commit_plan *p)
 		rc = write_records(db, &b, p);
 	if (rc || (rc = r4_io_sync(db->io)))
 		return rc;
-	/* the sync made the unsettled transaction's in-place writes durable:
-	 * its footer may go with this header (either order is safe) */
-	if (u->tx) {
-		footer_block(db, u->tx, &u->cnt, buf);
+	/* the sync made the played transactions' in-place writes durable:
+	 * their footer may go with this header (either order is safe) */
+	if (w->played_tx) {
+		footer_block(db, w->played_tx, &w->played_cnt, buf);
 		if ((rc = write_fixed(db, R4_JFOOTER_BLOCK(db->bs), buf)))
 			return rc;
 	}
@@ -326,60 +444,174 @@ int r4_jnl_write(struct r4_db *db, struct r4_commit_plan *p)
 	if ((rc = write_fixed(db, R4_JHEADER_BLOCK(db->bs), buf)) || (rc = r4_io_sync(db->io)))
 		return rc;
 	db->last_tx = p->tx;
-	if (u->tx) {		/* its log blocks were handed over to this one */
-		db->footer_tx = u->tx;
-		unsettled_clear(db);
-	}
+	if (w->played_tx)
+		release(db);
 	return 0;
 }
 
-int r4_jnl_play(struct r4_db *db, struct r4_commit_plan *p)
+void r4_jnl_keep(struct r4_db *db, struct r4_commit_plan *p)
 {
-	struct r4_unsettled *u = &db->unsettled;
-	size_t n = p->over.n + p->nrec;
+	struct r4_jwin *w = &db->jwin;
+	struct r4_jtx *t = &w->tx[w->ntx++];
 
-	if (!(u->blk = r4_malloc(n * sizeof(*u->blk))))
-		return -ENOMEM;
-	for (size_t i = 0; i < p->over.n; i++)
-		u->blk[i] = p->over.v[i].wand;
-	memcpy(u->blk + p->over.n, p->rec, p->nrec * sizeof(*p->rec));
-	u->n = n;
-	u->tx = p->tx;
-	u->cnt = p->cnt;
-	return write_set_alone(db, &p->over, false);
+	assert(w->spare);
+	t->blk = w->spare;
+	t->log = t->blk + p->over.n;
+	w->spare = NULL;
+	t->tx = p->tx;
+	t->seq = w->seq++;
+	t->cnt = p->cnt;
+	t->n = p->over.n;
+	t->nrec = p->nrec;
+	for (size_t i = 0; i < p->over.n; i++) {
+		t->blk[i] = p->over.v[i].blk;
+		t->log[i] = p->over.v[i].wand;
+		map_put(w, t->blk[i], t->log[i], t->seq);
+		r4_alloc_dest(db->alloc, t->blk[i], true);
+	}
+	memcpy(t->log + t->n, p->rec, p->nrec * sizeof(*p->rec));
+	for (size_t i = 0; i < t->n + t->nrec; i++)
+		r4_alloc_hold(db->alloc, t->log[i]);
 }
 
-void r4_jnl_hand_over(struct r4_db *db)
-{
-	uint64_t before = r4_alloc_free_count(db->alloc);
+struct play_blk {
+	uint64_t blk, wand;
+};
 
-	assert(!db->unsettled.handed);	/* each log block is freed once */
-	for (size_t i = 0; i < db->unsettled.n; i++)
-		r4_alloc_free(db->alloc, db->unsettled.blk[i], 1);
-	assert(r4_alloc_free_count(db->alloc) == before + db->unsettled.n);
-	(void)before;
-	db->unsettled.handed = db->unsettled.n > 0;
+static int cmp_play(const void *a, const void *b)
+{
+	const struct play_blk *x = a, *y = b;
+
+	return x->blk < y->blk ? -1 : x->blk > y->blk;
+}
+
+/*
+ * Play the k oldest transactions of the window in place (no sync): each
+ * block whose newest copy is theirs gets that copy; a block a newer
+ * transaction of the window has a copy of is left to it.  Their log blocks,
+ * and the freed blocks their copies went to, are freed once the footer
+ * naming the newest of them is durable.  Nothing changes on an error
+ * before the first write; after it, the caller breaks the handle.
+ */
+static int play(struct r4_db *db, size_t k)
+{
+	struct r4_jwin *w = &db->jwin;
+	uint8_t buf[R4_MAX_BLOCKSIZE];
+	struct play_blk *v;
+	size_t n = 0, logs = 0;
+	struct batch b;
+	int rc;
+
+	assert(k && k <= w->ntx);
+	for (size_t t = 0; t < k; t++) {
+		n += w->tx[t].n;
+		logs += w->tx[t].n + w->tx[t].nrec;
+	}
+	if ((rc = batch_init(&b, db)) || (rc = rel_room(w, n + logs)))
+		return rc;
+	if (!(v = r4_malloc((n ? n : 1) * sizeof(*v))))
+		return -ENOMEM;
+	n = 0;
+	for (size_t t = 0; t < k; t++)
+		for (size_t i = 0; i < w->tx[t].n; i++) {
+			struct r4_jent *e = map_find(w, w->tx[t].blk[i]);
+
+			assert(e && e->seq >= w->tx[t].seq);
+			if (e->seq == w->tx[t].seq)	/* the newest copy: this one */
+				v[n++] = (struct play_blk){e->blk, e->wand};
+		}
+	qsort(v, n, sizeof(*v), cmp_play);
+	/* a block the tree freed meanwhile (held) is nobody's: not written */
+	for (size_t i = 0; i < n && !rc; i++)
+		if (!r4_alloc_is_held(db->alloc, v[i].blk) && !(rc = read_fixed(db, v[i].wand, buf)))
+			rc = batch_add(&b, v[i].blk, buf);
+	if (!rc)
+		rc = batch_flush(&b);
+	if (rc) {
+		r4_free(v);
+		return rc;
+	}
+	/* the blocks read from their places again */
+	for (size_t i = 0; i < n; i++) {
+		map_del(w, map_find(w, v[i].blk));
+		r4_alloc_dest(db->alloc, v[i].blk, false);
+		if (r4_alloc_is_held(db->alloc, v[i].blk))	/* freed meanwhile */
+			w->rel[w->nrel++] = v[i].blk;
+	}
+	r4_free(v);
+	for (size_t t = 0; t < k; t++) {
+		struct r4_jtx *x = &w->tx[t];
+
+		memcpy(w->rel + w->nrel, x->log, (x->n + x->nrec) * sizeof(*x->log));
+		w->nrel += x->n + x->nrec;
+		w->played_tx = x->tx;
+		w->played_cnt = x->cnt;
+		r4_free(x->blk);
+	}
+	memmove(w->tx, w->tx + k, (w->ntx - k) * sizeof(*w->tx));
+	w->ntx -= k;
+	return 0;
+}
+
+int r4_jnl_trim(struct r4_db *db)
+{
+	struct r4_jwin *w = &db->jwin;
+	uint64_t held = r4_alloc_held(db->alloc), cap = (r4_alloc_avail(db->alloc) + held) / 2;
+	size_t k = w->ntx > w->max_tx ? w->ntx - w->max_tx : 0;
+	uint64_t freed = 0;
+
+	for (size_t t = 0; t < k; t++)
+		freed += w->tx[t].n + w->tx[t].nrec;
+	/* and hold half of what is free on disk at most (a quarter: WA 1.52
+	 * where half gives 1.48 at 256 MiB, bench/RESULTS.md): the oldest go
+	 * until their log blocks (freed at the next commit) bring it under */
+	for (; k < w->ntx && held > cap + freed; k++)
+		freed += w->tx[k].n + w->tx[k].nrec;
+	return k ? play(db, k) : 0;
 }
 
 size_t r4_jnl_held(const struct r4_db *db)
 {
-	return db->unsettled.handed ? 0 : db->unsettled.n;
+	return db->alloc ? r4_alloc_held(db->alloc) : 0;
+}
+
+bool r4_jnl_pending(const struct r4_db *db)
+{
+	return db->jwin.ntx || db->jwin.played_tx;
 }
 
 int r4_jnl_settle(struct r4_db *db)
 {
-	struct r4_unsettled *u = &db->unsettled;
+	struct r4_jwin *w = &db->jwin;
 	int rc;
 
-	if (!u->tx)
-		return 0;
-	assert(u->tx == db->last_tx);	/* the footer follows the header */
-	if ((rc = r4_io_sync(db->io)) || (rc = write_footer(db, u->tx, &u->cnt)))
+	if (w->ntx && (rc = play(db, w->ntx)))
 		return rc;
-	r4_jnl_hand_over(db);
-	r4_alloc_apply(db->alloc);
-	unsettled_clear(db);
+	if (!w->played_tx)
+		return 0;
+	if ((rc = r4_io_sync(db->io)) || (rc = write_footer(db, w->played_tx, &w->played_cnt)))
+		return rc;
+	release(db);
 	return 0;
+}
+
+bool r4_jnl_own(const struct r4_db *db, uint64_t last_committed, uint64_t last_flushed)
+{
+	return r4_jnl_pending(db) && last_committed == db->last_tx &&
+	       last_flushed == db->footer_tx;
+}
+
+void r4_jnl_fini(struct r4_db *db)
+{
+	struct r4_jwin *w = &db->jwin;
+
+	for (size_t t = 0; t < w->ntx; t++)
+		r4_free(w->tx[t].blk);
+	r4_free(w->tx);
+	r4_free(w->map);
+	r4_free(w->rel);
+	r4_free(w->spare);
+	memset(w, 0, sizeof(*w));
 }
 
 /* ---- replay ---- */
@@ -436,6 +668,87 @@ static int overlay_write(struct r4_io *io, uint64_t off, const void *buf, size_t
 	return -EROFS;
 }
 
+/* A read-write handle's view: reads of a block the window has a copy of
+ * come from its newest copy (the block in place is older, or being
+ * written); everything else goes to the image. */
+struct live_io {
+	struct r4_io io;
+	struct r4_io *inner;
+	const struct r4_jwin *w;
+	uint32_t bs;
+};
+
+static int live_read(struct r4_io *io, uint64_t off, void *buf, size_t len)
+{
+	struct live_io *o = (struct live_io *)io;
+	int rc;
+
+	if ((rc = r4_io_read(o->inner, off, buf, len)) || !len || !o->w->mapn)
+		return rc;
+	for (uint64_t b = off / o->bs; b <= (off + len - 1) / o->bs && !rc; b++) {
+		const struct r4_jent *e = map_find(o->w, b);
+		uint64_t bstart = b * o->bs, from, to;
+
+		if (!e)
+			continue;
+		from = R4_MAX(bstart, off);
+		to = R4_MIN(bstart + o->bs, off + len);
+		rc = r4_io_read(o->inner, e->wand * o->bs + (from - bstart),
+				(uint8_t *)buf + (from - off), (size_t)(to - from));
+	}
+	return rc;
+}
+
+static int live_write(struct r4_io *io, uint64_t off, const void *buf, size_t len)
+{
+	return r4_io_write(((struct live_io *)io)->inner, off, buf, len);
+}
+
+static int live_sync(struct r4_io *io)
+{
+	return r4_io_sync(((struct live_io *)io)->inner);
+}
+
+static int live_size(struct r4_io *io, uint64_t *bytes)
+{
+	return r4_io_size(((struct live_io *)io)->inner, bytes);
+}
+
+static int live_truncate(struct r4_io *io, uint64_t bytes)
+{
+	return r4_io_truncate(((struct live_io *)io)->inner, bytes);
+}
+
+static void live_close(struct r4_io *io)
+{
+	r4_io_close(((struct live_io *)io)->inner);
+	r4_free(io);
+}
+
+static const struct r4_io_ops live_ops = {
+	.read = live_read,
+	.write = live_write,
+	.sync = live_sync,
+	.size = live_size,
+	.truncate = live_truncate,
+	.close = live_close,
+};
+
+/* db->io becomes the live view over it (closing the view closes it). */
+static int live_wrap(struct r4_db *db)
+{
+	struct live_io *o = r4_calloc(1, sizeof(*o));
+
+	if (!o)
+		return -ENOMEM;
+	o->io.ops = &live_ops;
+	o->inner = db->io;
+	o->w = &db->jwin;
+	o->bs = db->bs;
+	db->io = &o->io;
+	return 0;
+}
+
 static int overlay_sync(struct r4_io *io)
 {
 	(void)io;
@@ -479,11 +792,6 @@ static int cmp_map(const void *a, const void *b)
 	if (x->orig != y->orig)
 		return x->orig < y->orig ? -1 : 1;
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
-}
-
-static int read_fixed(struct r4_db *db, uint64_t blk, uint8_t *buf)
-{
-	return r4_io_read(db->io, blk * db->bs, buf, db->bs);
 }
 
 static int read_img(const struct r4_jnl_img *im, uint64_t blk, uint8_t *buf)
@@ -729,6 +1037,12 @@ int r4_jnl_recover(struct r4_db *db, unsigned *replayed)
 	/* the view takes db->io: closing the db closes both */
 	if (!rc && r.replayed && !db->rw)
 		rc = make_overlay(&r.c, db->io, true, db->bs, &db->io);
+	if (!rc && db->rw) {
+		const char *env = getenv("R4_JNL_WINDOW");
+
+		db->jwin.max_tx = env ? (unsigned)strtoul(env, NULL, 10) : R4_JNL_WINDOW_DEFAULT;
+		rc = live_wrap(db);
+	}
 	r4_free(r.c.map);
 	return rc;
 }

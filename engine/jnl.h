@@ -12,14 +12,24 @@
  *          and is written in place only after the commit point.
  * The order on disk:
  *   reloc + wandered copies + records; sync; journal header (the commit
- *   point); sync; over in place.
- * The footer that says "played" waits for the next sync anyway: the next
- * commit writes it beside its own header (its first sync made the in-place
- * writes durable), or r4_jnl_settle does (r4_sync, r4_close).  Two syncs
- * per commit, where playing at once would take four.  Until its footer is
- * durable a transaction's log blocks stay used, so a replay still finds
- * them.  A crash before the header leaves the previous state (everything
- * written went to blocks free in it); after it, open replays the records.
+ *   point); sync.
+ * The in-place writes wait (deferred flush): the transaction joins a
+ * window of committed, unplayed ones, and reads of its overwritten blocks
+ * come from their wandered copies.  A block overwritten again by a later
+ * transaction of the window is written in place once, from its newest
+ * copy.  The window is played oldest first when it holds more than
+ * max_tx transactions, or too much of the free space, after a commit:
+ * the newest copy of each block in place, and the footer that says
+ * "played up to here" waits for the next sync anyway: the next commit
+ * writes it beside its own header (its first sync made the in-place
+ * writes durable).  r4_jnl_settle plays the whole window and writes the
+ * footer (sync, footer, sync: r4_sync, r4_close, a short volume).  Until
+ * the footer covering it is durable a transaction's log blocks stay held,
+ * so a replay still finds them, and so does every block one of its copies
+ * is to be played onto (else a replay after a crash would write a stale
+ * copy over whatever took the block).  A crash before the header leaves
+ * the previous state (everything written went to blocks free in it);
+ * after it, open replays every committed transaction after the footer's.
  */
 #ifndef R4_JNL_H
 #define R4_JNL_H
@@ -49,14 +59,37 @@ struct r4_jcounters {
 	uint64_t free_blocks, nr_files, next_oid;
 };
 
-/* A transaction played in place whose footer is not written yet. */
-struct r4_unsettled {
-	uint64_t tx;		/* its tx head; 0 = none */
-	struct r4_jcounters cnt;
-	uint64_t *blk;		/* its log blocks: wandered copies and records */
-	size_t n;
-	bool handed;		/* deferred-freed in the running transaction */
+struct r4_jtx;
+struct r4_jent;
+
+/*
+ * The window: committed transactions not yet played in place, oldest
+ * first, with a map from each block they overwrite to its newest wandered
+ * copy (reads of the block come from there: r4_jnl_recover's view), and
+ * the transactions played since the footer on disk, whose footer goes
+ * with the next header (or r4_jnl_settle).  Every log block of the window
+ * and every block a copy is still to be played onto that the tree freed
+ * is held in the allocator (alloc.h) until the footer that covers it is
+ * durable.
+ */
+struct r4_jwin {
+	struct r4_jtx *tx;	/* unplayed, oldest first */
+	size_t ntx, txcap;
+	uint64_t seq;		/* the next transaction's number */
+	struct r4_jent *map;	/* block -> newest copy; open addressing, blk 0 = empty */
+	size_t mapcap, mapn;
+	unsigned max_tx;	/* the most transactions left unplayed after a commit */
+	/* played in place, footer still to write: the newest of them */
+	uint64_t played_tx;
+	struct r4_jcounters played_cnt;
+	uint64_t *rel;		/* held blocks to free once that footer is durable */
+	size_t nrel, relcap;
+	uint64_t *spare;	/* the next r4_jnl_keep's arrays, taken by r4_jnl_reserve */
 };
+
+/* Transactions left unplayed after a commit unless R4_JNL_WINDOW says
+ * otherwise (0: play each at once, as before the window). */
+#define R4_JNL_WINDOW_DEFAULT 256
 
 struct r4_commit_plan {
 	struct r4_wset reloc, over;
@@ -76,25 +109,36 @@ int r4_wset_write(struct r4_db *db, struct r4_wset *s);
 
 /*
  * Allocate the wandered copies of the over set and the record blocks
- * (working bitmap only: they never reach the committed one).  On -ENOSPC
+ * (working bitmap; once committed they are held, never in a bitmap block
+ * written), and the memory r4_jnl_keep takes.  On -ENOSPC or -ENOMEM
  * nothing stays allocated.
  */
 int r4_jnl_reserve(struct r4_db *db, struct r4_commit_plan *p);
 /* Every write up to and including the commit point, with the footer of
- * the unsettled transaction before it; 0 means durable. */
+ * the transactions played before it; 0 means durable.  Then the blocks
+ * that footer frees are free. */
 int r4_jnl_write(struct r4_db *db, struct r4_commit_plan *p);
-/* The over set in place (no sync); p becomes db's unsettled transaction
- * and keeps its log blocks. */
-int r4_jnl_play(struct r4_db *db, struct r4_commit_plan *p);
-/* Defer-free the unsettled transaction's log blocks in the running one:
- * they stay used until it commits, which writes the footer. */
-void r4_jnl_hand_over(struct r4_db *db);
-/* Log blocks of the unsettled transaction the allocator counts as used
- * (free on disk: statfs counts them free). */
+/* After r4_jnl_write: p joins the window, unplayed (its log blocks held,
+ * its copies in the map).  Cannot fail: r4_jnl_reserve made room. */
+void r4_jnl_keep(struct r4_db *db, struct r4_commit_plan *p);
+/* After the commit's r4_alloc_apply: play the oldest transactions in
+ * place (no sync; their footer goes with the next header) while the
+ * window holds more than max_tx of them or its held blocks exceed half
+ * of the free space. */
+int r4_jnl_trim(struct r4_db *db);
+/* Blocks the window holds (free on disk: statfs counts them free). */
 size_t r4_jnl_held(const struct r4_db *db);
-/* Outside a transaction: sync, write the unsettled transaction's footer,
- * sync, free its log blocks.  0 when there is none. */
+/* Whether anything waits: an unplayed transaction or a footer. */
+bool r4_jnl_pending(const struct r4_db *db);
+/* Play every transaction of the window, sync, write the footer, sync,
+ * free the held blocks.  Inside a transaction too (it touches nothing
+ * the running one holds).  0 when nothing waits. */
 int r4_jnl_settle(struct r4_db *db);
+/* Whether the header and footer on disk are those this handle wrote: its
+ * own window, not transactions someone else left (r4 check). */
+bool r4_jnl_own(const struct r4_db *db, uint64_t last_committed, uint64_t last_flushed);
+/* Free the window's memory (r4_close, after r4_jnl_settle). */
+void r4_jnl_fini(struct r4_db *db);
 
 /* Where the journal is read from: an image with its block size and count,
  * and the log that hears what is wrong with it (NULL: none, and
@@ -170,9 +214,10 @@ int r4_jnl_view(const struct r4_jnl_img *im, struct r4_io **out, unsigned *ntx);
 /*
  * At open, after the format super block: finish every committed but
  * unplayed transaction, oldest first.  Read-write: replay on the image
- * (idempotent; a crash during it is finished by the next open).
- * Read-only: nothing is written; db->io is wrapped so reads of replayed
- * blocks see their wandered copies.  *replayed = transactions finished.
+ * (idempotent; a crash during it is finished by the next open), then wrap
+ * db->io so reads of blocks the window holds copies of see the newest
+ * copy.  Read-only: nothing is written; db->io is wrapped so reads of
+ * replayed blocks see their wandered copies.  *replayed = transactions finished.
  * Sets db->last_tx and, when the footer (or newest tx head) has them, the
  * oid counters.  -EUCLEAN for a broken journal (the log says where).
  */

@@ -75,8 +75,9 @@ int r4_begin(r4_db *db)
 	assert(txn_state_ok(db));
 	if (db->broken)
 		return db->damaged ? -EROFS : -EIO;
-	/* nearly full: the last commit's log blocks are wanted back now */
-	if (db->unsettled.tx && r4_alloc_avail(db->alloc) < R4_MAX(1024, 2 * db->unsettled.n)) {
+	/* nearly full: the blocks the journal's window holds are wanted back
+	 * now (elsewhere a grab that finds them held plays it: r4_txn_room) */
+	if (r4_jnl_pending(db) && r4_alloc_avail(db->alloc) < 1024) {
 		int rc = r4_jnl_settle(db);
 
 		if (rc) {
@@ -159,13 +160,28 @@ uint64_t r4_txn_slack(const struct r4_db *db)
 	return avail > need ? avail - need : 0;
 }
 
-int r4_txn_room(const struct r4_db *db, uint64_t n, bool removal)
+static int room(const struct r4_db *db, uint64_t n, bool removal)
 {
 	assert(db->in_txn && db->op.depth);
 	return db->op.need0 + db->op.grabbed + n + (removal ? 0 : r4_txn_reserve(db)) >
 			       r4_alloc_avail(db->alloc)
 		       ? -ENOSPC
 		       : 0;
+}
+
+int r4_txn_room(struct r4_db *db, uint64_t n, bool removal)
+{
+	int rc = room(db, n, removal);
+
+	/* what the journal's window holds comes back when it is played */
+	if (rc == -ENOSPC && r4_jnl_held(db) && !db->broken) {
+		if ((rc = r4_jnl_settle(db))) {
+			db->broken = true;
+			return rc;
+		}
+		rc = room(db, n, removal);
+	}
+	return rc;
 }
 
 int r4_txn_grab(struct r4_db *db, uint64_t n, bool removal)
@@ -183,7 +199,7 @@ int r4_txn_grab(struct r4_db *db, uint64_t n, bool removal)
 
 uint64_t r4_txn_bfree(const struct r4_db *db)
 {
-	/* the last commit's log blocks are free on disk, used until settled */
+	/* the journal's held blocks are free on disk, used until played */
 	uint64_t f = r4_alloc_free_count(db->alloc) + r4_jnl_held(db);
 	/* new data and new nodes count at once, before commit gives them blocks */
 	uint64_t fresh = db->fake_data;
@@ -271,7 +287,6 @@ void r4_abort(r4_db *db)
 	r4_cache_drop_if(db, written_early, db);	/* before the allocator forgets */
 	db->hooks->aborted(db);
 	r4_alloc_abort(db->alloc);
-	db->unsettled.handed = false;	/* the abort took the deferred frees back */
 	db->root = db->saved_root;
 	db->height = db->saved_height;
 	db->file_count = db->saved_file_count;
@@ -315,7 +330,6 @@ static int plan_commit(struct r4_db *db, struct r4_commit_plan *p)
 	struct r4_fsb sb = db->sb;
 	int rc;
 
-	r4_jnl_hand_over(db);
 	if ((rc = db->hooks->place(db)) || (rc = r4_tree_squeeze(db)) ||
 	    (rc = r4_tree_relocate(db)) || (rc = r4_tree_place(db)))
 		return rc;
@@ -327,7 +341,8 @@ static int plan_commit(struct r4_db *db, struct r4_commit_plan *p)
 	if ((rc = db->hooks->each_page(db, add_page, ctx)) ||
 	    (rc = r4_alloc_encode(db->alloc, add_bitmap, ctx)))
 		return rc;
-	p->cnt.free_blocks = r4_alloc_free_count(db->alloc);
+	/* free on disk: the journal's held blocks too (bitmaps leave them free) */
+	p->cnt.free_blocks = r4_alloc_free_count(db->alloc) + r4_jnl_held(db);
 	p->cnt.nr_files = db->file_count;
 	p->cnt.next_oid = db->next_oid;
 	sb.sb_root_block = db->root;
@@ -381,13 +396,15 @@ int r4_commit(r4_db *db)
 		db->broken = true;
 		return r4_txn_fail(db, rc);
 	}
-	if ((rc = r4_jnl_play(db, &p))) {
-		r4_log(&db->lg, R4_LOG_ERR, "commit: the transaction is durable, but writing it in "
-		       "place failed (%s): the next open finishes it", r4_strerror(rc));
+	r4_jnl_keep(db, &p);	/* its log blocks stay held until played */
+	r4_alloc_apply(db->alloc);
+	r4_jnl_plan_fini(&p);
+	if ((rc = r4_jnl_trim(db))) {
+		r4_log(&db->lg, R4_LOG_ERR, "commit: the transaction is durable, but writing "
+		       "earlier ones in place failed (%s): the next open finishes them",
+		       r4_strerror(rc));
 		db->broken = true;
 	}
-	r4_alloc_apply(db->alloc);	/* the log blocks stay used until settled */
-	r4_jnl_plan_fini(&p);
 	r4_cache_clean_all(db);
 	db->hooks->committed(db);
 	db->in_txn = false;
@@ -403,5 +420,5 @@ int r4_sync(r4_db *db)
 
 	if (rc || !db->rw)
 		return rc;
-	return db->unsettled.tx && !db->broken ? r4_jnl_settle(db) : r4_io_sync(db->io);
+	return r4_jnl_pending(db) && !db->broken ? r4_jnl_settle(db) : r4_io_sync(db->io);
 }

@@ -108,9 +108,11 @@ uint64_t r4_txn_slack(const struct r4_db *db);
 int r4_txn_grab(struct r4_db *db, uint64_t n, bool removal);
 /* Could the running operation grab n more blocks?  -ENOSPC if not;
  * grabs nothing: a check, before the first of several operations, of
- * what they will grab one after another. */
-int r4_txn_room(const struct r4_db *db, uint64_t n, bool removal);
-/* Free blocks as r4_statfs counts them: the last commit's log blocks are
+ * what they will grab one after another.  Both play the journal's window
+ * first when it holds blocks and they are short (r4_jnl_settle; its write
+ * error breaks the handle and is returned). */
+int r4_txn_room(struct r4_db *db, uint64_t n, bool removal);
+/* Free blocks as r4_statfs counts them: the journal's held blocks are
  * free, new data and new nodes are used at once; after a commit that
  * failed while planning, what was free before it began. */
 uint64_t r4_txn_bfree(const struct r4_db *db);

@@ -143,13 +143,19 @@ int r4_open(const char *path, const struct r4_open_opts *opts, r4_db **out);
 /* The same over an I/O backend (tests: memory, fault injection).  The db
  * takes the backend over and closes it in r4_close, also on failure. */
 int r4_open_io(struct r4_io *io, const struct r4_open_opts *opts, r4_db **out);
-/* Abort any open transaction, release everything. */
+/* Abort any open transaction, play every committed one still held
+ * unplayed in place (as r4_sync), release everything. */
 void r4_close(r4_db *db);
-/* Commit the open transaction, if any; make all committed state durable. */
+/* Commit the open transaction, if any; make all committed state durable
+ * and play it in place, so the image holds nothing for a replay (what
+ * fsck.reiser4 wants; docs/engine.md, "Deferred flush"). */
 int r4_sync(r4_db *db);
 
 int r4_begin(r4_db *db);		/* -EBUSY if one is open; -EROFS read-only */
-int r4_commit(r4_db *db);		/* -EINVAL without a transaction; stored error if poisoned */
+/* -EINVAL without a transaction; stored error if poisoned.  0: durable
+ * (its journal header synced); written in place later, when the journal's
+ * window plays it, or at r4_sync or r4_close. */
+int r4_commit(r4_db *db);
 void r4_abort(r4_db *db);
 bool r4_in_txn(const r4_db *db);
 /* The error that poisoned the open transaction, or 0 (it can still commit). */

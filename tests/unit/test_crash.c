@@ -883,6 +883,243 @@ static void test_logdump(void)
 	r4_io_close(img);
 }
 
+/*
+ * The journal's window (deferred flush): a stream of transactions that
+ * stay committed but unplayed (a window of 2), overwriting the same blocks
+ * again, freeing a block an unplayed copy is still to be played onto and
+ * then writing new data, with an r4_sync in the middle and r4_close at the
+ * end that play what is left.  Reads through the handle after each commit
+ * must equal those of a handle that plays each commit at once (window 0);
+ * the stream is cut after every write with four drop patterns, and each
+ * of its syncs fails in turn (once, and for good); after each the image
+ * shows, read-only and after r4's replay, the state of the last commit
+ * that returned 0 or of the one after it, and r4's checker finds nothing
+ * wrong.  fsck.reiser4 checks the cleanly closed image and a sample of
+ * the recovered ones.
+ */
+enum { WIN_STEPS = 8 };
+
+static int win_over(r4_db *db, const char *path, const unsigned *blk, size_t n, unsigned tag)
+{
+	uint8_t buf[4096];
+	int rc = 0;
+
+	for (size_t i = 0; i < n && !rc; i++) {
+		fill(buf, sizeof(buf), tag + (unsigned)i);
+		rc = r4_write(db, path, (uint64_t)blk[i] * 4096, buf, sizeof(buf));
+	}
+	return rc;
+}
+
+static int win_append(r4_db *db, const char *path, size_t n, unsigned tag)
+{
+	static uint8_t buf[65536];
+	struct r4_stat st;
+	int rc;
+
+	fill(buf, n, tag);
+	return (rc = r4_stat(db, path, &st)) ? rc : r4_write(db, path, st.size, buf, n);
+}
+
+/* Step i of the stream, in its own transaction (step 5 ends in r4_sync). */
+static int win_step(r4_db *db, int i)
+{
+	static const unsigned a[] = {3, 7, 20}, b[] = {3, 7, 40}, c[] = {3, 50}, d[] = {7, 60},
+			      e[] = {20, 21, 3}, v0[] = {0};
+	int rc;
+
+	if ((rc = r4_begin(db)))
+		return rc;
+	switch (i) {
+	case 0:		/* lone overwrites: through the journal */
+		rc = win_over(db, "/w", a, 3, 11);
+		if (!rc)
+			rc = win_over(db, "/v", v0, 1, 12);
+		if (!rc)
+			rc = put(db, "/a", 100, 13);
+		break;
+	case 1:		/* the same blocks again: only the newest copy goes in place */
+		rc = win_over(db, "/w", b, 3, 21);
+		break;
+	case 2:		/* /v's block 0 has an unplayed copy: it stays held */
+		rc = r4_unlink(db, "/v");
+		break;
+	case 3:		/* new data right after /p, where /v began, which must not take it */
+		rc = win_append(db, "/p", 65536, 41);
+		if (!rc)
+			rc = put(db, "/n1", 65536, 42);
+		break;
+	case 4:
+		rc = win_over(db, "/w", c, 2, 51);
+		if (!rc)
+			rc = r4_truncate(db, "/n1", 5000);
+		break;
+	case 5:
+		rc = win_over(db, "/w", d, 2, 61);
+		break;
+	case 6:
+		rc = put(db, "/n2", 30000, 71);
+		if (!rc)
+			rc = r4_unlink(db, "/a");
+		break;
+	default:
+		rc = win_over(db, "/w", e, 3, 81);
+		break;
+	}
+	if (rc) {
+		r4_abort(db);
+		return rc;
+	}
+	if ((rc = r4_commit(db)))
+		return rc;
+	return i == 5 ? r4_sync(db) : 0;
+}
+
+static void win_setup(r4_db *db)
+{
+	CHECK_RC(r4_begin(db));
+	CHECK_RC(put(db, "/w", 64 * 4096, 1));
+	CHECK_RC(put(db, "/p", 5 * 4096, 4));	/* (an extent file, and /v after it) */
+	CHECK_RC(put(db, "/v", 16 * 4096, 2));
+	CHECK_RC(put(db, "/u", 3000, 3));
+	CHECK_RC(r4_commit(db));
+}
+
+/* The stream over img with a window of win; snaps after each commit when
+ * states is not NULL; cut after write k (0: none), or, when k is 0 and
+ * sync is not, sync number sync fails (from then on with tear).  Returns
+ * the commits that returned 0; *writes and *syncs (when writes is not
+ * NULL) what the whole run did. */
+static int win_run(struct r4_io *img, const char *win, uint64_t k, uint64_t s, bool tear,
+		   uint64_t sync, char **states, uint64_t *writes, uint64_t *syncs)
+{
+	struct r4_io_fault_stats st;
+	struct r4_io *fw, *count = NULL;
+	r4_db *db = NULL;
+	int done = 0;
+
+	if (writes) {	/* every write, those of r4_close too */
+		CHECK_RC(r4_io_fault_wrap(img, &count));
+		img = count;
+	}
+	setenv("R4_JNL_WINDOW", win, 1);
+	if (open_over(img, true, 0, &db, &fw)) {
+		unsetenv("R4_JNL_WINDOW");
+		CHECK(false);
+		return 0;
+	}
+	unsetenv("R4_JNL_WINDOW");
+	if (k)
+		r4_io_fault_crash_at(fw, k, s, tear);
+	else if (sync)
+		r4_io_fault_fail(fw, R4_IO_FAULT_SYNC, sync, -EIO, tear);
+	quiet_opens = 1;
+	while (done < WIN_STEPS && !win_step(db, done)) {
+		done++;
+		if (states)
+			states[done] = snap(db);
+	}
+	r4_close(db);
+	quiet_opens = 0;
+	if (writes) {
+		r4_io_fault_stats(count, &st);
+		*writes = st.fs_writes;
+		*syncs = st.fs_syncs;
+		r4_io_close(count);
+	}
+	return done;
+}
+
+static void test_window(void)
+{
+	char *at_once[WIN_STEPS + 1] = {0}, *held[WIN_STEPS + 1] = {0};
+	struct r4_io *base, *img;
+	uint64_t writes = 0, syncs = 0, size;
+	r4_db *db = NULL;
+	size_t states = 0, violations = 0, fscked = 0;
+	char path[160];
+
+	CHECK_RC(r4_io_mem_load(base_img, &base));
+	CHECK_RC(open_over(base, true, 0, &db, NULL));
+	win_setup(db);
+	r4_close(db);
+	CHECK_RC(open_over(base, false, 0, &db, NULL));
+	at_once[0] = snap(db);
+	r4_close(db);
+	held[0] = strdup(at_once[0]);
+	/* what a handle reads after each commit, played at once or held */
+	img = mem_copy(base);
+	CHECK_EQ(win_run(img, "0", 0, 0, false, 0, at_once, NULL, NULL), WIN_STEPS);
+	r4_io_close(img);
+	img = mem_copy(base);
+	CHECK_EQ(win_run(img, "2", 0, 0, false, 0, held, &writes, &syncs), WIN_STEPS);
+	for (int i = 0; i <= WIN_STEPS; i++)
+		CHECK(at_once[i] && held[i] && !strcmp(at_once[i], held[i]));
+	snprintf(path, sizeof(path), "%s/window.img", dir);
+	CHECK_RC(r4_io_mem_save(img, path));
+	t_both_clean(path, "the window's stream");
+	r4_io_close(img);
+
+	const uint8_t *d = r4_io_mem_data(base, &size);
+
+	CHECK_RC(r4_io_mem_new(size, &img));
+	/* every write cut (four drop patterns), then every sync failed, once
+	 * and from then on */
+	for (uint64_t k = 1; k <= writes + syncs; k++)
+		for (uint64_t sd = 0; sd < (k <= writes ? 4 : 2); sd++) {
+			uint64_t s = seed + k * 13 + sd, sync = k > writes ? k - writes : 0;
+			bool tear = sd & 1, ro_ok;
+			char *ro = NULL, *rw = NULL;
+			struct r4_check_result res;
+			int c;
+
+			CHECK_RC(r4_io_truncate(img, size));
+			CHECK_RC(r4_io_write(img, 0, d, size));
+			c = win_run(img, "2", sync ? 0 : k, s, tear, sync, NULL, NULL, NULL);
+			quiet_opens = 1;
+			if (!open_over(img, false, 0, &db, NULL)) {
+				ro = snap(db);
+				r4_close(db);
+			}
+			ro_ok = ro && (!strcmp(ro, at_once[c]) ||
+				       (c < WIN_STEPS && !strcmp(ro, at_once[c + 1])));
+			if (!open_over(img, true, 0, &db, NULL)) {
+				rw = snap(db);
+				r4_close(db);
+			}
+			if (!open_over(img, false, 0, &db, NULL)) {
+				if (r4_check(db, NULL, &res) || res.problems)
+					rw = (free(rw), NULL);
+				r4_close(db);
+			}
+			quiet_opens = 0;
+			if (!ro_ok || !rw || strcmp(ro, rw)) {
+				if (++violations <= 5)
+					printf("VIOLATION window: %s %llu (seed %llu%s), %d commits "
+					       "returned 0: %s\n", sync ? "failed sync" : "cut after write",
+					       (unsigned long long)(sync ? sync : k),
+					       (unsigned long long)s, tear ? ", torn or for good" : "", c,
+					       !ro_ok ? "the image shows another state"
+					       : !rw ? "replay or r4_check failed"
+						     : "read-only and replayed differ");
+			}
+			if (++states % 61 == 1 && !r4_io_mem_save(img, path) && t_fsck(path) == 1)
+				fscked++;
+			free(ro);
+			free(rw);
+		}
+	printf("crash window: %llu writes and %llu syncs, %zu crash states checked, fsck.reiser4 "
+	       "clean on %zu, %zu violations\n", (unsigned long long)writes,
+	       (unsigned long long)syncs, states, fscked, violations);
+	CHECK_EQ(violations, 0);
+	for (int i = 0; i <= WIN_STEPS; i++) {
+		free(at_once[i]);
+		free(held[i]);
+	}
+	r4_io_close(img);
+	r4_io_close(base);
+}
+
 int main(void)
 {
 	const char *e = getenv("R4_CRASH_SAMPLES");
@@ -901,6 +1138,7 @@ int main(void)
 	test_blocks();
 	test_unplayed();
 	test_logdump();
+	test_window();
 	const char *only = getenv("R4_CRASH_ONLY");	/* a workload's letter, e.g. "d2" */
 	for (size_t i = 0; i < sizeof(workloads) / sizeof(workloads[0]); i++)
 		if (!only || strstr(workloads[i].name, only))

@@ -116,6 +116,7 @@ static void test_unlink_open(void)
 static void test_crash(void)
 {
 	struct r4_open_opts ro = {0};
+	struct r4_check_result res;
 	r4_db *db;
 	struct r4_info in;
 
@@ -137,12 +138,21 @@ static void test_crash(void)
 
 	CHECK(pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
 	      WEXITSTATUS(status) == 0);
-	fsck_ok();	/* (fsck.reiser4 --check does not look for orphans) */
+	/* not fsck.reiser4 yet: the image holds the journal's window of
+	 * unplayed transactions, which it replays keeping stale counters
+	 * (docs/engine.md); after r4's replay below it runs.  The checker
+	 * says so, and finds nothing else. */
 	CHECK_RC(r4_open(img, &ro, &db));
-	CHECK_EQ(clean(db), 3);
+	CHECK_RC(r4_check(db, NULL, &res));
+	CHECK(res.journal_pending);
+	CHECK_EQ(res.problems, 1);
+	CHECK_EQ(res.objects, 3);
 	r4_close(db);
-	db = open_rw();	/* finishes the removal */
-	CHECK_EQ(clean(db), 2);
+	db = open_rw();	/* replays them and finishes the removal */
+	CHECK_RC(r4_check(db, NULL, &res));
+	CHECK_EQ(res.problems, 1);	/* "replayed at open", fixed */
+	CHECK_EQ(res.fixed, 1);
+	CHECK_EQ(res.objects, 2);
 	CHECK_RC(r4_info(db, &in));
 	CHECK_EQ(in.file_count, 2);
 	r4_close(db);
