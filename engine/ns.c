@@ -356,6 +356,16 @@ int r4_ns_walk(struct r4_ns_walk *w, const char *from, const char *text)
 	return rc ? r4_db_seen(w->db, rc) : 0;
 }
 
+struct r4_ns_state *r4_ns_state_new(void)
+{
+	return r4_calloc(1, sizeof(struct r4_ns_state));
+}
+
+void r4_ns_state_free(struct r4_ns_state *s)
+{
+	r4_free(s);
+}
+
 void r4_ns_take(struct r4_ns_walk *w, struct r4_inode *out)
 {
 	*out = w->state->ino;

@@ -120,6 +120,8 @@ struct x {
 	struct r4_session_record *rec;	/* its record in the session, or the one redone */
 	bool replaying;		/* redoing a session's earlier run: no values, no record */
 	unsigned inverts;	/* inverts being read, one inside another */
+	struct r4_ns_state *walking;	/* the walks' state, kept from one to the next */
+	bool walks;		/* a walk uses it */
 };
 
 /* ================================ helpers =============================== */
@@ -472,9 +474,15 @@ static int walk_ns(struct x *x, const char *from, const char *text, unsigned fla
 		.claims = claims,
 		.ctx = x,
 	};
-	bool create = flags & (R4_LOOK_CREATE | R4_LOOK_MISSING);
+	bool create = flags & (R4_LOOK_CREATE | R4_LOOK_MISSING), own = false;
 	int rc;
 
+	/* (one state for the run's walks: a walk's allocation was a tenth of
+	 * a script line's making of a file) */
+	if (!x->walks && (x->walking || (x->walking = r4_ns_state_new()))) {
+		w.state = x->walking;
+		x->walks = own = true;
+	}
 	handle_clear(h);
 	if (text[0] == '/')
 		from = "/";
@@ -492,6 +500,8 @@ static int walk_ns(struct x *x, const char *from, const char *text, unsigned fla
 	else
 		rc = fail(x, rc, "cannot read '%s'", w.path);
 	r4_ns_fini(&w);
+	if (own)
+		x->walks = false;
 	if (rc)
 		handle_clear(h);
 	return rc;
@@ -1329,6 +1339,7 @@ out:
 	r4_free(x.rtab);
 	r4_free(x.groups);
 	r4_free(x.ys);
+	r4_ns_state_free(x.walking);
 	return rc;
 }
 

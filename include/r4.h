@@ -987,6 +987,11 @@ struct r4_ns_walk {
  */
 int r4_ns_walk(struct r4_ns_walk *w, const char *from, const char *text);
 void r4_ns_fini(struct r4_ns_walk *w);
+/* A walk's state for a caller that walks again and again (w->state: the
+ * walk allocates none; r4_ns_fini readies it for the next); NULL on
+ * -ENOMEM. */
+struct r4_ns_state *r4_ns_state_new(void);
+void r4_ns_state_free(struct r4_ns_state *s);
 
 struct r4_step {
 	uint8_t op;			/* enum r4_plan_op */
