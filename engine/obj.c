@@ -282,18 +282,28 @@ static bool memo_obj_get(struct r4_db *db, const r4_key *sdkey, struct r4_inode 
 	return true;
 }
 
-void r4_obj_memo_put(struct r4_db *db, const struct r4_inode *ino)
+/* Object oid's entry, good from now on (its contents the caller's). */
+static struct memo_obj *memo_obj_now(struct r4_db *db, uint64_t oid)
 {
 	struct r4_obj_memo *m = memo(db);
-	uint64_t oid = r4_key_objectid(&ino->sdkey);
+	struct memo_obj *e = m ? &m->obj[oid % MEMO_OBJS] : NULL;
 
-	if (!m || ino->symlink)
-		return;
-	m->obj[oid % MEMO_OBJS].txn_seq = db->txn_seq;
-	m->obj[oid % MEMO_OBJS].changes = r4_tree_changes(db, oid);
-	m->obj[oid % MEMO_OBJS].used = true;
-	m->obj[oid % MEMO_OBJS].stored = false;
-	m->obj[oid % MEMO_OBJS].ino = *ino;
+	if (e) {
+		e->txn_seq = db->txn_seq;
+		e->changes = r4_tree_changes(db, oid);
+		e->used = true;
+	}
+	return e;
+}
+
+void r4_obj_memo_put(struct r4_db *db, const struct r4_inode *ino)
+{
+	struct memo_obj *e = ino->symlink ? NULL : memo_obj_now(db, r4_key_objectid(&ino->sdkey));
+
+	if (e) {
+		e->stored = false;
+		e->ino = *ino;
+	}
 }
 
 int r4_obj_load(struct r4_db *db, const r4_key *sdkey, struct r4_inode *ino)
@@ -364,18 +374,14 @@ void r4_obj_fini(struct r4_inode *ino)
  * whose target the memo does not keep, not at all). */
 static void memo_saved(struct r4_db *db, const struct r4_inode *saved)
 {
-	struct r4_obj_memo *m = memo(db);
-	uint64_t oid = r4_key_objectid(&saved->sdkey);
-	struct memo_obj *e = m ? &m->obj[oid % MEMO_OBJS] : NULL;
+	struct memo_obj *e = S_ISLNK(saved->sd.sd_mode) || !saved->sd_at.set ? NULL :
+			     memo_obj_now(db, r4_key_objectid(&saved->sdkey));
 
-	if (!e || S_ISLNK(saved->sd.sd_mode) || !saved->sd_at.set)
-		return;
-	e->txn_seq = db->txn_seq;
-	e->changes = r4_tree_changes(db, oid);
-	e->used = true;
-	e->stored = true;
-	e->ino.sdkey = saved->sdkey;
-	e->ino.sd_at = saved->sd_at;
+	if (e) {
+		e->stored = true;
+		e->ino.sdkey = saved->sdkey;
+		e->ino.sd_at = saved->sd_at;
+	}
 }
 
 int r4_obj_save(struct r4_db *db, struct r4_inode *ino)
