@@ -31,8 +31,9 @@
  * and nruns that of the runs of clear bits of work (runs_ok).
  *
  * Zones are (bs - 4) * 8 bits, a whole number of bytes but not of words
- * (32736 bits = 511.5 words at 4 KiB), so encoding, comparing and
- * restoring a zone go byte by byte; searching goes word by word.
+ * (32736 bits = 511.5 words at 4 KiB): a zone's passes go word by word,
+ * masking the words it shares with its neighbours (word_mask), and its
+ * encoding byte by byte only at its ends.
  *
  * Not here: where bitmap blocks are written (the caller's emit, later the
  * journal), free-space reservation for balancing, discard.
@@ -169,10 +170,10 @@ static uint64_t zone_end(const struct r4_alloc *a, uint64_t z)
 /* Recount the free bits of zone z in work. */
 static void recount_zone(struct r4_alloc *a, uint64_t z)
 {
-	uint64_t g0 = z * (a->span / 8), used = 0;
+	uint64_t lo = z * a->span, hi = zone_end(a, z), used = 0;
 
-	for (uint64_t j = 0; j < a->span / 8; j++)
-		used += (uint64_t)__builtin_popcount(get_byte(a->work, g0 + j));
+	for (size_t i = (size_t)(lo / 64); i <= (size_t)((hi - 1) / 64); i++)
+		used += (uint64_t)__builtin_popcountll(a->work[i] & word_mask(i, lo, hi));
 	a->zfree[z] = (uint32_t)(a->span - used);
 }
 
@@ -480,15 +481,26 @@ int r4_alloc_alloc_high(struct r4_alloc *a, uint64_t want, uint64_t *start, uint
  * returns whether it differs from the committed one. */
 static bool encode_zone(struct r4_alloc *a, uint64_t z)
 {
-	uint64_t g0 = z * (a->span / 8);
+	uint64_t g0 = z * (a->span / 8), end = g0 + a->span / 8;
+	uint8_t *out = a->buf + CSUM - g0;
 	bool changed = false;
 
-	for (uint64_t j = 0; j < a->span / 8; j++) {
-		uint8_t h = get_byte(a->held, g0 + j);
-		uint8_t v = (uint8_t)(get_byte(a->work, g0 + j) & ~get_byte(a->defer, g0 + j) & ~h);
+	for (uint64_t g = g0; g < end;) {
+		if (g % 8 || end - g < 8) {	/* (a zone's first and last bytes) */
+			uint8_t h = get_byte(a->held, g);
+			uint8_t v = (uint8_t)(get_byte(a->work, g) & ~get_byte(a->defer, g) & ~h);
 
-		changed |= v != (uint8_t)(get_byte(a->commit, g0 + j) & ~h);
-		a->buf[CSUM + j] = v;
+			changed |= v != (uint8_t)(get_byte(a->commit, g) & ~h);
+			out[g++] = v;
+			continue;
+		}
+		size_t i = (size_t)(g / 8);
+		uint64_t h = a->held[i], v = a->work[i] & ~a->defer[i] & ~h;
+
+		changed |= v != (a->commit[i] & ~h);
+		for (unsigned b = 0; b < 8; b++)
+			out[g + b] = (uint8_t)(v >> (8 * b));
+		g += 8;
 	}
 	r4_le32_put(a->buf, r4_adler32(a->buf + CSUM, a->bs - CSUM));
 	return changed;
@@ -514,24 +526,24 @@ void r4_alloc_apply(struct r4_alloc *a)
 	uint64_t kept = 0;
 
 	for (uint64_t z = 0; z < a->nzones; z++) {
-		uint64_t g0 = z * (a->span / 8), runs;
-		size_t i0 = (size_t)(z * a->span / 64), i1 = (size_t)((zone_end(a, z) - 1) / 64);
+		uint64_t lo = z * a->span, hi = zone_end(a, z), runs;
+		size_t i0 = (size_t)(lo / 64), i1 = (size_t)((hi - 1) / 64);
 
 		if (!a->zstate[z])
 			continue;
 		runs = runs_begin(a, i0, i1);
 		R4_INVARIANT(defer_ok(a, z));
-		for (uint64_t j = 0; j < a->span / 8; j++) {
-			uint8_t d = get_byte(a->defer, g0 + j), h = get_byte(a->held, g0 + j);
+		for (size_t i = i0; i <= i1; i++) {
+			uint64_t m = word_mask(i, lo, hi), d = a->defer[i] & m, h = a->held[i];
 			/* a freed block the journal still has a copy for stays used */
-			uint8_t k = (uint8_t)(d & get_byte(a->dest, g0 + j) & ~h);
-			uint8_t v = (uint8_t)((get_byte(a->work, g0 + j) & ~d) | k);
+			uint64_t k = d & a->dest[i] & ~h;
 
-			set_byte(a->commit, g0 + j, v);
-			set_byte(a->work, g0 + j, v);
-			set_byte(a->defer, g0 + j, 0);
-			set_byte(a->held, g0 + j, (uint8_t)(h | k));
-			kept += (uint64_t)__builtin_popcount(k);
+			a->work[i] = (a->work[i] & ~d) | k;
+			a->commit[i] = (a->commit[i] & ~m) | (a->work[i] & m);
+			a->defer[i] &= ~m;
+			a->held[i] = h | k;
+			if (k)
+				kept += (uint64_t)__builtin_popcountll(k);
 		}
 		runs_end(a, i0, i1, runs);
 		recount_zone(a, z);
@@ -563,15 +575,17 @@ bool r4_alloc_is_committed(const struct r4_alloc *a, uint64_t blk)
 void r4_alloc_abort(struct r4_alloc *a)
 {
 	for (uint64_t z = 0; z < a->nzones; z++) {
-		uint64_t g0 = z * (a->span / 8), runs;
-		size_t i0 = (size_t)(z * a->span / 64), i1 = (size_t)((zone_end(a, z) - 1) / 64);
+		uint64_t lo = z * a->span, hi = zone_end(a, z), runs;
+		size_t i0 = (size_t)(lo / 64), i1 = (size_t)((hi - 1) / 64);
 
 		if (!(a->zstate[z] & Z_TOUCHED))
 			continue;
 		runs = runs_begin(a, i0, i1);
-		for (uint64_t j = 0; j < a->span / 8; j++) {
-			set_byte(a->work, g0 + j, get_byte(a->commit, g0 + j));
-			set_byte(a->defer, g0 + j, 0);
+		for (size_t i = i0; i <= i1; i++) {
+			uint64_t m = word_mask(i, lo, hi);
+
+			a->work[i] = (a->work[i] & ~m) | (a->commit[i] & m);
+			a->defer[i] &= ~m;
 		}
 		runs_end(a, i0, i1, runs);
 		recount_zone(a, z);
