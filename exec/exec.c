@@ -1213,10 +1213,11 @@ static int run_unit(struct x *x, size_t begin, size_t end)
 	if (!x->replaying)
 		memset(x->forced + begin, 0, (end - begin) * sizeof(*x->forced));
 	pin = r4_clock_pin(db);
-	for (;;) {
+	for (bool again = false;; again = true) {
 		bool txn = in_session;
 
-		reset_unit(x, begin, end);
+		if (again)	/* (the unit left nothing behind when it ended) */
+			reset_unit(x, begin, end);
 		if (!in_session) {
 			rc = r4_begin(db);
 			if (rc && rc != -EROFS) {
