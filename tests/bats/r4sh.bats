@@ -144,6 +144,23 @@ EOF
 	assert_output $'1\n2'
 }
 
+@test "an --atomic script that fills the volume: ENOSPC in a later part, nothing committed" {
+	# (100 files of 100 KB on an 8 MiB volume: the script runs in parts of
+	# about 64 KiB, got ready ahead in a second thread)
+	"$R4" mkfs "$T/s.img" 8M >/dev/null
+	x=$(head -c 100000 /dev/zero | tr '\0' x)
+	{ echo '/..new/(name <- "big", type <- directory)'
+	  for i in $(seq 1 100); do printf '/big/f%03d <- "%s"\n' "$i" "$x"; done; } >"$T/full.r4"
+	before=$(md5sum "$T/s.img" | cut -d' ' -f1)
+	run "$R4SH" --atomic --quiet -f "$T/full.r4" "$T/s.img"
+	assert_failure 1
+	assert_line --index 0 --regexp "^$T/full.r4:[0-9]+:1: error: cannot write '/big/f0[0-9]+': No space left on device\$"
+	assert_line 'r4sh: --atomic: nothing of the script was committed'
+	[ "$(md5sum "$T/s.img" | cut -d' ' -f1)" = "$before" ]
+	run "$R4" fsck "$T/s.img"
+	assert_success
+}
+
 @test "a script file changed or cut short while it runs stops it: nothing unchecked runs" {
 	# (r4sh maps a script file: it reads what the file holds when it runs)
 	S=$T/s.r4
