@@ -281,6 +281,7 @@ void r4_close(r4_db *db)
 	r4_jnl_fini(db);
 	r4_free(db->jnl_batch);
 	r4_free(db->made.path);
+	r4_free(db->walked.path);
 	r4_free(db->memo);
 	db->hooks->close(db);
 	r4_alloc_close(db->alloc);

@@ -100,6 +100,16 @@ struct r4_db {
 		r4_key key;
 		uint64_t gen, txn_seq;
 	} made;
+	/* ns.c: the directory the last walk that found its last name missing
+	 * ended in, by its path, for fs.c's walk to the same directory that
+	 * follows (the make of that name): good while nothing changed since
+	 * (gen) in the same transaction */
+	struct {
+		char *path;
+		size_t cap;
+		r4_key key;
+		uint64_t gen, txn_seq;
+	} walked;
 	struct r4_obj_memo *memo;	/* obj.c: objects and names looked up last */
 	/* tree.c: changes of items, counted per object in buckets shared by
 	 * objects (a directory's entries count as the directory's), and of the

@@ -242,6 +242,30 @@ static int follow(struct r4_ns_walk *w)
 	return rc;
 }
 
+/* The directory reached, by its path, for r4_ns_walked (db->walked). */
+static void walked(struct r4_ns_walk *w)
+{
+	struct r4_db *db = w->db;
+
+	if (!w->path || !db->in_txn ||
+	    r4_grow(&db->walked.path, &db->walked.cap, w->state->plen + 1, 1, 64))
+		return;
+	memcpy(db->walked.path, w->path, w->state->plen + 1);
+	db->walked.key = w->state->ino.sdkey;
+	db->walked.gen = db->gen;
+	db->walked.txn_seq = db->txn_seq;
+}
+
+bool r4_ns_walked(struct r4_db *db, const char *dir, size_t len, r4_key *key)
+{
+	if (!db->walked.path || !db->in_txn || db->walked.txn_seq != db->txn_seq ||
+	    db->walked.gen != db->gen || strlen(db->walked.path) != len ||
+	    memcmp(db->walked.path, dir, len))
+		return false;
+	*key = db->walked.key;
+	return true;
+}
+
 static int stop(struct r4_ns_walk *w, enum r4_ns_end end)
 {
 	w->end = end;
@@ -284,8 +308,10 @@ static int step(struct r4_ns_walk *w, bool last)
 	else if (!dir)
 		rc = -ENOTDIR;
 	if (rc == -ENOENT && dir && last && (flags & R4_NS_MISSING) &&
-	    !((flags & R4_NS_PSEUDO) && r4_ns_pseudo_spelling(name, len)))
+	    !((flags & R4_NS_PSEUDO) && r4_ns_pseudo_spelling(name, len))) {
+		walked(w);
 		return stop(w, R4_NS_AT_MISSING);
+	}
 	if (rc)
 		return rc;
 	if (w->ps)

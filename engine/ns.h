@@ -47,5 +47,10 @@ struct r4_ns_state {
 
 /* The object reached, to *out (r4_obj_fini it); w keeps no hold on it. */
 void r4_ns_take(struct r4_ns_walk *w, struct r4_inode *out);
+/* Is dir[0, len) (an absolute path without symlinks) the directory where
+ * the last walk with R4_NS_PATH found its last name missing, with nothing
+ * changed since in this transaction?  Then *key is its stat data's: a
+ * make of that name, which walks to it again, need not. */
+bool r4_ns_walked(struct r4_db *db, const char *dir, size_t len, r4_key *key);
 
 #endif
