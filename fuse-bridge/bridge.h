@@ -136,6 +136,12 @@ void br_caller(fuse_req_t req, struct caller *c);
  * lets another read the next requests; br_mu_lock takes B.mu so. */
 void br_may_block(void);
 void br_mu_lock(void);
+/* CLOCK_MONOTONIC in nanoseconds. */
+uint64_t br_mono_ns(void);
+/* Wait on cv (with B.mu, which it releases meanwhile) until it is
+ * signalled or the monotonic clock reaches end; reading goes to another
+ * thread first (br_may_block). */
+void br_wait_until(pthread_cond_t *cv, uint64_t end);
 /* Take the mutex, the engine acting as c; br_unlock undoes both. */
 void br_lock_as(const struct caller *c);
 /* The engine acting as c again (the mutex held: after a wait that let

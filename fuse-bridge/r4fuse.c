@@ -171,12 +171,27 @@ struct client {
 
 static struct client clients[CLIENTS];
 
-static uint64_t mono_ns(void)
+uint64_t br_mono_ns(void)
 {
 	struct timespec t;
 
 	clock_gettime(CLOCK_MONOTONIC, &t);
 	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+void br_wait_until(pthread_cond_t *cv, uint64_t end)
+{
+	uint64_t now = br_mono_ns();
+	struct timespec t;
+
+	if (now >= end)
+		return;
+	clock_gettime(CLOCK_REALTIME, &t);
+	t.tv_nsec += (long)(end - now);
+	t.tv_sec += t.tv_nsec / 1000000000;
+	t.tv_nsec %= 1000000000;
+	br_may_block();
+	pthread_cond_timedwait(cv, &B.mu, &t);
 }
 
 /* pid's slot; with make, a new one if it has none (the longest idle goes). */
@@ -216,16 +231,8 @@ static void gather_clients(pid_t pid, uint64_t end)
 {
 	uint64_t now;
 
-	while ((now = mono_ns()) < end && others_pending(client_of(pid, false), now)) {
-		struct timespec t;
-
-		clock_gettime(CLOCK_REALTIME, &t);
-		t.tv_nsec += (long)(end - now);
-		t.tv_sec += t.tv_nsec / 1000000000;
-		t.tv_nsec %= 1000000000;
-		br_may_block();
-		pthread_cond_timedwait(&B.joined, &B.mu, &t);
-	}
+	while ((now = br_mono_ns()) < end && others_pending(client_of(pid, false), now))
+		br_wait_until(&B.joined, end);
 }
 
 int br_durable(uint64_t want, pid_t pid)
@@ -235,7 +242,7 @@ int br_durable(uint64_t want, pid_t pid)
 	int rc = 0;
 
 	if (me)
-		me->fsync_ns = mono_ns();
+		me->fsync_ns = br_mono_ns();
 	while (B.durable < want) {
 		if (B.leading) {	/* a follower: its changes are in that commit */
 			if ((me = client_of(pid, false)))
@@ -248,13 +255,13 @@ int br_durable(uint64_t want, pid_t pid)
 			continue;	/* (a spurious wake-up, or a failed commit) */
 		}
 		B.leading = true;
-		t0 = mono_ns();
+		t0 = br_mono_ns();
 		gather_clients(pid, t0 + (B.commit_ns < GATHER_MAX_NS ? B.commit_ns : GATHER_MAX_NS));
 		if (B.durable < want) {	/* (else the timer's commit, or the control file's) */
-			t0 = mono_ns();
+			t0 = br_mono_ns();
 			br_may_block();	/* (a commit is long: the others are read) */
 			rc = br_commit();
-			B.commit_ns = mono_ns() - t0;
+			B.commit_ns = br_mono_ns() - t0;
 		}
 		B.leading = false;
 		pthread_cond_broadcast(&B.committed);

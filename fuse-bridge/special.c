@@ -35,7 +35,6 @@
 #include <sys/stat.h>
 #include <sys/xattr.h>
 #include <syslog.h>
-#include <time.h>
 
 #include "r4_lang.h"
 
@@ -211,14 +210,6 @@ static struct {
 	} cl[CTL_CLIENTS];
 } G = {.tail = &G.head, .joined = PTHREAD_COND_INITIALIZER, .done = PTHREAD_COND_INITIALIZER};
 
-static uint64_t ctl_now(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
-}
-
 /* pid's slot, a new one if it has none (the longest idle goes), or -1. */
 static int ctl_client(pid_t pid)
 {
@@ -243,7 +234,7 @@ static void ctl_waiting(pid_t pid, bool on)
 
 	if (i >= 0) {
 		G.cl[i].waiting = on;
-		G.cl[i].ns = ctl_now();
+		G.cl[i].ns = br_mono_ns();
 	}
 }
 
@@ -334,32 +325,24 @@ static void ctl_batch(struct ctl_cmd *list)
  */
 static void ctl_lead(const struct ctl_cmd *me)
 {
-	uint64_t now, t0 = ctl_now(), wait = me->cl->at_write ? 0 : G.batch_ns;
+	uint64_t now, t0 = br_mono_ns(), wait = me->cl->at_write ? 0 : G.batch_ns;
 	uint64_t end = t0 + (wait < CTL_GATHER_MAX_NS ? wait : CTL_GATHER_MAX_NS);
 	struct ctl_cmd *list;
 
 	G.leading = true;
-	while ((now = ctl_now()) < end && ctl_others(now)) {
-		struct timespec t;
-
-		clock_gettime(CLOCK_REALTIME, &t);
-		t.tv_nsec += (long)(end - now);
-		t.tv_sec += t.tv_nsec / 1000000000;
-		t.tv_nsec %= 1000000000;
-		br_may_block();
-		pthread_cond_timedwait(&G.joined, &B.mu, &t);
-	}
+	while ((now = br_mono_ns()) < end && ctl_others(now))
+		br_wait_until(&G.joined, end);
 	list = G.head;
 	G.head = NULL;
 	G.tail = &G.head;
-	t0 = ctl_now();
+	t0 = br_mono_ns();
 	/* (a commit is long: the others are read meanwhile, unless there are
 	 * none to expect: handing the reading to another thread and taking it
 	 * back costs a lone client two thread switches a command) */
 	if (list->next || ctl_others(t0))
 		br_may_block();
 	ctl_batch(list);
-	G.batch_ns = ctl_now() - t0;
+	G.batch_ns = br_mono_ns() - t0;
 	for (struct ctl_cmd *k = list; k; k = k->next) {
 		ctl_waiting(k->c->pid, false);
 		k->done = true;
