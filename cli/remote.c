@@ -138,53 +138,13 @@ int sh_rename(struct sh *sh, const char *from, const char *to)
 }
 
 /* Write all of buf to fd. */
-static int write_all(int fd, const char *buf, size_t n)
-{
-	while (n) {
-		ssize_t w = write(fd, buf, n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return w < 0 ? -errno : -EIO;
-		buf += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
 int sh_mount_ask(const char *mount, const char *head, size_t hn, const char *src, size_t len,
 		 char **ans, size_t *an)
 {
-	char ctl[PATH_MAX + 16], buf[65536];
-	FILE *a;
-	int fd, rc;
-	ssize_t r = 0;
+	char ctl[PATH_MAX + 16];
 
-	*ans = NULL;
-	*an = 0;
 	snprintf(ctl, sizeof(ctl), "%s/..reiser4", mount);
-	if ((fd = open(ctl, O_RDWR | O_CLOEXEC)) < 0)
-		return -errno;
-	rc = write_all(fd, head, hn);
-	if (!rc)
-		rc = write_all(fd, src, len);
-	if (!(a = open_memstream(ans, an))) {
-		close(fd);
-		return -ENOMEM;
-	}
-	while (!rc && ((r = read(fd, buf, sizeof(buf))) > 0 || (r < 0 && errno == EINTR)))
-		if (r > 0)
-			fwrite(buf, 1, (size_t)r, a);
-	if (!rc && r < 0)
-		rc = -errno;
-	fclose(a);
-	close(fd);
-	if (rc) {
-		free(*ans);
-		*ans = NULL;
-	}
-	return rc;
+	return r4_wire_ask(ctl, head, hn, src, len, ans, an);
 }
 
 int sh_remote_run(struct sh *sh, const char *src, size_t len, const struct r4_run_opts *ro,

@@ -180,6 +180,12 @@ int r4_run_exec(r4_db *db, struct r4_run *r, const struct r4_run_opts *o);
 int r4_run_write(const struct r4_run *r, FILE *f);
 int r4_run_read(const char *text, size_t n, const char *name, const char *src, size_t len,
 		struct r4_run **out);
+/* A client of a mount's control file ctl: writes head[0, hn) (its
+ * pragmas) and src[0, len), then reads the whole answer, which the bridge
+ * gives once the command ran, into *ans (malloc'd: free it; NULL on an
+ * error).  0 or a negative errno of the open, a write or a read. */
+int r4_wire_ask(const char *ctl, const char *head, size_t hn, const char *src, size_t len,
+		char **ans, size_t *an);
 
 /* A host path as an R4L path: each component `quoted', so that any name
  * (spaces, keywords, brackets) is taken literally; relative stays

@@ -205,21 +205,6 @@ static int find_mount(char **root, char **cwd, struct why *w)
 }
 
 /* Write all of buf to fd. */
-static int write_all(int fd, const char *buf, size_t n)
-{
-	while (n) {
-		ssize_t r = write(fd, buf, n);
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			return r < 0 ? -errno : -EIO;
-		buf += r;
-		n -= (size_t)r;
-	}
-	return 0;
-}
-
 /*
  * Run src through the control file of the mount holding the current
  * directory: the pragmas ask for the framed answer and start relative
@@ -227,11 +212,10 @@ static int write_all(int fd, const char *buf, size_t n)
  */
 static int on_mount(const char *src, size_t len, struct r4_run **run, struct why *w)
 {
-	char *root = NULL, *cwd = NULL, *head = NULL, *ans = NULL, buf[65536];
+	char *root = NULL, *cwd = NULL, *head = NULL, *ans = NULL, ctl[PATH_MAX + 16];
 	size_t hn = 0, an = 0;
-	FILE *h, *a;
-	ssize_t r = 0;
-	int fd, rc;
+	FILE *h;
+	int rc;
 
 	if ((rc = find_mount(&root, &cwd, w)))
 		return rc;
@@ -250,38 +234,13 @@ static int on_mount(const char *src, size_t len, struct r4_run **run, struct why
 		rc = -ENOMEM;
 		goto out;
 	}
-	snprintf(buf, sizeof(buf), "%s/%s", strcmp(root, "/") ? root : "", CONTROL);
-	if ((fd = open(buf, O_RDWR | O_CLOEXEC)) < 0) {
-		rc = fail(w, errno, "%s: %s", buf, strerror(errno));
-		goto out;
-	}
-	if (!(a = open_memstream(&ans, &an))) {
-		close(fd);
-		rc = -ENOMEM;
-		goto out;
-	}
-	rc = write_all(fd, head, hn);
-	if (!rc)
-		rc = write_all(fd, src, len);
-	/* reading runs the command; the answer is read to its end */
-	while (!rc && ((r = read(fd, buf, sizeof(buf))) > 0 || (r < 0 && errno == EINTR)))
-		if (r > 0)
-			fwrite(buf, 1, (size_t)r, a);
-	if (!rc && r < 0)
-		rc = -errno;
-	if (fclose(a) && !rc)
-		rc = -ENOMEM;
-	close(fd);
-	if (rc == -ENOMEM)
-		goto out;
-	if (rc) {
-		rc = fail(w, -rc, "%s/" CONTROL ": %s", strcmp(root, "/") ? root : "",
-			  strerror(-rc));
+	snprintf(ctl, sizeof(ctl), "%s/%s", strcmp(root, "/") ? root : "", CONTROL);
+	if ((rc = r4_wire_ask(ctl, head, hn, src, len, &ans, &an))) {
+		rc = rc == -ENOMEM ? rc : fail(w, -rc, "%s: %s", ctl, strerror(-rc));
 		goto out;
 	}
 	if ((rc = r4_run_read(ans, an, "<reiser4>", src, len, run)))
-		rc = rc == -ENOMEM ? rc : fail(w, -rc, "%s/" CONTROL ": %s",
-					       strcmp(root, "/") ? root : "",
+		rc = rc == -ENOMEM ? rc : fail(w, -rc, "%s: %s", ctl,
 					       "the answer is not the framed form");
 	else
 		rc = (*run)->rc;

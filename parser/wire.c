@@ -12,11 +12,13 @@
  * so any byte may be in them.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "diag.h"
 #include "r4_lang.h"
@@ -172,4 +174,55 @@ int r4_run_read(const char *text, size_t n, const char *name, const char *src, s
 	}
 	*out = r;
 	return 0;
+}
+
+static int write_all(int fd, const char *buf, size_t n)
+{
+	while (n) {
+		ssize_t w = write(fd, buf, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return w < 0 ? -errno : -EIO;
+		buf += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+int r4_wire_ask(const char *ctl, const char *head, size_t hn, const char *src, size_t len,
+		char **ans, size_t *an)
+{
+	char buf[65536];
+	ssize_t r = 0;
+	FILE *a;
+	int fd, rc;
+
+	*ans = NULL;
+	*an = 0;
+	if ((fd = open(ctl, O_RDWR | O_CLOEXEC)) < 0)
+		return -errno;
+	if (!(a = open_memstream(ans, an))) {
+		close(fd);
+		return -ENOMEM;
+	}
+	rc = write_all(fd, head, hn);
+	if (!rc)
+		rc = write_all(fd, src, len);
+	/* reading runs the command; the answer is read to its end */
+	while (!rc && ((r = read(fd, buf, sizeof(buf))) > 0 || (r < 0 && errno == EINTR)))
+		if (r > 0)
+			fwrite(buf, 1, (size_t)r, a);
+	if (!rc && r < 0)
+		rc = -errno;
+	if (fclose(a) && !rc)
+		rc = -ENOMEM;
+	close(fd);
+	if (rc) {
+		free(*ans);
+		*ans = NULL;
+		*an = 0;
+	}
+	return rc;
 }
