@@ -58,14 +58,19 @@ static bool cache_ok(const struct r4_cache *c)
 {
 	size_t count = 0, ndirty = 0, nlru = 0, nlist = 0;
 
-	for (size_t i = 0; i < c->nbuckets; i++)
-		for (const r4_node *n = c->hash[i]; n; n = n->hnext) {
-			count++;
-			ndirty += n->dirty;
-			nlru += !n->dirty && n->refs == 0;
-			if (!n->dirty && n->refs && on_list(n))
-				return false;	/* referenced, yet evictable */
-		}
+	for (size_t i = 0; i < c->nslots; i++) {
+		const r4_node *n = c->hash[i].node;
+
+		if (!n)
+			continue;
+		count++;
+		ndirty += n->dirty;
+		nlru += !n->dirty && n->refs == 0;
+		if (c->hash[i].blk != n->blk)
+			return false;
+		if (!n->dirty && n->refs && on_list(n))
+			return false;	/* referenced, yet evictable */
+	}
 	for (const r4_node *n = c->lru.next; n != &c->lru; n = n->next, nlist++)
 		if (n->dirty || n->refs)
 			return false;
@@ -75,14 +80,14 @@ static bool cache_ok(const struct r4_cache *c)
 	for (const r4_node *n = c->dirty.next; n != &c->dirty; n = n->next, nlist++)
 		if (!n->dirty)
 			return false;
-	return count == c->count && ndirty == c->ndirty && nlist == ndirty;
+	return count == c->count && ndirty == c->ndirty && nlist == ndirty && 2 * count <= c->nslots;
 }
 
 int r4_cache_init(struct r4_cache *c, size_t bound)
 {
 	memset(c, 0, sizeof(*c));
-	c->nbuckets = 4096;
-	c->hash = r4_calloc(c->nbuckets, sizeof(*c->hash));
+	c->nslots = 4096;
+	c->hash = r4_calloc(c->nslots, sizeof(*c->hash));
 	if (!c->hash)
 		return -ENOMEM;
 	c->bound = bound ? bound : 1;
@@ -102,69 +107,101 @@ static void node_free(r4_node *n)
 
 void r4_cache_fini(struct r4_cache *c)
 {
-	for (size_t i = 0; c->hash && i < c->nbuckets; i++)
-		for (r4_node *n = c->hash[i], *nx; n; n = nx) {
-			nx = n->hnext;
-			node_free(n);
-		}
+	for (size_t i = 0; c->hash && i < c->nslots; i++)
+		node_free(c->hash[i].node);
 	r4_free(c->hash);
 	c->hash = NULL;
 }
 
-static size_t bucket(const struct r4_cache *c, uint64_t blk)
+static size_t slot_of(size_t nslots, uint64_t blk)
 {
-	return (size_t)((blk * UINT64_C(0x9E3779B97F4A7C15)) >> 40) & (c->nbuckets - 1);
+	return (size_t)((blk * UINT64_C(0x9E3779B97F4A7C15)) >> 32) & (nslots - 1);
 }
 
-static r4_node *find(struct r4_cache *c, uint64_t blk)
+static r4_node *find(const struct r4_cache *c, uint64_t blk)
 {
-	for (r4_node *n = c->hash[bucket(c, blk)]; n; n = n->hnext)
-		if (n->blk == blk)
-			return n;
-	return NULL;
+	for (size_t i = slot_of(c->nslots, blk);; i = (i + 1) & (c->nslots - 1)) {
+		const struct r4_cache_slot *s = &c->hash[i];
+
+		if (!s->node)
+			return NULL;
+		if (s->blk == blk)
+			return s->node;
+	}
+}
+
+/* Into the first empty slot from blk's own (there is one: count < nslots). */
+static void slot_put(struct r4_cache_slot *hash, size_t nslots, r4_node *n)
+{
+	size_t i = slot_of(nslots, n->blk);
+
+	while (hash[i].node)
+		i = (i + 1) & (nslots - 1);
+	hash[i].blk = n->blk;
+	hash[i].node = n;
+}
+
+/* Empty slot i, moving back the nodes after it whose probe from their own
+ * slot passed i, so that no probe meets an empty slot before its node. */
+static void slot_del(struct r4_cache *c, size_t i)
+{
+	size_t mask = c->nslots - 1;
+
+	for (size_t j = (i + 1) & mask; c->hash[j].node; j = (j + 1) & mask) {
+		size_t h = slot_of(c->nslots, c->hash[j].blk);
+
+		/* j stays when h lies cyclically in (i, j] */
+		if (i <= j ? i < h && h <= j : i < h || h <= j)
+			continue;
+		c->hash[i] = c->hash[j];
+		i = j;
+	}
+	c->hash[i].node = NULL;
+	c->count--;
 }
 
 static void hash_del(struct r4_cache *c, r4_node *n)
 {
-	r4_node **pp = &c->hash[bucket(c, n->blk)];
+	size_t i = slot_of(c->nslots, n->blk);
 
-	while (*pp != n)
-		pp = &(*pp)->hnext;
-	*pp = n->hnext;
-	c->count--;
+	while (c->hash[i].node != n)
+		i = (i + 1) & (c->nslots - 1);
+	slot_del(c, i);
+}
+
+/* Room for one more node, the table kept at most half full (short probes):
+ * -ENOMEM only when it cannot grow and is three quarters full. */
+static int hash_reserve(struct r4_cache *c)
+{
+	size_t nn = c->nslots * 2;
+	struct r4_cache_slot *nh;
+
+	if (2 * (c->count + 1) <= c->nslots)
+		return 0;
+	if (!(nh = r4_calloc(nn, sizeof(*nh))))
+		return 4 * (c->count + 1) <= 3 * c->nslots ? 0 : -ENOMEM;
+	for (size_t i = 0; i < c->nslots; i++)
+		if (c->hash[i].node)
+			slot_put(nh, nn, c->hash[i].node);
+	r4_free(c->hash);
+	c->hash = nh;
+	c->nslots = nn;
+	return 0;
 }
 
 static void hash_add(struct r4_cache *c, r4_node *n)
 {
-	size_t b = bucket(c, n->blk);
-
-	n->hnext = c->hash[b];
-	c->hash[b] = n;
+	slot_put(c->hash, c->nslots, n);
 	c->count++;
-	if (c->count > c->nbuckets * 2) {	/* grow: keep chains short */
-		size_t nb = c->nbuckets * 4;
-		r4_node **nh = r4_calloc(nb, sizeof(*nh));
-
-		if (!nh)
-			return;		/* longer chains, still correct */
-		for (size_t i = 0; i < c->nbuckets; i++)
-			for (r4_node *m = c->hash[i], *nx; m; m = nx) {
-				nx = m->hnext;
-				size_t j = (size_t)((m->blk * UINT64_C(0x9E3779B97F4A7C15)) >> 40) &
-					   (nb - 1);
-				m->hnext = nh[j];
-				nh[j] = m;
-			}
-		r4_free(c->hash);
-		c->hash = nh;
-		c->nbuckets = nb;
-	}
 }
 
 static int node_alloc(struct r4_db *db, uint64_t blk, r4_node **out)
 {
-	r4_node *n = r4_calloc(1, sizeof(*n));
+	r4_node *n;
 
+	if (hash_reserve(&db->cache))
+		return -ENOMEM;
+	n = r4_calloc(1, sizeof(*n));
 	if (!n || !(n->data = r4_malloc(db->bs))) {
 		r4_free(n);
 		return -ENOMEM;
@@ -325,18 +362,19 @@ void r4_node_clean(struct r4_db *db, r4_node *n)
 
 void r4_cache_drop_if(struct r4_db *db, bool (*pred)(void *ctx, uint64_t blk), void *ctx)
 {
-	db->cache.moves++;
 	struct r4_cache *c = &db->cache;
 
-	for (size_t i = 0; i < c->nbuckets; i++)
-		for (r4_node *n = c->hash[i], *nx; n; n = nx) {
-			nx = n->hnext;
-			if (!n->dirty && n->refs == 0 && pred(ctx, n->blk)) {
-				list_del(n);
-				hash_del(c, n);
-				node_free(n);
-			}
+	c->moves++;
+	for (size_t i = 0; i < c->nslots; i++) {
+		r4_node *n;
+
+		/* (a node slot_del moves back into slot i is looked at too) */
+		while ((n = c->hash[i].node) && !n->dirty && n->refs == 0 && pred(ctx, n->blk)) {
+			list_del(n);
+			slot_del(c, i);
+			node_free(n);
 		}
+	}
 }
 
 void r4_cache_clean_all(struct r4_db *db)

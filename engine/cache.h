@@ -26,13 +26,19 @@ typedef struct r4_node {
 	unsigned refs;
 	bool dirty;
 	struct r4_node *parent;	/* for dirty nodes: the node holding our pointer */
-	struct r4_node *hnext;	/* hash chain */
 	struct r4_node *prev, *next;	/* LRU (clean, unreferenced) or dirty list */
 } r4_node;
 
+/* A hash slot: the block number beside the node, so that a lookup reads
+ * one slot's cache line, not every node of a chain (node == NULL: empty) */
+struct r4_cache_slot {
+	uint64_t blk;
+	r4_node *node;
+};
+
 struct r4_cache {
-	r4_node **hash;
-	size_t nbuckets;
+	struct r4_cache_slot *hash;	/* open addressing, linear probing */
+	size_t nslots;		/* a power of two, at least twice count */
 	size_t count;		/* nodes in memory */
 	size_t bound;		/* max clean nodes kept */
 	r4_node lru;		/* sentinel: clean and unreferenced, oldest first */

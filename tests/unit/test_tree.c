@@ -166,6 +166,41 @@ static void test_lookup_near(void)
 	}
 }
 
+/* The node cache's hash (open addressing, cache.c): 6,000 new nodes (the
+ * table grows twice), every other one renumbered and every third
+ * forgotten (which moves later slots back): each is found by its number
+ * until it goes, and by no other. */
+static void test_cache_hash(r4_db *db)
+{
+	enum { N = 6000 };
+	r4_node **v = calloc(N, sizeof(*v));
+	uint64_t *old = calloc(N, sizeof(*old));
+	size_t count = db->cache.count, slots = db->cache.nslots;
+
+	CHECK_RC(r4_begin(db));
+	for (int i = 0; i < N; i++) {
+		CHECK_RC(r4_node_new(db, R4_LEVEL_LEAF, &v[i]));
+		old[i] = v[i]->blk;
+		r4_node_put(db, v[i]);	/* dirty: stays */
+	}
+	CHECK(db->cache.nslots >= 4 * slots);
+	for (int i = 0; i < N; i += 2)
+		r4_node_rekey(db, v[i], R4_FAKE_BLK | UINT64_C(1) << 40 | (uint64_t)i);
+	for (int i = 0; i < N; i += 3)
+		r4_node_forget(db, v[i]);
+	CHECK_EQ(db->cache.count, count + N - N / 3);
+	for (int i = 0; i < N; i++) {
+		uint64_t now = R4_FAKE_BLK | UINT64_C(1) << 40 | (uint64_t)i;
+
+		CHECK(r4_cache_find(db, i % 2 ? old[i] : now) == (i % 3 ? v[i] : NULL));
+		CHECK(r4_cache_find(db, i % 2 ? now : old[i]) == NULL);
+	}
+	r4_abort(db);
+	CHECK_EQ(db->cache.count, count);
+	free(v);
+	free(old);
+}
+
 int main(void)
 {
 	unsigned long seed = t_seed();
@@ -185,6 +220,7 @@ int main(void)
 	db = reopen(NULL, img);
 	if (!db)
 		return T_DONE();
+	test_cache_hash(db);
 	/* grow: 30,000 items of 600..1400 bytes, ~4 per leaf */
 	for (int round = 0; round < 30 && !rc; round++) {
 		CHECK_RC(r4_begin(db));
