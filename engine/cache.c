@@ -83,7 +83,7 @@ static bool cache_ok(const struct r4_cache *c)
 	return count == c->count && ndirty == c->ndirty && nlist == ndirty && 2 * count <= c->nslots;
 }
 
-int r4_cache_init(struct r4_cache *c, size_t bound)
+int r4_cache_init(struct r4_cache *c, size_t bound, size_t dirty_bound)
 {
 	memset(c, 0, sizeof(*c));
 	c->nslots = 4096;
@@ -91,6 +91,7 @@ int r4_cache_init(struct r4_cache *c, size_t bound)
 	if (!c->hash)
 		return -ENOMEM;
 	c->bound = bound ? bound : 1;
+	c->dirty_bound = dirty_bound ? dirty_bound : 1;
 	c->lru.prev = c->lru.next = &c->lru;
 	c->dirty.prev = c->dirty.next = &c->dirty;
 	c->next_fake = R4_FAKE_BLK | 1;

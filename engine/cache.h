@@ -41,6 +41,8 @@ struct r4_cache {
 	size_t nslots;		/* a power of two, at least twice count */
 	size_t count;		/* nodes in memory */
 	size_t bound;		/* max clean nodes kept */
+	size_t dirty_bound;	/* dirty nodes (and pending pages, reg.c) a
+				   transaction holds before it writes them early */
 	r4_node lru;		/* sentinel: clean and unreferenced, oldest first */
 	r4_node dirty;		/* sentinel: dirty nodes of the transaction */
 	size_t ndirty;
@@ -50,7 +52,7 @@ struct r4_cache {
 				   number name another node (struct r4_item_hint) */
 };
 
-int r4_cache_init(struct r4_cache *c, size_t bound);
+int r4_cache_init(struct r4_cache *c, size_t bound, size_t dirty_bound);
 void r4_cache_fini(struct r4_cache *c);
 
 /*

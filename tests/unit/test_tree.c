@@ -7,6 +7,7 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "db.h"
 #include "item.h"
@@ -201,6 +202,29 @@ static void test_cache_hash(r4_db *db)
 	free(old);
 }
 
+/* The cache's bounds: a given cache_nodes is both; by default 16384 dirty
+ * and 1/16 of the machine's memory clean, from 64 MiB to 1 GiB of nodes. */
+static void test_bounds(const char *img)
+{
+	struct r4_open_opts oo = {.cache_nodes = 100};
+	uint64_t mem = (uint64_t)sysconf(_SC_PHYS_PAGES) * (uint64_t)sysconf(_SC_PAGESIZE) / 16;
+	struct r4_info in;
+	r4_db *db;
+
+	CHECK_RC(r4_open(img, &oo, &db));
+	CHECK_RC(r4_info(db, &in));
+	CHECK_EQ(in.cache_nodes, 100);
+	CHECK_EQ(in.dirty_nodes, 100);
+	r4_close(db);
+	oo.cache_nodes = 0;
+	CHECK_RC(r4_open(img, &oo, &db));
+	CHECK_RC(r4_info(db, &in));
+	mem = mem < (64 << 20) ? 64 << 20 : mem > (1 << 30) ? 1 << 30 : mem;
+	CHECK_EQ(in.cache_nodes, mem / 4096);
+	CHECK_EQ(in.dirty_nodes, 16384);
+	r4_close(db);
+}
+
 int main(void)
 {
 	unsigned long seed = t_seed();
@@ -217,6 +241,7 @@ int main(void)
 	snprintf(img, sizeof(img), "%s/t.img", dir);
 	m = malloc(60000 * sizeof(*m));
 	CHECK_RC(r4_mkfs(img, 512ull << 20, NULL));
+	test_bounds(img);
 	db = reopen(NULL, img);
 	if (!db)
 		return T_DONE();
