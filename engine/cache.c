@@ -11,7 +11,8 @@
  * Invariants (asserted): a node's reference count never goes below zero;
  * a node leaves memory (trim, forget, drop) only unreferenced, and a
  * dirty node only by discard or forget, never by eviction; every node is
- * in the hash, on the LRU exactly when clean and unreferenced, on the
+ * in the hash, on the LRU when clean and unreferenced (a referenced clean
+ * node may stay there: the trim takes it off), on the
  * dirty list exactly when dirty; count and ndirty count them (cache_ok,
  * a walk of everything, under R4_CHECK_INVARIANTS).
  */
@@ -56,7 +57,7 @@ static bool list_has(const r4_node *head, const r4_node *n)
 /* The hash, the LRU and the dirty list agree (a walk of the whole cache). */
 static bool cache_ok(const struct r4_cache *c)
 {
-	size_t count = 0, ndirty = 0, nlru = 0, nlist = 0;
+	size_t count = 0, ndirty = 0, nlru = 0, nlist = 0;	/* nlru: clean, listed */
 
 	for (size_t i = 0; i < c->nslots; i++) {
 		const r4_node *n = c->hash[i].node;
@@ -65,14 +66,14 @@ static bool cache_ok(const struct r4_cache *c)
 			continue;
 		count++;
 		ndirty += n->dirty;
-		nlru += !n->dirty && n->refs == 0;
+		nlru += !n->dirty && on_list(n);
 		if (c->hash[i].blk != n->blk)
 			return false;
-		if (!n->dirty && n->refs && on_list(n))
-			return false;	/* referenced, yet evictable */
+		if (!n->dirty && !n->refs && !on_list(n))
+			return false;	/* unreferenced, yet never evicted */
 	}
 	for (const r4_node *n = c->lru.next; n != &c->lru; n = n->next, nlist++)
-		if (n->dirty || n->refs)
+		if (n->dirty)
 			return false;
 	if (nlist != nlru)
 		return false;
@@ -221,8 +222,15 @@ void r4_cache_trim(struct r4_db *db)
 	while (clean > c->bound && !list_empty(&c->lru)) {
 		r4_node *n = c->lru.next;
 
-		assert(n->refs == 0 && !n->dirty);	/* dirty nodes are never evicted */
+		assert(!n->dirty);	/* dirty nodes are never evicted */
 		list_del(n);
+		if (n->refs)
+			continue;	/* in use: r4_node_put lists it again */
+		if (n->recent) {	/* used since it was listed: another turn */
+			n->recent = false;
+			list_add_tail(&c->lru, n);
+			continue;
+		}
 		hash_del(c, n);
 		node_free(n);
 		clean--;
@@ -240,10 +248,10 @@ int r4_node_get(struct r4_db *db, uint64_t blk, unsigned level, r4_node **out)
 		if (level && r4_node_level(n->data) != level)
 			return R4_CORRUPT(&db->lg, blk, "node level %u, expected %u",
 					  r4_node_level(n->data), level);
-		if (n->refs++ == 0 && !n->dirty) {
-			assert(on_list(n));	/* clean and unreferenced: on the LRU */
-			list_del(n);
-		}
+		/* (a clean node stays on the LRU: the trim passes it by while
+		 * referenced, and gives it another turn once put) */
+		assert(n->refs || n->dirty || on_list(n));
+		n->refs++;
 		*out = n;
 		return 0;
 	}
@@ -285,8 +293,10 @@ void r4_node_put(struct r4_db *db, r4_node *n)
 		return;
 	assert(n->refs > 0);
 	if (--n->refs == 0 && !n->dirty) {
-		assert(!on_list(n));
-		list_add_tail(&db->cache.lru, n);
+		if (on_list(n))
+			n->recent = true;
+		else
+			list_add_tail(&db->cache.lru, n);
 		r4_cache_trim(db);
 	}
 }
@@ -298,8 +308,7 @@ void r4_node_dirty(struct r4_db *db, r4_node *n)
 		return;
 	/* a change only under a transaction that may still make changes */
 	assert(db->in_txn && !db->txn_err);
-	if (n->refs == 0)
-		list_del(n);
+	list_del(n);	/* (off the LRU, where a referenced one may be too) */
 	n->dirty = true;
 	list_add_tail(&db->cache.dirty, n);
 	db->cache.ndirty++;

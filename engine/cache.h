@@ -4,7 +4,9 @@
  *
  * A node is referenced (r4_node_get / r4_node_put) while a caller holds a
  * pointer to it; unreferenced clean nodes sit on an LRU list and are evicted
- * past the bound.  Dirty nodes stay until commit or abort.  Nodes created in
+ * past the bound (in the order they were first put there, each used one
+ * since given a second turn: a hit moves no list links, whose neighbours
+ * are cache misses on a big volume).  Dirty nodes stay until commit or abort.  Nodes created in
  * a transaction carry a fake block number (top bit set, ENGINE.md 4.2): the
  * real one is chosen at commit, in tree order (delayed allocation).
  */
@@ -25,6 +27,7 @@ typedef struct r4_node {
 	uint8_t *data;		/* blocksize bytes */
 	unsigned refs;
 	bool dirty;
+	bool recent;		/* used since the trim last met it on the LRU */
 	struct r4_node *parent;	/* for dirty nodes: the node holding our pointer */
 	struct r4_node *prev, *next;	/* LRU (clean, unreferenced) or dirty list */
 } r4_node;
@@ -43,7 +46,8 @@ struct r4_cache {
 	size_t bound;		/* max clean nodes kept */
 	size_t dirty_bound;	/* dirty nodes (and pending pages, reg.c) a
 				   transaction holds before it writes them early */
-	r4_node lru;		/* sentinel: clean and unreferenced, oldest first */
+	r4_node lru;		/* sentinel: clean, oldest first; every unreferenced
+				   clean node is on it, a referenced one may be */
 	r4_node dirty;		/* sentinel: dirty nodes of the transaction */
 	size_t ndirty;
 	uint64_t next_fake;

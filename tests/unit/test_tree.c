@@ -202,6 +202,47 @@ static void test_cache_hash(r4_db *db)
 	free(old);
 }
 
+/* The LRU's second turn (cache.c): a hit leaves a node where it is on the
+ * LRU, marked (no list links of other nodes touched); the trim gives a
+ * marked node another turn and evicts the next ones.  Four leaves of the
+ * tree, which holds no transaction. */
+static void test_lru(r4_db *db)
+{
+	struct r4_cache *c = &db->cache;
+	size_t bound = c->bound;
+	uint64_t blk[4];
+	r4_node *n[4];
+
+	for (size_t i = 0; i < 4; i++) {
+		struct r4_path p;
+		r4_key k;
+
+		key_of(m[mn / 4 * i].off, &k);
+		CHECK_RC(r4_tree_lookup(db, &k, R4_LEVEL_LEAF, &p));
+		blk[i] = p.lv[R4_LEVEL_LEAF].node->blk;
+		r4_path_release(db, &p);
+	}
+	c->bound = 0;
+	r4_cache_trim(db);
+	CHECK_EQ(c->count, 0);
+	c->bound = 3;
+	for (int i = 0; i < 3; i++) {
+		CHECK_RC(r4_node_get(db, blk[i], R4_LEVEL_LEAF, &n[i]));
+		r4_node_put(db, n[i]);
+	}
+	CHECK(c->lru.next == n[0] && !n[0]->recent);
+	CHECK_RC(r4_node_get(db, blk[0], R4_LEVEL_LEAF, &n[0]));
+	r4_node_put(db, n[0]);
+	CHECK(c->lru.next == n[0] && n[0]->recent);
+	c->bound = 2;
+	CHECK_RC(r4_node_get(db, blk[3], R4_LEVEL_LEAF, &n[3]));
+	CHECK(r4_cache_find(db, blk[0]) == n[0] && !r4_cache_find(db, blk[1]) &&
+	      !r4_cache_find(db, blk[2]));
+	CHECK(c->lru.next == n[0] && !n[0]->recent && n[0]->next == &c->lru);
+	r4_node_put(db, n[3]);
+	c->bound = bound;
+}
+
 /* The cache's bounds: a given cache_nodes is both; by default 16384 dirty
  * and 1/16 of the machine's memory clean, from 64 MiB to 1 GiB of nodes. */
 static void test_bounds(const char *img)
@@ -261,6 +302,7 @@ int main(void)
 		}
 	}
 	CHECK(maxh >= 4);
+	test_lru(db);
 	printf("height after growth: %u (max %u), %zu items\n", db->height, maxh, mn);
 	/* an aborted transaction changes nothing */
 	size_t before = mn;
