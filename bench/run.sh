@@ -80,10 +80,10 @@
 # every 1,000.  Microseconds per operation, wall and CPU (the CPU time of
 # the process: steadier when other work shares the machine), with each
 # phase's peak RSS beside the cache bound (r4_info's cache_nodes: by
-# default 1/16 of the machine's memory, 64 MiB to 1 GiB of clean nodes).  Then the same stats by stat(2) through an
-# r4fuse mount of the volume (entry and attr timeouts 0, so that every
-# lookup reaches r4fuse; R4_BENCH_OPS_FUSE=0 skips it, as does a machine
-# without /dev/fuse).  Random paths from R4_SEED.  Writes
+# default 1/16 of the machine's memory, 64 MiB to 1 GiB of clean nodes).
+# Then the same stats by stat(2) through an r4fuse mount of the volume
+# (entry and attr timeouts 0, so that every lookup reaches r4fuse;
+# R4_BENCH_OPS_FUSE=0 skips it, as does a machine without /dev/fuse).  Random paths from R4_SEED.  Writes
 # bench/scale-ops.dat and, when gnuplot is installed, bench/scale-ops.svg
 # (without it: a message, no plot; gnuplot is not in scripts/deps.sh, to
 # keep CI's installs small).  R4_BENCH_OPS=0 skips it.

@@ -6,8 +6,8 @@
  * pointer to it; unreferenced clean nodes sit on an LRU list and are evicted
  * past the bound (in the order they were first put there, each used one
  * since given a second turn: a hit moves no list links, whose neighbours
- * are cache misses on a big volume).  Dirty nodes stay until commit or abort.  Nodes created in
- * a transaction carry a fake block number (top bit set, ENGINE.md 4.2): the
+ * are cache misses on a big volume).  Dirty nodes stay until commit or
+ * abort.  Nodes created in a transaction carry a fake block number (top bit set, ENGINE.md 4.2): the
  * real one is chosen at commit, in tree order (delayed allocation).
  */
 #ifndef R4_CACHE_H
@@ -29,7 +29,7 @@ typedef struct r4_node {
 	bool dirty;
 	bool recent;		/* used since the trim last met it on the LRU */
 	struct r4_node *parent;	/* for dirty nodes: the node holding our pointer */
-	struct r4_node *prev, *next;	/* LRU (clean, unreferenced) or dirty list */
+	struct r4_node *prev, *next;	/* LRU (clean) or dirty list */
 } r4_node;
 
 /* A hash slot: the block number beside the node, so that a lookup reads

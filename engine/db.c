@@ -15,13 +15,12 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "alloc.h"
 #include "format.h"
 #include "io.h"
 #include "node.h"
-
-#include <unistd.h>
 
 /* r4_open_opts.cache_nodes 0: the dirty bound (which the write path's
  * early writes and so its write amplification depend on, bench/RESULTS.md
