@@ -81,7 +81,8 @@ static bool cache_ok(const struct r4_cache *c)
 	for (const r4_node *n = c->dirty.next; n != &c->dirty; n = n->next, nlist++)
 		if (!n->dirty)
 			return false;
-	return count == c->count && ndirty == c->ndirty && nlist == ndirty && 2 * count <= c->nslots;
+	return count == c->count && ndirty == c->ndirty && nlist == ndirty &&
+	       4 * count <= 3 * c->nslots;
 }
 
 int r4_cache_init(struct r4_cache *c, size_t bound, size_t dirty_bound)
@@ -378,7 +379,10 @@ void r4_cache_drop_if(struct r4_db *db, bool (*pred)(void *ctx, uint64_t blk), v
 	for (size_t i = 0; i < c->nslots; i++) {
 		r4_node *n;
 
-		/* (a node slot_del moves back into slot i is looked at too) */
+		/* slot_del moves nodes back into slot i or the slots after it
+		 * (round the end only when i is near it, into slots looked at
+		 * and kept), so a node moved into slot i is looked at again
+		 * and none is passed by */
 		while ((n = c->hash[i].node) && !n->dirty && n->refs == 0 && pred(ctx, n->blk)) {
 			list_del(n);
 			slot_del(c, i);

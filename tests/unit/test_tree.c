@@ -167,10 +167,17 @@ static void test_lookup_near(void)
 	}
 }
 
+static bool is_fake(void *ctx, uint64_t blk)
+{
+	(void)ctx;
+	return r4_blk_is_fake(blk);
+}
+
 /* The node cache's hash (open addressing, cache.c): 6,000 new nodes (the
  * table grows twice), every other one renumbered and every third
  * forgotten (which moves later slots back): each is found by its number
- * until it goes, and by no other. */
+ * until it goes, and by no other; then the rest made clean and dropped
+ * (r4_cache_drop_if), every one of them, though the drops move nodes. */
 static void test_cache_hash(r4_db *db)
 {
 	enum { N = 6000 };
@@ -196,6 +203,12 @@ static void test_cache_hash(r4_db *db)
 		CHECK(r4_cache_find(db, i % 2 ? old[i] : now) == (i % 3 ? v[i] : NULL));
 		CHECK(r4_cache_find(db, i % 2 ? now : old[i]) == NULL);
 	}
+	for (int i = 0; i < N; i++)
+		if (i % 3)
+			r4_node_clean(db, v[i]);
+	r4_cache_drop_if(db, is_fake, NULL);
+	CHECK_EQ(db->cache.count, count);
+	CHECK_EQ(db->cache.ndirty, 0);
 	r4_abort(db);
 	CHECK_EQ(db->cache.count, count);
 	free(v);
