@@ -79,11 +79,11 @@
 # R4_BENCH_OPS_APPEND=1: after all the names, the best case), committed
 # every 1,000.  Microseconds per operation, wall and CPU (the CPU time of
 # the process: steadier when other work shares the machine), with each
-# phase's peak RSS beside the cache bound (cache_nodes' default, 16384
-# nodes of 4 KiB = 64 MiB).  Then the same stats by stat(2) through an
-# r4fuse mount of the volume (entry and attr timeouts 0, so that every
-# lookup reaches r4fuse; R4_BENCH_OPS_FUSE=0 skips it, as does a machine
-# without /dev/fuse).  Random paths from R4_SEED.  Writes
+# phase's peak RSS beside the cache bound (r4_info's cache_nodes: by
+# default 1/16 of the machine's memory, 64 MiB to 1 GiB of clean nodes).
+# Then the same stats by stat(2) through an r4fuse mount of the volume
+# (entry and attr timeouts 0, so that every lookup reaches r4fuse;
+# R4_BENCH_OPS_FUSE=0 skips it, as does a machine without /dev/fuse).  Random paths from R4_SEED.  Writes
 # bench/scale-ops.dat and, when gnuplot is installed, bench/scale-ops.svg
 # (without it: a message, no plot; gnuplot is not in scripts/deps.sh, to
 # keep CI's installs small).  R4_BENCH_OPS=0 skips it.
@@ -614,8 +614,9 @@ if ((ATOMIC_RUN)); then
 	done
 	rm -f "$img" "$db" "$db"-wal "$db"-shm "$script"
 	# one script of ATOMIC_BIG statements, once: its time and peak memory
-	# beside the engine's cache bound (16,384 nodes of 4 KiB, clean; as many
-	# dirty before a long transaction writes them out early)
+	# beside the engine's cache bound (clean nodes: 1/16 of the machine's
+	# memory, 64 MiB to 1 GiB; 16,384 nodes of 4 KiB dirty before a long
+	# transaction writes them out early)
 	if ((ATOMIC_BIG)); then
 		"$B/atomic" script "$script" "$ATOMIC_BIG" 100
 		build/r4 mkfs "$img" $((64 + ATOMIC_BIG / 128))M >/dev/null
@@ -645,7 +646,7 @@ END {
 	if (med("r4") > 0 && med("sqlite") > 0)
 		printf "  ratio SQLite s / r4 s: %.2f (target >= 1: r4 at least as fast)\n", med("sqlite") / med("r4")
 	if (k["big"])
-		printf "  one script of %d statements, once: %.1f s, peak RSS %.0f MiB (cache bound: 64 MiB clean + 64 MiB dirty)\n", big, t["big", 1], rss["big", 1]
+		printf "  one script of %d statements, once: %.1f s, peak RSS %.0f MiB (cache bound: 64 MiB dirty, clean 1/16 of memory from 64 MiB to 1 GiB)\n", big, t["big", 1], rss["big", 1]
 	printf "  (both read back whole and compared after every run)\n"
 }' "$LOG"
 fi
@@ -722,7 +723,7 @@ END {
 	}
 	printf "(us: wall per operation; cpu us: the process'"'"'s CPU time per operation; x1e3: CPU per\n"
 	printf " operation against the smallest N; RSS st/cr: peak RSS of the stat and create phases;\n"
-	printf " bound: the cache bound, 16384 nodes of 4 KiB; first: the first stat rep, from an empty cache;\n"
+	printf " bound: the clean nodes'"'"' cache bound; first: the first stat rep, from an empty cache;\n"
 	printf " fuse st: stat(2) through an r4fuse mount, timeouts 0, wall us per call, median of 3)\n"
 }' "$LOG"
 	if command -v gnuplot >/dev/null; then

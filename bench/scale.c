@@ -365,7 +365,6 @@ static int ls_phases(const char *img, uint64_t n)
 
 #define BUILD_PER_TXN 50000	/* the volume's build: big transactions */
 #define OPS_REPS 3
-#define CACHE_NODES_DEFAULT 16384	/* r4.h: cache_nodes 0 = default (16384) */
 
 static struct {
 	bool tree;		/* tree3: /d/aA/bB/fI; flat: /d/fI */
@@ -667,6 +666,8 @@ static int ops_main(int argc, char **argv)
 {
 	uint64_t n, before = 0, after = 0, m;
 	char *end_n, *end_m;
+	struct r4_info in;
+	r4_db *db;
 
 	if (argc != 7 || (strcmp(argv[4], "flat") && strcmp(argv[4], "tree3"))) {
 		fprintf(stderr, "usage: scale ops|mstat IMG|MNT N flat|tree3 M SEED\n");
@@ -689,12 +690,14 @@ static int ops_main(int argc, char **argv)
 		ops.m = m;
 		return ops_mstat(argv[2], n);
 	}
-	if (make_image(argv[2], 256ull * 1024 * 1024 + (n + 2 * m) * 4096))
+	if (make_image(argv[2], 256ull * 1024 * 1024 + (n + 2 * m) * 4096) ||
+	    open_db(argv[2], false, &db))
 		return 1;
-	printf("ops n=%" PRIu64 " shape=%s fan=%" PRIu64 " seed=%" PRIu64 " cache_kib=%llu hot=%" PRIu64
-	       "\n", n, argv[4], ops.tree ? ops.fan : n, ops.seed,
-	       getenv("R4_BENCH_CACHE_NODES") ? strtoull(getenv("R4_BENCH_CACHE_NODES"), NULL, 10) * 4
-					      : CACHE_NODES_DEFAULT * 4ull, ops.hot);
+	r4_info(db, &in);	/* the clean bound an open takes (r4.h: cache_nodes) */
+	r4_close(db);
+	printf("ops n=%" PRIu64 " shape=%s fan=%" PRIu64 " seed=%" PRIu64 " cache_kib=%zu hot=%" PRIu64
+	       "\n", n, argv[4], ops.tree ? ops.fan : n, ops.seed, in.cache_nodes * (in.blocksize / 1024),
+	       ops.hot);
 	if (run_phase("ops-build", ops_build, argv[2], n, (double)n, "files/s", &before, &after))
 		return 1;
 	ops.m = m;

@@ -11,7 +11,8 @@
  * Invariants (asserted): a node's reference count never goes below zero;
  * a node leaves memory (trim, forget, drop) only unreferenced, and a
  * dirty node only by discard or forget, never by eviction; every node is
- * in the hash, on the LRU exactly when clean and unreferenced, on the
+ * in the hash, on the LRU when clean and unreferenced (a referenced clean
+ * node may stay there: the trim takes it off), on the
  * dirty list exactly when dirty; count and ndirty count them (cache_ok,
  * a walk of everything, under R4_CHECK_INVARIANTS).
  */
@@ -56,18 +57,23 @@ static bool list_has(const r4_node *head, const r4_node *n)
 /* The hash, the LRU and the dirty list agree (a walk of the whole cache). */
 static bool cache_ok(const struct r4_cache *c)
 {
-	size_t count = 0, ndirty = 0, nlru = 0, nlist = 0;
+	size_t count = 0, ndirty = 0, nlru = 0, nlist = 0;	/* nlru: clean, listed */
 
-	for (size_t i = 0; i < c->nbuckets; i++)
-		for (const r4_node *n = c->hash[i]; n; n = n->hnext) {
-			count++;
-			ndirty += n->dirty;
-			nlru += !n->dirty && n->refs == 0;
-			if (!n->dirty && n->refs && on_list(n))
-				return false;	/* referenced, yet evictable */
-		}
+	for (size_t i = 0; i < c->nslots; i++) {
+		const r4_node *n = c->hash[i].node;
+
+		if (!n)
+			continue;
+		count++;
+		ndirty += n->dirty;
+		nlru += !n->dirty && on_list(n);
+		if (c->hash[i].blk != n->blk)
+			return false;
+		if (!n->dirty && !n->refs && !on_list(n))
+			return false;	/* unreferenced, yet never evicted */
+	}
 	for (const r4_node *n = c->lru.next; n != &c->lru; n = n->next, nlist++)
-		if (n->dirty || n->refs)
+		if (n->dirty)
 			return false;
 	if (nlist != nlru)
 		return false;
@@ -75,17 +81,19 @@ static bool cache_ok(const struct r4_cache *c)
 	for (const r4_node *n = c->dirty.next; n != &c->dirty; n = n->next, nlist++)
 		if (!n->dirty)
 			return false;
-	return count == c->count && ndirty == c->ndirty && nlist == ndirty;
+	return count == c->count && ndirty == c->ndirty && nlist == ndirty &&
+	       4 * count <= 3 * c->nslots;
 }
 
-int r4_cache_init(struct r4_cache *c, size_t bound)
+int r4_cache_init(struct r4_cache *c, size_t bound, size_t dirty_bound)
 {
 	memset(c, 0, sizeof(*c));
-	c->nbuckets = 4096;
-	c->hash = r4_calloc(c->nbuckets, sizeof(*c->hash));
+	c->nslots = 4096;
+	c->hash = r4_calloc(c->nslots, sizeof(*c->hash));
 	if (!c->hash)
 		return -ENOMEM;
 	c->bound = bound ? bound : 1;
+	c->dirty_bound = dirty_bound ? dirty_bound : 1;
 	c->lru.prev = c->lru.next = &c->lru;
 	c->dirty.prev = c->dirty.next = &c->dirty;
 	c->next_fake = R4_FAKE_BLK | 1;
@@ -102,69 +110,101 @@ static void node_free(r4_node *n)
 
 void r4_cache_fini(struct r4_cache *c)
 {
-	for (size_t i = 0; c->hash && i < c->nbuckets; i++)
-		for (r4_node *n = c->hash[i], *nx; n; n = nx) {
-			nx = n->hnext;
-			node_free(n);
-		}
+	for (size_t i = 0; c->hash && i < c->nslots; i++)
+		node_free(c->hash[i].node);
 	r4_free(c->hash);
 	c->hash = NULL;
 }
 
-static size_t bucket(const struct r4_cache *c, uint64_t blk)
+static size_t slot_of(size_t nslots, uint64_t blk)
 {
-	return (size_t)((blk * UINT64_C(0x9E3779B97F4A7C15)) >> 40) & (c->nbuckets - 1);
+	return (size_t)((blk * UINT64_C(0x9E3779B97F4A7C15)) >> 32) & (nslots - 1);
 }
 
-static r4_node *find(struct r4_cache *c, uint64_t blk)
+static r4_node *find(const struct r4_cache *c, uint64_t blk)
 {
-	for (r4_node *n = c->hash[bucket(c, blk)]; n; n = n->hnext)
-		if (n->blk == blk)
-			return n;
-	return NULL;
+	for (size_t i = slot_of(c->nslots, blk);; i = (i + 1) & (c->nslots - 1)) {
+		const struct r4_cache_slot *s = &c->hash[i];
+
+		if (!s->node)
+			return NULL;
+		if (s->blk == blk)
+			return s->node;
+	}
+}
+
+/* Into the first empty slot from blk's own (there is one: count < nslots). */
+static void slot_put(struct r4_cache_slot *hash, size_t nslots, r4_node *n)
+{
+	size_t i = slot_of(nslots, n->blk);
+
+	while (hash[i].node)
+		i = (i + 1) & (nslots - 1);
+	hash[i].blk = n->blk;
+	hash[i].node = n;
+}
+
+/* Empty slot i, moving back the nodes after it whose probe from their own
+ * slot passed i, so that no probe meets an empty slot before its node. */
+static void slot_del(struct r4_cache *c, size_t i)
+{
+	size_t mask = c->nslots - 1;
+
+	for (size_t j = (i + 1) & mask; c->hash[j].node; j = (j + 1) & mask) {
+		size_t h = slot_of(c->nslots, c->hash[j].blk);
+
+		/* j stays when h lies cyclically in (i, j] */
+		if (i <= j ? i < h && h <= j : i < h || h <= j)
+			continue;
+		c->hash[i] = c->hash[j];
+		i = j;
+	}
+	c->hash[i].node = NULL;
+	c->count--;
 }
 
 static void hash_del(struct r4_cache *c, r4_node *n)
 {
-	r4_node **pp = &c->hash[bucket(c, n->blk)];
+	size_t i = slot_of(c->nslots, n->blk);
 
-	while (*pp != n)
-		pp = &(*pp)->hnext;
-	*pp = n->hnext;
-	c->count--;
+	while (c->hash[i].node != n)
+		i = (i + 1) & (c->nslots - 1);
+	slot_del(c, i);
+}
+
+/* Room for one more node, the table kept at most half full (short probes):
+ * -ENOMEM only when it cannot grow and is three quarters full. */
+static int hash_reserve(struct r4_cache *c)
+{
+	size_t nn = c->nslots * 2;
+	struct r4_cache_slot *nh;
+
+	if (2 * (c->count + 1) <= c->nslots)
+		return 0;
+	if (!(nh = r4_calloc(nn, sizeof(*nh))))
+		return 4 * (c->count + 1) <= 3 * c->nslots ? 0 : -ENOMEM;
+	for (size_t i = 0; i < c->nslots; i++)
+		if (c->hash[i].node)
+			slot_put(nh, nn, c->hash[i].node);
+	r4_free(c->hash);
+	c->hash = nh;
+	c->nslots = nn;
+	return 0;
 }
 
 static void hash_add(struct r4_cache *c, r4_node *n)
 {
-	size_t b = bucket(c, n->blk);
-
-	n->hnext = c->hash[b];
-	c->hash[b] = n;
+	slot_put(c->hash, c->nslots, n);
 	c->count++;
-	if (c->count > c->nbuckets * 2) {	/* grow: keep chains short */
-		size_t nb = c->nbuckets * 4;
-		r4_node **nh = r4_calloc(nb, sizeof(*nh));
-
-		if (!nh)
-			return;		/* longer chains, still correct */
-		for (size_t i = 0; i < c->nbuckets; i++)
-			for (r4_node *m = c->hash[i], *nx; m; m = nx) {
-				nx = m->hnext;
-				size_t j = (size_t)((m->blk * UINT64_C(0x9E3779B97F4A7C15)) >> 40) &
-					   (nb - 1);
-				m->hnext = nh[j];
-				nh[j] = m;
-			}
-		r4_free(c->hash);
-		c->hash = nh;
-		c->nbuckets = nb;
-	}
 }
 
 static int node_alloc(struct r4_db *db, uint64_t blk, r4_node **out)
 {
-	r4_node *n = r4_calloc(1, sizeof(*n));
+	r4_node *n;
 
+	if (hash_reserve(&db->cache))
+		return -ENOMEM;
+	n = r4_calloc(1, sizeof(*n));
 	if (!n || !(n->data = r4_malloc(db->bs))) {
 		r4_free(n);
 		return -ENOMEM;
@@ -183,8 +223,15 @@ void r4_cache_trim(struct r4_db *db)
 	while (clean > c->bound && !list_empty(&c->lru)) {
 		r4_node *n = c->lru.next;
 
-		assert(n->refs == 0 && !n->dirty);	/* dirty nodes are never evicted */
+		assert(!n->dirty);	/* dirty nodes are never evicted */
 		list_del(n);
+		if (n->refs)
+			continue;	/* in use: r4_node_put lists it again */
+		if (n->recent) {	/* used since it was listed: another turn */
+			n->recent = false;
+			list_add_tail(&c->lru, n);
+			continue;
+		}
 		hash_del(c, n);
 		node_free(n);
 		clean--;
@@ -202,10 +249,10 @@ int r4_node_get(struct r4_db *db, uint64_t blk, unsigned level, r4_node **out)
 		if (level && r4_node_level(n->data) != level)
 			return R4_CORRUPT(&db->lg, blk, "node level %u, expected %u",
 					  r4_node_level(n->data), level);
-		if (n->refs++ == 0 && !n->dirty) {
-			assert(on_list(n));	/* clean and unreferenced: on the LRU */
-			list_del(n);
-		}
+		/* (a clean node stays on the LRU: the trim passes it by while
+		 * referenced, and gives it another turn once put) */
+		assert(n->refs || n->dirty || on_list(n));
+		n->refs++;
 		*out = n;
 		return 0;
 	}
@@ -247,8 +294,10 @@ void r4_node_put(struct r4_db *db, r4_node *n)
 		return;
 	assert(n->refs > 0);
 	if (--n->refs == 0 && !n->dirty) {
-		assert(!on_list(n));
-		list_add_tail(&db->cache.lru, n);
+		if (on_list(n))
+			n->recent = true;
+		else
+			list_add_tail(&db->cache.lru, n);
 		r4_cache_trim(db);
 	}
 }
@@ -260,8 +309,7 @@ void r4_node_dirty(struct r4_db *db, r4_node *n)
 		return;
 	/* a change only under a transaction that may still make changes */
 	assert(db->in_txn && !db->txn_err);
-	if (n->refs == 0)
-		list_del(n);
+	list_del(n);	/* (off the LRU, where a referenced one may be too) */
 	n->dirty = true;
 	list_add_tail(&db->cache.dirty, n);
 	db->cache.ndirty++;
@@ -325,18 +373,22 @@ void r4_node_clean(struct r4_db *db, r4_node *n)
 
 void r4_cache_drop_if(struct r4_db *db, bool (*pred)(void *ctx, uint64_t blk), void *ctx)
 {
-	db->cache.moves++;
 	struct r4_cache *c = &db->cache;
 
-	for (size_t i = 0; i < c->nbuckets; i++)
-		for (r4_node *n = c->hash[i], *nx; n; n = nx) {
-			nx = n->hnext;
-			if (!n->dirty && n->refs == 0 && pred(ctx, n->blk)) {
-				list_del(n);
-				hash_del(c, n);
-				node_free(n);
-			}
+	c->moves++;
+	for (size_t i = 0; i < c->nslots; i++) {
+		r4_node *n;
+
+		/* slot_del moves nodes back into slot i or the slots after it
+		 * (round the end only when i is near it, into slots looked at
+		 * and kept), so a node moved into slot i is looked at again
+		 * and none is passed by */
+		while ((n = c->hash[i].node) && !n->dirty && n->refs == 0 && pred(ctx, n->blk)) {
+			list_del(n);
+			slot_del(c, i);
+			node_free(n);
 		}
+	}
 }
 
 void r4_cache_clean_all(struct r4_db *db)

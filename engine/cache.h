@@ -4,8 +4,10 @@
  *
  * A node is referenced (r4_node_get / r4_node_put) while a caller holds a
  * pointer to it; unreferenced clean nodes sit on an LRU list and are evicted
- * past the bound.  Dirty nodes stay until commit or abort.  Nodes created in
- * a transaction carry a fake block number (top bit set, ENGINE.md 4.2): the
+ * past the bound (in the order they were first put there, each used one
+ * since given a second turn: a hit moves no list links, whose neighbours
+ * are cache misses on a big volume).  Dirty nodes stay until commit or
+ * abort.  Nodes created in a transaction carry a fake block number (top bit set, ENGINE.md 4.2): the
  * real one is chosen at commit, in tree order (delayed allocation).
  */
 #ifndef R4_CACHE_H
@@ -25,17 +27,27 @@ typedef struct r4_node {
 	uint8_t *data;		/* blocksize bytes */
 	unsigned refs;
 	bool dirty;
+	bool recent;		/* used since the trim last met it on the LRU */
 	struct r4_node *parent;	/* for dirty nodes: the node holding our pointer */
-	struct r4_node *hnext;	/* hash chain */
-	struct r4_node *prev, *next;	/* LRU (clean, unreferenced) or dirty list */
+	struct r4_node *prev, *next;	/* LRU (clean) or dirty list */
 } r4_node;
 
+/* A hash slot: the block number beside the node, so that a lookup reads
+ * one slot's cache line, not every node of a chain (node == NULL: empty) */
+struct r4_cache_slot {
+	uint64_t blk;
+	r4_node *node;
+};
+
 struct r4_cache {
-	r4_node **hash;
-	size_t nbuckets;
+	struct r4_cache_slot *hash;	/* open addressing, linear probing */
+	size_t nslots;		/* a power of two, at least twice count */
 	size_t count;		/* nodes in memory */
 	size_t bound;		/* max clean nodes kept */
-	r4_node lru;		/* sentinel: clean and unreferenced, oldest first */
+	size_t dirty_bound;	/* dirty nodes (and pending pages, reg.c) a
+				   transaction holds before it writes them early */
+	r4_node lru;		/* sentinel: clean, oldest first; every unreferenced
+				   clean node is on it, a referenced one may be */
 	r4_node dirty;		/* sentinel: dirty nodes of the transaction */
 	size_t ndirty;
 	uint64_t next_fake;
@@ -44,7 +56,7 @@ struct r4_cache {
 				   number name another node (struct r4_item_hint) */
 };
 
-int r4_cache_init(struct r4_cache *c, size_t bound);
+int r4_cache_init(struct r4_cache *c, size_t bound, size_t dirty_bound);
 void r4_cache_fini(struct r4_cache *c);
 
 /*

@@ -15,13 +15,32 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "alloc.h"
 #include "format.h"
 #include "io.h"
 #include "node.h"
 
-#define DEFAULT_CACHE_NODES 16384
+/* r4_open_opts.cache_nodes 0: the dirty bound (which the write path's
+ * early writes and so its write amplification depend on, bench/RESULTS.md
+ * "Deferred flush") is 16384 nodes, 64 MiB, and the clean bound 1/16 of
+ * the machine's memory, from 64 MiB to 1 GiB of nodes: a random lookup
+ * in a big volume finds its leaves in memory once they were read
+ * (bench/RESULTS.md, "Scaling to a million files"), and memory is only
+ * taken as nodes are read. */
+#define DIRTY_NODES 16384
+#define CLEAN_MIN (UINT64_C(64) << 20)
+#define CLEAN_MAX (UINT64_C(1) << 30)
+
+static size_t default_clean_nodes(void)
+{
+	long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
+	uint64_t bytes = pages > 0 && psize > 0 ? (uint64_t)pages * (uint64_t)psize / 16 : 0;
+
+	bytes = bytes < CLEAN_MIN ? CLEAN_MIN : bytes > CLEAN_MAX ? CLEAN_MAX : bytes;
+	return (size_t)(bytes / 4096);	/* (r4 reads 4096-byte blocks only) */
+}
 
 /* ---- open ---- */
 
@@ -168,8 +187,8 @@ int r4_open_io(struct r4_io *io, const struct r4_open_opts *o, r4_db **out)
 	}
 	init_db(db, o);
 	db->io = io;
-	if ((rc = r4_cache_init(&db->cache, o && o->cache_nodes ? o->cache_nodes
-								  : DEFAULT_CACHE_NODES)))
+	if ((rc = o && o->cache_nodes ? r4_cache_init(&db->cache, o->cache_nodes, o->cache_nodes)
+				      : r4_cache_init(&db->cache, default_clean_nodes(), DIRTY_NODES)))
 		goto fail;
 	uint64_t bytes;
 
@@ -379,6 +398,8 @@ int r4_info(r4_db *db, struct r4_info *out)
 	out->mkfs_id = db->mkfs_id;
 	out->commits = db->commits;
 	out->version = db->version;
+	out->cache_nodes = db->cache.bound;
+	out->dirty_nodes = db->cache.dirty_bound;
 	memcpy(out->uuid, db->uuid, 16);
 	memcpy(out->label, db->label, sizeof(out->label));
 	out->hash = db->pset.hash;

@@ -96,7 +96,7 @@ static struct r4_page *page_alloc(struct r4_db *db)
 
 static void page_free(struct r4_db *db, struct r4_page *pg)
 {
-	if (db->npool >= db->cache.bound) {
+	if (db->npool >= db->cache.dirty_bound) {
 		r4_free(pg);
 		return;
 	}
@@ -1641,7 +1641,7 @@ int r4_reg_spill(struct r4_db *db)
 	struct r4_wset s = {0};
 	int rc;
 
-	if (db->npages < db->cache.bound)
+	if (db->npages < db->cache.dirty_bound)
 		return 0;
 	if ((rc = place(db, true)))
 		return rc;

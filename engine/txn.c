@@ -226,7 +226,7 @@ int r4_txn_op_begin(struct r4_db *db, struct r4_txn_op *op)
 		return rc;
 	/* the memory bound: a long transaction's dirty nodes and pages go out
 	 * early (between operations: no path is held) */
-	if (!db->op.depth && ((db->cache.ndirty > db->cache.bound &&
+	if (!db->op.depth && ((db->cache.ndirty > db->cache.dirty_bound &&
 			       (rc = r4_tree_flush_early(db))) || (rc = db->hooks->spill(db))))
 		return r4_txn_fail(db, rc);
 	op->gen = db->gen;

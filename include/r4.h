@@ -95,7 +95,11 @@ struct r4_io;
 
 struct r4_open_opts {
 	bool rw;			/* read-write; default read-only */
-	size_t cache_nodes;		/* clean nodes kept in memory; 0 = default (16384) */
+	size_t cache_nodes;		/* clean nodes kept in memory, and dirty ones a
+					   transaction holds before it writes them out
+					   early; 0 = default: 1/16 of the machine's
+					   memory (64 MiB to 1 GiB of nodes) clean, 16384
+					   (64 MiB) dirty (r4_info says which) */
 	bool seconds_only;		/* new objects without the LARGE_TIMES extension (12
 					   bytes less stat data, whole-second times), like the
 					   kernel's 32bittimes mount option */
@@ -1178,6 +1182,7 @@ struct r4_info {
 	unsigned hash, fibration, formatting, create;
 	uint64_t status;
 	uint64_t commits;		/* transactions that changed it since this open */
+	size_t cache_nodes, dirty_nodes;	/* this open's bounds (r4_open_opts) */
 };
 int r4_info(r4_db *db, struct r4_info *out);
 

@@ -7,6 +7,7 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "db.h"
 #include "item.h"
@@ -166,6 +167,118 @@ static void test_lookup_near(void)
 	}
 }
 
+static bool is_fake(void *ctx, uint64_t blk)
+{
+	(void)ctx;
+	return r4_blk_is_fake(blk);
+}
+
+/* The node cache's hash (open addressing, cache.c): 6,000 new nodes (the
+ * table grows twice), every other one renumbered and every third
+ * forgotten (which moves later slots back): each is found by its number
+ * until it goes, and by no other; then the rest made clean and dropped
+ * (r4_cache_drop_if), every one of them, though the drops move nodes. */
+static void test_cache_hash(r4_db *db)
+{
+	enum { N = 6000 };
+	r4_node **v = calloc(N, sizeof(*v));
+	uint64_t *old = calloc(N, sizeof(*old));
+	size_t count = db->cache.count, slots = db->cache.nslots;
+
+	CHECK_RC(r4_begin(db));
+	for (int i = 0; i < N; i++) {
+		CHECK_RC(r4_node_new(db, R4_LEVEL_LEAF, &v[i]));
+		old[i] = v[i]->blk;
+		r4_node_put(db, v[i]);	/* dirty: stays */
+	}
+	CHECK(db->cache.nslots >= 4 * slots);
+	for (int i = 0; i < N; i += 2)
+		r4_node_rekey(db, v[i], R4_FAKE_BLK | UINT64_C(1) << 40 | (uint64_t)i);
+	for (int i = 0; i < N; i += 3)
+		r4_node_forget(db, v[i]);
+	CHECK_EQ(db->cache.count, count + N - N / 3);
+	for (int i = 0; i < N; i++) {
+		uint64_t now = R4_FAKE_BLK | UINT64_C(1) << 40 | (uint64_t)i;
+
+		CHECK(r4_cache_find(db, i % 2 ? old[i] : now) == (i % 3 ? v[i] : NULL));
+		CHECK(r4_cache_find(db, i % 2 ? now : old[i]) == NULL);
+	}
+	for (int i = 0; i < N; i++)
+		if (i % 3)
+			r4_node_clean(db, v[i]);
+	r4_cache_drop_if(db, is_fake, NULL);
+	CHECK_EQ(db->cache.count, count);
+	CHECK_EQ(db->cache.ndirty, 0);
+	r4_abort(db);
+	CHECK_EQ(db->cache.count, count);
+	free(v);
+	free(old);
+}
+
+/* The LRU's second turn (cache.c): a hit leaves a node where it is on the
+ * LRU, marked (no list links of other nodes touched); the trim gives a
+ * marked node another turn and evicts the next ones.  Four leaves of the
+ * tree, which holds no transaction. */
+static void test_lru(r4_db *db)
+{
+	struct r4_cache *c = &db->cache;
+	size_t bound = c->bound;
+	uint64_t blk[4];
+	r4_node *n[4];
+
+	for (size_t i = 0; i < 4; i++) {
+		struct r4_path p;
+		r4_key k;
+
+		key_of(m[mn / 4 * i].off, &k);
+		CHECK_RC(r4_tree_lookup(db, &k, R4_LEVEL_LEAF, &p));
+		blk[i] = p.lv[R4_LEVEL_LEAF].node->blk;
+		r4_path_release(db, &p);
+	}
+	c->bound = 0;
+	r4_cache_trim(db);
+	CHECK_EQ(c->count, 0);
+	c->bound = 3;
+	for (int i = 0; i < 3; i++) {
+		CHECK_RC(r4_node_get(db, blk[i], R4_LEVEL_LEAF, &n[i]));
+		r4_node_put(db, n[i]);
+	}
+	CHECK(c->lru.next == n[0] && !n[0]->recent);
+	CHECK_RC(r4_node_get(db, blk[0], R4_LEVEL_LEAF, &n[0]));
+	r4_node_put(db, n[0]);
+	CHECK(c->lru.next == n[0] && n[0]->recent);
+	c->bound = 2;
+	CHECK_RC(r4_node_get(db, blk[3], R4_LEVEL_LEAF, &n[3]));
+	CHECK(r4_cache_find(db, blk[0]) == n[0] && !r4_cache_find(db, blk[1]) &&
+	      !r4_cache_find(db, blk[2]));
+	CHECK(c->lru.next == n[0] && !n[0]->recent && n[0]->next == &c->lru);
+	r4_node_put(db, n[3]);
+	c->bound = bound;
+}
+
+/* The cache's bounds: a given cache_nodes is both; by default 16384 dirty
+ * and 1/16 of the machine's memory clean, from 64 MiB to 1 GiB of nodes. */
+static void test_bounds(const char *img)
+{
+	struct r4_open_opts oo = {.cache_nodes = 100};
+	uint64_t mem = (uint64_t)sysconf(_SC_PHYS_PAGES) * (uint64_t)sysconf(_SC_PAGESIZE) / 16;
+	struct r4_info in;
+	r4_db *db;
+
+	CHECK_RC(r4_open(img, &oo, &db));
+	CHECK_RC(r4_info(db, &in));
+	CHECK_EQ(in.cache_nodes, 100);
+	CHECK_EQ(in.dirty_nodes, 100);
+	r4_close(db);
+	oo.cache_nodes = 0;
+	CHECK_RC(r4_open(img, &oo, &db));
+	CHECK_RC(r4_info(db, &in));
+	mem = mem < (64 << 20) ? 64 << 20 : mem > (1 << 30) ? 1 << 30 : mem;
+	CHECK_EQ(in.cache_nodes, mem / 4096);
+	CHECK_EQ(in.dirty_nodes, 16384);
+	r4_close(db);
+}
+
 int main(void)
 {
 	unsigned long seed = t_seed();
@@ -182,9 +295,11 @@ int main(void)
 	snprintf(img, sizeof(img), "%s/t.img", dir);
 	m = malloc(60000 * sizeof(*m));
 	CHECK_RC(r4_mkfs(img, 512ull << 20, NULL));
+	test_bounds(img);
 	db = reopen(NULL, img);
 	if (!db)
 		return T_DONE();
+	test_cache_hash(db);
 	/* grow: 30,000 items of 600..1400 bytes, ~4 per leaf */
 	for (int round = 0; round < 30 && !rc; round++) {
 		CHECK_RC(r4_begin(db));
@@ -200,6 +315,7 @@ int main(void)
 		}
 	}
 	CHECK(maxh >= 4);
+	test_lru(db);
 	printf("height after growth: %u (max %u), %zu items\n", db->height, maxh, mn);
 	/* an aborted transaction changes nothing */
 	size_t before = mn;
