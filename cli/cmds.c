@@ -118,10 +118,12 @@ const struct sh_cmd *sh_verb_of(const char *line, size_t len)
 
 	while (i < len && space(line[i]))
 		i++;
+	/* (every verb begins with a letter or a dot: an R4L line, which
+	 * mostly begins with a path, is told at its first byte) */
+	if (i == len || !(line[i] == '.' || (line[i] >= 'a' && line[i] <= 'z')))
+		return NULL;
 	for (w = i; w < len && !space(line[w]); w++)
 		;
-	if (w == i)
-		return NULL;
 	c = sh_find(line + i, w - i);
 	if (!c && line[i] == '.' && w - i > 1 && line[i + 1] >= 'a' && line[i + 1] <= 'z')
 		c = &unknown_dot;
