@@ -220,7 +220,7 @@ static int obj_load(struct r4_db *db, const r4_key *sdkey, struct r4_inode *ino)
 static int obj_from_sd(struct r4_db *db, const r4_key *sdkey, const uint8_t *body, unsigned len,
 		       uint64_t blk, struct r4_inode *ino);
 
-enum { MEMO_OBJS = 1024, MEMO_NAMES = 4096, MEMO_NAME_MAX = 64 };
+enum { MEMO_OBJS = 1024, MEMO_NAMES = 4096, MEMO_NAME_MAX = 64, MEMO_TOPS = 256 };
 
 struct memo_obj {
 	uint64_t txn_seq, changes;
@@ -240,6 +240,14 @@ struct r4_obj_memo {
 		size_t len;
 		char name[MEMO_NAME_MAX];
 	} name[MEMO_NAMES];
+	/* a directory whose every entry has a key <= top: a name whose key is
+	 * above it is missing, no lookup needed (names made in order, as a
+	 * script's f0001, f0002, ... are, each go after the last) */
+	struct {
+		uint64_t txn_seq, changes;
+		bool used;
+		r4_key dir, top;
+	} top[MEMO_TOPS];
 };
 
 #define MEMO_FRESH(db, e, oid) ((e).used && (e).txn_seq == (db)->txn_seq && \
@@ -603,21 +611,53 @@ static int find_fn(void *ctx, const struct r4_dirent *e)
 }
 
 /* Find name in dir: 1 found (path on its item, *unit), or < 0 (-ENOENT). */
+/* Find name (entry key ek) in dir: 1 found (path on its item, *unit), or
+ * < 0 (-ENOENT; then *past, if not NULL, says whether the search ran past
+ * the directory's last entry: none has a key above ek). */
 static int find_entry(struct r4_db *db, const struct r4_inode *dir, const char *name,
-		      size_t len, struct find_ctx *f, struct r4_path *p, unsigned *unit)
+		      size_t len, const r4_key *ek, struct find_ctx *f, struct r4_path *p,
+		      unsigned *unit, bool *past)
 {
-	r4_key ek;
 	int rc;
 
-	r4_key_entry(&ek, r4_key_objectid(&dir->sdkey), name, len, dir->hash, dir->fibre);
-	f->ek = &ek;
+	f->ek = ek;
 	f->name = name;
 	f->len = len;
-	rc = scan_entries(db, r4_key_objectid(&dir->sdkey), &ek, find_fn, f, p, unit);
+	rc = scan_entries(db, r4_key_objectid(&dir->sdkey), ek, find_fn, f, p, unit);
+	if (past)
+		*past = rc == 0;
 	if (rc == 0)
 		rc = -ENOENT;
 	f->ek = NULL;
 	return rc;
+}
+
+/* dir's entry in the memo's tops: *top if it holds (fresh), else false. */
+static bool memo_top_get(struct r4_db *db, const struct r4_inode *dir, r4_key *top)
+{
+	struct r4_obj_memo *m = memo(db);
+	uint64_t doid = r4_key_objectid(&dir->sdkey);
+
+	if (!m || !MEMO_FRESH(db, m->top[doid % MEMO_TOPS], doid) ||
+	    r4_key_cmp(&m->top[doid % MEMO_TOPS].dir, &dir->sdkey))
+		return false;
+	*top = m->top[doid % MEMO_TOPS].top;
+	return true;
+}
+
+/* Every entry of dir has a key <= top, as the tree reads now. */
+static void memo_top_put(struct r4_db *db, const struct r4_inode *dir, const r4_key *top)
+{
+	struct r4_obj_memo *m = memo(db);
+	uint64_t doid = r4_key_objectid(&dir->sdkey);
+
+	if (!m)
+		return;
+	m->top[doid % MEMO_TOPS].txn_seq = db->txn_seq;
+	m->top[doid % MEMO_TOPS].changes = r4_tree_changes(db, doid);
+	m->top[doid % MEMO_TOPS].used = true;
+	m->top[doid % MEMO_TOPS].dir = dir->sdkey;
+	m->top[doid % MEMO_TOPS].top = *top;
 }
 
 static unsigned memo_name_slot(uint64_t doid, const char *name, size_t len)
@@ -660,15 +700,23 @@ int r4_dir_lookup(struct r4_db *db, const struct r4_inode *dir, const char *name
 	struct r4_path p;
 	int rc;
 
+	r4_key ek, top;
+	bool past;
+
 	if (m && MEMO_FRESH(db, m->name[i], doid) && m->name[i].len == len &&
 	    !r4_key_cmp(&m->name[i].dir, &dir->sdkey) && !memcmp(m->name[i].name, name, len)) {
 		*sdkey = m->name[i].sdkey;
 		return m->name[i].rc;
 	}
-	if ((rc = find_entry(db, dir, name, len, &f, &p, &unit)) >= 0) {
+	r4_key_entry(&ek, doid, name, len, dir->hash, dir->fibre);
+	if (memo_top_get(db, dir, &top) && r4_key_cmp(&ek, &top) > 0) {
+		rc = -ENOENT;	/* (above every entry) */
+	} else if ((rc = find_entry(db, dir, name, len, &ek, &f, &p, &unit, &past)) >= 0) {
 		r4_path_release(db, &p);
 		*sdkey = f.sdkey;
 		rc = 0;
+	} else if (rc == -ENOENT && past) {
+		memo_top_put(db, dir, &ek);
 	}
 	if (rc == 0 || rc == -ENOENT)
 		memo_name_put(db, dir, name, len, &f.sdkey, rc);
@@ -820,8 +868,9 @@ static int dir_insert(struct r4_db *db, struct r4_inode *dir, const char *name, 
 	struct r4_dirent ne = {0};
 	struct r4_path p;
 	struct cde c;
-	r4_key ik;
+	r4_key ik, top;
 	unsigned pid, at;
+	bool topped = memo_top_get(db, dir, &top);	/* (before the changes below) */
 	int rc;
 
 	r4_key_entry(&ne.de_key, doid, name, len, dir->hash, dir->fibre);
@@ -859,8 +908,11 @@ static int dir_insert(struct r4_db *db, struct r4_inode *dir, const char *name, 
 		r4_obj_touch(db, dir, true, true);
 		rc = r4_obj_save(db, dir);
 	}
-	if (!rc)	/* (the next walk through dir looks the new name up) */
+	if (!rc) {	/* (the next walk through dir looks the new name up) */
 		memo_name_put(db, dir, name, len, &ne.de_sdkey, 0);
+		if (topped)
+			memo_top_put(db, dir, r4_key_cmp(&ne.de_key, &top) > 0 ? &ne.de_key : &top);
+	}
 	return rc;
 }
 
@@ -881,9 +933,11 @@ static int entry_load(struct r4_db *db, const struct r4_inode *dir, const char *
 		      struct r4_path *p, struct cde *c, unsigned *unit)
 {
 	struct find_ctx f;
+	r4_key ek;
 	int rc;
 
-	if ((rc = find_entry(db, dir, name, len, &f, p, unit)) < 0)
+	r4_key_entry(&ek, r4_key_objectid(&dir->sdkey), name, len, dir->hash, dir->fibre);
+	if ((rc = find_entry(db, dir, name, len, &ek, &f, p, unit, NULL)) < 0)
 		return rc;
 	if ((rc = cde_load(db, p, c, 0)))
 		r4_path_release(db, p);

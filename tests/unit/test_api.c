@@ -1563,6 +1563,55 @@ static void test_sd_hint(void)
 	t_both_clean(img, "stat data stored where it was found last");
 }
 
+/* A name whose key is above every entry of its directory is known
+ * missing without a lookup (obj.c's memo of a directory's top key), only
+ * while the directory's entries change by adds the memo follows: names
+ * made in order, one below the top, and then a rename, a link and an
+ * unlink into it, an abort, each of them seen at once. */
+static void test_dir_top(void)
+{
+	struct r4_open_opts oo = {.rw = true};
+	struct r4_stat st;
+	r4_db *db = NULL;
+	char p[64];
+
+	CHECK_RC(r4_mkfs(img, 64u << 20, NULL));
+	CHECK_RC(r4_open(img, &oo, &db));
+	CHECK_RC(r4_begin(db));
+	CHECK_RC(r4_mkdir(db, "/d", 0755, 0, 0));
+	CHECK_RC(r4_mkdir(db, "/x", 0755, 0, 0));
+	CHECK_RC(r4_create(db, "/x/zz9", 0644, 0, 0));
+	CHECK_RC(r4_create(db, "/x/zz8", 0644, 0, 0));
+	for (int i = 0; i < 300; i++) {
+		snprintf(p, sizeof(p), "/d/f%04d", i);
+		CHECK_EQ(r4_stat(db, p, &st), -ENOENT);
+		CHECK_RC(r4_create(db, p, 0644, 0, 0));
+		CHECK_RC(r4_stat(db, p, &st));
+	}
+	CHECK_RC(r4_create(db, "/d/a0", 0644, 0, 0));	/* (below the top) */
+	CHECK_RC(r4_stat(db, "/d/a0", &st));
+	CHECK_EQ(r4_stat(db, "/d/zz9", &st), -ENOENT);
+	CHECK_RC(r4_rename(db, "/x/zz9", "/d/zz9", 0));	/* (above it) */
+	CHECK_RC(r4_stat(db, "/d/zz9", &st));
+	CHECK_EQ(r4_stat(db, "/d/zz8", &st), -ENOENT);
+	CHECK_RC(r4_link(db, "/x/zz8", "/d/zz8"));
+	CHECK_RC(r4_stat(db, "/d/zz8", &st));
+	CHECK_RC(r4_unlink(db, "/d/zz8"));
+	CHECK_EQ(r4_stat(db, "/d/zz8", &st), -ENOENT);
+	CHECK_RC(r4_commit(db));
+	CHECK_RC(r4_begin(db));
+	CHECK_EQ(r4_stat(db, "/d/g", &st), -ENOENT);
+	CHECK_RC(r4_create(db, "/d/g", 0644, 0, 0));
+	CHECK_RC(r4_stat(db, "/d/g", &st));
+	r4_abort(db);
+	CHECK_RC(r4_begin(db));
+	CHECK_EQ(r4_stat(db, "/d/g", &st), -ENOENT);
+	CHECK_RC(r4_create(db, "/d/g", 0644, 0, 0));
+	CHECK_RC(r4_commit(db));
+	r4_close(db);
+	t_both_clean(img, "a directory's top key");
+}
+
 static int count_entry(void *ctx, const char *name, size_t len, uint64_t ino, uint32_t type)
 {
 	(void)name;
@@ -1688,6 +1737,7 @@ int main(void)
 	test_made_path();
 	test_lookup_memo();
 	test_sd_hint();
+	test_dir_top();
 	test_dir_inserts();
 	test_helpers();
 	int fsck = t_fsck(img);
