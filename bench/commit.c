@@ -43,6 +43,7 @@
 #include "bench.h"
 #include "iocount.h"
 #include "r4.h"
+#include "sqcount.h"
 
 /* Record f (0 = A, 1 = B) after iteration i (i = 0: the initial bytes). */
 static void record(uint64_t i, unsigned f, uint8_t *p)
@@ -175,51 +176,9 @@ static int r4_verify(struct r4_side *r, uint64_t n)
 	return 0;
 }
 
-/* ---- SQLite, with a VFS that counts xSync calls ---- */
+/* ---- SQLite, with a VFS that counts xSync calls (sqcount.h) ---- */
 
-static sqlite3_vfs *real_vfs;
-static sqlite3_vfs count_vfs;
-static uint64_t sq_syncs;
-static struct {
-	const sqlite3_io_methods *real;
-	sqlite3_io_methods copy;
-} meths[4];
-
-static int count_sync(sqlite3_file *f, int flags)
-{
-	sq_syncs++;
-	for (size_t i = 0; i < sizeof(meths) / sizeof(meths[0]); i++)
-		if (f->pMethods == &meths[i].copy)
-			return meths[i].real->xSync(f, flags);
-	return SQLITE_IOERR_FSYNC;
-}
-
-/*
- * The file object is the real VFS's own; only its methods table is
- * swapped for a copy whose xSync counts, then calls the real one.
- */
-static int count_open(sqlite3_vfs *vfs, const char *name, sqlite3_file *f, int flags,
-		      int *oflags)
-{
-	int rc = real_vfs->xOpen(real_vfs, name, f, flags, oflags);
-	size_t i;
-
-	(void)vfs;
-	if (rc != SQLITE_OK || !f->pMethods)
-		return rc;
-	for (i = 0; i < sizeof(meths) / sizeof(meths[0]); i++) {
-		if (!meths[i].real) {
-			meths[i].real = f->pMethods;
-			meths[i].copy = *f->pMethods;
-			meths[i].copy.xSync = count_sync;
-		}
-		if (meths[i].real == f->pMethods) {
-			f->pMethods = &meths[i].copy;
-			return rc;
-		}
-	}
-	return rc;	/* a fifth kind of file: not counted */
-}
+static volatile uint64_t syncs;
 
 static int sq_fail(sqlite3 *db, const char *what)
 {
@@ -316,11 +275,7 @@ static int sq_setup(const char *dir, struct sq_side *q)
 {
 	char side[4200];
 
-	real_vfs = sqlite3_vfs_find(NULL);
-	count_vfs = *real_vfs;
-	count_vfs.zName = "r4bench-count";
-	count_vfs.xOpen = count_open;
-	if (sqlite3_vfs_register(&count_vfs, 0) != SQLITE_OK)
+	if (sq_count_register(&syncs) != SQLITE_OK)
 		return sq_fail(NULL, "cannot register the counting VFS");
 	snprintf(q->path, sizeof(q->path), "%s/commit.sqlite", dir);
 	unlink(q->path);
@@ -329,7 +284,7 @@ static int sq_setup(const char *dir, struct sq_side *q)
 	snprintf(side, sizeof(side), "%s-shm", q->path);
 	unlink(side);
 	if (sqlite3_open_v2(q->path, &q->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE,
-			    "r4bench-count") != SQLITE_OK)
+			    SQ_COUNT_VFS) != SQLITE_OK)
 		return sq_fail(q->db, "cannot open");
 	if (sq_exec(q->db, "PRAGMA journal_mode=WAL") || sq_exec(q->db, "PRAGMA synchronous=FULL") ||
 	    sq_exec(q->db, "CREATE TABLE t(id INTEGER PRIMARY KEY, v BLOB)") ||
@@ -346,7 +301,7 @@ static int sq_setup(const char *dir, struct sq_side *q)
 
 static int sq_run(struct sq_side *q, uint64_t from, uint64_t to, struct result *res)
 {
-	uint64_t s0 = sq_syncs, w0 = io_wchar(), i;
+	uint64_t s0 = syncs, w0 = io_wchar(), i;
 	double t0 = now();
 	int bad = 0;
 
@@ -354,7 +309,7 @@ static int sq_run(struct sq_side *q, uint64_t from, uint64_t to, struct result *
 		bad = sq_step(q->begin) || sq_put(q->up, i) || sq_step(q->commit);
 	res->secs += now() - t0;
 	res->bytes += io_wchar() - w0;
-	res->syncs += sq_syncs - s0;
+	res->syncs += syncs - s0;
 	if (bad) {
 		fprintf(stderr, "commit: sqlite: at iteration %" PRIu64 "\n", i - 1);
 		return sq_fail(q->db, "update");

@@ -65,6 +65,7 @@
 #include <unistd.h>
 
 #include "bench.h"
+#include "sqcount.h"
 
 /* The bytes of file f (0, 1) of process p after iteration i (0: the first). */
 static void content(unsigned p, unsigned f, uint64_t i, uint8_t *out)
@@ -341,48 +342,7 @@ static int do_files_check(const char *dir, unsigned p, uint64_t k)
 	return 0;
 }
 
-/* ---- SQLite, with a VFS that counts xSync calls ---- */
-
-static sqlite3_vfs *real_vfs;
-static sqlite3_vfs count_vfs;
-static volatile uint64_t *sq_syncs;	/* shared by the processes */
-static struct {
-	const sqlite3_io_methods *real;
-	sqlite3_io_methods copy;
-} meths[4];
-
-static int count_sync(sqlite3_file *f, int flags)
-{
-	__atomic_add_fetch(sq_syncs, 1, __ATOMIC_RELAXED);
-	for (size_t i = 0; i < sizeof(meths) / sizeof(meths[0]); i++)
-		if (f->pMethods == &meths[i].copy)
-			return meths[i].real->xSync(f, flags);
-	return SQLITE_IOERR_FSYNC;
-}
-
-/* The file object is the real VFS's own; its methods table is swapped for
- * a copy whose xSync counts, then calls the real one. */
-static int count_open(sqlite3_vfs *vfs, const char *name, sqlite3_file *f, int flags,
-		      int *oflags)
-{
-	int rc = real_vfs->xOpen(real_vfs, name, f, flags, oflags);
-
-	(void)vfs;
-	if (rc != SQLITE_OK || !f->pMethods)
-		return rc;
-	for (size_t i = 0; i < sizeof(meths) / sizeof(meths[0]); i++) {
-		if (!meths[i].real) {
-			meths[i].real = f->pMethods;
-			meths[i].copy = *f->pMethods;
-			meths[i].copy.xSync = count_sync;
-		}
-		if (meths[i].real == f->pMethods) {
-			f->pMethods = &meths[i].copy;
-			return rc;
-		}
-	}
-	return rc;	/* a fifth kind of file: not counted */
-}
+/* ---- SQLite, with a VFS that counts xSync calls (sqcount.h) ---- */
 
 static int sq_exec(sqlite3 *db, const char *sql)
 {
@@ -417,7 +377,7 @@ static int rows_set(unsigned p, void *arg)
 	(void)p;
 	/* (the busy handler first: the first opener of a WAL database locks
 	 * it a moment to rebuild its index, and the others would fail) */
-	if (sqlite3_open_v2(w->path, &w->db, SQLITE_OPEN_READWRITE, "group_count") != SQLITE_OK ||
+	if (sqlite3_open_v2(w->path, &w->db, SQLITE_OPEN_READWRITE, SQ_COUNT_VFS) != SQLITE_OK ||
 	    sqlite3_busy_handler(w->db, busy, NULL) != SQLITE_OK ||
 	    sq_exec(w->db, "PRAGMA synchronous=FULL") ||
 	    sqlite3_prepare_v2(w->db, "BEGIN IMMEDIATE", -1, &w->begin, NULL) != SQLITE_OK ||
@@ -530,18 +490,14 @@ out:
 
 static int do_sqlite(const char *path, unsigned p, uint64_t k)
 {
+	uint64_t *count = mmap(NULL, sizeof(uint64_t), PROT_READ | PROT_WRITE,
+			       MAP_SHARED | MAP_ANONYMOUS, -1, 0);	/* (the processes') */
 	struct rows w = {.path = path, .k = k};
 	double secs;
 
-	sq_syncs = mmap(NULL, sizeof(uint64_t), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
-			-1, 0);
-	if (sq_syncs == MAP_FAILED)
+	if (count == MAP_FAILED)
 		return fail("cannot map", "a counter");
-	real_vfs = sqlite3_vfs_find(NULL);
-	count_vfs = *real_vfs;
-	count_vfs.zName = "group_count";
-	count_vfs.xOpen = count_open;
-	if (sqlite3_vfs_register(&count_vfs, 0) != SQLITE_OK || sq_make(path, p))
+	if (sq_count_register(count) != SQLITE_OK || sq_make(path, p))
 		return 1;
 	*sq_syncs = 0;
 	if (run_procs(p, rows_set, rows_run, &w, &secs, NULL) || sq_check(path, p, k))
