@@ -1011,6 +1011,19 @@ static char *alone(const char *text, size_t len, size_t off, size_t n)
 	return s;
 }
 
+/* What the run r of a part of an --atomic script leaves: a run-time
+ * failure, shown once the rest checks (*failed), or its status (NULL: it
+ * could not start, 1). */
+static void part_done(struct sh *sh, struct r4_run *r, int *status, struct r4_run **failed)
+{
+	if (!r)
+		*status = 1;
+	else if (r->stage == R4_RUN_RUNTIME)
+		*failed = r;
+	else
+		*status = report(sh, r, false);
+}
+
 /*
  * The parts of an --atomic script of R4L alone, made ready (lexed, parsed,
  * checked and compiled: r4_run_prepare) in a thread of their own, at most
@@ -1151,14 +1164,9 @@ static size_t run_ahead(struct sh *sh, const struct sh_text *t, size_t *gone, in
 
 		if (p.r && p.r->stage == R4_RUN_OK)
 			r4_run_exec(sh->db, p.r, &ro);
-		if (!p.r) {
+		if (!p.r)
 			fprintf(stderr, "r4sh: %s\n", r4_strerror(-ENOMEM));
-			*status = 1;
-		} else if (p.r->stage == R4_RUN_RUNTIME) {
-			*failed = p.r;
-		} else {
-			*status = report(sh, p.r, false);
-		}
+		part_done(sh, p.r, status, failed);
 		o = p.off + p.n;
 		let_go(t, gone, o);
 	}
@@ -1210,12 +1218,7 @@ static int run_checking(struct sh *sh, const struct sh_text *t)
 			n = chunk_len(t->text + o, rest);
 			r = run_part(sh, t->text + o, n, at, true);
 		}
-		if (!r)
-			status = 1;
-		else if (r->stage == R4_RUN_RUNTIME)
-			failed = r;
-		else
-			status = report(sh, r, false);
+		part_done(sh, r, &status, &failed);
 		let_go(t, &gone, o + n);
 	}
 	if (failed && status == 3)
