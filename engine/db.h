@@ -39,6 +39,15 @@ struct r4_held {
 	struct r4_held *next;
 };
 
+/* A path and the object it leads to, good while nothing changed since
+ * (gen) in the same transaction (ns.c r4_path_memo_*). */
+struct r4_path_memo {
+	char *path;
+	size_t cap;
+	r4_key key;
+	uint64_t gen, txn_seq;
+};
+
 struct r4_db {
 	struct r4_io *io;
 	struct r4_logger lg;
@@ -92,24 +101,11 @@ struct r4_db {
 	unsigned replayed;	/* transactions recovery finished at open */
 
 	uint64_t gen;		/* bumped by every change: tells a refusal from a failure */
-	/* fs.c: the object the last r4_fs_make-like call made, by its path, for
-	 * the call by that path that follows (a write of the new file): good
-	 * while nothing changed since (gen) in the same transaction */
-	struct {
-		char *path;
-		r4_key key;
-		uint64_t gen, txn_seq;
-	} made;
-	/* ns.c: the directory the last walk that found its last name missing
-	 * ended in, by its path, for fs.c's walk to the same directory that
-	 * follows (the make of that name): good while nothing changed since
-	 * (gen) in the same transaction */
-	struct {
-		char *path;
-		size_t cap;
-		r4_key key;
-		uint64_t gen, txn_seq;
-	} walked;
+	/* fs.c: the object the last r4_fs_make-like call made, for the call
+	 * by that path that follows (a write of the new file); ns.c: the
+	 * directory where the last walk found its last name missing, for the
+	 * make of that name that follows (r4_ns_walked) */
+	struct r4_path_memo made, walked;
 	struct r4_obj_memo *memo;	/* obj.c: objects and names looked up last */
 	/* tree.c: changes of items, counted per object in buckets shared by
 	 * objects (a directory's entries count as the directory's), and of the

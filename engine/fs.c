@@ -59,47 +59,20 @@ static int walk_path(struct r4_db *db, const char *path, unsigned flags,
 	return r4_ns_walk(w, NULL, path);
 }
 
-/*
- * Where path leads, if the object made last was made at path with nothing
- * changed since in this transaction: making it walked to its directory
- * and added the entry, so a walk now would end on it (a walk without who:
- * no permission to check).  A script's "/d/f <- ..." makes f, then
- * writes it by its path; this spares that write a walk.
- */
-static bool made_here(const struct r4_db *db, const char *path, const struct r4_ident *who)
-{
-	return !who && db->made.path && db->in_txn && db->made.txn_seq == db->txn_seq &&
-	       db->made.gen == db->gen && !strcmp(db->made.path, path);
-}
-
-static void made_at(struct r4_db *db, const char *path, const r4_key *key)
-{
-	size_t n = strlen(path);
-	char *p = db->made.path;
-
-	if (!p || strlen(p) < n) {
-		r4_free(p);
-		if (!(p = r4_malloc(n + 1)))
-			n = 0;	/* (remember nothing) */
-	}
-	db->made.path = p;
-	if (!p || !n)
-		return;
-	memcpy(p, path, n + 1);
-	db->made.key = *key;
-	db->made.gen = db->gen;
-	db->made.txn_seq = db->txn_seq;
-}
-
 static int resolve_as(struct r4_db *db, const char *path, const struct r4_ident *who,
 		      struct r4_inode *out)
 {
 	struct r4_ns_walk w;
 	struct r4_ns_state ws;
+	r4_key key;
 	int rc;
 
-	if (made_here(db, path, who)) {
-		if ((rc = r4_obj_load(db, &db->made.key, out)))
+	/* (the object made last was made at path with nothing changed since:
+	 * making it walked to its directory and added the entry, so a walk
+	 * now would end on it; a walk without who, no permission to check.
+	 * A script's "/d/f <- ..." makes f, then writes it by its path.) */
+	if (!who && r4_path_memo_get(db, &db->made, path, strlen(path), &key)) {
+		if ((rc = r4_obj_load(db, &key, out)))
 			return rc;
 		out->bodiless = S_ISREG(out->sd.sd_mode);
 		return 0;
@@ -623,7 +596,7 @@ static int make(struct r4_db *db, const char *path, const struct r4_sd *tmpl, st
 		r4_obj_fini(&a.dir);
 	}
 	if (!(rc = r4_txn_op_end(db, &op, rc)))
-		made_at(db, path, &key);
+		r4_path_memo_set(db, &db->made, path, strlen(path), &key);
 	return rc;
 }
 

@@ -242,28 +242,32 @@ static int follow(struct r4_ns_walk *w)
 	return rc;
 }
 
-/* The directory reached, by its path, for r4_ns_walked (db->walked). */
-static void walked(struct r4_ns_walk *w)
+void r4_path_memo_set(struct r4_db *db, struct r4_path_memo *m, const char *path, size_t len,
+		      const r4_key *key)
 {
-	struct r4_db *db = w->db;
-
-	if (!w->path || !db->in_txn ||
-	    r4_grow(&db->walked.path, &db->walked.cap, w->state->plen + 1, 1, 64))
+	m->txn_seq = 0;	/* (nothing, unless all of it is kept) */
+	if (!db->in_txn || r4_grow(&m->path, &m->cap, len + 1, 1, 64))
 		return;
-	memcpy(db->walked.path, w->path, w->state->plen + 1);
-	db->walked.key = w->state->ino.sdkey;
-	db->walked.gen = db->gen;
-	db->walked.txn_seq = db->txn_seq;
+	memcpy(m->path, path, len);
+	m->path[len] = 0;
+	m->key = *key;
+	m->gen = db->gen;
+	m->txn_seq = db->txn_seq;
+}
+
+bool r4_path_memo_get(const struct r4_db *db, const struct r4_path_memo *m, const char *path,
+		      size_t len, r4_key *key)
+{
+	if (!m->path || !db->in_txn || m->txn_seq != db->txn_seq || m->gen != db->gen ||
+	    strlen(m->path) != len || memcmp(m->path, path, len))
+		return false;
+	*key = m->key;
+	return true;
 }
 
 bool r4_ns_walked(struct r4_db *db, const char *dir, size_t len, r4_key *key)
 {
-	if (!db->walked.path || !db->in_txn || db->walked.txn_seq != db->txn_seq ||
-	    db->walked.gen != db->gen || strlen(db->walked.path) != len ||
-	    memcmp(db->walked.path, dir, len))
-		return false;
-	*key = db->walked.key;
-	return true;
+	return r4_path_memo_get(db, &db->walked, dir, len, key);
 }
 
 static int stop(struct r4_ns_walk *w, enum r4_ns_end end)
@@ -309,7 +313,9 @@ static int step(struct r4_ns_walk *w, bool last)
 		rc = -ENOTDIR;
 	if (rc == -ENOENT && dir && last && (flags & R4_NS_MISSING) &&
 	    !((flags & R4_NS_PSEUDO) && r4_ns_pseudo_spelling(name, len))) {
-		walked(w);
+		if (w->path)	/* (the directory reached, for r4_ns_walked) */
+			r4_path_memo_set(w->db, &w->db->walked, w->path, w->state->plen,
+					 &w->state->ino.sdkey);
 		return stop(w, R4_NS_AT_MISSING);
 	}
 	if (rc)

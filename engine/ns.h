@@ -52,5 +52,11 @@ void r4_ns_take(struct r4_ns_walk *w, struct r4_inode *out);
  * changed since in this transaction?  Then *key is its stat data's: a
  * make of that name, which walks to it again, need not. */
 bool r4_ns_walked(struct r4_db *db, const char *dir, size_t len, r4_key *key);
+/* m = path[0, len) and key, as of now; does m hold path[0, len) (*key its
+ * object) with nothing changed since in this transaction? */
+void r4_path_memo_set(struct r4_db *db, struct r4_path_memo *m, const char *path, size_t len,
+		      const r4_key *key);
+bool r4_path_memo_get(const struct r4_db *db, const struct r4_path_memo *m, const char *path,
+		      size_t len, r4_key *key);
 
 #endif

@@ -27,7 +27,7 @@ struct r4_inode {
 	unsigned compress, cmode, cluster;	/* ccreg40: plugin ids, as in the pset */
 	struct r4_item_hint sd_at;	/* where its stat data was read or stored last */
 	bool bodiless;		/* known to have no body items: made in this transaction,
-				   nothing changed since (fs.c made_here); spares a write
+				   nothing changed since (fs.c, db->made); spares a write
 				   the lookups that find and remove an old body */
 };
 
