@@ -238,6 +238,24 @@ void r4_cache_trim(struct r4_db *db)
 	}
 }
 
+/* A reference to n, found in memory. */
+static r4_node *hit(struct r4_cache *c, r4_node *n)
+{
+	c->hits++;
+	/* (a clean node stays on the LRU: the trim passes it by while
+	 * referenced, and gives it another turn once put) */
+	assert(n->refs || n->dirty || on_list(n));
+	n->refs++;
+	return n;
+}
+
+r4_node *r4_node_get_cached(struct r4_db *db, uint64_t blk)
+{
+	r4_node *n = find(&db->cache, blk);
+
+	return n ? hit(&db->cache, n) : NULL;
+}
+
 int r4_node_get(struct r4_db *db, uint64_t blk, unsigned level, r4_node **out)
 {
 	struct r4_cache *c = &db->cache;
@@ -245,15 +263,10 @@ int r4_node_get(struct r4_db *db, uint64_t blk, unsigned level, r4_node **out)
 	int rc;
 
 	if (n) {
-		c->hits++;
 		if (level && r4_node_level(n->data) != level)
 			return R4_CORRUPT(&db->lg, blk, "node level %u, expected %u",
 					  r4_node_level(n->data), level);
-		/* (a clean node stays on the LRU: the trim passes it by while
-		 * referenced, and gives it another turn once put) */
-		assert(n->refs || n->dirty || on_list(n));
-		n->refs++;
-		*out = n;
+		*out = hit(c, n);
 		return 0;
 	}
 	c->misses++;

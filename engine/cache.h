@@ -65,6 +65,8 @@ void r4_cache_fini(struct r4_cache *c);
  * a bad node, -EIO for a failed read.
  */
 int r4_node_get(struct r4_db *db, uint64_t blk, unsigned level, r4_node **out);
+/* A reference to node `blk` if it is in memory, else NULL (nothing read). */
+r4_node *r4_node_get_cached(struct r4_db *db, uint64_t blk);
 /* A new empty node of `level` with a fake number, dirty, one reference. */
 int r4_node_new(struct r4_db *db, unsigned level, r4_node **out);
 void r4_node_put(struct r4_db *db, r4_node *n);

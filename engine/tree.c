@@ -122,12 +122,13 @@ static int get_child(struct r4_db *db, const r4_node *n, unsigned i, unsigned le
 	    r4_node_item_len(n->data, db->bs, i) != 8)
 		return R4_CORRUPT(&db->lg, n->blk, "item %u is not a node pointer", i);
 	c = child_of(db, n, i);
-	if ((r4_blk_is_fake(c) && !r4_cache_find(db, c)) || (!r4_blk_is_fake(c) &&
-							     (c >= db->block_count || c <= 21)))
+	/* (a fake number names a node of this transaction, in memory) */
+	if (r4_blk_is_fake(c) ? !(child = r4_node_get_cached(db, c)) :
+				(c >= db->block_count || c <= 21))
 		return R4_CORRUPT(&db->lg, n->blk,
 				  "item %u points to block %llu, outside the volume's tree area", i,
 				  (unsigned long long)c);
-	if ((rc = r4_node_get(db, c, 0, &child))) {
+	if (!r4_blk_is_fake(c) && (rc = r4_node_get(db, c, 0, &child))) {
 		if (rc == -EUCLEAN || rc == -EBADMSG)
 			r4_log(&db->lg, R4_LOG_ERR, "block %llu item %u points to that block",
 			       (unsigned long long)n->blk, i);
@@ -775,16 +776,19 @@ void r4_tree_hint(const struct r4_db *db, const struct r4_path *p, bool next,
 r4_node *r4_tree_at(struct r4_db *db, const struct r4_item_hint *h, const r4_key *k,
 		    unsigned pid)
 {
-	r4_node *n = h->set && h->moves == db->cache.moves ? r4_cache_find(db, h->blk) : NULL;
+	r4_node *n = h->set && h->moves == db->cache.moves ? r4_node_get_cached(db, h->blk) : NULL;
 	r4_key got;
 
-	if (!n || r4_node_level(n->data) != R4_LEVEL_LEAF || h->pos >= r4_node_nr(n->data) ||
-	    r4_node_item_pid(n->data, db->bs, h->pos) != pid)
+	if (!n)
 		return NULL;
-	r4_node_key(n->data, db->bs, h->pos, &got);
-	if (r4_key_cmp(&got, k) || r4_node_get(db, h->blk, R4_LEVEL_LEAF, &n))
-		return NULL;
-	return n;
+	if (r4_node_level(n->data) == R4_LEVEL_LEAF && h->pos < r4_node_nr(n->data) &&
+	    r4_node_item_pid(n->data, db->bs, h->pos) == pid) {
+		r4_node_key(n->data, db->bs, h->pos, &got);
+		if (!r4_key_cmp(&got, k))
+			return n;
+	}
+	r4_node_put(db, n);
+	return NULL;
 }
 
 void r4_tree_touch_at(struct r4_db *db, r4_node *n, unsigned pos)
