@@ -7,6 +7,7 @@
  * last token can end a statement).  A script is first cut into entries,
  * all of them checked, and only then run.
  */
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -1052,6 +1053,40 @@ struct ahead {
 	bool done;			/* the thread made the last part ready */
 };
 
+/* The part of text[0, len) from o, on the script's line `line`, prepared
+ * (r4_run_prepare with base's options): the whole lines up to past
+ * SH_CHUNK, or chunk_len's cut when they hold no whole statements (a
+ * front-end error that a longer cut could end). */
+static struct prep prepare_part(const struct r4_run_opts *base, const char *text, size_t len,
+				size_t o, unsigned line)
+{
+	struct prep p = {.off = o, .n = part_guess(text + o, len - o), .line = line};
+	struct r4_run_opts ro = *base;
+
+	ro.first_line = line;
+	r4_run_prepare(text + o, p.n, &ro, &p.r);
+	if (p.r && p.n < len - o && p.r->stage != R4_RUN_OK) {
+		r4_run_free(p.r);
+		p.r = NULL;
+		p.n = chunk_len(text + o, len - o);
+		r4_run_prepare(text + o, p.n, &ro, &p.r);
+	}
+	return p;
+}
+
+/* Run part p, prepared, if it checked; then what it leaves (part_done). */
+static void run_prepared(struct sh *sh, const struct prep *p, int *status,
+			 struct r4_run **failed)
+{
+	struct r4_run_opts ro = part_opts(sh, true, p->line);
+
+	if (p->r && p->r->stage == R4_RUN_OK)
+		r4_run_exec(sh->db, p->r, &ro);
+	if (!p->r)
+		fprintf(stderr, "r4sh: %s\n", r4_strerror(-ENOMEM));
+	part_done(sh, p->r, status, failed);
+}
+
 static void *ahead_main(void *arg)
 {
 	struct ahead *a = arg;
@@ -1059,21 +1094,10 @@ static void *ahead_main(void *arg)
 	size_t len = a->t->len, seen = 0;
 	unsigned lineno = 1;
 
-	for (size_t o = 0, n; o < len; o += n) {
-		struct prep p = {.off = o, .line = line_at(text, o, &seen, &lineno)};
-		struct r4_run_opts ro = a->ro;
+	for (size_t o = 0; o < len;) {
+		struct prep p = prepare_part(&a->ro, text, len, o, line_at(text, o, &seen, &lineno));
 
-		ro.first_line = p.line;
-		n = part_guess(text + o, len - o);
-		r4_run_prepare(text + o, n, &ro, &p.r);
-		if (p.r && n < len - o && p.r->stage != R4_RUN_OK) {
-			/* (no whole statements in the guess: chunk_len's cut) */
-			r4_run_free(p.r);
-			p.r = NULL;
-			n = chunk_len(text + o, len - o);
-			r4_run_prepare(text + o, n, &ro, &p.r);
-		}
-		p.n = n;
+		o += p.n;
 		pthread_mutex_lock(&a->mu);
 		while (a->count == AHEAD && !a->stop)
 			pthread_cond_wait(&a->cv, &a->mu);
@@ -1131,10 +1155,10 @@ static void ahead_end(struct ahead *a)
  * keeps them; pages behind it let go from *gone on (let_go).  Without a
  * thread (it could not start): 0, nothing done.
  */
-static size_t run_ahead(struct sh *sh, const struct sh_text *t, size_t *gone, int *status,
-			struct r4_run **failed)
+static size_t run_ahead(struct sh *sh, const struct sh_text *t, const struct r4_run_opts *base,
+			size_t *gone, int *status, struct r4_run **failed)
 {
-	struct ahead a = {.t = t, .ro = part_opts(sh, true, 0)};
+	struct ahead a = {.t = t, .ro = *base};
 	sigset_t block, old;
 	bool started;
 	size_t o = 0;
@@ -1160,13 +1184,7 @@ static size_t run_ahead(struct sh *sh, const struct sh_text *t, size_t *gone, in
 		return 0;
 	}
 	while (!*status && !*failed && ahead_next(&a, &p)) {
-		struct r4_run_opts ro = part_opts(sh, true, p.line);
-
-		if (p.r && p.r->stage == R4_RUN_OK)
-			r4_run_exec(sh->db, p.r, &ro);
-		if (!p.r)
-			fprintf(stderr, "r4sh: %s\n", r4_strerror(-ENOMEM));
-		part_done(sh, p.r, status, failed);
+		run_prepared(sh, &p, status, failed);
 		o = p.off + p.n;
 		let_go(t, gone, o);
 	}
@@ -1188,37 +1206,29 @@ static size_t run_ahead(struct sh *sh, const struct sh_text *t, size_t *gone, in
  */
 static int run_checking(struct sh *sh, const struct sh_text *t)
 {
+	struct r4_run_opts base = part_opts(sh, true, 0);
 	struct r4_run *failed = NULL;	/* a run-time failure, shown once the rest checks */
 	int status = 0, bad = 0;
-	size_t seen = 0, gone = 0, o = 0;
+	size_t seen = 0, gone = 0, o;
 	unsigned lineno = 1;
 	bool tries = false;
 
-	if (sh->db && !sh->mount)
-		o = run_ahead(sh, t, &gone, &status, &failed);
-	for (size_t n, rest; o < t->len && status != 1; o += n) {
+	assert(sh->db && !sh->mount);	/* (--atomic: an image) */
+	o = run_ahead(sh, t, &base, &gone, &status, &failed);
+	for (size_t n; o < t->len && status != 1; o += n) {
 		unsigned at = line_at(t->text, o, &seen, &lineno);
-		struct r4_run *r;
 
-		rest = t->len - o;
 		if (failed && sh->cancel)
 			break;	/* (interrupted: no more checking either) */
 		if (status || failed) {
-			n = check_part(sh, t->text + o, rest, at, &tries, &bad);
+			n = check_part(sh, t->text + o, t->len - o, at, &tries, &bad);
 			status = bad ? 3 : status;
-			let_go(t, &gone, o + n);
-			continue;
+		} else {	/* (no thread for run_ahead: the parts one by one) */
+			struct prep p = prepare_part(&base, t->text, t->len, o, at);
+
+			run_prepared(sh, &p, &status, &failed);
+			n = p.n;
 		}
-		/* (chunk_len's cut if the guess holds no whole statements,
-		 * which shows as a check error) */
-		n = part_guess(t->text + o, rest);
-		r = run_part(sh, t->text + o, n, at, true);
-		if (r && n < rest && (r->stage == R4_RUN_SYNTAX || r->stage == R4_RUN_CHECK)) {
-			r4_run_free(r);
-			n = chunk_len(t->text + o, rest);
-			r = run_part(sh, t->text + o, n, at, true);
-		}
-		part_done(sh, r, &status, &failed);
 		let_go(t, &gone, o + n);
 	}
 	if (failed && status == 3)
