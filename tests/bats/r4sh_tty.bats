@@ -31,11 +31,13 @@ start() {
 
 screen() { tm capture-pane -p; }
 
-# wait_for TEXT: until the screen shows TEXT (5 s at most; the screen
-# has no trailing spaces)
+# wait_for [-x] TEXT: until the screen shows TEXT, with -x as one whole
+# line (5 s at most; the screen has no trailing spaces)
 wait_for() {
+	local how=-qF
+	[ "$1" = -x ] && { how=-qxF; shift; }
 	for _ in $(seq 100); do
-		screen | grep -qF -- "$1" && return 0
+		screen | grep "$how" -- "$1" && return 0
 		sleep 0.05
 	done
 	echo "never saw: $1" >&2
@@ -50,8 +52,11 @@ type_line() { tm send-keys -l -- "$1"; tm send-keys Enter; }
 	type_line '/bank/(carol <- "7",'
 	wait_for '...>'
 	type_line ' dave <- "8")'
-	wait_for $'8'
+	wait_for -x 8
+	# a user presses Ctrl-C on what they see typed: keys still queued in
+	# the terminal when the signal comes are dropped by the terminal itself
 	tm send-keys -l -- '/bank/eve <- "unfinished'
+	wait_for 'r4:/> /bank/eve <- "unfinished'
 	tm send-keys C-c
 	wait_for '^C'
 	type_line 'ls /bank'
