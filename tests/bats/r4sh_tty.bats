@@ -75,6 +75,7 @@ type_line() { tm send-keys -l -- "$1"; tm send-keys Enter; }
 	start
 	type_line ".read $T/big.r4l"
 	# (its values show when it stops: Ctrl-C a moment after it started)
+	wait_for 'r4:/> .read '
 	sleep 0.5
 	tm send-keys C-c
 	wait_for 'interrupted'
