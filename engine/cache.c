@@ -234,6 +234,7 @@ void r4_cache_trim(struct r4_db *db)
 		}
 		hash_del(c, n);
 		node_free(n);
+		c->evicted++;
 		clean--;
 	}
 }
@@ -254,6 +255,11 @@ r4_node *r4_node_get_cached(struct r4_db *db, uint64_t blk)
 	r4_node *n = find(&db->cache, blk);
 
 	return n ? hit(&db->cache, n) : NULL;
+}
+
+r4_node *r4_node_hold(struct r4_db *db, r4_node *n)
+{
+	return hit(&db->cache, n);
 }
 
 int r4_node_get(struct r4_db *db, uint64_t blk, unsigned level, r4_node **out)
@@ -318,6 +324,7 @@ void r4_node_put(struct r4_db *db, r4_node *n)
 void r4_node_dirty(struct r4_db *db, r4_node *n)
 {
 	db->gen++;
+	n->gen++;
 	if (n->dirty)
 		return;
 	/* a change only under a transaction that may still make changes */

@@ -28,6 +28,8 @@ typedef struct r4_node {
 	unsigned refs;
 	bool dirty;
 	bool recent;		/* used since the trim last met it on the LRU */
+	uint64_t gen;		/* changes: r4_node_dirty counts each (every change
+				   of a node's items is announced through it) */
 	struct r4_node *parent;	/* for dirty nodes: the node holding our pointer */
 	struct r4_node *prev, *next;	/* LRU (clean) or dirty list */
 } r4_node;
@@ -54,6 +56,8 @@ struct r4_cache {
 	uint64_t hits, misses;
 	uint64_t moves;		/* nodes forgotten or renumbered: what makes a block
 				   number name another node (struct r4_item_hint) */
+	uint64_t evicted;	/* clean nodes the trim freed: with moves, what
+				   ends a node pointer kept without a reference */
 };
 
 int r4_cache_init(struct r4_cache *c, size_t bound, size_t dirty_bound);
@@ -67,6 +71,8 @@ void r4_cache_fini(struct r4_cache *c);
 int r4_node_get(struct r4_db *db, uint64_t blk, unsigned level, r4_node **out);
 /* A reference to node `blk` if it is in memory, else NULL (nothing read). */
 r4_node *r4_node_get_cached(struct r4_db *db, uint64_t blk);
+/* Another reference to n, in memory (a hit, as r4_node_get_cached's). */
+r4_node *r4_node_hold(struct r4_db *db, r4_node *n);
 /* A new empty node of `level` with a fake number, dirty, one reference. */
 int r4_node_new(struct r4_db *db, unsigned level, r4_node **out);
 void r4_node_put(struct r4_db *db, r4_node *n);

@@ -11,6 +11,7 @@
 #include "r4_int.h"
 #include "cache.h"
 #include "format.h"
+#include "node.h"
 #include "jnl.h"
 #include "txn.h"
 
@@ -46,6 +47,17 @@ struct r4_path_memo {
 	size_t cap;
 	r4_key key;
 	uint64_t gen, txn_seq;
+};
+
+/* tree.c: a lookup's path, kept for the next lookup of its region: where
+ * that one starts its search at each level, and, while it still holds,
+ * its way to the leaf without a descent (near_path) */
+struct r4_near {
+	r4_node *node[R4_MAX_HEIGHT + 2];	/* kept without references */
+	uint64_t gen[R4_MAX_HEIGHT + 2];	/* node[l]->gen then */
+	int pos[R4_MAX_HEIGHT + 2];
+	uint64_t freed;		/* cache.moves + cache.evicted then */
+	unsigned height;	/* 0: no path kept, only positions */
 };
 
 struct r4_db {
@@ -113,11 +125,10 @@ struct r4_db {
 	 * obj.c's memo tells that what it keeps still holds (r4_tree_changes) */
 	uint64_t changed[4096];
 	uint64_t changed_root;
-	/* tree.c: the position the last lookup of a key of each region took at
-	 * each level (R4_MAX_HEIGHT + 2); a region is the keys of one
-	 * locality and type (a directory's entries, its children's stat data,
-	 * their bodies), regions sharing a row */
-	int near[512][10];
+	/* tree.c: the path the last lookup of a key of each region took; a
+	 * region is the keys of one locality and type (a directory's entries,
+	 * its children's stat data, their bodies), regions sharing a row */
+	struct r4_near near[2048];
 
 	/* transaction (txn.c) */
 	const struct r4_txn_hooks *hooks;	/* the file layer's, from open */

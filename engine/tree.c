@@ -144,21 +144,94 @@ static int get_child(struct r4_db *db, const r4_node *n, unsigned i, unsigned le
 	return 0;
 }
 
-_Static_assert(sizeof(((struct r4_db *)0)->near[0]) / sizeof(int) >= R4_MAX_HEIGHT + 2,
-	       "a position per level");
-
-/* The positions lookups of k's region took last (db->near). */
-static int *near_of(struct r4_db *db, const r4_key *k)
+/* The path the last lookup of k's region took (db->near). */
+static struct r4_near *near_of(struct r4_db *db, const r4_key *k)
 {
 	uint64_t region = k->el[0];	/* (locality and type) */
 
-	return db->near[(region ^ region >> 9) % R4_ARRAY_SIZE(db->near)];
+	return &db->near[(region ^ region >> 9) % R4_ARRAY_SIZE(db->near)];
 }
 
-int r4_tree_lookup(struct r4_db *db, const r4_key *k, unsigned stop, struct r4_path *p)
+static uint64_t cache_freed(const struct r4_db *db)
+{
+	return db->cache.moves + db->cache.evicted;
+}
+
+/*
+ * The leaf path h keeps, if it is where a descent for k would go: the
+ * cache freed and renumbered no node since (its nodes are the tree's), no
+ * node above the twig changed (the pointers down to the twig are the
+ * same), the twig still points to the leaf at the kept position or a few
+ * after it (pointers to new leaves went in before it), and k lies between
+ * the twig's key there and the next key at the lowest level that has one
+ * (that pointer's subtree holds every key between).  Then p gets the
+ * path, the leaf searched anew; else false and p is untouched.
+ */
+static bool near_path(struct r4_db *db, struct r4_near *h, const r4_key *k, struct r4_path *p)
+{
+	unsigned top = db->height, l, i, nr;
+	const r4_node *t;
+	r4_key b;
+
+	if (h->height != top || top < R4_LEVEL_TWIG || h->freed != cache_freed(db) ||
+	    h->node[top]->blk != db->root)
+		return false;
+	for (l = R4_LEVEL_TWIG + 1; l <= top; l++)
+		if (h->node[l]->gen != h->gen[l])
+			return false;
+	t = h->node[R4_LEVEL_TWIG];
+	nr = r4_node_nr(t->data);
+	for (i = (unsigned)h->pos[R4_LEVEL_TWIG]; i < nr && i <= (unsigned)h->pos[R4_LEVEL_TWIG] + 8;
+	     i++)
+		if (r4_node_item_pid(t->data, db->bs, i) == R4_IPID_NODEPTR &&
+		    child_of(db, t, i) == h->node[R4_LEVEL_LEAF]->blk)
+			break;
+	if (i >= nr || i > (unsigned)h->pos[R4_LEVEL_TWIG] + 8)
+		return false;
+	h->pos[R4_LEVEL_TWIG] = (int)i;
+	r4_node_key(t->data, db->bs, i, &b);
+	if (r4_key_cmp(k, &b) < 0)
+		return false;
+	for (l = R4_LEVEL_TWIG; l <= top; l++) {
+		const r4_node *n = h->node[l];
+		unsigned next = (unsigned)h->pos[l] + 1;
+
+		if (next < r4_node_nr(n->data)) {
+			r4_node_key(n->data, db->bs, next, &b);
+			if (r4_key_cmp(k, &b) >= 0)
+				return false;
+			break;
+		}
+	}
+	memset(p, 0, sizeof(*p));
+	p->height = top;
+	p->level = R4_LEVEL_LEAF;
+	for (l = R4_LEVEL_LEAF; l <= top; l++) {
+		p->lv[l].node = r4_node_hold(db, h->node[l]);
+		p->lv[l].pos = h->pos[l];
+	}
+	p->lv[R4_LEVEL_LEAF].pos = h->pos[R4_LEVEL_LEAF] =
+		r4_node_lookup_near(h->node[R4_LEVEL_LEAF]->data, db->bs, k, h->pos[R4_LEVEL_LEAF]);
+	return true;
+}
+
+/* Keep p (a lookup's, down to a leaf) for the next lookup of its region. */
+static void near_keep(struct r4_db *db, struct r4_near *h, const struct r4_path *p)
+{
+	h->height = p->height;
+	h->freed = cache_freed(db);
+	for (unsigned l = R4_LEVEL_LEAF; l <= p->height; l++) {
+		h->node[l] = p->lv[l].node;
+		h->gen[l] = p->lv[l].node->gen;
+		h->pos[l] = p->lv[l].pos;
+	}
+}
+
+/* The search down from the root (h: where to start at each level). */
+static int descend(struct r4_db *db, struct r4_near *h, const r4_key *k, unsigned stop,
+		   struct r4_path *p)
 {
 	unsigned level = db->height;
-	int *near = near_of(db, k);
 	r4_node *n;
 	int rc;
 
@@ -169,9 +242,9 @@ int r4_tree_lookup(struct r4_db *db, const r4_key *k, unsigned stop, struct r4_p
 	for (;;) {
 		/* (lookups come near each other: the position the last one in
 		 * this region took at this level first) */
-		int pos = r4_node_lookup_near(n->data, db->bs, k, near[level]);
+		int pos = r4_node_lookup_near(n->data, db->bs, k, h->pos[level]);
 
-		near[level] = pos;
+		h->pos[level] = pos;
 		p->lv[level].node = n;
 		p->lv[level].pos = pos;
 		if (level == stop)
@@ -190,6 +263,40 @@ int r4_tree_lookup(struct r4_db *db, const r4_key *k, unsigned stop, struct r4_p
 	p->level = level;
 	R4_INVARIANT(path_ok(db, p));
 	return 0;
+}
+
+/* p is what a descent for k finds (for the invariant of near_path). */
+static bool same_as_descent(struct r4_db *db, struct r4_near *h, const r4_key *k,
+			    const struct r4_path *p)
+{
+	struct r4_path q;
+	bool same;
+
+	if (descend(db, h, k, R4_LEVEL_LEAF, &q))
+		return false;
+	same = q.height == p->height && q.level == p->level;
+	for (unsigned l = q.level; same && l <= q.height; l++)
+		same = q.lv[l].node == p->lv[l].node && q.lv[l].pos == p->lv[l].pos;
+	r4_path_release(db, &q);
+	return same;
+}
+
+int r4_tree_lookup(struct r4_db *db, const r4_key *k, unsigned stop, struct r4_path *p)
+{
+	struct r4_near *h = near_of(db, k);
+	int rc;
+
+	if (stop == R4_LEVEL_LEAF && near_path(db, h, k, p)) {
+		R4_INVARIANT(same_as_descent(db, h, k, p));
+		return 0;
+	}
+	/* (a descent that failed half way kept positions of another path) */
+	if (!(rc = descend(db, h, k, stop, p)) && stop == R4_LEVEL_LEAF &&
+	    p->level == R4_LEVEL_LEAF)
+		near_keep(db, h, p);
+	else
+		h->height = 0;
+	return rc;
 }
 
 bool r4_path_item(const struct r4_db *db, const struct r4_path *p, r4_key *k, unsigned *pid,
