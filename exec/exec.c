@@ -862,23 +862,25 @@ static int step_resval(struct x *x, const struct r4_step *s)
 static int step_yield(struct x *x, const struct r4_step *s)
 {
 	struct yielded y = {s->off, s->len, NULL, {0}, 0, NULL};
-	struct handle *h;
+	struct handle *h = s->flags & R4_YIELD_H ? &x->h[s->a] : NULL;
 	int rc = 0;
 
+	if (h && h->kind == H_MISSING)
+		return fail(x, -ENOENT, "cannot read '%s'", h->path);
+	if (!x->o->yield)
+		return 0;	/* (a host that keeps no values) */
 	if ((rc = r4_grow(&x->ys, &x->yscap, x->nys + 1, sizeof(*x->ys), 8)))
 		return rc;
-	if (!(s->flags & R4_YIELD_H)) {
+	if (!h) {
 		const uint8_t *p;
 		size_t n;
 
 		val(x, s->a, &p, &n);
 		rc = r4_buf_set(&y.bytes, p, n);
-	} else if ((h = &x->h[s->a])->kind == H_BYTES) {
+	} else if (h->kind == H_BYTES) {
 		rc = r4_buf_set(&y.bytes, h->bytes.p, h->bytes.len);
 	} else if (h->kind == H_NONE || !h->path) {
 		rc = r4_buf_set(&y.bytes, "", 0);
-	} else if (h->kind == H_MISSING) {
-		return fail(x, -ENOENT, "cannot read '%s'", h->path);
 	} else {
 		const char *suffix = h->kind == H_PSEUDO ? r4_pseudo_name(h->ps)
 				     : h->kind == H_WINDOW ? "..range" : NULL;

@@ -155,7 +155,8 @@ int r4_run_exec(r4_db *db, struct r4_run *r, const struct r4_run_opts *o)
 		o = &run_defaults;
 	xo = o->exec;
 	c = (struct collect){r, &o->exec, 0, o->drop_values};
-	xo.yield = collect;
+	/* (values nobody keeps are not made) */
+	xo.yield = o->drop_values && !o->exec.yield ? NULL : collect;
 	xo.ctx = &c;
 	rc = r4_exec(db, r->plan, &xo, &e);
 	r->units = e.units;

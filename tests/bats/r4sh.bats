@@ -21,6 +21,23 @@ sum() { md5sum "$IMG" | cut -d' ' -f1; }
 	assert_output $'100\n100/50'
 }
 
+@test "--quiet shows no values, and a value of nothing still fails its unit" {
+	run "$R4SH" --quiet -c '/bank/carol <- "7"; /bank/carol' "$IMG"
+	assert_success
+	assert_output ''
+	before=$(sum)
+	run "$R4SH" --quiet -c '/bank/dave <- "8"; /bank/nobody' "$IMG"
+	assert_failure 1
+	assert_output - <<'EOF'
+<command>:1:20: error: cannot read '/bank/nobody': No such file or directory
+/bank/dave <- "8"; /bank/nobody
+                   ^~~~~~~~~~~~
+EOF
+	[ "$(sum)" = "$before" ]
+	run "$R4SH" -c 'ls /bank' "$IMG"
+	assert_output $'alice\nbob\ncarol'
+}
+
 @test "-c with a run-time error: exit 1, the diagnostic, nothing of that unit" {
 	run "$R4SH" -c '/bank/alice <- "0"; /bank/bob <- /bank/nobody' "$IMG"
 	assert_failure 1
