@@ -17,9 +17,15 @@
  * WHERE id=1, the same for id=2, COMMIT, with statements prepared once.
  * Then close, reopen and compare both rows and run PRAGMA integrity_check.
  *
- * Both are set up first; then they take turns, ROUNDS rounds of N / ROUNDS
- * commits each (r4, then SQLite), so that load from other programs on the
- * machine falls on both alike.  Only the iterations are timed and counted,
+ * The floor beside them, in DIR/commit.raw: raw1, N times a 4 KiB pwrite
+ * over one block + fdatasync (the machine's sync rate); raw2, N times
+ * that at a place that moves down by a block each time (where a commit's
+ * journal copies go) and then at a fixed block (its journal header): two
+ * syncs with nothing else, the least a commit of the format costs.
+ *
+ * All are set up first; then they take turns, ROUNDS rounds of N / ROUNDS
+ * commits each (r4, SQLite, raw1, raw2), so that load from other programs
+ * on the machine falls on all alike.  Only the iterations are timed and counted,
  * per side summed over the rounds: bytes written (the wchar
  * delta of /proc/self/io), and syncs (r4: fdatasync calls via the link-time
  * wrapper of iocount.h; SQLite: xSync calls through a counting VFS shim).
@@ -27,12 +33,15 @@
  *
  *   phase=commit-r4 n=N secs=S rate=R unit=commits/s syncs_per_commit=X bytes_per_commit=B
  *   phase=commit-sqlite n=N ...
+ *   phase=commit-raw1 n=N ...    phase=commit-raw2 n=N ...  (rate: rounds/s)
  *
  * Exit status 0 when every call worked and the content read back is
  * right, 1 otherwise, 2 for usage.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -317,6 +326,51 @@ static int sq_run(struct sq_side *q, uint64_t from, uint64_t to, struct result *
 	return 0;
 }
 
+/* ---- the floor: raw syncs ---- */
+
+#define RAW_SPAN 4096	/* blocks the moving place cycles through */
+
+struct raw_side {
+	int fd;
+	char path[4096];
+};
+
+static int raw_setup(const char *dir, struct raw_side *w)
+{
+	static uint8_t zero[4096];
+
+	snprintf(w->path, sizeof(w->path), "%s/commit.raw", dir);
+	if ((w->fd = open(w->path, O_RDWR | O_CREAT | O_TRUNC, 0644)) < 0)
+		return perror(w->path), 1;
+	/* every block exists first: each round then overwrites, as commits do */
+	for (unsigned b = 0; b <= RAW_SPAN; b++)
+		if (__real_pwrite(w->fd, zero, sizeof(zero), (off_t)b * 4096) != (ssize_t)sizeof(zero))
+			return perror(w->path), 1;
+	return fsync(w->fd) ? (perror(w->path), 1) : 0;
+}
+
+/* Rounds [from, to) of one sync (the fixed place) or two (moving, fixed). */
+static int raw_run(struct raw_side *w, bool two, uint64_t from, uint64_t to, struct result *res)
+{
+	uint8_t buf[4096];
+	double t0 = now();
+
+	memset(buf, 'r', sizeof(buf));
+	for (uint64_t i = from; i < to; i++) {
+		buf[0] = (uint8_t)i;
+		if ((two && (__real_pwrite(w->fd, buf, sizeof(buf),
+					   (off_t)(RAW_SPAN - i % RAW_SPAN) * 4096) != (ssize_t)sizeof(buf) ||
+			     __real_fdatasync(w->fd))) ||
+		    __real_pwrite(w->fd, buf, sizeof(buf), 0) != (ssize_t)sizeof(buf) ||
+		    __real_fdatasync(w->fd))
+			return perror(w->path), 1;
+		res->syncs += two ? 2 : 1;
+		res->bytes += two ? 8192 : 4096;
+	}
+	res->secs += now() - t0;
+	return 0;
+}
+
 static void sq_close(struct sq_side *q)
 {
 	sqlite3_finalize(q->up);
@@ -329,7 +383,8 @@ static void sq_close(struct sq_side *q)
 
 int main(int argc, char **argv)
 {
-	struct result r4 = { 0, 0, 0 }, sq = { 0, 0, 0 };
+	struct result r4 = { 0, 0, 0 }, sq = { 0, 0, 0 }, raw1 = { 0, 0, 0 }, raw2 = { 0, 0, 0 };
+	struct raw_side w = { .fd = -1 };
 	struct r4_side r = { .db = NULL };
 	struct sq_side q = { .db = NULL };
 	uint64_t n, from = 1;
@@ -346,13 +401,14 @@ int main(int argc, char **argv)
 		fprintf(stderr, "commit: bad count '%s'\n", argv[2]);
 		return 2;
 	}
-	if (r4_setup(argv[1], &r) || sq_setup(argv[1], &q))
+	if (r4_setup(argv[1], &r) || sq_setup(argv[1], &q) || raw_setup(argv[1], &w))
 		goto out;
-	/* ROUNDS alternating rounds, so both sides see the same machine load */
+	/* ROUNDS alternating rounds, so all sides see the same machine load */
 	for (unsigned k = 1; k <= ROUNDS; k++) {
 		uint64_t to = 1 + n * k / ROUNDS;
 
-		if (r4_run(&r, from, to, &r4) || sq_run(&q, from, to, &sq))
+		if (r4_run(&r, from, to, &r4) || sq_run(&q, from, to, &sq) ||
+		    raw_run(&w, false, from, to, &raw1) || raw_run(&w, true, from, to, &raw2))
 			goto out;
 		from = to;
 	}
@@ -361,10 +417,16 @@ int main(int argc, char **argv)
 		goto out;
 	print_result("commit-r4", n, &r4);
 	print_result("commit-sqlite", n, &sq);
+	print_result("commit-raw1", n, &raw1);
+	print_result("commit-raw2", n, &raw2);
 	printf("ratio commits_per_s_r4_over_sqlite=%.3f record_bytes=%d files=2 rounds=%d sqlite=%s\n",
 	       (double)n / r4.secs / ((double)n / sq.secs), FILE_BYTES, ROUNDS, sqlite3_libversion());
 	rc = 0;
 out:
+	if (w.fd >= 0) {
+		close(w.fd);
+		unlink(w.path);
+	}
 	sq_close(&q);
 	r4_close(r.db);
 	iolog_flush("commit");
