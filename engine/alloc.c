@@ -60,6 +60,8 @@ struct r4_alloc {
 	uint64_t *dest;			/* where a copy the journal holds is still to be played */
 	uint32_t *zfree;		/* free bits of work in each zone */
 	uint8_t *zstate;		/* Z_ flags */
+	size_t *zlo, *zhi;		/* words of each zone changed since the last commit or
+					   abort: [zlo, zhi], or zlo > zhi for none */
 	uint64_t nfree;			/* free bits of work below blocks */
 	uint64_t nruns;			/* runs of free bits of work */
 	uint64_t ndefer;		/* bits set in defer */
@@ -208,6 +210,8 @@ static void for_each_piece(struct r4_alloc *a, uint64_t start, uint64_t count,
 
 		fn(a, z, start, hi);
 		a->zstate[z] |= Z_TOUCHED;
+		a->zlo[z] = R4_MIN(a->zlo[z], (size_t)(start / 64));
+		a->zhi[z] = R4_MAX(a->zhi[z], (size_t)((hi - 1) / 64));
 		start = hi;
 	}
 }
@@ -521,18 +525,32 @@ int r4_alloc_encode(struct r4_alloc *a, int (*emit)(void *ctx, uint64_t blk, con
 	return 0;
 }
 
+/* The zone's words that changed since the last commit or abort (the
+ * others are as committed): 0 when none did. */
+static bool zone_changed(struct r4_alloc *a, uint64_t z, size_t *i0, size_t *i1)
+{
+	*i0 = a->zlo[z];
+	*i1 = a->zhi[z];
+	a->zlo[z] = SIZE_MAX;
+	a->zhi[z] = 0;
+	return *i0 <= *i1;
+}
+
 void r4_alloc_apply(struct r4_alloc *a)
 {
 	uint64_t kept = 0;
 
 	for (uint64_t z = 0; z < a->nzones; z++) {
 		uint64_t lo = z * a->span, hi = zone_end(a, z), runs;
-		size_t i0 = (size_t)(lo / 64), i1 = (size_t)((hi - 1) / 64);
+		size_t i0, i1;
 
 		if (!a->zstate[z])
 			continue;
-		runs = runs_begin(a, i0, i1);
 		R4_INVARIANT(defer_ok(a, z));
+		a->zstate[z] = 0;
+		if (!zone_changed(a, z, &i0, &i1))
+			continue;
+		runs = runs_begin(a, i0, i1);
 		for (size_t i = i0; i <= i1; i++) {
 			uint64_t m = word_mask(i, lo, hi), d = a->defer[i] & m, h = a->held[i];
 			/* a freed block the journal still has a copy for stays used */
@@ -542,13 +560,12 @@ void r4_alloc_apply(struct r4_alloc *a)
 			a->commit[i] = (a->commit[i] & ~m) | (a->work[i] & m);
 			a->defer[i] &= ~m;
 			a->held[i] = h | k;
+			a->zfree[z] += (uint32_t)__builtin_popcountll(d & ~k);
 			if (k)
 				kept += (uint64_t)__builtin_popcountll(k);
 		}
 		runs_end(a, i0, i1, runs);
-		recount_zone(a, z);
 		R4_INVARIANT(zone_ok(a, z));
-		a->zstate[z] = 0;
 	}
 	a->nfree += a->ndefer - kept;
 	a->nheld += kept;
@@ -576,21 +593,24 @@ void r4_alloc_abort(struct r4_alloc *a)
 {
 	for (uint64_t z = 0; z < a->nzones; z++) {
 		uint64_t lo = z * a->span, hi = zone_end(a, z), runs;
-		size_t i0 = (size_t)(lo / 64), i1 = (size_t)((hi - 1) / 64);
+		size_t i0, i1;
 
 		if (!(a->zstate[z] & Z_TOUCHED))
 			continue;
+		a->zstate[z] &= (uint8_t)~Z_TOUCHED;
+		if (!zone_changed(a, z, &i0, &i1))
+			continue;
 		runs = runs_begin(a, i0, i1);
 		for (size_t i = i0; i <= i1; i++) {
-			uint64_t m = word_mask(i, lo, hi);
+			uint64_t m = word_mask(i, lo, hi), w = a->work[i] & m, c = a->commit[i] & m;
 
-			a->work[i] = (a->work[i] & ~m) | (a->commit[i] & m);
+			a->zfree[z] += (uint32_t)__builtin_popcountll(w & ~c);
+			a->zfree[z] -= (uint32_t)__builtin_popcountll(c & ~w);
+			a->work[i] = (a->work[i] & ~m) | c;
 			a->defer[i] &= ~m;
 		}
 		runs_end(a, i0, i1, runs);
-		recount_zone(a, z);
 		R4_INVARIANT(zone_ok(a, z));
-		a->zstate[z] &= (uint8_t)~Z_TOUCHED;
 	}
 	a->nfree = a->commit_free;
 	a->ndefer = 0;
@@ -660,6 +680,8 @@ void r4_alloc_close(struct r4_alloc *a)
 	r4_free(a->dest);
 	r4_free(a->zfree);
 	r4_free(a->zstate);
+	r4_free(a->zlo);
+	r4_free(a->zhi);
 	r4_free(a->buf);
 	r4_free(a);
 }
@@ -685,10 +707,14 @@ static int create(uint32_t bs, uint64_t blocks, struct r4_alloc **out)
 	    !(a->defer = r4_calloc(a->nwords, 8)) || !(a->held = r4_calloc(a->nwords, 8)) ||
 	    !(a->dest = r4_calloc(a->nwords, 8)) ||
 	    !(a->zfree = r4_calloc((size_t)a->nzones, sizeof(*a->zfree))) ||
-	    !(a->zstate = r4_calloc((size_t)a->nzones, 1)) || !(a->buf = r4_malloc(bs))) {
+	    !(a->zstate = r4_calloc((size_t)a->nzones, 1)) ||
+	    !(a->zlo = r4_malloc((size_t)a->nzones * sizeof(*a->zlo))) ||
+	    !(a->zhi = r4_calloc((size_t)a->nzones, sizeof(*a->zhi))) || !(a->buf = r4_malloc(bs))) {
 		r4_alloc_close(a);
 		return -ENOMEM;
 	}
+	for (uint64_t z = 0; z < a->nzones; z++)
+		a->zlo[z] = SIZE_MAX;
 	for (size_t i = (size_t)(blocks / 64); i < a->nwords; i++)
 		a->work[i] = a->commit[i] = word_mask(i, blocks, (uint64_t)a->nwords * 64);
 	*out = a;
