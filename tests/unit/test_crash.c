@@ -550,9 +550,12 @@ static void sweep(const struct workload *w)
 		return;
 
 	uint64_t prng = seed ^ (uintptr_t)w;
-	/* every write (a big workload: the last, where the new state shows,
-	 * and a sample of the others), with four drop patterns, torn and not */
-	for (uint64_t k = w->big ? r.writes : 1; k <= r.writes; k++)
+	/* every write (a big workload: the last and a sample of the others),
+	 * with four drop patterns, torn and not, and the first write after
+	 * the commit returned (its close's playing of the journal), where the
+	 * new state must show: the commit point is the last write of a commit
+	 * (the journal header), kept or dropped as any other */
+	for (uint64_t k = w->big ? r.writes : 1; k <= r.writes + 1; k++)
 		for (uint64_t s = 0; s < 4; s++)
 			one_cut(&r, k, seed + k * 7 + s, s & 1, 0);
 	size_t n = w->big ? samples : samples / 8;
