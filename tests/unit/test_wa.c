@@ -120,6 +120,24 @@ static void items(r4_db *db, size_t *nitems, size_t *fewest, size_t *units)
 	r4_obj_fini(&ino);
 }
 
+/* /f of img, reopened, reads back as written (ver[]); t_open_rw says
+ * when img does not open. */
+static void reads_back(const char *img)
+{
+	uint8_t buf[BLK], got[BLK];
+	size_t n, bad = SIZE_MAX;
+	r4_db *db = t_open_rw(img);
+
+	for (uint32_t b = 0; db && b < NBLK && bad == SIZE_MAX; b++) {
+		content(b, ver[b], buf);
+		CHECK_RC(r4_read(db, "/f", (uint64_t)b * BLK, got, BLK, &n));
+		if (n != BLK || memcmp(got, buf, BLK))
+			bad = b;
+	}
+	CHECK_EQ(bad, SIZE_MAX);
+	r4_close(db);
+}
+
 /* Open img read-write with the journal's window set to win transactions. */
 static r4_db *open_win(const char *img, const char *win)
 {
@@ -136,8 +154,6 @@ static r4_db *open_win(const char *img, const char *win)
  * with the window at win; the file then reads back as written. */
 static double wa_window(const char *img, const char *win, unsigned txns, uint64_t s)
 {
-	uint8_t buf[BLK], got[BLK];
-	size_t n, bad = SIZE_MAX;
 	r4_db *db;
 	uint64_t w0;
 
@@ -149,15 +165,7 @@ static double wa_window(const char *img, const char *win, unsigned txns, uint64_
 	r4_close(db);
 	double wa = (double)(wchar() - w0) / ((double)txns * PER_TXN * BLK);
 
-	db = t_open_rw(img);
-	for (uint32_t b = 0; db && b < NBLK && bad == SIZE_MAX; b++) {
-		content(b, ver[b], buf);
-		CHECK_RC(r4_read(db, "/f", (uint64_t)b * BLK, got, BLK, &n));
-		if (n != BLK || memcmp(got, buf, BLK))
-			bad = b;
-	}
-	CHECK_EQ(bad, SIZE_MAX);
-	r4_close(db);
+	reads_back(img);
 	return wa;
 }
 
@@ -214,11 +222,11 @@ static uint64_t fill_after(const char *img, const char *win)
 int main(void)
 {
 	char dir[256], img[300];
-	uint8_t buf[BLK], got[BLK];
+	uint8_t buf[BLK];
 	uint64_t s = 1;	/* fixed: the bounds below are for this sequence */
 	struct r4_mkfs_opts mo;
 	r4_db *db = NULL;
-	size_t n, nitems, fewest, units;
+	size_t nitems, fewest, units;
 
 	snprintf(dir, sizeof(dir), "%s/r4-wa-XXXXXX", t_tmp());
 	if (!mkdtemp(dir))
@@ -260,18 +268,7 @@ int main(void)
 	CHECK(wa < 1.32);
 	r4_close(db);
 
-	db = t_open_rw(img);
-	if (!db)
-		return T_DONE();
-	size_t bad = SIZE_MAX;
-	for (uint32_t b = 0; b < NBLK && bad == SIZE_MAX; b++) {
-		content(b, ver[b], buf);
-		CHECK_RC(r4_read(db, "/f", (uint64_t)b * BLK, got, BLK, &n));
-		if (n != BLK || memcmp(got, buf, BLK))
-			bad = b;
-	}
-	CHECK_EQ(bad, SIZE_MAX);
-	r4_close(db);
+	reads_back(img);
 	t_both_clean(img, "after random overwrites");
 
 	/* the journal's window: blocks overwritten again before their
