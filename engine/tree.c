@@ -169,7 +169,7 @@ static uint64_t cache_freed(const struct r4_db *db)
  */
 static bool near_path(struct r4_db *db, struct r4_near *h, const r4_key *k, struct r4_path *p)
 {
-	unsigned top = db->height, l, i, nr;
+	unsigned top = db->height, l, i, end;
 	const r4_node *t;
 	r4_key b;
 
@@ -180,13 +180,12 @@ static bool near_path(struct r4_db *db, struct r4_near *h, const r4_key *k, stru
 		if (h->node[l]->gen != h->gen[l])
 			return false;
 	t = h->node[R4_LEVEL_TWIG];
-	nr = r4_node_nr(t->data);
-	for (i = (unsigned)h->pos[R4_LEVEL_TWIG]; i < nr && i <= (unsigned)h->pos[R4_LEVEL_TWIG] + 8;
-	     i++)
+	end = R4_MIN(r4_node_nr(t->data), (unsigned)h->pos[R4_LEVEL_TWIG] + 9);
+	for (i = (unsigned)h->pos[R4_LEVEL_TWIG]; i < end; i++)
 		if (r4_node_item_pid(t->data, db->bs, i) == R4_IPID_NODEPTR &&
 		    child_of(db, t, i) == h->node[R4_LEVEL_LEAF]->blk)
 			break;
-	if (i >= nr || i > (unsigned)h->pos[R4_LEVEL_TWIG] + 8)
+	if (i >= end)	/* (the twig may hold fewer items now) */
 		return false;
 	h->pos[R4_LEVEL_TWIG] = (int)i;
 	r4_node_key(t->data, db->bs, i, &b);
