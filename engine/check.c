@@ -1627,7 +1627,7 @@ static int make_lost_found(struct chk *c)
 	r4_obj_root_key(&rk);
 	if ((rc = r4_obj_load(c->db, &rk, &root)))
 		return rc;
-	rc = r4_obj_create(c->db, &root, "lost+found", 10, &t, &lf);
+	rc = r4_obj_create(c->db, &root, "lost+found", 10, &t, NULL, 0, &lf);
 	r4_obj_fini(&root);
 	if (rc)
 		return rc;

@@ -544,13 +544,21 @@ static int make_plan(struct r4_db *db, const struct r4_inode *dir, const char *n
 	return 0;
 }
 
-/* ... made, once grabbed for; its stat, and its key, to those not NULL. */
+/* A new regular file's first contents. */
+struct bytes {
+	const uint8_t *p;
+	size_t n;
+};
+
+/* ... made, once grabbed for, with the first contents b (NULL: none)
+ * when they go in with it (r4_obj_create); its stat, and its key, to
+ * those not NULL. */
 static int make_done(struct r4_db *db, struct r4_inode *dir, const char *name, size_t len,
-		     const struct r4_sd *t, const struct r4_xattrs *x, struct r4_stat *st,
-		     r4_key *key)
+		     const struct r4_sd *t, const struct r4_xattrs *x, const struct bytes *b,
+		     struct r4_stat *st, r4_key *key)
 {
 	struct r4_inode ino;
-	int rc = r4_obj_create(db, dir, name, len, t, &ino);
+	int rc = r4_obj_create(db, dir, name, len, t, b ? b->p : NULL, b ? b->n : 0, &ino);
 
 	if (rc)
 		return rc;
@@ -567,8 +575,8 @@ static int make_done(struct r4_db *db, struct r4_inode *dir, const char *name, s
 }
 
 /* A new object named a->name (make_plan, make_done). */
-static int make_at(struct r4_db *db, struct at *a, const struct r4_sd *tmpl, struct r4_stat *st,
-		   r4_key *key)
+static int make_at(struct r4_db *db, struct at *a, const struct r4_sd *tmpl,
+		   const struct bytes *b, struct r4_stat *st, r4_key *key)
 {
 	struct r4_xattrs x = {0};
 	struct r4_sd t;
@@ -577,13 +585,15 @@ static int make_at(struct r4_db *db, struct at *a, const struct r4_sd *tmpl, str
 
 	if (!(rc = make_plan(db, &a->dir, a->name, a->len, tmpl, &t, &x, &cost)) &&
 	    !(rc = grab_entry(db, a, cost)))
-		rc = make_done(db, &a->dir, a->name, a->len, &t, &x, st, key);
+		rc = make_done(db, &a->dir, a->name, a->len, &t, &x, b, st, key);
 	r4_xattr_fini(&x);
 	return rc;
 }
 
-static int make(struct r4_db *db, const char *path, const struct r4_sd *tmpl, struct r4_stat *st)
+static int make(struct r4_db *db, const char *path, const struct r4_sd *tmpl,
+		const struct bytes *b, struct r4_stat *st)
 {
+	struct r4_stat made;
 	struct at a;
 	struct r4_txn_op op;
 	r4_key key;
@@ -592,11 +602,15 @@ static int make(struct r4_db *db, const char *path, const struct r4_sd *tmpl, st
 	if ((rc = check_path(path)) || (rc = r4_txn_op_begin(db, &op)))
 		return rc;
 	if (!(rc = at_path(db, path, &a))) {
-		rc = make_at(db, &a, tmpl, st, &key);
+		rc = make_at(db, &a, tmpl, b, &made, &key);
 		r4_obj_fini(&a.dir);
 	}
-	if (!(rc = r4_txn_op_end(db, &op, rc)))
+	/* (a file made with its contents has a body: the next write to it
+	 * walks, where resolve would take it for bodiless) */
+	if (!(rc = r4_txn_op_end(db, &op, rc)) && !(b && made.size))
 		r4_path_memo_set(db, &db->made, path, strlen(path), &key);
+	if (!rc && st)
+		*st = made;
 	return rc;
 }
 
@@ -646,7 +660,7 @@ static int make_new(struct r4_db *db, const char *path, const struct r4_newobj *
 	struct r4_sd t;
 	int rc = newobj_tmpl(n, &t);
 
-	return rc ? rc : make(db, path, &t, NULL);
+	return rc ? rc : make(db, path, &t, NULL, NULL);
 }
 
 int r4_create(r4_db *db, const char *path, uint32_t mode, uint32_t uid, uint32_t gid)
@@ -681,7 +695,8 @@ int r4_fs_make(struct r4_db *db, const char *path, uint32_t mode, uint32_t uid, 
 		t.sd_symlink = target;
 		t.sd_symlink_len = tlen;
 	}
-	return make(db, path, &t, st);
+	return make(db, path, &t, S_ISREG(mode) && target ? &(struct bytes){target, tlen} : NULL,
+		    st);
 }
 
 int r4_symlink(r4_db *db, const char *target, const char *path, uint32_t uid, uint32_t gid)
@@ -2522,7 +2537,7 @@ static int rename_at(struct r4_db *db, struct rename_ctx *r, unsigned flags)
 		return rc;
 	rc = (flags & R4_RENAME_EXCHANGE) ? rename_exchange(db, r) : rename_move(db, r);
 	if (!rc && (flags & R4_RENAME_WHITEOUT))
-		rc = make_done(db, &r->fdir, r->fname, r->flen, &r->wt, &r->wx, NULL, NULL);
+		rc = make_done(db, &r->fdir, r->fname, r->flen, &r->wt, &r->wx, NULL, NULL, NULL);
 	if (rc)
 		return rc;
 	/* both directories' entries changed, and the objects moved (the one
@@ -2668,7 +2683,7 @@ int r4_file_make(r4_file *dir, const char *name, size_t len, const struct r4_new
 			    &o.gid);
 		if (!(rc = may_entry(db, &a.dir, NULL)) && !(rc = newobj_tmpl(&o, &t)) &&
 		    !(rc = audit_entry(db, &au, d.ino, &a.dir.sdkey, name, len, "create", 0)) &&
-		    !(rc = r4_audit_grab(db, &au)) && !(rc = make_at(db, &a, &t, NULL, &k)))
+		    !(rc = r4_audit_grab(db, &au)) && !(rc = make_at(db, &a, &t, NULL, NULL, &k)))
 			rc = r4_audit_write(db, &au);
 		r4_obj_fini(&a.dir);
 	}

@@ -1165,7 +1165,7 @@ void r4_obj_prepare(const struct r4_db *db, const struct r4_inode *dir, const ch
 }
 
 int r4_obj_create(struct r4_db *db, struct r4_inode *dir, const char *name, size_t len,
-		  const struct r4_sd *tmpl, struct r4_inode *out)
+		  const struct r4_sd *tmpl, const uint8_t *body, size_t n, struct r4_inode *out)
 {
 	struct r4_item_hint at;
 	struct r4_inode ino;
@@ -1181,6 +1181,11 @@ int r4_obj_create(struct r4_db *db, struct r4_inode *dir, const char *name, size
 	r4_obj_prepare(db, dir, name, len, tmpl, &ino);
 	if ((rc = r4_obj_sd_fits(db, &ino.sd)))
 		return rc;
+	if (body && (!S_ISREG(tmpl->sd_mode) || (rc = r4_reg_new_tails(db, &ino, n)) <= 0)) {
+		if (rc)
+			return rc;
+		body = NULL;	/* (the caller writes them) */
+	}
 	size = r4_item_stat_size(&ino.sd);
 	if (!(buf = size <= sizeof(small) ? small : r4_malloc(size)))
 		return -ENOMEM;
@@ -1189,6 +1194,8 @@ int r4_obj_create(struct r4_db *db, struct r4_inode *dir, const char *name, size
 		r4_tree_hint(db, &p, true, &at);
 		rc = r4_tree_insert(db, &p, &ino.sdkey, R4_ITEM_STAT40, buf, (unsigned)size);
 	}
+	if (!rc && body)
+		rc = r4_reg_new_put(db, &ino, body, n);
 	/* the object as its stat data now reads, from the bytes just stored */
 	if (!rc) {
 		db->next_oid++;

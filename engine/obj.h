@@ -85,9 +85,12 @@ int r4_dir_iterate(struct r4_db *db, const struct r4_inode *dir, struct r4_dirpo
 int r4_dir_is_empty(struct r4_db *db, const struct r4_inode *dir, bool *empty);
 
 /* New objects: entry `name` in dir, stat data filled from *tmpl (mode,
- * uid, gid, rdev, symlink); returns the loaded inode. */
+ * uid, gid, rdev, symlink); returns the loaded inode.  A regular file's
+ * first contents body[0, n) (NULL: none) go in with it when they go in
+ * tails (r4_reg_new_tails): its stat data is stored once, with their size
+ * (out's size n tells); else the caller writes them after. */
 int r4_obj_create(struct r4_db *db, struct r4_inode *dir, const char *name, size_t len,
-		  const struct r4_sd *tmpl, struct r4_inode *out);
+		  const struct r4_sd *tmpl, const uint8_t *body, size_t n, struct r4_inode *out);
 /* The object r4_obj_create would make from tmpl as name in dir, not yet
  * in the tree: its stat data and plugins, keyed by the next object id.
  * For a caller that grabs, before its first change, what writing into an
@@ -100,7 +103,10 @@ int r4_obj_destroy(struct r4_db *db, struct r4_inode *ino);
 /* The object at an absolute path (fs.c; tests and tools).  r4_obj_fini it. */
 int r4_fs_resolve(struct r4_db *db, const char *path, struct r4_inode *out);
 /* r4_create, r4_mkdir and r4_symlink in one (mode gives the type), with
- * the new object's stat (fs.c, for exec.c). */
+ * the new object's stat (fs.c, for exec.c).  A symlink's target is
+ * target[0, tlen); a regular file's first contents, stored with it when
+ * they go in tails (r4_obj_create: st->size tells), else left to the
+ * caller to write. */
 int r4_fs_make(struct r4_db *db, const char *path, uint32_t mode, uint32_t uid, uint32_t gid,
 	       const uint8_t *target, size_t tlen, struct r4_stat *st);
 /* Has directory d a default ACL, which new objects in it start from
@@ -254,6 +260,15 @@ int r4_reg_read(struct r4_db *db, const struct r4_inode *ino, uint64_t off, void
 		size_t len, size_t *got);
 int r4_reg_write(struct r4_db *db, struct r4_inode *ino, uint64_t off, const void *buf,
 		 size_t len);
+/*
+ * The first contents, n bytes, of ino, a regular file r4_obj_create is
+ * making (before its first change): 1 when they go in tails as a first
+ * write would put them there, what they take grabbed and ino's size set
+ * to n (r4_reg_new_put them once its stat data is stored); 0: not so, a
+ * write puts them (r4_reg_write, after).
+ */
+int r4_reg_new_tails(struct r4_db *db, struct r4_inode *ino, size_t n);
+int r4_reg_new_put(struct r4_db *db, const struct r4_inode *ino, const uint8_t *p, size_t n);
 int r4_reg_truncate(struct r4_db *db, struct r4_inode *ino, uint64_t size);
 /* lseek's SEEK_DATA (hole false) and SEEK_HOLE from off (< the size, else
  * -ENXIO; SEEK_DATA in the last hole too): holes are where no item (tail,

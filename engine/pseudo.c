@@ -659,6 +659,33 @@ static int may_change_own(struct r4_db *db, struct r4_pseudo_ctx *c, const struc
 	return rc;
 }
 
+/*
+ * The first contents p[0, n) of the regular file st at path, just made in
+ * the directory dir, as r4_pseudo_put writes them.  r4_fs_make stored them
+ * with it when they go in tails (st->size n): kept when the write would
+ * have put them as they are (no change to tell first, a plain file the
+ * writer may write, no set-id bit to clear), else taken out again for the
+ * write to do what it does.
+ */
+static int made_contents(struct r4_db *db, struct r4_pseudo_ctx *c, const char *path,
+			 struct r4_stat *st, uint64_t dir, const uint8_t *p, size_t n)
+{
+	int rc;
+
+	if (st->size == n && n && !c->changes && may(db, c, st, 2) && !is_invert(db, st) &&
+	    role_of(db, path, st, NULL) == R4_ROLE_NONE &&
+	    r4_perm_after_write(c->actor, st) == st->mode) {
+		c->stored = n;
+		return audit(db, c, st->ino, 0, "write", path, n);
+	}
+	if (st->size && (rc = r4_truncate(db, path, 0)))
+		return SAY(c, rc, "cannot write '%s'", path);
+	st->size = 0;
+	if ((rc = r4_pseudo_put(db, c, path, st, dir, R4_PSEUDO_NONE, NULL, p, n, false)))
+		return rc;
+	return r4_stat(db, c->moved ? c->moved : path, st);
+}
+
 int r4_pseudo_make(struct r4_db *db, struct r4_pseudo_ctx *c, const char *path,
 		   const struct r4_stat *d, unsigned type, unsigned format, uint32_t perm,
 		   const uint8_t *tgt, size_t tlen, struct r4_stat *st)
@@ -692,7 +719,9 @@ int r4_pseudo_make(struct r4_db *db, struct r4_pseudo_ctx *c, const char *path,
 	r4_perm_new(c->actor, d, r4_fs_default_acl(db, d), &mode, &uid, &gid);
 	if (ifmt == S_IFLNK && (!tlen || memchr(tgt, 0, tlen)))
 		rc = -EINVAL;
-	else if (!(rc = r4_fs_make(db, path, mode, uid, gid, tgt, tlen, &made)) &&
+	else if (!(rc = r4_fs_make(db, path, mode, uid, gid,
+				   ifmt == S_IFLNK || (type == R4_NEW_REGULAR && !c->changes) ? tgt : NULL,
+				   tlen, &made)) &&
 		 type == R4_NEW_AGGREGATE)
 		rc = r4_aggr_make(db, made.ino, format);
 	else if (!rc && type == R4_NEW_INVERT)
@@ -701,7 +730,9 @@ int r4_pseudo_make(struct r4_db *db, struct r4_pseudo_ctx *c, const char *path,
 		rc = SAY(c, rc, "cannot create '%s'", path);
 		goto out;
 	}
-	if (!(rc = audit(db, c, d->ino, 0, "create", path, 0)))
+	if (!(rc = audit(db, c, d->ino, 0, "create", path, 0)) && type == R4_NEW_REGULAR && tgt)
+		rc = made_contents(db, c, path, &made, d->ino, tgt, tlen);
+	if (!rc)
 		*st = made;
 out:
 	r4_free(dir);
@@ -739,8 +770,8 @@ int r4_pseudo_new(struct r4_db *db, struct r4_pseudo_ctx *c, const char *dir,
 		return SAY(c, rc ? rc : -EEXIST, "cannot create '%s'", *path);
 	if ((rc = tell(c, d->ino, -1, *path)))
 		return rc;
-	return r4_pseudo_make(db, c, *path, NULL, nw->type, nw->format, perm, nw->target,
-			      nw->target_len, st);
+	return r4_pseudo_make(db, c, *path, NULL, nw->type, nw->format, perm,
+			      nw->type == R4_NEW_SYMLINK ? nw->target : NULL, nw->target_len, st);
 }
 
 int r4_pseudo_link(struct r4_db *db, struct r4_pseudo_ctx *c, const char *target,

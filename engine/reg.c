@@ -1749,6 +1749,27 @@ int r4_reg_write(struct r4_db *db, struct r4_inode *ino, uint64_t off, const voi
 	return r4_obj_save(db, ino);
 }
 
+int r4_reg_new_tails(struct r4_db *db, struct r4_inode *ino, size_t n)
+{
+	int rc;
+
+	/* as r4_reg_write's first write of n bytes at 0 would go: no body
+	 * yet, reg40 (not ccreg40), its formatting wanting tails */
+	if (!n || n > ((uint64_t)1 << 62) || r4_ccreg_is(ino) || writable_body(db, ino, BODY_NONE) ||
+	    !want_tails(db, ino, n))
+		return 0;
+	if ((rc = r4_txn_grab(db, tails_cost(db, n), false)))
+		return rc;
+	set_size(ino, n, n);
+	return 1;
+}
+
+int r4_reg_new_put(struct r4_db *db, const struct r4_inode *ino, const uint8_t *p, size_t n)
+{
+	assert(ino->sd.sd_size == n);
+	return write_tails(db, ino, p, n);
+}
+
 /*
  * The most r4_reg_write of len bytes at the end of ino can grab, for a
  * caller that grabs before a change what a write after it will need (an

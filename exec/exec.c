@@ -628,9 +628,9 @@ static int pseudo_put(struct x *x, struct handle *h, enum r4_pseudo ps, const ch
 }
 
 /* Make h's name an object: a regular file for a missing name written to
- * (section 5.2), or (T -> E, 5.3) a symlink to tgt[0, n), which may
- * replace a symlink there. */
-static int make(struct x *x, struct handle *h, const uint8_t *tgt, size_t n)
+ * (section 5.2), with the contents p[0, n) (p NULL: none), or (T -> E,
+ * 5.3) a symlink to tgt[0, n), which may replace a symlink there. */
+static int make(struct x *x, struct handle *h, const uint8_t *tgt, const uint8_t *p, size_t n)
 {
 	struct r4_why why;
 	struct r4_pseudo_ctx c = pctx(x, &why);
@@ -642,12 +642,18 @@ static int make(struct x *x, struct handle *h, const uint8_t *tgt, size_t n)
 		rc = r4_pseudo_symlink(x->db, &c, h->path, h->kind == H_OBJ ? &h->st : NULL,
 				       h->dir_ino, d, tgt, n, &h->st);
 	else if (!(rc = touch_entry(x, h->dir_ino, base_name(h->path), true, h->path)))
-		rc = r4_pseudo_make(x->db, &c, h->path, d, R4_NEW_REGULAR, 0, 0666, NULL, 0, &h->st);
+		rc = r4_pseudo_make(x->db, &c, h->path, d, R4_NEW_REGULAR, 0, 0666, p, n, &h->st);
+	if (c.moved) {
+		r4_free(h->path);
+		h->path = c.moved;
+	}
 	if (rc)
 		return said(x, rc, &why);
 	h->kind = H_OBJ;
 	h->gen = r4_generation(x->db);
-	h->fresh = true;
+	h->fresh = !p;
+	if (p)
+		x->last_len = c.stored;
 	return 0;
 }
 
@@ -659,7 +665,9 @@ static int write_handle(struct x *x, struct handle *h, const uint8_t *p, size_t 
 
 	switch (h->kind) {
 	case H_MISSING:
-		if ((rc = make(x, h, NULL, 0)))
+		if (!append)	/* (made with them: one change, not two) */
+			return make(x, h, NULL, p ? p : (const uint8_t *)"", n);
+		if ((rc = make(x, h, NULL, NULL, 0)))
 			return rc;
 		/* fall through */
 	case H_OBJ:
@@ -1018,7 +1026,7 @@ static int step(struct x *x, const struct r4_step *s, size_t *next)
 		if (h->kind != H_OBJ && h->kind != H_MISSING)
 			return fail(x, -EINVAL, "cannot make a symlink here");
 		val(x, s->b, &p, &n);
-		if (!(rc = make(x, h, p, n)))
+		if (!(rc = make(x, h, p, NULL, n)))
 			x->last_len = n;
 		return rc;
 	case R4_PLAN_CREATE:

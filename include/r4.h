@@ -848,8 +848,11 @@ int r4_pseudo_audit_into(r4_db *db, struct r4_pseudo_ctx *c, const char *path,
  * A missing name written to (section 5.2), and what the calls below make:
  * make path, a new R4_NEW_* object (format: an aggregate's R4_FORMAT_*)
  * with permission bits perm less the umask, owned as perm.c says, in the
- * directory d (NULL: stat it); a symlink's target tgt[0, tlen).  *st: the
- * new object.  It tells c->changes nothing: its caller names the entry.
+ * directory d (NULL: stat it); a symlink's target tgt[0, tlen); a regular
+ * file's first contents tgt[0, tlen) (NULL: none), written as r4_pseudo_put
+ * writes them (c->stored, c->moved), in the same call: a file that holds
+ * them in tails gets its stat data stored once.  *st: the new object.  It
+ * tells c->changes nothing of the entry: its caller names it.
  */
 int r4_pseudo_make(r4_db *db, struct r4_pseudo_ctx *c, const char *path,
 		   const struct r4_stat *d, unsigned type, unsigned format, uint32_t perm,
