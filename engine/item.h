@@ -189,6 +189,11 @@ int r4_item_stat_decode(const uint8_t *body, size_t len, struct r4_sd *out);
 
 /* Encode st into body, which has r4_item_stat_size(st) bytes. */
 void r4_item_stat_encode(const struct r4_sd *st, uint8_t *body);
+/* *out: what r4_item_stat_decode reads from what r4_item_stat_encode
+ * writes of st, without the bytes (a symlink's target borrows st's). */
+void r4_item_stat_reread(const struct r4_sd *st, struct r4_sd *out);
+/* Do a and b hold the same stat data (every field decode writes)? */
+bool r4_item_stat_same(const struct r4_sd *a, const struct r4_sd *b);
 
 /* Plugin-set helpers: the slot of member m, or its id. */
 bool r4_item_pset_get(const struct r4_pset *ps, unsigned member, uint16_t *id);

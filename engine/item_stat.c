@@ -347,6 +347,74 @@ static void ext_encode(const struct r4_sd *st, unsigned ext, uint8_t *p)
 	}
 }
 
+void r4_item_stat_reread(const struct r4_sd *st, struct r4_sd *out)
+{
+	struct r4_sd r = {.sd_mask = st->sd_mask, .sd_nmasks = nmasks(st),
+			  .sd_carried = st->sd_mask & CARRIED};
+
+	/* field by field as ext_decode sets them: the extensions there */
+	if (r4_sd_has(st, R4_SDEXT_LW)) {
+		r.sd_mode = st->sd_mode;
+		r.sd_nlink = st->sd_nlink;
+		r.sd_size = st->sd_size;
+	}
+	if (r4_sd_has(st, R4_SDEXT_UNIX)) {
+		r.sd_uid = st->sd_uid;
+		r.sd_gid = st->sd_gid;
+		r.sd_atime = st->sd_atime;
+		r.sd_mtime = st->sd_mtime;
+		r.sd_ctime = st->sd_ctime;
+		r.sd_bytes_rdev = st->sd_bytes_rdev;
+	}
+	if (r4_sd_has(st, R4_SDEXT_LT)) {
+		r.sd_atime_ns = st->sd_atime_ns;
+		r.sd_mtime_ns = st->sd_mtime_ns;
+		r.sd_ctime_ns = st->sd_ctime_ns;
+	}
+	if (r4_sd_has(st, R4_SDEXT_SYMLINK)) {
+		r.sd_symlink = st->sd_symlink;
+		r.sd_symlink_len = st->sd_symlink_len;
+	}
+	if (r4_sd_has(st, R4_SDEXT_PSET))
+		r.sd_pset = st->sd_pset;
+	if (r4_sd_has(st, R4_SDEXT_FLAGS))
+		r.sd_flags = st->sd_flags;
+	if (r4_sd_has(st, R4_SDEXT_CAPS)) {
+		r.sd_cap_effective = st->sd_cap_effective;
+		r.sd_cap_permitted = st->sd_cap_permitted;
+	}
+	if (r4_sd_has(st, R4_SDEXT_CRYPTO)) {
+		r.sd_crypto_keysize = st->sd_crypto_keysize;
+		memcpy(r.sd_crypto_keyid, st->sd_crypto_keyid, sizeof(r.sd_crypto_keyid));
+	}
+	if (r4_sd_has(st, R4_SDEXT_HSET))
+		r.sd_hset = st->sd_hset;
+	*out = r;
+}
+
+static bool pset_same(const struct r4_pset *a, const struct r4_pset *b)
+{
+	return a->ps_count == b->ps_count &&
+	       !memcmp(a->ps_slot, b->ps_slot, a->ps_count * sizeof(a->ps_slot[0]));
+}
+
+bool r4_item_stat_same(const struct r4_sd *a, const struct r4_sd *b)
+{
+	return a->sd_mask == b->sd_mask && a->sd_nmasks == b->sd_nmasks &&
+	       a->sd_carried == b->sd_carried && a->sd_mode == b->sd_mode &&
+	       a->sd_nlink == b->sd_nlink && a->sd_size == b->sd_size && a->sd_uid == b->sd_uid &&
+	       a->sd_gid == b->sd_gid && a->sd_atime == b->sd_atime && a->sd_mtime == b->sd_mtime &&
+	       a->sd_ctime == b->sd_ctime && a->sd_bytes_rdev == b->sd_bytes_rdev &&
+	       a->sd_atime_ns == b->sd_atime_ns && a->sd_mtime_ns == b->sd_mtime_ns &&
+	       a->sd_ctime_ns == b->sd_ctime_ns && a->sd_symlink_len == b->sd_symlink_len &&
+	       (!a->sd_symlink_len || !memcmp(a->sd_symlink, b->sd_symlink, a->sd_symlink_len)) &&
+	       pset_same(&a->sd_pset, &b->sd_pset) && pset_same(&a->sd_hset, &b->sd_hset) &&
+	       a->sd_flags == b->sd_flags && a->sd_cap_effective == b->sd_cap_effective &&
+	       a->sd_cap_permitted == b->sd_cap_permitted &&
+	       a->sd_crypto_keysize == b->sd_crypto_keysize &&
+	       !memcmp(a->sd_crypto_keyid, b->sd_crypto_keyid, sizeof(a->sd_crypto_keyid));
+}
+
 void r4_item_stat_encode(const struct r4_sd *st, uint8_t *body)
 {
 	unsigned n = nmasks(st);

@@ -225,8 +225,6 @@ enum { MEMO_OBJS = 1024, MEMO_NAMES = 4096, MEMO_NAME_MAX = 64, MEMO_TOPS = 256 
 struct memo_obj {
 	uint64_t txn_seq, changes;
 	bool used;
-	bool stored;	/* ino holds its sdkey and sd_at alone: the object is as
-			   its stat data was just stored there, read when asked */
 	struct r4_inode ino;
 };
 
@@ -267,26 +265,10 @@ static bool memo_obj_get(struct r4_db *db, const r4_key *sdkey, struct r4_inode 
 	struct r4_obj_memo *m = memo(db);
 	uint64_t oid = r4_key_objectid(sdkey);
 	struct memo_obj *e = m ? &m->obj[oid % MEMO_OBJS] : NULL;
-	r4_node *n;
-	bool ok;
 
 	if (!e || !MEMO_FRESH(db, *e, oid) || r4_key_cmp(&e->ino.sdkey, sdkey))
 		return false;
-	if (!e->stored) {
-		*ino = e->ino;
-		return true;
-	}
-	/* (read from where it was stored, no lookup; gone from there: a load) */
-	if (!(n = r4_tree_at(db, &e->ino.sd_at, sdkey, R4_ITEM_STAT40)))
-		return false;
-	ok = !obj_from_sd(db, sdkey, n->data + r4_node_item_off(n->data, db->bs, e->ino.sd_at.pos),
-			  r4_node_item_len(n->data, db->bs, e->ino.sd_at.pos), n->blk, ino);
-	r4_node_put(db, n);
-	if (!ok)
-		return false;
-	ino->sd_at = e->ino.sd_at;
-	e->ino = *ino;
-	e->stored = false;
+	*ino = e->ino;
 	return true;
 }
 
@@ -308,10 +290,8 @@ void r4_obj_memo_put(struct r4_db *db, const struct r4_inode *ino)
 {
 	struct memo_obj *e = ino->symlink ? NULL : memo_obj_now(db, r4_key_objectid(&ino->sdkey));
 
-	if (e) {
-		e->stored = false;
+	if (e)
 		e->ino = *ino;
-	}
 }
 
 int r4_obj_load(struct r4_db *db, const r4_key *sdkey, struct r4_inode *ino)
@@ -376,20 +356,53 @@ void r4_obj_fini(struct r4_inode *ino)
 	}
 }
 
-/* The object whose stat data was just stored where saved->sd_at says,
- * for the next walk through it: read from there when asked (as a load
- * would read it, so nothing the stat data cannot hold is kept; a symlink,
- * whose target the memo does not keep, not at all). */
-static void memo_saved(struct r4_db *db, const struct r4_inode *saved)
+/* Is ino what a load reads from the stat data body[0, len)? */
+static bool reads_as(struct r4_db *db, const struct r4_inode *ino, const uint8_t *body,
+		     unsigned len)
+{
+	struct r4_inode got;
+	bool same = !obj_from_sd(db, &ino->sdkey, body, len, 0, &got) &&
+		    r4_item_stat_same(&got.sd, &ino->sd) && got.hash == ino->hash &&
+		    got.fibre == ino->fibre && got.formatting == ino->formatting &&
+		    got.create == ino->create && got.compress == ino->compress &&
+		    got.cmode == ino->cmode && got.cluster == ino->cluster;
+
+	r4_obj_fini(&got);
+	return same;
+}
+
+/* *out: ino as a load reads it back once its stat data is stored, as
+ * body[0, len), where ino->sd_at says (r4_item_stat_reread: no decode;
+ * r4_obj_fini it, since a symlink's target is copied). */
+static int obj_as_stored(struct r4_db *db, const struct r4_inode *ino, const uint8_t *body,
+			 unsigned len, struct r4_inode *out)
+{
+	*out = (struct r4_inode){.sdkey = ino->sdkey, .sd_at = ino->sd_at};
+	r4_item_stat_reread(&ino->sd, &out->sd);
+	if (out->sd.sd_symlink) {
+		if (!(out->symlink = (uint8_t *)r4_memdup(out->sd.sd_symlink, out->sd.sd_symlink_len)))
+			return -ENOMEM;
+		out->sd.sd_symlink = out->symlink;
+	}
+	effective_plugins(db, out);
+	R4_INVARIANT(reads_as(db, out, body, len));
+	(void)body;
+	(void)len;
+	return 0;
+}
+
+/* The object whose stat data was just stored (as body[0, len)) where
+ * saved->sd_at says, for the next walk through it: as a load would read
+ * it back, so nothing the stat data cannot hold is kept; a symlink, whose
+ * target the memo does not keep, not at all. */
+static void memo_saved(struct r4_db *db, const struct r4_inode *saved, const uint8_t *body,
+		       unsigned len)
 {
 	struct memo_obj *e = S_ISLNK(saved->sd.sd_mode) || !saved->sd_at.set ? NULL :
 			     memo_obj_now(db, r4_key_objectid(&saved->sdkey));
 
-	if (e) {
-		e->stored = true;
-		e->ino.sdkey = saved->sdkey;
-		e->ino.sd_at = saved->sd_at;
-	}
+	if (e)
+		obj_as_stored(db, saved, body, len, &e->ino);	/* (no symlink: no failure) */
 }
 
 int r4_obj_save(struct r4_db *db, struct r4_inode *ino)
@@ -406,7 +419,7 @@ int r4_obj_save(struct r4_db *db, struct r4_inode *ino)
 		r4_tree_touch_at(db, n, ino->sd_at.pos);
 		body = n->data + r4_node_item_off(n->data, db->bs, ino->sd_at.pos);
 		r4_item_stat_encode(&ino->sd, body);
-		memo_saved(db, ino);
+		memo_saved(db, ino, body, (unsigned)want);
 		r4_node_put(db, n);
 		return 0;
 	}
@@ -432,7 +445,7 @@ int r4_obj_save(struct r4_db *db, struct r4_inode *ino)
 	r4_tree_touch(db, &p);
 	r4_path_item(db, &p, NULL, NULL, &body, NULL);
 	r4_item_stat_encode(&ino->sd, body);
-	memo_saved(db, ino);
+	memo_saved(db, ino, body, (unsigned)want);
 	r4_path_release(db, &p);
 	return 0;
 }
@@ -1167,7 +1180,6 @@ void r4_obj_prepare(const struct r4_db *db, const struct r4_inode *dir, const ch
 int r4_obj_create(struct r4_db *db, struct r4_inode *dir, const char *name, size_t len,
 		  const struct r4_sd *tmpl, const uint8_t *body, size_t n, struct r4_inode *out)
 {
-	struct r4_item_hint at;
 	struct r4_inode ino;
 	struct r4_path p;
 	uint8_t small[256], *buf;	/* (a symlink's may not fit) */
@@ -1191,7 +1203,7 @@ int r4_obj_create(struct r4_db *db, struct r4_inode *dir, const char *name, size
 		return -ENOMEM;
 	r4_item_stat_encode(&ino.sd, buf);
 	if (!(rc = r4_tree_lookup(db, &ino.sdkey, R4_LEVEL_LEAF, &p))) {
-		r4_tree_hint(db, &p, true, &at);
+		r4_tree_hint(db, &p, true, &ino.sd_at);
 		rc = r4_tree_insert(db, &p, &ino.sdkey, R4_ITEM_STAT40, buf, (unsigned)size);
 	}
 	if (!rc && body)
@@ -1200,8 +1212,7 @@ int r4_obj_create(struct r4_db *db, struct r4_inode *dir, const char *name, size
 	if (!rc) {
 		db->next_oid++;
 		db->file_count++;
-		if (!(rc = obj_from_sd(db, &ino.sdkey, buf, (unsigned)size, 0, out)))
-			out->sd_at = at;
+		rc = obj_as_stored(db, &ino, buf, (unsigned)size, out);
 	}
 	if (buf != small)
 		r4_free(buf);
