@@ -34,8 +34,9 @@ LDFLAGS_ALL = $(SANFLAGS) $(LDFLAGS)
 UUID_LIBS = $(shell pkg-config --libs uuid 2>/dev/null || echo -luuid)
 # ccreg40's compressors, the libraries whose formats the kernel writes
 ZIP_LIBS = $(shell pkg-config --libs lzo2 zlib libzstd 2>/dev/null || echo -llzo2 -lz -lzstd)
-# where a volume is: a partition table (libblkid), an NBD export (libnbd)
-VOLUME_LIBS = $(shell pkg-config --libs blkid libnbd 2>/dev/null || echo -lblkid -lnbd)
+# where a volume is: a partition table (libblkid); an NBD export's libnbd is
+# loaded at run time, by engine/io_nbd.c, the first time one is opened
+VOLUME_LIBS = $(shell pkg-config --libs blkid 2>/dev/null || echo -lblkid)
 ENGINE_LIBS = $(UUID_LIBS) $(ZIP_LIBS) $(VOLUME_LIBS)
 
 ENGINE_SRC = $(sort $(wildcard engine/*.c exec/*.c))

@@ -138,9 +138,9 @@ B=build/bench
 
 make -s all
 mkdir -p "$B"
-# the engine's libraries: libuuid, ccreg40's compressors, libblkid and libnbd
+# the engine's libraries: libuuid, ccreg40's compressors, libblkid (libnbd is loaded at run time)
 # (io_volume.c, io_nbd.c), as the Makefile's ENGINE_LIBS
-UUID_LIBS="$(pkg-config --libs uuid 2>/dev/null || echo -luuid) $(pkg-config --libs lzo2 zlib libzstd 2>/dev/null || echo -llzo2 -lz -lzstd) $(pkg-config --libs blkid libnbd 2>/dev/null || echo -lblkid -lnbd)"
+UUID_LIBS="$(pkg-config --libs uuid 2>/dev/null || echo -luuid) $(pkg-config --libs lzo2 zlib libzstd 2>/dev/null || echo -llzo2 -lz -lzstd) $(pkg-config --libs blkid 2>/dev/null || echo -lblkid)"
 # shellcheck disable=SC2086 # UUID_LIBS is a list of flags
 $CC -std=c11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -Iinclude bench/scale.c build/libr4engine.a \
 	$UUID_LIBS -o "$B/scale"
