@@ -799,15 +799,27 @@ static void dir_account(struct r4_inode *dir, const struct r4_dirent *e, int sig
 	dir->sd.sd_bytes_rdev += (uint64_t)((int64_t)sign * (int64_t)r4_item_cde_unit_size(e));
 }
 
+/* Take back what cde_add_in_place added to the offsets of units 0..k. */
+static void undo_offsets(uint8_t *body, unsigned k, unsigned at, unsigned usz)
+{
+	for (unsigned i = 0; i < k; i++) {
+		uint8_t *o = body + R4_CDE_HDR + i * R4_CDE_UH_SIZE + R4_CDE_UH_OFFSET;
+
+		r4_le16_put(o, (uint16_t)(r4_le16_get(o) - (i < at ? R4_CDE_UH_SIZE : usz)));
+	}
+}
+
 /*
- * ne as a new unit of the cde item at p, edited in place: 1 done, 0 when
- * it cannot be (no room in the node, the item would be too big, ne would
- * come first and change the item's key, or the item does not check as
- * cde_load checks it: the caller's cde_load and cde_store then do as
- * always), < 0 an error.  What it leaves is what cde_store would write:
- * the units in key order (ne after its equals), bodies packed in the same
- * order.  Decoding the item into an array and encoding it whole was most
- * of adding an entry to a directory of a thousand.  p stays the caller's.
+ * ne as a new unit of the cde item at p, edited in place: 1 done; 2 when
+ * ne goes after every unit but the node has no room for it, or the item
+ * would be too big (the caller makes it an item of its own after this
+ * one, as cde_store would); 0 when it cannot be (ne would come first and
+ * change the item's key, or the item does not check as cde_load checks
+ * it: the caller's cde_load and cde_store then do as always), < 0 an
+ * error.  What it leaves is what cde_store would write: the units in key
+ * order (ne after its equals), bodies packed in the same order.  Decoding
+ * the item into an array and encoding it whole was most of adding an
+ * entry to a directory of a thousand.  p stays the caller's.
  */
 static int cde_add_in_place(struct r4_db *db, struct r4_path *p, const struct r4_dirent *ne)
 {
@@ -815,24 +827,14 @@ static int cde_add_in_place(struct r4_db *db, struct r4_path *p, const struct r4
 	unsigned usz = (unsigned)r4_item_cde_unit_size(ne), len, n, at, hend, bat, off, prev_off;
 	uint8_t *body;
 	r4_key ik, k;
+	bool room;
 	int rc;
 
 	r4_path_item(db, p, &ik, NULL, &body, &len);
-	if (r4_item_cde_count(body, len, &n) || !n || n >= UINT16_MAX ||
-	    r4_tree_free(db, p) < usz || len + usz > r4_tree_max_item(db))
+	if (r4_item_cde_count(body, len, &n) || !n || n >= UINT16_MAX || len < R4_CDE_HDR +
+	    n * R4_CDE_UH_SIZE)
 		return 0;
-	/* what the moves below rely on: unit bodies in order inside the item,
-	 * the first unit's key the item's (units' own contents stay as they
-	 * are; the slow way decodes and checks them whole; the order of the
-	 * unit keys, which every lookup's binary search takes on trust, is
-	 * fsck's to check) */
-	hend = R4_CDE_HDR + n * R4_CDE_UH_SIZE;
-	prev_off = 0;
-	for (unsigned i = 0; i < n; i++, prev_off = off) {
-		off = r4_le16_get(body + R4_CDE_HDR + i * R4_CDE_UH_SIZE + R4_CDE_UH_OFFSET);
-		if ((i == 0 ? off != hend : off <= prev_off) || off >= len)
-			return 0;
-	}
+	room = r4_tree_free(db, p) >= usz && len + usz <= r4_tree_max_item(db);
 	r4_item_cde_unit_key(&ik, body, 0, &k);
 	if (r4_key_cmp(&k, &ik))
 		return 0;
@@ -846,23 +848,43 @@ static int cde_add_in_place(struct r4_db *db, struct r4_path *p, const struct r4
 		else
 			hi = mid;
 	}
-	if (at == 0)
+	if (at == 0 || (!room && at < n))
 		return 0;
-	bat = at < n ? r4_le16_get(body + R4_CDE_HDR + at * R4_CDE_UH_SIZE + R4_CDE_UH_OFFSET) : len;
-	if ((rc = r4_tree_resize(db, p, len, (int)usz)))
+	/* what the moves below rely on: unit bodies in order inside the item,
+	 * the first unit's key the item's (units' own contents stay as they
+	 * are; the slow way decodes and checks them whole; the order of the
+	 * unit keys, which every lookup's binary search takes on trust, is
+	 * fsck's to check).  The same pass gives each offset what the moves
+	 * will add before it (a header; the new body too from `at` on), taken
+	 * back if a later one does not check or nothing moves. */
+	hend = R4_CDE_HDR + n * R4_CDE_UH_SIZE;
+	prev_off = 0;
+	bat = len;
+	for (unsigned i = 0; i < n; i++, prev_off = off) {
+		uint8_t *o = body + R4_CDE_HDR + i * R4_CDE_UH_SIZE + R4_CDE_UH_OFFSET;
+
+		off = r4_le16_get(o);
+		if ((i == 0 ? off != hend : off <= prev_off) || off >= len) {
+			undo_offsets(body, i, at, usz);
+			return 0;
+		}
+		if (i == at)
+			bat = off;
+		if (room)
+			r4_le16_put(o, (uint16_t)(off + (i < at ? R4_CDE_UH_SIZE : usz)));
+	}
+	if (!room)
+		return 2;
+	if ((rc = r4_tree_resize(db, p, len, (int)usz))) {
+		undo_offsets(body, n, at, usz);
 		return rc;
+	}
 	r4_path_item(db, p, NULL, NULL, &body, NULL);
 	/* [headers 0..at) [new] [headers at..n) [bodies 0..at) [new] [bodies at..n) */
 	memmove(body + bat + usz, body + bat, len - bat);
 	memmove(body + hend + R4_CDE_UH_SIZE, body + hend, bat - hend);
 	memmove(body + R4_CDE_HDR + (at + 1) * R4_CDE_UH_SIZE, body + R4_CDE_HDR + at * R4_CDE_UH_SIZE,
 		(size_t)(n - at) * R4_CDE_UH_SIZE);
-	for (unsigned i = 0; i <= n; i++) {
-		uint8_t *o = body + R4_CDE_HDR + i * R4_CDE_UH_SIZE + R4_CDE_UH_OFFSET;
-
-		if (i != at)
-			r4_le16_put(o, (uint16_t)(r4_le16_get(o) + (i < at ? R4_CDE_UH_SIZE : usz)));
-	}
 	r4_item_cde_encode(ne, 1, one);
 	memcpy(body + R4_CDE_HDR + at * R4_CDE_UH_SIZE, one + R4_CDE_HDR, R4_CDE_UH_SIZE);
 	r4_le16_put(body + R4_CDE_HDR + at * R4_CDE_UH_SIZE + R4_CDE_UH_OFFSET,
@@ -896,14 +918,15 @@ static int dir_insert(struct r4_db *db, struct r4_inode *dir, const char *name, 
 	if ((rc = r4_tree_lookup(db, &ne.de_key, R4_LEVEL_LEAF, &p)))
 		return rc;
 	if (!r4_path_item(db, &p, &ik, &pid, NULL, NULL) || !is_dir_item(&ik, pid, doid) ||
-	    p.level != R4_LEVEL_LEAF) {
-		/* no item of this directory precedes the key: a new one */
+	    p.level != R4_LEVEL_LEAF || (rc = cde_add_in_place(db, &p, &ne)) == 2) {
+		/* no item of this directory precedes the key, or the one that
+		 * does has no room for it at its end: a new one, after it */
 		uint8_t buf[R4_CDE_HDR + R4_CDE_UH_SIZE + R4_CDE_OBJID_SIZE + R4_NAME_MAX + 1];
 
 		r4_item_cde_encode(&ne, 1, buf);
 		rc = r4_tree_insert(db, &p, &ne.de_key, R4_ITEM_CDE40, buf,
 				    (unsigned)r4_item_cde_size(&ne, 1));
-	} else if ((rc = cde_add_in_place(db, &p, &ne)) != 0) {
+	} else if (rc != 0) {
 		r4_path_release(db, &p);
 		rc = rc > 0 ? 0 : rc;
 	} else {

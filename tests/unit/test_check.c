@@ -728,6 +728,48 @@ static void case_cycle(void)
 	fsck_agrees(true);			/* fsck.reiser4 does not look for loops */
 }
 
+/* A directory item whose unit offsets do not check: an entry added at its
+ * end is refused as damage, and the item is left as it was (the in-place
+ * add gives the offsets their shift as it checks them, and takes it back). */
+static void case_bad_offsets(void)
+{
+	struct r4_inode d1;
+	struct r4_path p;
+	uint8_t *body, before[R4_MAX_BLOCKSIZE];
+	unsigned len, n = 0, len2;
+	r4_key k, ek, ghost;
+
+	printf("case: an entry added to a directory item whose offsets do not check\n");
+	copy_file(fix40, img);
+	r4_db *db = open_rw();
+	if (!db)
+		return;
+	CHECK_RC(r4_begin(db));
+	CHECK_RC(key_of(db, "/d1", &k));
+	CHECK_RC(r4_obj_load(db, &k, &d1));
+	r4_key_entry(&ek, r4_key_objectid(&k), "zzzz-last", 9, d1.hash, d1.fibre);
+	CHECK_RC(r4_tree_lookup(db, &ek, R4_LEVEL_LEAF, &p));
+	CHECK(r4_path_item(db, &p, NULL, NULL, &body, &len));
+	CHECK_RC(r4_item_cde_count(body, len, &n));
+	CHECK(n >= 3);
+	if (n >= 3) {
+		/* unit 2's body where unit 1's is */
+		memcpy(body + R4_CDE_HDR + 2 * R4_CDE_UH_SIZE + R4_CDE_UH_OFFSET,
+		       body + R4_CDE_HDR + R4_CDE_UH_SIZE + R4_CDE_UH_OFFSET, 2);
+		memcpy(before, body, len);
+	}
+	r4_path_release(db, &p);
+	r4_key_sd(&ghost, r4_key_objectid(&k), 0x1234, 0x54321);
+	CHECK_EQ(r4_dir_add(db, &d1, "zzzz-last", 9, &ghost), -EUCLEAN);
+	CHECK_RC(r4_tree_lookup(db, &ek, R4_LEVEL_LEAF, &p));
+	CHECK(r4_path_item(db, &p, NULL, NULL, &body, &len2));
+	CHECK(len2 == len && !memcmp(before, body, len));
+	r4_path_release(db, &p);
+	r4_obj_fini(&d1);
+	r4_abort(db);
+	r4_close(db);
+}
+
 static void case_dotdot(void)
 {
 	struct r4_check_result res;
@@ -1177,6 +1219,7 @@ int main(void)
 	case_orphan_dir();
 	case_cycle();
 	case_dotdot();
+	case_bad_offsets();
 	case_node_order();
 	case_empty_and_dkey();
 	case_double_use_and_ptr();
