@@ -568,8 +568,8 @@ static int make_done(struct r4_db *db, struct r4_inode *dir, const char *name, s
 		*key = ino.sdkey;
 	if (x->b.len)
 		rc = xattrs_after(db, r4_key_objectid(&ino.sdkey), x);
-	else if (S_ISREG(ino.sd.sd_mode))	/* (as it reads: a write to it comes next) */
-		r4_obj_memo_put(db, &ino);
+	else if (S_ISREG(ino.sd.sd_mode) && !ino.sd.sd_size)
+		r4_obj_memo_put(db, &ino);	/* (as it reads: a write to it comes next) */
 	r4_obj_fini(&ino);
 	return rc;
 }
