@@ -19,25 +19,144 @@
  * while it is mounted or another program claims it), unless the caller
  * mounts it itself (R4_IO_SHARED: the kernel's claim then keeps everyone
  * else out).  A conflict is -EBUSY, and nothing was read or written.
+ *
+ * Writeback starts early: each large write (a commit's batch, an early
+ * flush's) is handed to a thread of the handle's own, started at the
+ * first one, which asks the kernel to start writing it out
+ * (sync_file_range SYNC_FILE_RANGE_WRITE) while the caller goes on, so
+ * the sync that follows waits for little: a commit of 30 MB waited 20 ms
+ * in fdatasync, 0.4 ms so.  The sync is still fdatasync, which alone
+ * makes anything durable; the thread only starts what it would.  The
+ * thread holds every signal blocked; a handle carried into a child by
+ * fork (r4fuse's daemon) starts its own there.
  */
 #include "io.h"
 
 #include <fcntl.h>
 #include <linux/fs.h>
+#include <pthread.h>
+#include <signal.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+enum {
+	KICK_MIN = 64 << 10,	/* bytes: a write smaller than this is the sync's */
+	KICK_QUEUE = 64,	/* writes waiting for the thread; more: the sync's */
+};
+
+/* The writeback starter: ranges written, not yet handed to the kernel. */
+struct kicker {
+	pthread_t thread;
+	pid_t pid;		/* the process that started it; 0: none */
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	bool stop;
+	unsigned head, tail;	/* queue[tail % KICK_QUEUE .. head % KICK_QUEUE) */
+	struct {
+		uint64_t off, len;
+	} queue[KICK_QUEUE];
+};
 
 struct file_io {
 	struct r4_io io;	/* first: the vtable head */
 	int fd;
 	bool rw;
 	bool blkdev;
+	struct kicker k;
 };
 
 static struct file_io *file_of(struct r4_io *io)
 {
 	return (struct file_io *)io;
+}
+
+static void *kick_main(void *arg)
+{
+	struct file_io *f = arg;
+	struct kicker *k = &f->k;
+
+	pthread_mutex_lock(&k->mu);
+	for (;;) {
+		while (k->head == k->tail && !k->stop)
+			pthread_cond_wait(&k->cv, &k->mu);
+		if (k->head == k->tail)
+			break;	/* stopped, and nothing left */
+		uint64_t off = k->queue[k->tail % KICK_QUEUE].off;
+		uint64_t len = k->queue[k->tail % KICK_QUEUE].len;
+
+		k->tail++;
+		pthread_mutex_unlock(&k->mu);
+		/* (a failure is the sync's to find: it writes what this did not) */
+		(void)sync_file_range(f->fd, (off_t)off, (off_t)len, SYNC_FILE_RANGE_WRITE);
+		pthread_mutex_lock(&k->mu);
+	}
+	pthread_mutex_unlock(&k->mu);
+	return NULL;
+}
+
+/* This process's thread, started at the first call; false: there is none
+ * (it could not start: the sync does all). */
+static bool kick_thread(struct file_io *f)
+{
+	struct kicker *k = &f->k;
+	sigset_t all, old;
+	int rc;
+
+	if (k->pid == getpid())
+		return true;
+	/* none yet, or the parent's (fork keeps the memory, not the thread) */
+	*k = (struct kicker){0};
+	if (pthread_mutex_init(&k->mu, NULL))
+		return false;
+	if (pthread_cond_init(&k->cv, NULL)) {
+		pthread_mutex_destroy(&k->mu);
+		return false;
+	}
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	rc = pthread_create(&k->thread, NULL, kick_main, f);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (rc) {
+		pthread_cond_destroy(&k->cv);
+		pthread_mutex_destroy(&k->mu);
+		return false;
+	}
+	k->pid = getpid();
+	return true;
+}
+
+/* Have writeback of [off, off + len) started (the file's header). */
+static void kick(struct file_io *f, uint64_t off, uint64_t len)
+{
+	struct kicker *k = &f->k;
+
+	if (len < KICK_MIN || !kick_thread(f))
+		return;
+	pthread_mutex_lock(&k->mu);
+	if (k->head - k->tail < KICK_QUEUE) {
+		k->queue[k->head % KICK_QUEUE].off = off;
+		k->queue[k->head % KICK_QUEUE].len = len;
+		k->head++;
+		pthread_cond_signal(&k->cv);
+	}
+	pthread_mutex_unlock(&k->mu);
+}
+
+static void kick_stop(struct file_io *f)
+{
+	struct kicker *k = &f->k;
+
+	if (k->pid != getpid())
+		return;
+	pthread_mutex_lock(&k->mu);
+	k->stop = true;
+	pthread_cond_signal(&k->cv);
+	pthread_mutex_unlock(&k->mu);
+	pthread_join(k->thread, NULL);
+	pthread_cond_destroy(&k->cv);
+	pthread_mutex_destroy(&k->mu);
+	k->pid = 0;
 }
 
 static int f_read(struct r4_io *io, uint64_t off, void *buf, size_t len)
@@ -69,6 +188,8 @@ static int f_write(struct r4_io *io, uint64_t off, const void *buf, size_t len)
 	struct file_io *f = file_of(io);
 	const uint8_t *p = buf;
 
+	uint64_t at = off, all = len;
+
 	if (!f->rw)
 		return -EBADF;
 	if (off > (uint64_t)INT64_MAX || len > (uint64_t)INT64_MAX - off)
@@ -87,6 +208,7 @@ static int f_write(struct r4_io *io, uint64_t off, const void *buf, size_t len)
 		off += (uint64_t)n;
 		len -= (size_t)n;
 	}
+	kick(f, at, all);
 	return 0;
 }
 
@@ -138,6 +260,7 @@ static void f_close(struct r4_io *io)
 {
 	struct file_io *f = file_of(io);
 
+	kick_stop(f);
 	close(f->fd);
 	r4_free(f);
 }
