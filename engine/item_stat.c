@@ -349,47 +349,50 @@ static void ext_encode(const struct r4_sd *st, unsigned ext, uint8_t *p)
 
 void r4_item_stat_reread(const struct r4_sd *st, struct r4_sd *out)
 {
-	struct r4_sd r = {.sd_mask = st->sd_mask, .sd_nmasks = nmasks(st),
-			  .sd_carried = st->sd_mask & CARRIED};
-
-	/* field by field as ext_decode sets them: the extensions there */
+	/* field by field into *out as ext_decode sets them: the extensions
+	 * there (stored straight, not built aside and copied: the copy read
+	 * back what the stores had not yet written, a stall per field) */
+	assert(out != st);
+	memset(out, 0, sizeof(*out));
+	out->sd_mask = st->sd_mask;
+	out->sd_nmasks = nmasks(st);
+	out->sd_carried = st->sd_mask & CARRIED;
 	if (r4_sd_has(st, R4_SDEXT_LW)) {
-		r.sd_mode = st->sd_mode;
-		r.sd_nlink = st->sd_nlink;
-		r.sd_size = st->sd_size;
+		out->sd_mode = st->sd_mode;
+		out->sd_nlink = st->sd_nlink;
+		out->sd_size = st->sd_size;
 	}
 	if (r4_sd_has(st, R4_SDEXT_UNIX)) {
-		r.sd_uid = st->sd_uid;
-		r.sd_gid = st->sd_gid;
-		r.sd_atime = st->sd_atime;
-		r.sd_mtime = st->sd_mtime;
-		r.sd_ctime = st->sd_ctime;
-		r.sd_bytes_rdev = st->sd_bytes_rdev;
+		out->sd_uid = st->sd_uid;
+		out->sd_gid = st->sd_gid;
+		out->sd_atime = st->sd_atime;
+		out->sd_mtime = st->sd_mtime;
+		out->sd_ctime = st->sd_ctime;
+		out->sd_bytes_rdev = st->sd_bytes_rdev;
 	}
 	if (r4_sd_has(st, R4_SDEXT_LT)) {
-		r.sd_atime_ns = st->sd_atime_ns;
-		r.sd_mtime_ns = st->sd_mtime_ns;
-		r.sd_ctime_ns = st->sd_ctime_ns;
+		out->sd_atime_ns = st->sd_atime_ns;
+		out->sd_mtime_ns = st->sd_mtime_ns;
+		out->sd_ctime_ns = st->sd_ctime_ns;
 	}
 	if (r4_sd_has(st, R4_SDEXT_SYMLINK)) {
-		r.sd_symlink = st->sd_symlink;
-		r.sd_symlink_len = st->sd_symlink_len;
+		out->sd_symlink = st->sd_symlink;
+		out->sd_symlink_len = st->sd_symlink_len;
 	}
 	if (r4_sd_has(st, R4_SDEXT_PSET))
-		r.sd_pset = st->sd_pset;
+		out->sd_pset = st->sd_pset;
 	if (r4_sd_has(st, R4_SDEXT_FLAGS))
-		r.sd_flags = st->sd_flags;
+		out->sd_flags = st->sd_flags;
 	if (r4_sd_has(st, R4_SDEXT_CAPS)) {
-		r.sd_cap_effective = st->sd_cap_effective;
-		r.sd_cap_permitted = st->sd_cap_permitted;
+		out->sd_cap_effective = st->sd_cap_effective;
+		out->sd_cap_permitted = st->sd_cap_permitted;
 	}
 	if (r4_sd_has(st, R4_SDEXT_CRYPTO)) {
-		r.sd_crypto_keysize = st->sd_crypto_keysize;
-		memcpy(r.sd_crypto_keyid, st->sd_crypto_keyid, sizeof(r.sd_crypto_keyid));
+		out->sd_crypto_keysize = st->sd_crypto_keysize;
+		memcpy(out->sd_crypto_keyid, st->sd_crypto_keyid, sizeof(out->sd_crypto_keyid));
 	}
 	if (r4_sd_has(st, R4_SDEXT_HSET))
-		r.sd_hset = st->sd_hset;
-	*out = r;
+		out->sd_hset = st->sd_hset;
 }
 
 static bool pset_same(const struct r4_pset *a, const struct r4_pset *b)

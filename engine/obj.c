@@ -377,7 +377,9 @@ static bool reads_as(struct r4_db *db, const struct r4_inode *ino, const uint8_t
 static int obj_as_stored(struct r4_db *db, const struct r4_inode *ino, const uint8_t *body,
 			 unsigned len, struct r4_inode *out)
 {
-	*out = (struct r4_inode){.sdkey = ino->sdkey, .sd_at = ino->sd_at};
+	memset(out, 0, sizeof(*out));
+	out->sdkey = ino->sdkey;
+	out->sd_at = ino->sd_at;
 	r4_item_stat_reread(&ino->sd, &out->sd);
 	if (out->sd.sd_symlink) {
 		if (!(out->symlink = (uint8_t *)r4_memdup(out->sd.sd_symlink, out->sd.sd_symlink_len)))
