@@ -21,6 +21,8 @@
 #ifndef R4_IO_H
 #define R4_IO_H
 
+#include <sys/uio.h>
+
 #include "r4_int.h"
 
 struct r4_io;
@@ -30,6 +32,9 @@ struct r4_io_ops {
 	int (*read)(struct r4_io *io, uint64_t off, void *buf, size_t len);
 	/* All len bytes at off; writing past the end grows the image. */
 	int (*write)(struct r4_io *io, uint64_t off, const void *buf, size_t len);
+	/* Optional, as write: the n buffers of v one after another at off
+	 * (NULL: a caller gathers them into one buffer for write). */
+	int (*writev)(struct r4_io *io, uint64_t off, const struct iovec *v, int n);
 	/* Everything written before returns is durable once this returns 0. */
 	int (*sync)(struct r4_io *io);
 	/* Current size in bytes (a block device's capacity). */
@@ -53,6 +58,11 @@ static inline int r4_io_read(struct r4_io *io, uint64_t off, void *buf, size_t l
 static inline int r4_io_write(struct r4_io *io, uint64_t off, const void *buf, size_t len)
 {
 	return io->ops->write(io, off, buf, len);
+}
+
+static inline int r4_io_writev(struct r4_io *io, uint64_t off, const struct iovec *v, int n)
+{
+	return io->ops->writev(io, off, v, n);
 }
 
 static inline int r4_io_sync(struct r4_io *io)

@@ -33,6 +33,7 @@
 #include "io.h"
 
 #include <fcntl.h>
+#include <limits.h>
 #include <linux/fs.h>
 #include <pthread.h>
 #include <signal.h>
@@ -212,6 +213,50 @@ static int f_write(struct r4_io *io, uint64_t off, const void *buf, size_t len)
 	return 0;
 }
 
+static int f_writev(struct r4_io *io, uint64_t off, const struct iovec *v, int n)
+{
+	struct file_io *f = file_of(io);
+	struct iovec part[IOV_MAX];
+	uint64_t at = off, all = 0;
+	int k = 0;
+
+	if (!f->rw)
+		return -EBADF;
+	if (n < 0 || n > IOV_MAX)
+		return -EINVAL;
+	for (int i = 0; i < n; i++)
+		all += v[i].iov_len;
+	if (off > (uint64_t)INT64_MAX || all > (uint64_t)INT64_MAX - off)
+		return -EINVAL;
+	memcpy(part, v, (size_t)n * sizeof(*v));
+	while (k < n) {
+		ssize_t got = pwritev(f->fd, part + k, n - k, (off_t)off);
+
+		if (got < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (got == 0)
+			return -EIO;	/* no progress: the device is full or gone */
+		off += (uint64_t)got;
+		/* (a short write: on from where it stopped) */
+		for (size_t left = (size_t)got; left;) {
+			size_t step = R4_MIN(left, part[k].iov_len);
+
+			part[k].iov_base = (uint8_t *)part[k].iov_base + step;
+			part[k].iov_len -= step;
+			left -= step;
+			if (!part[k].iov_len)
+				k++;
+		}
+		while (k < n && !part[k].iov_len)
+			k++;
+	}
+	kick(f, at, all);
+	return 0;
+}
+
 static int f_sync(struct r4_io *io)
 {
 	struct file_io *f = file_of(io);
@@ -268,6 +313,7 @@ static void f_close(struct r4_io *io)
 static const struct r4_io_ops r4_io_file_ops = {
 	.read = f_read,
 	.write = f_write,
+	.writev = f_writev,
 	.sync = f_sync,
 	.size = f_size,
 	.truncate = f_truncate,

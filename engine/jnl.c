@@ -78,29 +78,43 @@ struct batch {
 	struct r4_db *db;
 	uint64_t start;
 	size_t n;
-	uint8_t *buf;		/* BATCH_BLOCKS blocks */
+	uint8_t *buf;		/* BATCH_BLOCKS blocks: copies of what is not kept */
+	struct iovec v[BATCH_BLOCKS];	/* block i of the run */
 };
 
+/* The run as one write: straight from where its blocks are (writev), or
+ * gathered into buf for a backend without it. */
 static int batch_flush(struct batch *b)
 {
+	uint32_t bs = b->db->bs;
 	int rc = 0;
 
-	if (b->n)
-		rc = r4_io_write(b->db->io, b->start * b->db->bs, b->buf, b->n * b->db->bs);
+	if (b->n && b->db->io->ops->writev) {
+		rc = r4_io_writev(b->db->io, b->start * bs, b->v, (int)b->n);
+	} else if (b->n) {
+		for (size_t i = 0; i < b->n; i++)
+			if (b->v[i].iov_base != b->buf + i * bs)
+				memcpy(b->buf + i * bs, b->v[i].iov_base, bs);
+		rc = r4_io_write(b->db->io, b->start * bs, b->buf, b->n * bs);
+	}
 	b->n = 0;
 	return rc;
 }
 
-static int batch_add(struct batch *b, uint64_t blk, const uint8_t *data)
+/* Block blk's bytes, data, next in the run (a new run when not); kept:
+ * data stays as it is until the flush (else it is copied now). */
+static int batch_add(struct batch *b, uint64_t blk, const uint8_t *data, bool kept)
 {
+	uint32_t bs = b->db->bs;
 	int rc;
 
 	if (b->n && (blk != b->start + b->n || b->n == BATCH_BLOCKS) && (rc = batch_flush(b)))
 		return rc;
 	if (!b->n)
 		b->start = blk;
-	memcpy(b->buf + b->n * b->db->bs, data, b->db->bs);
-	b->n++;
+	if (!kept)
+		data = memcpy(b->buf + b->n * bs, data, bs);
+	b->v[b->n++] = (struct iovec){(void *)data, bs};
 	return 0;
 }
 
@@ -125,7 +139,7 @@ static int write_set(struct batch *b, const struct r4_wset *s, bool wandered)
 	int rc = 0;
 
 	for (size_t i = 0; i < s->n && !rc; i++)
-		rc = batch_add(b, wandered ? s->v[i].wand : s->v[i].blk, s->v[i].data);
+		rc = batch_add(b, wandered ? s->v[i].wand : s->v[i].blk, s->v[i].data, true);
 	return rc ? rc : batch_flush(b);
 }
 
@@ -356,7 +370,7 @@ static int write_records(struct r4_db *db, struct batch *b, const struct r4_comm
 	uint8_t head[R4_MAX_BLOCKSIZE];
 
 	r4_th_encode(&th, head, db->bs);
-	rc = batch_add(b, p->rec[0], head);
+	rc = batch_add(b, p->rec[0], head, false);
 	for (size_t r = 1; r < p->nrec && !rc; r++) {
 		struct r4_wr wr = {
 			.wr_total = (uint32_t)p->nrec,
@@ -369,7 +383,7 @@ static int write_records(struct r4_db *db, struct batch *b, const struct r4_comm
 		for (size_t i = first; i < p->over.n && i < first + cap; i++)
 			r4_wr_entry_set(head, (uint32_t)(i - first), p->over.v[i].blk,
 					p->over.v[i].wand);
-		rc = batch_add(b, p->rec[r], head);
+		rc = batch_add(b, p->rec[r], head, false);
 	}
 	return rc ? rc : batch_flush(b);
 }
@@ -524,7 +538,7 @@ static int play(struct r4_db *db, size_t k)
 	/* a block the tree freed meanwhile (held) is nobody's: not written */
 	for (size_t i = 0; i < n && !rc; i++)
 		if (!r4_alloc_is_held(db->alloc, v[i].blk) && !(rc = read_fixed(db, v[i].wand, buf)))
-			rc = batch_add(&b, v[i].blk, buf);
+			rc = batch_add(&b, v[i].blk, buf, false);
 	if (!rc)
 		rc = batch_flush(&b);
 	if (rc) {
@@ -704,6 +718,11 @@ static int live_write(struct r4_io *io, uint64_t off, const void *buf, size_t le
 	return r4_io_write(((struct live_io *)io)->inner, off, buf, len);
 }
 
+static int live_writev(struct r4_io *io, uint64_t off, const struct iovec *v, int n)
+{
+	return r4_io_writev(((struct live_io *)io)->inner, off, v, n);
+}
+
 static int live_sync(struct r4_io *io)
 {
 	return r4_io_sync(((struct live_io *)io)->inner);
@@ -734,6 +753,16 @@ static const struct r4_io_ops live_ops = {
 	.close = live_close,
 };
 
+static const struct r4_io_ops live_ops_v = {	/* (over a backend with writev) */
+	.read = live_read,
+	.write = live_write,
+	.writev = live_writev,
+	.sync = live_sync,
+	.size = live_size,
+	.truncate = live_truncate,
+	.close = live_close,
+};
+
 /* db->io becomes the live view over it (closing the view closes it). */
 static int live_wrap(struct r4_db *db)
 {
@@ -741,7 +770,7 @@ static int live_wrap(struct r4_db *db)
 
 	if (!o)
 		return -ENOMEM;
-	o->io.ops = &live_ops;
+	o->io.ops = db->io->ops->writev ? &live_ops_v : &live_ops;
 	o->inner = db->io;
 	o->w = &db->jwin;
 	o->bs = db->bs;

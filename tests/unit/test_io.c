@@ -142,12 +142,27 @@ static void test_file(void)
 	if (!io)
 		return;
 	generic_rw(io, 0);
+	/* writev: the buffers one after another, 300 KiB of them (a batch
+	 * big enough to start its writeback early), read back */
+	{
+		static uint8_t a[100 << 10], b[200 << 10], back[sizeof(a) + sizeof(b)];
+		struct iovec v[] = {{a, sizeof(a)}, {b, sizeof(b)}};
+
+		memset(a, 'a', sizeof(a));
+		memset(b, 'b', sizeof(b));
+		CHECK_RC(r4_io_writev(io, 1 << 20, v, 2));
+		CHECK_RC(r4_io_sync(io));
+		CHECK_RC(r4_io_read(io, 1 << 20, back, sizeof(back)));
+		CHECK(!memcmp(back, a, sizeof(a)) && !memcmp(back + sizeof(a), b, sizeof(b)));
+		CHECK_RC(r4_io_truncate(io, 20000));
+	}
 	r4_io_close(io);
 
 	CHECK_RC(r4_io_file_open(p, 0, &ro));
 	if (ro) {
 		CHECK_RC(r4_io_size(ro, &n));
 		CHECK_EQ(n, 20000);
+		CHECK_EQ(r4_io_writev(ro, 0, &(struct iovec){r, 1}, 1), -EBADF);
 		CHECK_RC(r4_io_read(ro, 100, r, 64));
 		CHECK_EQ(r4_io_write(ro, 0, r, 1), -EBADF);
 		CHECK_EQ(r4_io_truncate(ro, 0), -EBADF);
