@@ -385,7 +385,7 @@ static int write_records(struct r4_db *db, struct batch *b, const struct r4_comm
 					p->over.v[i].wand);
 		rc = batch_add(b, p->rec[r], head, false);
 	}
-	return rc ? rc : batch_flush(b);
+	return rc;	/* (b's run is the caller's to flush) */
 }
 
 static void footer_block(const struct r4_db *db, uint64_t tx, const struct r4_jcounters *c,
@@ -442,8 +442,10 @@ int r4_jnl_write(struct r4_db *db, struct r4_commit_plan *p)
 	 * before the commit point leaves the image as it was */
 	if ((rc = batch_init(&b, db)))
 		return rc;
-	if (!(rc = write_set(&b, &p->reloc, false)) && !(rc = write_set(&b, &p->over, true)))
-		rc = write_records(db, &b, p);
+	/* the records, then the wandered copies: r4_jnl_reserve takes them in
+	 * that order, so a small commit's are one run, one write */
+	if (!(rc = write_set(&b, &p->reloc, false)) && !(rc = write_records(db, &b, p)))
+		rc = write_set(&b, &p->over, true);
 	if (rc || (rc = r4_io_sync(db->io)))
 		return rc;
 	/* the sync made the played transactions' in-place writes durable:
