@@ -945,6 +945,7 @@ static void script_shrank(int sig)
  * nothing joins them).  A statement longer than that is taken whole.
  */
 #define SH_CHUNK (64 * 1024)
+#define SH_FIRST (4 * 1024)	/* run_ahead's first part */
 
 static size_t chunk_len(const char *src, size_t len)
 {
@@ -961,11 +962,11 @@ static size_t chunk_len(const char *src, size_t len)
 	return len;
 }
 
-/* The whole lines of src[0..len) up to the first line end past SH_CHUNK:
- * the part to try first, which holds whole statements if it checks. */
-static size_t part_guess(const char *src, size_t len)
+/* The whole lines of src[0..len) up to the first line end past want
+ * bytes: the part to try first, which holds whole statements if it checks. */
+static size_t part_guess(const char *src, size_t len, size_t want)
 {
-	const char *nl = len > SH_CHUNK ? memchr(src + SH_CHUNK, '\n', len - SH_CHUNK) : NULL;
+	const char *nl = len > want ? memchr(src + want, '\n', len - want) : NULL;
 
 	return nl ? (size_t)(nl - src) + 1 : len;
 }
@@ -981,7 +982,7 @@ static size_t part_guess(const char *src, size_t len)
 static size_t check_part(struct sh *sh, const char *src, size_t len, unsigned line,
 			 bool *tries, int *bad)
 {
-	size_t n = part_guess(src, len);
+	size_t n = part_guess(src, len, SH_CHUNK);
 
 	if (n < len && !front_end(sh, src, n, line, true, false, true, tries))
 		return n;
@@ -1054,13 +1055,13 @@ struct ahead {
 };
 
 /* The part of text[0, len) from o, on the script's line `line`, prepared
- * (r4_run_prepare with base's options): the whole lines up to past
- * SH_CHUNK, or chunk_len's cut when they hold no whole statements (a
+ * (r4_run_prepare with base's options): the whole lines up to past want
+ * bytes, or chunk_len's cut when they hold no whole statements (a
  * front-end error that a longer cut could end). */
 static struct prep prepare_part(const struct r4_run_opts *base, const char *text, size_t len,
-				size_t o, unsigned line)
+				size_t o, unsigned line, size_t want)
 {
-	struct prep p = {.off = o, .n = part_guess(text + o, len - o), .line = line};
+	struct prep p = {.off = o, .n = part_guess(text + o, len - o, want), .line = line};
 	struct r4_run_opts ro = *base;
 
 	ro.first_line = line;
@@ -1095,7 +1096,9 @@ static void *ahead_main(void *arg)
 	unsigned lineno = 1;
 
 	for (size_t o = 0; o < len;) {
-		struct prep p = prepare_part(&a->ro, text, len, o, line_at(text, o, &seen, &lineno));
+		/* (the first part small: the run waits for it, not for the rest) */
+		struct prep p = prepare_part(&a->ro, text, len, o, line_at(text, o, &seen, &lineno),
+					     o ? SH_CHUNK : SH_FIRST);
 
 		o += p.n;
 		pthread_mutex_lock(&a->mu);
@@ -1224,7 +1227,7 @@ static int run_checking(struct sh *sh, const struct sh_text *t)
 			n = check_part(sh, t->text + o, t->len - o, at, &tries, &bad);
 			status = bad ? 3 : status;
 		} else {	/* (no thread for run_ahead: the parts one by one) */
-			struct prep p = prepare_part(&base, t->text, t->len, o, at);
+			struct prep p = prepare_part(&base, t->text, t->len, o, at, SH_CHUNK);
 
 			run_prepared(sh, &p, &status, &failed);
 			n = p.n;
