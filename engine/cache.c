@@ -100,10 +100,10 @@ int r4_cache_init(struct r4_cache *c, size_t bound, size_t dirty_bound)
 	return 0;
 }
 
-static void node_free(r4_node *n)
+static void node_free(struct r4_cache *c, r4_node *n)
 {
 	if (n) {
-		r4_free(n->data);
+		r4_pool_put(&c->pool, n->data);
 		r4_free(n);
 	}
 }
@@ -111,9 +111,10 @@ static void node_free(r4_node *n)
 void r4_cache_fini(struct r4_cache *c)
 {
 	for (size_t i = 0; c->hash && i < c->nslots; i++)
-		node_free(c->hash[i].node);
+		node_free(c, c->hash[i].node);
 	r4_free(c->hash);
 	c->hash = NULL;
+	r4_pool_fini(&c->pool);
 }
 
 static size_t slot_of(size_t nslots, uint64_t blk)
@@ -204,8 +205,10 @@ static int node_alloc(struct r4_db *db, uint64_t blk, r4_node **out)
 
 	if (hash_reserve(&db->cache))
 		return -ENOMEM;
+	if (!db->cache.pool.size)
+		r4_pool_init(&db->cache.pool, db->bs);
 	n = r4_calloc(1, sizeof(*n));
-	if (!n || !(n->data = r4_malloc(db->bs))) {
+	if (!n || !(n->data = r4_pool_get(&db->cache.pool))) {
 		r4_free(n);
 		return -ENOMEM;
 	}
@@ -233,7 +236,7 @@ void r4_cache_trim(struct r4_db *db)
 			continue;
 		}
 		hash_del(c, n);
-		node_free(n);
+		node_free(&db->cache, n);
 		c->evicted++;
 		clean--;
 	}
@@ -282,7 +285,7 @@ int r4_node_get(struct r4_db *db, uint64_t blk, unsigned level, r4_node **out)
 		return rc;
 	if ((rc = r4_io_read(db->io, blk * db->bs, n->data, db->bs)) ||
 	    (rc = r4_node_check(&db->lg, blk, n->data, db->bs, db->node_pid, db->mkfs_id, level))) {
-		node_free(n);
+		node_free(&db->cache, n);
 		return rc;
 	}
 	n->refs = 1;
@@ -346,7 +349,7 @@ void r4_node_forget(struct r4_db *db, r4_node *n)
 	}
 	list_del(n);
 	hash_del(&db->cache, n);
-	node_free(n);
+	node_free(&db->cache, n);
 }
 
 r4_node *r4_cache_find(struct r4_db *db, uint64_t blk)
@@ -373,7 +376,7 @@ void r4_cache_discard_dirty(struct r4_db *db)
 		assert(n->dirty && n->refs == 0);	/* abort: no path holds a node */
 		list_del(n);
 		hash_del(c, n);
-		node_free(n);
+		node_free(&db->cache, n);
 	}
 	c->ndirty = 0;
 	R4_INVARIANT(cache_ok(c));
@@ -406,7 +409,7 @@ void r4_cache_drop_if(struct r4_db *db, bool (*pred)(void *ctx, uint64_t blk), v
 		while ((n = c->hash[i].node) && !n->dirty && n->refs == 0 && pred(ctx, n->blk)) {
 			list_del(n);
 			slot_del(c, i);
-			node_free(n);
+			node_free(&db->cache, n);
 		}
 	}
 }

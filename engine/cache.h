@@ -58,6 +58,7 @@ struct r4_cache {
 				   number name another node (struct r4_item_hint) */
 	uint64_t evicted;	/* clean nodes the trim freed: with moves, what
 				   ends a node pointer kept without a reference */
+	struct r4_pool pool;	/* the nodes' block buffers (util.c) */
 };
 
 int r4_cache_init(struct r4_cache *c, size_t bound, size_t dirty_bound);

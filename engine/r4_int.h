@@ -79,6 +79,29 @@ static inline void r4_le64_put(uint8_t *p, uint64_t v)
 
 /* (the heap funnel, r4_malloc and friends, is in r4.h: the parser uses it too) */
 
+/*
+ * A pool of equal blocks (the node cache's buffers, util.c): carved from
+ * 2 MiB chunks that the kernel may back with huge pages (MADV_HUGEPAGE),
+ * so a transaction's thousands of new nodes fault in, and go at exit, a
+ * chunk at a time instead of a page at a time.  A block put back is taken
+ * again first; the chunks go at r4_pool_fini.  r4_pool_get is NULL when
+ * memory is short, or when a test fails the allocation (r4_heap_fail_at),
+ * as r4_malloc.  Under AddressSanitizer a block put back is poisoned.
+ */
+struct r4_pool {
+	size_t size;		/* of a block: a divisor of 2 MiB */
+	void *free;		/* blocks put back, each holding the next's address */
+	uint8_t *cur;		/* the rest of the newest chunk */
+	size_t left;
+	void **chunks;
+	size_t nchunks, cap;
+};
+
+void r4_pool_init(struct r4_pool *p, size_t size);
+void *r4_pool_get(struct r4_pool *p);
+void r4_pool_put(struct r4_pool *p, void *b);
+void r4_pool_fini(struct r4_pool *p);
+
 /* ---- keys (large keys: four 64-bit elements, ENGINE.md section 2) ---- */
 
 typedef struct r4_key {

@@ -10,6 +10,16 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/mman.h>
+
+#ifdef __SANITIZE_ADDRESS__
+#include <sanitizer/asan_interface.h>
+#define POISON(p, n) ASAN_POISON_MEMORY_REGION(p, n)
+#define UNPOISON(p, n) ASAN_UNPOISON_MEMORY_REGION(p, n)
+#else
+#define POISON(p, n) ((void)(p), (void)(n))
+#define UNPOISON(p, n) ((void)(p), (void)(n))
+#endif
 
 static unsigned long heap_countdown;	/* 0 = off; one process, tests only */
 
@@ -43,6 +53,83 @@ void *r4_realloc(void *p, size_t n)
 void r4_free(void *p)
 {
 	free(p);
+}
+
+/* ---- the block pool ---- */
+
+#define POOL_CHUNK ((size_t)2 << 20)
+
+void r4_pool_init(struct r4_pool *p, size_t size)
+{
+	assert(size && POOL_CHUNK % size == 0 && size >= sizeof(void *));
+	*p = (struct r4_pool){.size = size};
+}
+
+/* A 2 MiB chunk at a 2 MiB boundary (where a huge page can back it):
+ * twice that mapped, the rest given back. */
+static uint8_t *pool_chunk(void)
+{
+	uint8_t *m = mmap(NULL, 2 * POOL_CHUNK, PROT_READ | PROT_WRITE,
+			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	uintptr_t at;
+	size_t head;
+
+	if (m == MAP_FAILED)
+		return NULL;
+	at = ((uintptr_t)m + POOL_CHUNK - 1) & ~(uintptr_t)(POOL_CHUNK - 1);
+	head = at - (uintptr_t)m;
+	if (head)
+		munmap(m, head);
+	munmap((uint8_t *)at + POOL_CHUNK, POOL_CHUNK - head);
+	(void)madvise((void *)at, POOL_CHUNK, MADV_HUGEPAGE);	/* (a hint: THP may be off) */
+	return (uint8_t *)at;
+}
+
+void *r4_pool_get(struct r4_pool *p)
+{
+	void *b;
+
+	if (heap_should_fail())
+		return NULL;
+	if (p->free) {
+		b = p->free;
+		UNPOISON(b, p->size);
+		p->free = *(void **)b;
+		return b;
+	}
+	if (!p->left) {
+		uint8_t *c;
+
+		if (r4_grow(&p->chunks, &p->cap, p->nchunks + 1, sizeof(*p->chunks), 8) ||
+		    !(c = pool_chunk()))
+			return NULL;
+		p->chunks[p->nchunks++] = c;
+		p->cur = c;
+		p->left = POOL_CHUNK;
+	}
+	b = p->cur;
+	p->cur += p->size;
+	p->left -= p->size;
+	return b;
+}
+
+void r4_pool_put(struct r4_pool *p, void *b)
+{
+	if (!b)
+		return;
+	*(void **)b = p->free;
+	p->free = b;
+	POISON((uint8_t *)b + sizeof(void *), p->size - sizeof(void *));
+}
+
+void r4_pool_fini(struct r4_pool *p)
+{
+	for (size_t i = 0; i < p->nchunks; i++) {
+		UNPOISON(p->chunks[i], POOL_CHUNK);
+		munmap(p->chunks[i], POOL_CHUNK);
+	}
+	r4_free(p->chunks);
+	*p = (struct r4_pool){.size = p->size};
 }
 
 char *r4_memdup(const void *p, size_t n)
