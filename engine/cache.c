@@ -199,7 +199,8 @@ static void hash_add(struct r4_cache *c, r4_node *n)
 	c->count++;
 }
 
-static int node_alloc(struct r4_db *db, uint64_t blk, r4_node **out)
+/* A node for block blk (its buffer zeros with zero, else anything). */
+static int node_alloc(struct r4_db *db, uint64_t blk, bool zero, r4_node **out)
 {
 	r4_node *n;
 
@@ -208,7 +209,7 @@ static int node_alloc(struct r4_db *db, uint64_t blk, r4_node **out)
 	if (!db->cache.pool.size)
 		r4_pool_init(&db->cache.pool, db->bs);
 	n = r4_calloc(1, sizeof(*n));
-	if (!n || !(n->data = r4_pool_get(&db->cache.pool))) {
+	if (!n || !(n->data = r4_pool_get(&db->cache.pool, zero))) {
 		r4_free(n);
 		return -ENOMEM;
 	}
@@ -281,7 +282,7 @@ int r4_node_get(struct r4_db *db, uint64_t blk, unsigned level, r4_node **out)
 	c->misses++;
 	if (r4_blk_is_fake(blk) || blk >= db->block_count || blk <= 21)
 		return R4_CORRUPT(&db->lg, blk, "child pointer outside the volume's tree area");
-	if ((rc = node_alloc(db, blk, &n)))
+	if ((rc = node_alloc(db, blk, false, &n)))
 		return rc;
 	if ((rc = r4_io_read(db->io, blk * db->bs, n->data, db->bs)) ||
 	    (rc = r4_node_check(&db->lg, blk, n->data, db->bs, db->node_pid, db->mkfs_id, level))) {
@@ -300,9 +301,9 @@ int r4_node_new(struct r4_db *db, unsigned level, r4_node **out)
 	r4_node *n;
 	int rc;
 
-	if ((rc = node_alloc(db, db->cache.next_fake++, &n)))
+	if ((rc = node_alloc(db, db->cache.next_fake++, true, &n)))
 		return rc;
-	r4_node_init(n->data, db->bs, db->node_pid, level, db->mkfs_id);
+	r4_node_format(n->data, db->bs, db->node_pid, level, db->mkfs_id);
 	n->refs = 1;
 	hash_add(&db->cache, n);
 	r4_node_dirty(db, n);

@@ -43,9 +43,14 @@ static const struct r4_node_ops *node_ops(unsigned pid)
 
 void r4_node_init(uint8_t *b, uint32_t bs, unsigned pid, unsigned level, uint32_t mkfs_id)
 {
+	memset(b, 0, bs);
+	r4_node_format(b, bs, pid, level, mkfs_id);
+}
+
+void r4_node_format(uint8_t *b, uint32_t bs, unsigned pid, unsigned level, uint32_t mkfs_id)
+{
 	unsigned hdr = r4_node_hdr_size(pid);
 
-	memset(b, 0, bs);
 	r4_le16_put(b + R4_NH_PID, (uint16_t)pid);
 	r4_le16_put(b + R4_NH_FREE, (uint16_t)(bs - hdr));
 	r4_le16_put(b + R4_NH_FREE_START, (uint16_t)hdr);

@@ -86,8 +86,9 @@ static inline unsigned r4_node_item_off(const uint8_t *b, uint32_t bs, unsigned 
 
 unsigned r4_node_item_len(const uint8_t *b, uint32_t bs, unsigned i);
 
-/* Format an empty node. */
+/* Format an empty node (r4_node_format: b reads as zeros already). */
 void r4_node_init(uint8_t *b, uint32_t bs, unsigned pid, unsigned level, uint32_t mkfs_id);
+void r4_node_format(uint8_t *b, uint32_t bs, unsigned pid, unsigned level, uint32_t mkfs_id);
 
 /*
  * Validate a node read from block `blk`: plugin id and magic, mkfs_id,

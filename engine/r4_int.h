@@ -86,7 +86,9 @@ static inline void r4_le64_put(uint8_t *p, uint64_t v)
  * chunk at a time instead of a page at a time.  A block put back is taken
  * again first; the chunks go at r4_pool_fini.  r4_pool_get is NULL when
  * memory is short, or when a test fails the allocation (r4_heap_fail_at),
- * as r4_malloc.  Under AddressSanitizer a block put back is poisoned.
+ * as r4_malloc; with zero, the block reads as zeros (a chunk's fresh
+ * memory is, a block taken again is cleared).  Under AddressSanitizer a
+ * block put back is poisoned.
  */
 struct r4_pool {
 	size_t size;		/* of a block: a divisor of 2 MiB */
@@ -98,7 +100,7 @@ struct r4_pool {
 };
 
 void r4_pool_init(struct r4_pool *p, size_t size);
-void *r4_pool_get(struct r4_pool *p);
+void *r4_pool_get(struct r4_pool *p, bool zero);
 void r4_pool_put(struct r4_pool *p, void *b);
 void r4_pool_fini(struct r4_pool *p);
 

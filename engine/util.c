@@ -85,7 +85,7 @@ static uint8_t *pool_chunk(void)
 	return (uint8_t *)at;
 }
 
-void *r4_pool_get(struct r4_pool *p)
+void *r4_pool_get(struct r4_pool *p, bool zero)
 {
 	void *b;
 
@@ -95,7 +95,7 @@ void *r4_pool_get(struct r4_pool *p)
 		b = p->free;
 		UNPOISON(b, p->size);
 		p->free = *(void **)b;
-		return b;
+		return zero ? memset(b, 0, p->size) : b;
 	}
 	if (!p->left) {
 		uint8_t *c;
