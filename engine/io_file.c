@@ -22,10 +22,10 @@
  *
  * Writeback starts early: each large write (a commit's batch, an early
  * flush's) is handed to a thread of the handle's own, started at the
- * first one, which asks the kernel to start writing it out
- * (sync_file_range SYNC_FILE_RANGE_WRITE) while the caller goes on, so
- * the sync that follows waits for little: a commit of 30 MB waited 20 ms
- * in fdatasync, 0.4 ms so.  The sync is still fdatasync, which alone
+ * first one and woken when four wait, which asks the kernel to start
+ * writing them out (sync_file_range SYNC_FILE_RANGE_WRITE) while the
+ * caller goes on, so the sync that follows waits for little: a commit of
+ * 30 MB waited 20 ms in fdatasync, 0.4 ms so.  The sync is still fdatasync, which alone
  * makes anything durable; the thread only starts what it would.  The
  * thread holds every signal blocked; a handle carried into a child by
  * fork (r4fuse's daemon) starts its own there.
@@ -44,6 +44,8 @@
 enum {
 	KICK_MIN = 64 << 10,	/* bytes: a write smaller than this is the sync's */
 	KICK_QUEUE = 64,	/* writes waiting for the thread; more: the sync's */
+	KICK_WAKE = 4,		/* writes waiting when the thread is woken (a wake
+				   costs the writer more than the queue's wait) */
 };
 
 /* The writeback starter: ranges written, not yet handed to the kernel. */
@@ -79,18 +81,21 @@ static void *kick_main(void *arg)
 
 	pthread_mutex_lock(&k->mu);
 	for (;;) {
-		while (k->head == k->tail && !k->stop)
+		while (k->head - k->tail < KICK_WAKE && !k->stop)
 			pthread_cond_wait(&k->cv, &k->mu);
 		if (k->head == k->tail)
 			break;	/* stopped, and nothing left */
-		uint64_t off = k->queue[k->tail % KICK_QUEUE].off;
-		uint64_t len = k->queue[k->tail % KICK_QUEUE].len;
+		while (k->tail != k->head) {	/* (all of them, once woken) */
+			uint64_t off = k->queue[k->tail % KICK_QUEUE].off;
+			uint64_t len = k->queue[k->tail % KICK_QUEUE].len;
 
-		k->tail++;
-		pthread_mutex_unlock(&k->mu);
-		/* (a failure is the sync's to find: it writes what this did not) */
-		(void)sync_file_range(f->fd, (off_t)off, (off_t)len, SYNC_FILE_RANGE_WRITE);
-		pthread_mutex_lock(&k->mu);
+			k->tail++;
+			pthread_mutex_unlock(&k->mu);
+			/* (a failure is the sync's to find: it writes what this did not) */
+			(void)sync_file_range(f->fd, (off_t)off, (off_t)len,
+					      SYNC_FILE_RANGE_WRITE);
+			pthread_mutex_lock(&k->mu);
+		}
 	}
 	pthread_mutex_unlock(&k->mu);
 	return NULL;
@@ -139,7 +144,8 @@ static void kick(struct file_io *f, uint64_t off, uint64_t len)
 		k->queue[k->head % KICK_QUEUE].off = off;
 		k->queue[k->head % KICK_QUEUE].len = len;
 		k->head++;
-		pthread_cond_signal(&k->cv);
+		if (k->head - k->tail >= KICK_WAKE)
+			pthread_cond_signal(&k->cv);
 	}
 	pthread_mutex_unlock(&k->mu);
 }
