@@ -613,20 +613,30 @@ static void test_dotdot_entries(void)
 	r4_close(db);
 }
 
-/* The diagnostics of running src as root (static buffer). */
-static const char *diags_of(r4_db *db, const char *src)
+/* Run src with options ro (NULL: as root); its rc, its diagnostics in
+ * diag[0, len). */
+static int run_diags(r4_db *db, const char *src, const struct r4_run_opts *ro, char *diag,
+		     size_t len)
 {
-	static char out[1024];
 	struct r4_run *r = NULL;
-	FILE *f = fmemopen(out, sizeof(out), "w");
+	FILE *f = fmemopen(diag, len, "w");
+	int rc = r4_run(db, src, strlen(src), ro, &r);
 
-	out[0] = 0;
-	r4_run(db, src, strlen(src), NULL, &r);
+	diag[0] = 0;
 	if (f && r)
 		r4_diag_print(r->diags, f);
 	if (f)
 		fclose(f);
 	r4_run_free(r);
+	return rc;
+}
+
+/* The diagnostics of running src as root (static buffer). */
+static const char *diags_of(r4_db *db, const char *src)
+{
+	static char out[1024];
+
+	run_diags(db, src, NULL, out, sizeof(out));
 	return out;
 }
 
@@ -667,16 +677,8 @@ static void test_dotdot_in_r4l(void)
 static int run_as_user(r4_db *db, const char *src, uint32_t um, char *diag, size_t len)
 {
 	struct r4_run_opts ro = {.exec = {.who = {.uid = 1000, .gid = 1000, .umask = um}}};
-	struct r4_run *r = NULL;
-	FILE *f = fmemopen(diag, len, "w");
-	int rc = r4_run(db, src, strlen(src), &ro, &r);
 
-	if (f && r)
-		r4_diag_print(r->diags, f);
-	if (f)
-		fclose(f);
-	r4_run_free(r);
-	return rc;
+	return run_diags(db, src, &ro, diag, len);
 }
 
 /* A missing name written to is made with its contents in one change
