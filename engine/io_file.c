@@ -1,9 +1,9 @@
 /*
  * io_file.c - the file / block-device backend of the I/O vtable (io.h).
  *
- * pread and pwrite are retried on EINTR and looped on short transfers, so a
- * caller sees all bytes or an error; a read that hits the end of the file
- * is -EIO.  sync is fdatasync (the image's size only changes through
+ * pread, pwrite and pwritev are retried on EINTR and looped on short
+ * transfers, so a caller sees all bytes or an error; a read that hits the
+ * end of the file is -EIO.  sync is fdatasync (the image's size only changes through
  * truncate, which also fsyncs nothing: the caller syncs after it).  The size
  * of a block device comes from BLKGETSIZE64, since st_size is 0 there.
  * This is the only engine file allowed pread/pwrite/fdatasync (STYLE.md
@@ -25,10 +25,10 @@
  * first one and woken when four wait, which asks the kernel to start
  * writing them out (sync_file_range SYNC_FILE_RANGE_WRITE) while the
  * caller goes on, so the sync that follows waits for little: a commit of
- * 30 MB waited 20 ms in fdatasync, 0.4 ms so.  The sync is still fdatasync, which alone
- * makes anything durable; the thread only starts what it would.  The
- * thread holds every signal blocked; a handle carried into a child by
- * fork (r4fuse's daemon) starts its own there.
+ * 30 MB waited 20 ms in fdatasync, 0.4 ms so.  The sync is still
+ * fdatasync, which alone makes anything durable; the thread only starts
+ * what it would.  The thread holds every signal blocked; a handle carried
+ * into a child by fork (r4fuse's daemon) starts its own there.
  */
 #include "io.h"
 
@@ -194,7 +194,6 @@ static int f_write(struct r4_io *io, uint64_t off, const void *buf, size_t len)
 {
 	struct file_io *f = file_of(io);
 	const uint8_t *p = buf;
-
 	uint64_t at = off, all = len;
 
 	if (!f->rw)
