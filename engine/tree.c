@@ -1168,20 +1168,41 @@ bool r4_tree_leaf_packed(const struct r4_db *db, const r4_node *a, const r4_node
 }
 
 /*
+ * A commit's squeeze: the neighbours it read from the image only to see
+ * whether all of them fit (clean ones not in memory), and how many of
+ * those it took.  While at least one in SQUEEZE_HIT of them is taken it
+ * reads on (a small tree that many short sessions left in pieces: they
+ * mostly fit); when fewer, it stops reading and packs what is in memory
+ * (random inserts into a packed tree of 10^6 files read one full leaf per
+ * dirty one, none fitting: bench/RESULTS.md).  The repacker's squeeze
+ * (db->place_hint) always reads.
+ */
+#define SQUEEZE_HIT 8
+
+struct squeeze {
+	unsigned read, taken;
+};
+
+/*
  * The node right of lv[level] at its level, with a path to it in *q: the
  * sibling under the same parent, else the first child of the next subtree
  * (a cousin; leaves under two twigs pack as well as under one).  Found
  * only when it is a formatted node whose parents are dirty or, as a
  * clean parent made dirty costs a block the commit may lack, when there
- * is slack.  0 with q->lv[level].node NULL when there is none.
+ * is slack; one not in memory (or on the way to it) only while sq allows
+ * reading, and then *read is set.  0 with q->lv[level].node NULL when
+ * there is none.
  */
-static int right_of(struct r4_db *db, const struct r4_path *p, unsigned level, struct r4_path *q)
+static int right_of(struct r4_db *db, const struct r4_path *p, unsigned level,
+		    struct squeeze *sq, struct r4_path *q, bool *read)
 {
+	bool clean = false, may_read = db->place_hint || sq->read < SQUEEZE_HIT ||
+				       sq->taken * SQUEEZE_HIT >= sq->read;
 	unsigned l = level + 1;
-	bool clean = false;
 	int rc = 0;
 
 	memset(q, 0, sizeof(*q));
+	*read = false;
 	while (l <= p->height &&
 	       (unsigned)p->lv[l].pos + 1 >= r4_node_nr(p->lv[l].node->data))
 		l++;
@@ -1197,12 +1218,23 @@ static int right_of(struct r4_db *db, const struct r4_path *p, unsigned level, s
 	}
 	for (unsigned u = l; u > level && !rc; u--) {
 		r4_node *up = q->lv[u].node;
+		uint64_t c;
 
-		if (r4_node_item_pid(up->data, db->bs, (unsigned)q->lv[u].pos) != R4_IPID_NODEPTR)
+		if (r4_node_item_pid(up->data, db->bs, (unsigned)q->lv[u].pos) != R4_IPID_NODEPTR) {
 			rc = 1;		/* a twig's extent: no formatted node there */
-		else
-			rc = get_child(db, up, (unsigned)q->lv[u].pos, u - 1, &q->lv[u - 1].node);
+			break;
+		}
+		c = child_of(db, up, (unsigned)q->lv[u].pos);
+		if (!r4_blk_is_fake(c) && !r4_cache_find(db, c)) {
+			if (!may_read) {
+				rc = 1;
+				break;
+			}
+			*read = true;
+		}
+		rc = get_child(db, up, (unsigned)q->lv[u].pos, u - 1, &q->lv[u - 1].node);
 	}
+	sq->read += *read;
 	/* the parents whose keys change: up to the one that holds it past 0 */
 	for (unsigned u = level + 1; !rc && u <= q->height; u++) {
 		clean |= !q->lv[u].node->dirty;
@@ -1220,12 +1252,13 @@ static int right_of(struct r4_db *db, const struct r4_path *p, unsigned level, s
  * Fill n from the left: pull whole items from the node to its right
  * while they fit, then the front of the next (first joining what goes on
  * from n's last item).  A clean neighbour is touched only when all of it
- * fits (one write instead of one, and a block less); an emptied one
- * leaves the tree and the next one is tried.  Then the walk moves on to a
- * dirty neighbour and fills that one.  Going left to right, the room a
- * split left behind is taken, not passed on.  p rests on n.
+ * fits (one write instead of one, and a block less; one not in memory is
+ * read as sq allows, right_of); an emptied one leaves the tree and the
+ * next one is tried.  Then the walk moves on to a dirty neighbour and
+ * fills that one.  Going left to right, the room a split left behind is
+ * taken, not passed on.  p rests on n.
  */
-static int pull_run(struct r4_db *db, struct r4_path *p, unsigned level)
+static int pull_run(struct r4_db *db, struct r4_path *p, unsigned level, struct squeeze *sq)
 {
 	int rc;
 
@@ -1233,18 +1266,19 @@ static int pull_run(struct r4_db *db, struct r4_path *p, unsigned level)
 		r4_node *n = p->lv[level].node, *s;
 		unsigned moved = 0, nr;
 		struct r4_path q;
-		bool changed;
+		bool changed, read;
 		r4_key k;
 
 		if (level == R4_LEVEL_LEAF)
 			join_inside(db, n);
-		if ((rc = right_of(db, p, level, &q)) || !(s = q.lv[level].node))
+		if ((rc = right_of(db, p, level, sq, &q, &read)) || !(s = q.lv[level].node))
 			return rc;
 		nr = r4_node_nr(s->data);
 		if (!s->dirty && r4_node_used(s->data, db->bs, 0, nr) > r4_node_free(n->data)) {
 			r4_path_release(db, &q);
 			return 0;
 		}
+		sq->taken += read;
 		changed = shift_front(db, n, s, true);
 		nr = r4_node_nr(s->data);
 		for (unsigned room = r4_node_free(n->data);
@@ -1310,7 +1344,7 @@ static int cmp_first_key(const void *a, const void *b)
  * (pull_run), so nodes split during the transaction are packed again.
  */
 /* Squeeze the dirty nodes of level into their dirty right neighbours. */
-static int squeeze_level(struct r4_db *db, unsigned level)
+static int squeeze_level(struct r4_db *db, unsigned level, struct squeeze *sq)
 {
 	struct r4_cache *c = &db->cache;
 	r4_key *keys = NULL, upto;
@@ -1341,7 +1375,7 @@ static int squeeze_level(struct r4_db *db, unsigned level)
 		/* (a node an earlier run emptied or filled from is found no more) */
 		if (n->dirty && r4_node_nr(n->data) && p.lv[level].pos == 0 &&
 		    (r4_node_key(n->data, db->bs, 0, &fk), !r4_key_cmp(&fk, &keys[i]))) {
-			rc = pull_run(db, &p, level);
+			rc = pull_run(db, &p, level, sq);
 			n = p.lv[level].node;
 			if (!rc && r4_node_nr(n->data)) {
 				r4_node_key(n->data, db->bs, 0, &upto);
@@ -1356,15 +1390,16 @@ static int squeeze_level(struct r4_db *db, unsigned level)
 
 int r4_tree_squeeze(struct r4_db *db)
 {
+	struct squeeze sq = {0};
 	int rc = 0;
 
 	R4_INVARIANT(balanced_ok(db));	/* what the operations' balancing left */
 	for (unsigned level = R4_LEVEL_LEAF; level < db->height && !rc; level++)
-		rc = squeeze_level(db, level);
+		rc = squeeze_level(db, level, &sq);
 	/* the repacker's: leaves the twigs' squeeze made neighbours, packed
 	 * too (else the next pass would find them apart and move them) */
 	if (!rc && db->place_hint && db->height > R4_LEVEL_TWIG)
-		rc = squeeze_level(db, R4_LEVEL_LEAF);
+		rc = squeeze_level(db, R4_LEVEL_LEAF, &sq);
 	return rc;
 }
 
