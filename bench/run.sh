@@ -85,7 +85,13 @@
 # default 1/16 of the machine's memory, 64 MiB to 1 GiB of clean nodes).
 # Then the same stats by stat(2) through an r4fuse mount of the volume
 # (entry and attr timeouts 0, so that every lookup reaches r4fuse;
-# R4_BENCH_OPS_FUSE=0 skips it, as does a machine without /dev/fuse).  Random paths from R4_SEED.  Writes
+# R4_BENCH_OPS_FUSE=0 skips it, as does a machine without /dev/fuse).
+# Beside it, SQLite (bench/ops_sqlite.c; without libsqlite3-dev, a message
+# and no peer): the same paths as rows of a table (path TEXT PRIMARY KEY,
+# 100-byte blob; WAL, synchronous=FULL, a page cache as large as r4's
+# bound), the same stats (SELECT by path) and creates (INSERT, a commit
+# every 1,000), every new row read back and integrity_check run: its own
+# table, how a B-tree database's cost grows on the same machine.  Random paths from R4_SEED.  Writes
 # bench/scale-ops.dat and, when gnuplot is installed, bench/scale-ops.svg
 # (without it: a message, no plot; gnuplot is not in scripts/deps.sh, to
 # keep CI's installs small).  R4_BENCH_OPS=0 skips it.
@@ -173,6 +179,17 @@ if ((LANG_RUN)); then
 	# shellcheck disable=SC2086
 	$CC -std=c11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -Iinclude bench/lang.c \
 		build/libr4parse.a build/libr4engine.a $UUID_LIBS -o "$B/lang"
+fi
+OPS_PEER=0
+if ((OPS_RUN)); then
+	if pkg-config --exists sqlite3 2>/dev/null || [[ -f /usr/include/sqlite3.h ]]; then
+		# shellcheck disable=SC2046 # a list of flags
+		$CC -std=c11 -D_GNU_SOURCE -O2 -g -Wall -Wextra bench/ops_sqlite.c \
+			$(pkg-config --libs sqlite3 2>/dev/null || echo -lsqlite3) -o "$B/ops_sqlite" &&
+			OPS_PEER=1
+	else
+		echo "bench: libsqlite3-dev missing: no SQLite beside ops (scripts/deps.sh installs it)"
+	fi
 fi
 if ((ATOMIC_RUN)); then
 	if pkg-config --exists sqlite3 2>/dev/null || [[ -f /usr/include/sqlite3.h ]]; then
@@ -696,6 +713,12 @@ if ((OPS_RUN)); then
 			fsck_image "$img" "$n-$shape"
 			((OPS_FUSE)) && ops_mount_stat "$img" "$n" "$shape"
 			rm -f "$img"
+			if ((OPS_PEER)); then
+				# (the page cache r4's open took as its bound)
+				kib=$(sed -n "s/^r4 ops n=$n shape=$shape .*cache_kib=\([0-9]*\).*/\1/p" "$LOG" | tail -1)
+				run "sqlite" "$B/ops_sqlite" "$TMP/ops.sqlite" "$n" "$shape" "$OPS_M" "$SEED" "${kib:-65536}"
+				rm -f "$TMP"/ops.sqlite*
+			fi
 		done
 	done
 	dat=bench/scale-ops.dat
@@ -707,6 +730,8 @@ function kv(s, k) { return match(s, " " k "=[^ ]*") ? substr(s, RSTART + length(
 / result=stat / { su[n, sh] = kv($0, "us"); sc[n, sh] = kv($0, "cpu_us"); sf[n, sh] = kv($0, "first") }
 / result=create / { cu[n, sh] = kv($0, "us"); cc[n, sh] = kv($0, "cpu_us") }
 / result=mstat / { mu[n, sh] = kv($0, "us") }
+/ result=sq-stat / { qn = kv($0, "n"); qs = kv($0, "shape"); qsc[qn, qs] = kv($0, "cpu_us"); qsu[qn, qs] = kv($0, "us"); peer = 1 }
+/ result=sq-create / { qn = kv($0, "n"); qs = kv($0, "shape"); qcc[qn, qs] = kv($0, "cpu_us"); qcu[qn, qs] = kv($0, "us") }
 / phase=ops-stat / { srss[n, sh] = kv($0, "maxrss_kib") / 1024 }
 / phase=ops-create / { crss[n, sh] = kv($0, "maxrss_kib") / 1024 }
 /^fsck / { fsck[$2] = $3 }
@@ -716,7 +741,7 @@ END {
 	printf "%8s %-5s %7s | %8s %8s %8s %6s | %8s %8s %6s | %8s | %8s %8s %6s | %s\n", "N", "shape", "build s",
 	       "stat us", "cpu us", "first", "x1e3", "create", "cpu us", "x1e3", "fuse st",
 	       "RSS st", "RSS cr", "bound", "fsck"
-	print "# N shape stat_us stat_cpu_us create_us create_cpu_us stat_rss_mib create_rss_mib bound_mib build_s fuse_stat_us" >dat
+	print "# N shape stat_us stat_cpu_us create_us create_cpu_us stat_rss_mib create_rss_mib bound_mib build_s fuse_stat_us sqlite_stat_cpu_us sqlite_create_cpu_us" >dat
 	for (sv = 1; sv <= 2; sv++) {
 		sh = sv == 1 ? "flat" : "tree3"
 		for (i = 1; i <= nn; i++) {
@@ -725,8 +750,9 @@ END {
 			       n, sh, build[n, sh], su[n, sh], sc[n, sh], sf[n, sh], r(sc[n, sh], sc[b, sh]),
 			       cu[n, sh], cc[n, sh], r(cc[n, sh], cc[b, sh]), (mu[n, sh] == "" ? "-" : mu[n, sh]),
 			       srss[n, sh], crss[n, sh], bound[n, sh], fsck[n "-" sh]
-			printf "%d %s %s %s %s %s %.1f %.1f %.0f %s %s\n", n, sh, su[n, sh], sc[n, sh], cu[n, sh], cc[n, sh],
-			       srss[n, sh], crss[n, sh], bound[n, sh], build[n, sh], (mu[n, sh] == "" ? "NaN" : mu[n, sh]) >dat
+			printf "%d %s %s %s %s %s %.1f %.1f %.0f %s %s %s %s\n", n, sh, su[n, sh], sc[n, sh], cu[n, sh], cc[n, sh],
+			       srss[n, sh], crss[n, sh], bound[n, sh], build[n, sh], (mu[n, sh] == "" ? "NaN" : mu[n, sh]),
+			       (qsc[n, sh] == "" ? "NaN" : qsc[n, sh]), (qcc[n, sh] == "" ? "NaN" : qcc[n, sh]) >dat
 		}
 		print "\n" >dat
 	}
@@ -734,18 +760,32 @@ END {
 	printf " operation against the smallest N; RSS st/cr: peak RSS of the stat and create phases;\n"
 	printf " bound: the clean nodes'"'"' cache bound; first: the first stat rep, from an empty cache;\n"
 	printf " fuse st: stat(2) through an r4fuse mount, timeouts 0, wall us per call, median of 3)\n"
+	if (!peer)
+		exit
+	printf "\nops beside SQLite (the same paths as rows; CPU us per operation, x1e3 against the smallest N)\n"
+	printf "%8s %-5s | %8s %6s %8s %6s | %8s %6s %8s %6s\n", "N", "shape", "r4 stat", "x1e3", "sq stat", "x1e3",
+	       "r4 creat", "x1e3", "sq creat", "x1e3"
+	for (sv = 1; sv <= 2; sv++) {
+		sh = sv == 1 ? "flat" : "tree3"
+		for (i = 1; i <= nn; i++) {
+			n = ns[i]; b = ns[1]
+			printf "%8d %-5s | %8.2f %6s %8.2f %6s | %8.2f %6s %8.2f %6s\n", n, sh,
+			       sc[n, sh], r(sc[n, sh], sc[b, sh]), qsc[n, sh], r(qsc[n, sh], qsc[b, sh]),
+			       cc[n, sh], r(cc[n, sh], cc[b, sh]), qcc[n, sh], r(qcc[n, sh], qcc[b, sh])
+		}
+	}
 }' "$LOG"
 	if command -v gnuplot >/dev/null; then
 		gnuplot <<EOF || { echo "bench: gnuplot failed"; status=1; }
 set terminal svg size 760,560 dynamic enhanced font "sans,12"
 set output "bench/scale-ops.svg"
-set title "r4: time per operation against the number of files"
+set title "r4 and SQLite: time per operation against the number of files"
 set logscale x
 set logscale y
 set format x "10^{%L}"
 set xlabel "files in the volume"
 set ylabel "microseconds per operation"
-set key below maxrows 3
+set key below maxrows 4
 set grid
 set xrange [500:2000000]
 plot "$dat" index 0 using 1:4 with linespoints lw 2 title "stat, flat (CPU)", \\
@@ -753,7 +793,9 @@ plot "$dat" index 0 using 1:4 with linespoints lw 2 title "stat, flat (CPU)", \\
      "$dat" index 0 using 1:6 with linespoints lw 2 title "create, flat (CPU)", \\
      "$dat" index 1 using 1:6 with linespoints lw 2 title "create, tree3 (CPU)", \\
      "$dat" index 0 using 1:11 with linespoints dt 2 title "stat(2) via r4fuse, flat (wall)", \\
-     "$dat" index 1 using 1:11 with linespoints dt 2 title "stat(2) via r4fuse, tree3 (wall)"
+     "$dat" index 1 using 1:11 with linespoints dt 2 title "stat(2) via r4fuse, tree3 (wall)", \\
+     "$dat" index 0 using 1:12 with linespoints dt 3 title "SQLite stat, flat (CPU)", \\
+     "$dat" index 0 using 1:13 with linespoints dt 3 title "SQLite create, flat (CPU)"
 EOF
 	else
 		echo "bench: gnuplot missing: no bench/scale-ops.svg (apt-get install gnuplot-nox)"

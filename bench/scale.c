@@ -62,6 +62,7 @@
 #include <unistd.h>
 
 #include "bench.h"
+#include "ops.h"
 #include "r4.h"
 
 #define FILES_PER_TXN 1000
@@ -367,39 +368,17 @@ static int ls_phases(const char *img, uint64_t n)
 #define OPS_REPS 3
 
 static struct {
-	bool tree;		/* tree3: /d/aA/bB/fI; flat: /d/fI */
-	uint64_t fan;		/* tree3: entries per directory level, ceil(cbrt(N)) */
+	struct ops_names nm;	/* the paths (ops.h) */
 	uint64_t m;		/* operations per measurement */
 	uint64_t seed;
 	uint64_t hot;		/* stats of only this many files, spread evenly (0: all) */
-	bool append;		/* new names after all the others (new_path) */
 } ops;
-
-/* The directory of file i, with its trailing slash. */
-static void ops_dir(uint64_t i, char *path, size_t size)
-{
-	if (ops.tree)
-		snprintf(path, size, "/d/a%" PRIu64 "/b%" PRIu64 "/", i / (ops.fan * ops.fan),
-			 i / ops.fan % ops.fan);
-	else
-		snprintf(path, size, "/d/");
-}
-
-/* File i of the volume. */
-static void ops_path(uint64_t i, char *path, size_t size)
-{
-	size_t l;
-
-	ops_dir(i, path, size);
-	l = strlen(path);
-	snprintf(path + l, size - l, "f%07" PRIu64, i);
-}
 
 static int ops_build(const char *img, uint64_t n, uint64_t *before, uint64_t *after)
 {
 	uint8_t buf[FILE_BYTES];
 	char path[96];
-	uint64_t dirs = ops.tree ? (n + ops.fan - 1) / ops.fan : 0;	/* leaf directories */
+	uint64_t fan = ops.nm.fan, dirs = ops.nm.tree ? (n + fan - 1) / fan : 0;	/* leaf dirs */
 	r4_db *db;
 	int rc;
 	double t0 = now();
@@ -412,9 +391,9 @@ static int ops_build(const char *img, uint64_t n, uint64_t *before, uint64_t *af
 		goto bad;
 	/* tree3: the leaf directories of the files there are, and their parents */
 	for (uint64_t d = 0; d < dirs; d++) {
-		ops_dir(d * ops.fan, path, sizeof(path));
+		ops_dir(&ops.nm, d * fan, path, sizeof(path));
 		path[strlen(path) - 1] = '\0';
-		if (d % ops.fan == 0) {
+		if (d % fan == 0) {
 			char up[96];
 
 			snprintf(up, sizeof(up), "%s", path);
@@ -428,7 +407,7 @@ static int ops_build(const char *img, uint64_t n, uint64_t *before, uint64_t *af
 	for (uint64_t i = 0; i < n; i++) {
 		if (i && i % BUILD_PER_TXN == 0 && ((rc = r4_commit(db)) || (rc = r4_begin(db))))
 			goto bad;
-		ops_path(i, path, sizeof(path));
+		ops_path(&ops.nm, i, path, sizeof(path));
 		small_content(i, buf);
 		if ((rc = r4_create(db, path, S_IFREG | 0644, 0, 0)) ||
 		    (rc = r4_write(db, path, 0, buf, sizeof(buf))))
@@ -438,7 +417,7 @@ static int ops_build(const char *img, uint64_t n, uint64_t *before, uint64_t *af
 		goto bad;
 	r4_close(db);
 	printf("result=build n=%" PRIu64 " shape=%s dirs=%" PRIu64 " secs=%.2f\n", n,
-	       ops.tree ? "tree3" : "flat", 1 + dirs + (dirs + ops.fan - 1) / ops.fan, now() - t0);
+	       ops.nm.tree ? "tree3" : "flat", 1 + dirs + (dirs + fan - 1) / fan, now() - t0);
 	return 0;
 bad:
 	r4_close(db);
@@ -478,7 +457,7 @@ static int ops_stat(const char *img, uint64_t n, uint64_t *before, uint64_t *aft
 		t0 = now();
 		c0 = cpu_now();
 		for (uint64_t k = 0; k < ops.m && !rc; k++) {
-			ops_path(idx[k], path, sizeof(path));
+			ops_path(&ops.nm, idx[k], path, sizeof(path));
 			if (!(rc = r4_stat(db, path, &st)) && st.size != FILE_BYTES)
 				rc = -EIO;
 		}
@@ -493,31 +472,12 @@ static int ops_stat(const char *img, uint64_t n, uint64_t *before, uint64_t *aft
 	qsort(us, OPS_REPS, sizeof(us[0]), dbl_cmp);
 	qsort(cpu, OPS_REPS, sizeof(cpu[0]), dbl_cmp);
 	printf("result=stat n=%" PRIu64 " shape=%s m=%" PRIu64 " us=%.2f cpu_us=%.2f first=%.2f\n",
-	       n, ops.tree ? "tree3" : "flat", ops.m, us[OPS_REPS / 2], cpu[OPS_REPS / 2], first);
+	       n, ops.nm.tree ? "tree3" : "flat", ops.m, us[OPS_REPS / 2], cpu[OPS_REPS / 2],
+	       first);
 	return 0;
 }
 
-/*
- * New file k's path: in the directory of a random existing file r, named
- * "fRRRRRRRnK", so that it sorts right after r's name and lands at a
- * random place of the directory (a short name is in the entry's key, in
- * order); with ops.append "gNNNNNNN" (n + k), after every name there is:
- * the directory grows at one end, the best case.
- */
-static void new_path(uint64_t k, uint64_t n, uint64_t x, char *path, size_t size)
-{
-	uint64_t r = mix64(x + k) % n;
-	size_t l;
-
-	ops_dir(r, path, size);
-	l = strlen(path);
-	if (ops.append)
-		snprintf(path + l, size - l, "g%07" PRIu64, n + k);
-	else
-		snprintf(path + l, size - l, "f%07" PRIu64 "n%" PRIu64, r, k);
-}
-
-/* ops.m new files of FILE_BYTES (new_path), committed every
+/* ops.m new files of FILE_BYTES (ops_new_path), committed every
  * FILES_PER_TXN, as a user's batch; then (untimed) every one stat'ed. */
 static int ops_create(const char *img, uint64_t n, uint64_t *before, uint64_t *after)
 {
@@ -537,7 +497,7 @@ static int ops_create(const char *img, uint64_t n, uint64_t *before, uint64_t *a
 	for (uint64_t k = 0; k < m; k++) {
 		if (k % FILES_PER_TXN == 0 && (rc = r4_begin(db)))
 			goto bad;
-		new_path(k, n, x, path, sizeof(path));
+		ops_new_path(&ops.nm, k, n, x, path, sizeof(path));
 		small_content(n + k, buf);
 		if ((rc = r4_create(db, path, S_IFREG | 0644, 0, 0)) ||
 		    (rc = r4_write(db, path, 0, buf, sizeof(buf))))
@@ -548,7 +508,7 @@ static int ops_create(const char *img, uint64_t n, uint64_t *before, uint64_t *a
 	t0 = now() - t0;
 	c0 = cpu_now() - c0;
 	for (uint64_t k = 0; k < m; k++) {
-		new_path(k, n, x, path, sizeof(path));
+		ops_new_path(&ops.nm, k, n, x, path, sizeof(path));
 		if ((rc = r4_stat(db, path, &st)) || (st.size != FILE_BYTES && (rc = -EIO)))
 			goto bad;
 	}
@@ -556,8 +516,8 @@ static int ops_create(const char *img, uint64_t n, uint64_t *before, uint64_t *a
 		goto bad;
 	r4_close(db);
 	printf("result=create n=%" PRIu64 " shape=%s m=%" PRIu64 " us=%.2f cpu_us=%.2f names=%s\n", n,
-	       ops.tree ? "tree3" : "flat", m, t0 / (double)m * 1e6, c0 / (double)m * 1e6,
-	       ops.append ? "appended" : "random");
+	       ops.nm.tree ? "tree3" : "flat", m, t0 / (double)m * 1e6, c0 / (double)m * 1e6,
+	       ops.nm.append ? "appended" : "random");
 	return 0;
 bad:
 	r4_close(db);
@@ -647,7 +607,7 @@ static int ops_mstat(const char *mnt, uint64_t n)
 	for (int r = 0; r < OPS_REPS; r++) {
 		t0 = now();
 		for (uint64_t k = 0; k < ops.m; k++) {
-			ops_path(mix64(x++) % n, path + l, sizeof(path) - l);
+			ops_path(&ops.nm, mix64(x++) % n, path + l, sizeof(path) - l);
 			if (stat(path, &st) || st.st_size != FILE_BYTES) {
 				perror(path);
 				return 1;
@@ -658,7 +618,7 @@ static int ops_mstat(const char *mnt, uint64_t n)
 	first = us[0];
 	qsort(us, OPS_REPS, sizeof(us[0]), dbl_cmp);
 	printf("result=mstat n=%" PRIu64 " shape=%s m=%" PRIu64 " us=%.2f first=%.2f\n", n,
-	       ops.tree ? "tree3" : "flat", ops.m, us[OPS_REPS / 2], first);
+	       ops.nm.tree ? "tree3" : "flat", ops.m, us[OPS_REPS / 2], first);
 	return 0;
 }
 
@@ -680,12 +640,10 @@ static int ops_main(int argc, char **argv)
 		fprintf(stderr, "scale: bad count '%s' or '%s'\n", argv[3], argv[5]);
 		return 2;
 	}
-	ops.tree = !strcmp(argv[4], "tree3");
-	ops.append = getenv("R4_BENCH_OPS_APPEND") && strcmp(getenv("R4_BENCH_OPS_APPEND"), "0");
+	ops_names_init(&ops.nm, n, !strcmp(argv[4], "tree3"),
+		       getenv("R4_BENCH_OPS_APPEND") && strcmp(getenv("R4_BENCH_OPS_APPEND"), "0"));
 	if (getenv("R4_BENCH_OPS_HOT") && (ops.hot = strtoull(getenv("R4_BENCH_OPS_HOT"), NULL, 10)) > n)
 		ops.hot = n;
-	for (ops.fan = 1; ops.fan * ops.fan * ops.fan < n; ops.fan++)
-		;
 	if (!strcmp(argv[1], "mstat")) {
 		ops.m = m;
 		return ops_mstat(argv[2], n);
@@ -696,8 +654,8 @@ static int ops_main(int argc, char **argv)
 	r4_info(db, &in);	/* the clean bound an open takes (r4.h: cache_nodes) */
 	r4_close(db);
 	printf("ops n=%" PRIu64 " shape=%s fan=%" PRIu64 " seed=%" PRIu64 " cache_kib=%zu hot=%" PRIu64
-	       "\n", n, argv[4], ops.tree ? ops.fan : n, ops.seed, in.cache_nodes * (in.blocksize / 1024),
-	       ops.hot);
+	       "\n", n, argv[4], ops.nm.tree ? ops.nm.fan : n, ops.seed,
+	       in.cache_nodes * (in.blocksize / 1024), ops.hot);
 	if (run_phase("ops-build", ops_build, argv[2], n, (double)n, "files/s", &before, &after))
 		return 1;
 	ops.m = m;
