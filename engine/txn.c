@@ -350,10 +350,24 @@ static int plan_commit(struct r4_db *db, struct r4_commit_plan *p)
 	sb.sb_free_blocks = p->cnt.free_blocks;
 	sb.sb_oid = p->cnt.next_oid;
 	sb.sb_file_count = p->cnt.nr_files;
-	memset(buf, 0, db->bs);
-	r4_fsb_encode(&sb, buf);
-	if ((rc = r4_wset_add(&p->over, R4_FSB_BLOCK(db->bs), buf, true)))
-		return rc;
+	/*
+	 * The super block goes through the journal when one of these changed
+	 * (a commit that only rewrites nodes where they are changes none: the
+	 * journal's blocks count as free), or when nothing else would (a
+	 * transaction overwrites at least one block).  The kernel logs it only
+	 * when the root or the height moved and keeps the counters in tx heads
+	 * and the footer (ENGINE.md 4.6), but fsck.reiser4 calls a super block
+	 * whose free count is stale a corruption.
+	 */
+	if (!p->over.n || sb.sb_root_block != db->sb.sb_root_block ||
+	    sb.sb_tree_height != db->sb.sb_tree_height ||
+	    sb.sb_free_blocks != db->sb.sb_free_blocks || sb.sb_oid != db->sb.sb_oid ||
+	    sb.sb_file_count != db->sb.sb_file_count) {
+		memset(buf, 0, db->bs);
+		r4_fsb_encode(&sb, buf);
+		if ((rc = r4_wset_add(&p->over, R4_FSB_BLOCK(db->bs), buf, true)))
+			return rc;
+	}
 	if ((rc = r4_jnl_reserve(db, p)))
 		return rc;
 	db->sb = sb;

@@ -816,8 +816,8 @@ static char *logdump(struct r4_io *img, bool ignore)
  * r4 logdump's text: nothing unplayed on a settled image; a commit cut
  * after its header, which overwrote one data block of each of FILES files
  * (lone overwrites go through the journal: more pairs than a wander record
- * holds), shows with every pair, and with or without the journal read at
- * open alike; after a read-write open, nothing again.
+ * holds) and made a file, shows with every pair, and with or without the
+ * journal read at open alike; after a read-write open, nothing again.
  */
 static void test_logdump(void)
 {
@@ -852,6 +852,9 @@ static void test_logdump(void)
 		snprintf(path, sizeof(path), "/f%03d", i);
 		CHECK_RC(r4_write(db, path, 8192, blk, sizeof(blk)));
 	}
+	/* and a file more: the super block's counts change, so it is logged
+	 * (overwrites alone change none of its fields: test_wa) */
+	CHECK_RC(r4_create(db, "/one-more", 0100644, 0, 0));
 	r4_io_fault_fail(fw, R4_IO_FAULT_SYNC, 2, -EIO, true);	/* the sync after the header */
 	quiet_opens = 1;
 	CHECK_EQ(r4_commit(db), -EIO);
