@@ -21,10 +21,13 @@
  * over one block + fdatasync (the machine's sync rate); raw2, N times
  * that at a place that moves down by a block each time (where a commit's
  * journal copies go) and then at a fixed block (its journal header): two
- * syncs with nothing else, the least a commit of the format costs.
+ * syncs with nothing else, the least a commit of the format costs; raw3,
+ * the same with 12 KiB at the moving place: the least the format writes
+ * for a commit that changes one block (its tx head, its wander record and
+ * the block's copy, then the journal header).
  *
  * All are set up first; then they take turns, ROUNDS rounds of N / ROUNDS
- * commits each (r4, SQLite, raw1, raw2), so that load from other programs
+ * commits each (r4, SQLite, raw1, raw2, raw3), so that load from other programs
  * on the machine falls on all alike.  Only the iterations are timed and counted,
  * per side summed over the rounds: bytes written (the wchar
  * delta of /proc/self/io), and syncs (r4: fdatasync calls via the link-time
@@ -33,11 +36,13 @@
  *
  *   phase=commit-r4 n=N secs=S rate=R unit=commits/s syncs_per_commit=X bytes_per_commit=B
  *   phase=commit-sqlite n=N ...
- *   phase=commit-raw1 n=N ...    phase=commit-raw2 n=N ...  (rate: rounds/s)
+ *   phase=commit-raw1 n=N ...    phase=commit-raw2 ...    phase=commit-raw3 ...
+ *   (rate: rounds/s)
  *
  * Exit status 0 when every call worked and the content read back is
  * right, 1 otherwise, 2 for usage.
  */
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -349,23 +354,29 @@ static int raw_setup(const char *dir, struct raw_side *w)
 	return fsync(w->fd) ? (perror(w->path), 1) : 0;
 }
 
-/* Rounds [from, to) of one sync (the fixed place) or two (moving, fixed). */
-static int raw_run(struct raw_side *w, bool two, uint64_t from, uint64_t to, struct result *res)
+/* Rounds [from, to) of one sync (the fixed place; moving 0) or two: first
+ * moving blocks at a place that moves down, then the fixed place. */
+static int raw_run(struct raw_side *w, unsigned moving, uint64_t from, uint64_t to,
+		   struct result *res)
 {
-	uint8_t buf[4096];
+	uint8_t buf[3 * 4096];
+	size_t mb = moving * 4096;
 	double t0 = now();
 
+	assert(mb <= sizeof(buf));
 	memset(buf, 'r', sizeof(buf));
 	for (uint64_t i = from; i < to; i++) {
+		/* (moving blocks a round, down from the span's end, clear of block 0) */
+		off_t at = mb ? (off_t)(RAW_SPAN + 1 - moving - i % (RAW_SPAN / moving) * moving) * 4096
+			      : 0;
+
 		buf[0] = (uint8_t)i;
-		if ((two && (__real_pwrite(w->fd, buf, sizeof(buf),
-					   (off_t)(RAW_SPAN - i % RAW_SPAN) * 4096) != (ssize_t)sizeof(buf) ||
-			     __real_fdatasync(w->fd))) ||
-		    __real_pwrite(w->fd, buf, sizeof(buf), 0) != (ssize_t)sizeof(buf) ||
-		    __real_fdatasync(w->fd))
+		if ((mb && (__real_pwrite(w->fd, buf, mb, at) != (ssize_t)mb ||
+			    __real_fdatasync(w->fd))) ||
+		    __real_pwrite(w->fd, buf, 4096, 0) != 4096 || __real_fdatasync(w->fd))
 			return perror(w->path), 1;
-		res->syncs += two ? 2 : 1;
-		res->bytes += two ? 8192 : 4096;
+		res->syncs += mb ? 2 : 1;
+		res->bytes += mb + 4096;
 	}
 	res->secs += now() - t0;
 	return 0;
@@ -383,7 +394,8 @@ static void sq_close(struct sq_side *q)
 
 int main(int argc, char **argv)
 {
-	struct result r4 = { 0, 0, 0 }, sq = { 0, 0, 0 }, raw1 = { 0, 0, 0 }, raw2 = { 0, 0, 0 };
+	struct result r4 = { 0, 0, 0 }, sq = { 0, 0, 0 }, raw1 = { 0, 0, 0 }, raw2 = { 0, 0, 0 },
+		      raw3 = { 0, 0, 0 };
 	struct raw_side w = { .fd = -1 };
 	struct r4_side r = { .db = NULL };
 	struct sq_side q = { .db = NULL };
@@ -408,7 +420,8 @@ int main(int argc, char **argv)
 		uint64_t to = 1 + n * k / ROUNDS;
 
 		if (r4_run(&r, from, to, &r4) || sq_run(&q, from, to, &sq) ||
-		    raw_run(&w, false, from, to, &raw1) || raw_run(&w, true, from, to, &raw2))
+		    raw_run(&w, 0, from, to, &raw1) || raw_run(&w, 1, from, to, &raw2) ||
+		    raw_run(&w, 3, from, to, &raw3))
 			goto out;
 		from = to;
 	}
@@ -419,6 +432,7 @@ int main(int argc, char **argv)
 	print_result("commit-sqlite", n, &sq);
 	print_result("commit-raw1", n, &raw1);
 	print_result("commit-raw2", n, &raw2);
+	print_result("commit-raw3", n, &raw3);
 	printf("ratio commits_per_s_r4_over_sqlite=%.3f record_bytes=%d files=2 rounds=%d sqlite=%s\n",
 	       (double)n / r4.secs / ((double)n / sq.secs), FILE_BYTES, ROUNDS, sqlite3_libversion());
 	rc = 0;

@@ -29,8 +29,9 @@
 # commit (bench/commit.c): durable commits per second of a two-record
 # update (two 100-byte files in r4, two rows in SQLite WAL with
 # synchronous=FULL), side by side, with syncs and bytes per commit, and
-# the floor in the same run: raw 4 KiB syncs at one place, and pairs of
-# them at two places as a commit's two syncs go.
+# the floor in the same run: raw 4 KiB syncs at one place, pairs of
+# them at two places as a commit's two syncs go, and the format's least
+# commit of one changed block (12 KiB, sync, 4 KiB, sync).
 #
 # Environment: R4_BENCH_SMALL (file counts, default "10000 200000"),
 # R4_BENCH_BIG_MIB (default 1024, 0 = skip), R4_BENCH_REPS (runs of each
@@ -504,13 +505,16 @@ END {
 			printf "  ratio r4 / sqlite: commits/s %.2f, syncs/commit %.2f, bytes/commit %.2f\n",
 			       kv(r, "rate") / kv(q, "rate"), kv(r, "syncs_per_commit") / kv(q, "syncs_per_commit"),
 			       kv(r, "bytes_per_commit") / kv(q, "bytes_per_commit")
-		w1 = line[tag, "commit-raw1"]; w2 = line[tag, "commit-raw2"]
+		w1 = line[tag, "commit-raw1"]; w2 = line[tag, "commit-raw2"]; w3 = line[tag, "commit-raw3"]
 		if (r != "" && w1 != "" && w2 != "") {
 			printf "  raw 4 KiB pwrite+fdatasync at one place: %.0f syncs/s; two in turn (a moving place, a fixed one): %.0f pairs/s\n",
 			       kv(w1, "rate"), kv(w2, "rate")
 			printf "  r4 / (raw / 2) (issue 27 item 2, target >= 0.95): %.2f; r4 / the pairs: %.2f\n",
 			       kv(r, "rate") / (kv(w1, "rate") / 2), kv(r, "rate") / kv(w2, "rate")
 		}
+		if (r != "" && w3 != "")
+			printf "  the least commit of the format, one block changed (12 KiB + sync, 4 KiB + sync): %.0f/s = %.2f of raw / 2; r4 / it: %.2f\n",
+			       kv(w3, "rate"), kv(w3, "rate") / (kv(w1, "rate") / 2), kv(r, "rate") / kv(w3, "rate")
 	}
 	if (note != "") printf "\nnotes:%s\n", note
 	printf "\nraw lines:%s\n", raw
