@@ -573,9 +573,10 @@ int r4_jnl_trim(struct r4_db *db)
 {
 	struct r4_jwin *w = &db->jwin;
 	uint64_t held = r4_alloc_held(db->alloc), cap = (r4_alloc_avail(db->alloc) + held) / 2;
-	/* (past max_tx, down to 7/8 of it: one footer for an eighth of the
-	 * window, not one per commit) */
-	size_t k = w->ntx > w->max_tx ? w->ntx - (w->max_tx - w->max_tx / 8) : 0;
+	/* (past max_tx, down to 7/8 of it, at least one less: one footer for
+	 * an eighth of the window, not one per commit) */
+	size_t keep = w->max_tx - R4_MAX(w->max_tx / 8, w->max_tx ? 1u : 0u);
+	size_t k = w->ntx > w->max_tx ? w->ntx - keep : 0;
 	uint64_t freed = 0;
 
 	for (size_t t = 0; t < k; t++)

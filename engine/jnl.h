@@ -18,9 +18,9 @@
  * come from their wandered copies.  A block overwritten again by a later
  * transaction of the window is written in place once, from its newest
  * copy.  The window is played oldest first when it holds more than
- * max_tx transactions (down to 7/8 of max_tx: the footer then goes out
- * once for an eighth of the window), or too much of the free space, after
- * a commit:
+ * max_tx transactions (down to 7/8 of max_tx, at least one less: the
+ * footer then goes out once for an eighth of the window), or too much of
+ * the free space, after a commit:
  * the newest copy of each block in place, and the footer that says
  * "played up to here" waits for the next sync anyway: the next commit
  * writes it beside its own header (its first sync made the in-place
@@ -125,7 +125,8 @@ int r4_jnl_write(struct r4_db *db, struct r4_commit_plan *p);
 void r4_jnl_keep(struct r4_db *db, struct r4_commit_plan *p);
 /* After the commit's r4_alloc_apply: play the oldest transactions in
  * place (no sync; their footer goes with the next header) when the
- * window holds more than max_tx of them (down to 7/8 of max_tx), and
+ * window holds more than max_tx of them (down to 7/8 of max_tx, at least
+ * one less), and
  * while its held blocks exceed half of the free space. */
 int r4_jnl_trim(struct r4_db *db);
 /* Blocks the window holds (free on disk: statfs counts them free). */

@@ -891,11 +891,13 @@ static void test_logdump(void)
 
 /*
  * The journal's window (deferred flush): a stream of transactions that
- * stay committed but unplayed (a window of 2), overwriting the same blocks
- * again, freeing a block an unplayed copy is still to be played onto and
- * then writing new data, with an r4_sync in the middle and r4_close at the
- * end that play what is left.  Reads through the handle after each commit
- * must equal those of a handle that plays each commit at once (window 0);
+ * stay committed but unplayed (a window of 2, played two at a time when a
+ * third commits, their footer with the next header), overwriting the same
+ * blocks again, freeing a block an unplayed copy is still to be played
+ * onto and then writing new data, with an r4_sync in the middle and
+ * r4_close at the end that play what is left.  Reads through the handle
+ * after each commit must equal those of a handle that plays each commit
+ * at once (window 0);
  * the stream is cut after every write with four drop patterns, and each
  * of its syncs fails in turn (once, and for good); after each the image
  * shows, read-only and after r4's replay, the state of the last commit
