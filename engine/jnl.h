@@ -126,8 +126,7 @@ void r4_jnl_keep(struct r4_db *db, struct r4_commit_plan *p);
 /* After the commit's r4_alloc_apply: play the oldest transactions in
  * place (no sync; their footer goes with the next header) when the
  * window holds more than max_tx of them (down to 7/8 of max_tx, at least
- * one less), and
- * while its held blocks exceed half of the free space. */
+ * one less), and while its held blocks exceed half of the free space. */
 int r4_jnl_trim(struct r4_db *db);
 /* Blocks the window holds (free on disk: statfs counts them free). */
 size_t r4_jnl_held(const struct r4_db *db);

@@ -1411,9 +1411,9 @@ int r4_tree_squeeze(struct r4_db *db)
  * its parent's pointer, which costs nothing when the parent is dirty
  * anyway (or the node is the root: its new block goes into the super
  * block, logged then, which most commits that dirty the root do anyway
- * for the free count).  So, bottom-up, a clean parent with at least three dirty
- * children is made dirty (one or two writes for it against three or more
- * saved), and then, top-down, every dirty node whose parent is dirty gets
+ * for the free count).  So, bottom-up, a clean parent with at least
+ * three dirty children is made dirty (one or two writes for it against
+ * three or more saved), and then, top-down, every dirty node whose parent is dirty gets
  * a fake number, placed with the new nodes; its old block is freed at
  * commit.  Skipped when free space is short: a move needs a block before
  * its old one comes back.
