@@ -85,8 +85,11 @@
 # phase's peak RSS beside the cache bound (r4_info's cache_nodes: by
 # default 1/16 of the machine's memory, 64 MiB to 1 GiB of clean nodes).
 # Then the same stats by stat(2) through an r4fuse mount of the volume
-# (entry and attr timeouts 0, so that every lookup reaches r4fuse;
-# R4_BENCH_OPS_FUSE=0 skips it, as does a machine without /dev/fuse).
+# (entry and attr timeouts 0, so that every lookup reaches r4fuse), and
+# min(M, N) creates through it at the same random places (open O_CREAT,
+# write 100 bytes, close; syncfs(2) every 1,000): wall microseconds per
+# call, what a program on the mount sees (R4_BENCH_OPS_FUSE=0 skips both,
+# as does a machine without /dev/fuse).
 # Beside it, SQLite (bench/ops_sqlite.c; without libsqlite3-dev, a message
 # and no peer): the same paths as rows of a table (path TEXT PRIMARY KEY,
 # 100-byte blob; WAL, synchronous=FULL, a page cache as large as r4's
@@ -703,6 +706,7 @@ if ((OPS_RUN)); then
 		done
 		if mountpoint -q "$mnt"; then
 			run "r4" "$B/scale" mstat "$mnt" "$2" "$3" "$OPS_M" "$SEED"
+			run "r4" "$B/scale" mcreate "$mnt" "$2" "$3" "$OPS_M" "$SEED"
 			fusermount3 -u "$mnt" || { echo "bench: ops: fusermount3 -u failed"; status=1; }
 		else
 			echo "bench: ops: r4fuse did not mount:"
@@ -734,6 +738,7 @@ function kv(s, k) { return match(s, " " k "=[^ ]*") ? substr(s, RSTART + length(
 / result=stat / { su[n, sh] = kv($0, "us"); sc[n, sh] = kv($0, "cpu_us"); sf[n, sh] = kv($0, "first") }
 / result=create / { cu[n, sh] = kv($0, "us"); cc[n, sh] = kv($0, "cpu_us") }
 / result=mstat / { mu[n, sh] = kv($0, "us") }
+/ result=mcreate / { mc[n, sh] = kv($0, "us") }
 / result=sq-stat / { qn = kv($0, "n"); qs = kv($0, "shape"); qsc[qn, qs] = kv($0, "cpu_us"); qsu[qn, qs] = kv($0, "us"); peer = 1 }
 / result=sq-create / { qn = kv($0, "n"); qs = kv($0, "shape"); qcc[qn, qs] = kv($0, "cpu_us"); qcu[qn, qs] = kv($0, "us") }
 / phase=ops-stat / { srss[n, sh] = kv($0, "maxrss_kib") / 1024 }
@@ -742,28 +747,30 @@ function kv(s, k) { return match(s, " " k "=[^ ]*") ? substr(s, RSTART + length(
 function r(a, b) { return (a > 0 && b > 0) ? sprintf("%.1fx", a / b) : "-" }
 END {
 	printf "\nops: time per operation against the number of files (M = %d random paths, seed %s)\n", m, seed
-	printf "%8s %-5s %7s | %8s %8s %8s %6s | %8s %8s %6s | %8s | %8s %8s %6s | %s\n", "N", "shape", "build s",
-	       "stat us", "cpu us", "first", "x1e3", "create", "cpu us", "x1e3", "fuse st",
+	printf "%8s %-5s %7s | %8s %8s %8s %6s | %8s %8s %6s | %8s %8s | %8s %8s %6s | %s\n", "N", "shape", "build s",
+	       "stat us", "cpu us", "first", "x1e3", "create", "cpu us", "x1e3", "fuse st", "fuse cr",
 	       "RSS st", "RSS cr", "bound", "fsck"
-	print "# N shape stat_us stat_cpu_us create_us create_cpu_us stat_rss_mib create_rss_mib bound_mib build_s fuse_stat_us sqlite_stat_cpu_us sqlite_create_cpu_us" >dat
+	print "# N shape stat_us stat_cpu_us create_us create_cpu_us stat_rss_mib create_rss_mib bound_mib build_s fuse_stat_us sqlite_stat_cpu_us sqlite_create_cpu_us fuse_create_us" >dat
 	for (sv = 1; sv <= 2; sv++) {
 		sh = sv == 1 ? "flat" : "tree3"
 		for (i = 1; i <= nn; i++) {
 			n = ns[i]; b = ns[1]
-			printf "%8d %-5s %7.2f | %8.2f %8.2f %8.2f %6s | %8.2f %8.2f %6s | %8s | %7.1fM %7.1fM %5.0fM | %s\n",
+			printf "%8d %-5s %7.2f | %8.2f %8.2f %8.2f %6s | %8.2f %8.2f %6s | %8s %8s | %7.1fM %7.1fM %5.0fM | %s\n",
 			       n, sh, build[n, sh], su[n, sh], sc[n, sh], sf[n, sh], r(sc[n, sh], sc[b, sh]),
 			       cu[n, sh], cc[n, sh], r(cc[n, sh], cc[b, sh]), (mu[n, sh] == "" ? "-" : mu[n, sh]),
-			       srss[n, sh], crss[n, sh], bound[n, sh], fsck[n "-" sh]
-			printf "%d %s %s %s %s %s %.1f %.1f %.0f %s %s %s %s\n", n, sh, su[n, sh], sc[n, sh], cu[n, sh], cc[n, sh],
+			       (mc[n, sh] == "" ? "-" : mc[n, sh]), srss[n, sh], crss[n, sh], bound[n, sh], fsck[n "-" sh]
+			printf "%d %s %s %s %s %s %.1f %.1f %.0f %s %s %s %s %s\n", n, sh, su[n, sh], sc[n, sh], cu[n, sh], cc[n, sh],
 			       srss[n, sh], crss[n, sh], bound[n, sh], build[n, sh], (mu[n, sh] == "" ? "NaN" : mu[n, sh]),
-			       (qsc[n, sh] == "" ? "NaN" : qsc[n, sh]), (qcc[n, sh] == "" ? "NaN" : qcc[n, sh]) >dat
+			       (qsc[n, sh] == "" ? "NaN" : qsc[n, sh]), (qcc[n, sh] == "" ? "NaN" : qcc[n, sh]),
+			       (mc[n, sh] == "" ? "NaN" : mc[n, sh]) >dat
 		}
 		print "\n" >dat
 	}
 	printf "(us: wall per operation; cpu us: the process'"'"'s CPU time per operation; x1e3: CPU per\n"
 	printf " operation against the smallest N; RSS st/cr: peak RSS of the stat and create phases;\n"
 	printf " bound: the clean nodes'"'"' cache bound; first: the first stat rep, from an empty cache;\n"
-	printf " fuse st: stat(2) through an r4fuse mount, timeouts 0, wall us per call, median of 3)\n"
+	printf " fuse st: stat(2) through an r4fuse mount, timeouts 0, wall us per call, median of 3;\n"
+	printf " fuse cr: a create through it (open, write 100 bytes, close; syncfs every 1,000), wall us)\n"
 	if (!peer)
 		exit
 	printf "\nops beside SQLite (the same paths as rows; CPU us per operation, x1e3 against the smallest N)\n"
@@ -789,7 +796,7 @@ set logscale y
 set format x "10^{%L}"
 set xlabel "files in the volume"
 set ylabel "microseconds per operation"
-set key below maxrows 4
+set key below maxrows 5
 set grid
 set xrange [500:2000000]
 plot "$dat" index 0 using 1:4 with linespoints lw 2 title "stat, flat (CPU)", \\
@@ -798,6 +805,8 @@ plot "$dat" index 0 using 1:4 with linespoints lw 2 title "stat, flat (CPU)", \\
      "$dat" index 1 using 1:6 with linespoints lw 2 title "create, tree3 (CPU)", \\
      "$dat" index 0 using 1:11 with linespoints dt 2 title "stat(2) via r4fuse, flat (wall)", \\
      "$dat" index 1 using 1:11 with linespoints dt 2 title "stat(2) via r4fuse, tree3 (wall)", \\
+     "$dat" index 0 using 1:14 with linespoints dt 2 title "create via r4fuse, flat (wall)", \\
+     "$dat" index 1 using 1:14 with linespoints dt 2 title "create via r4fuse, tree3 (wall)", \\
      "$dat" index 0 using 1:12 with linespoints dt 3 title "SQLite stat, flat (CPU)", \\
      "$dat" index 0 using 1:13 with linespoints dt 3 title "SQLite create, flat (CPU)"
 EOF

@@ -33,6 +33,11 @@
  *   scale mstat MNT N SHAPE M SEED
  *                         stat(2) of M random files of ops' volume through
  *                         an r4fuse mount of it at MNT, as ops' stat phase
+ *   scale mcreate MNT N SHAPE M SEED
+ *                         min(M, N) creates of 100-byte files through the
+ *                         mount, named as ops' creates with an 'm' after
+ *                         (open O_CREAT|O_EXCL, write, close), syncfs(2)
+ *                         every 1,000 as ops commits; then each one's size
  *
  * Each phase (write, read) runs in its own child process (fork + wait4), so
  * the peak RSS the parent prints (ru_maxrss of the child) is that phase's
@@ -50,6 +55,7 @@
  * stderr).  Timing is reported, never judged: this is no test.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
@@ -622,6 +628,53 @@ static int ops_mstat(const char *mnt, uint64_t n)
 	return 0;
 }
 
+/* Creates through the mount, as ops_create makes them through the API:
+ * wall microseconds per create, syncs included. */
+static int ops_mcreate(const char *mnt, uint64_t n)
+{
+	uint8_t buf[FILE_BYTES];
+	uint64_t x = ops.seed ^ 0x5eed, m = ops.m < n ? ops.m : n;
+	char path[PATH_MAX];
+	size_t l = strlen(mnt);
+	struct stat st;
+	double t0;
+	int fd, root;
+
+	if (l + 64 > sizeof(path))
+		return fail("mount point too long", mnt, -ENAMETOOLONG);
+	if ((root = open(mnt, O_RDONLY | O_DIRECTORY)) < 0) {
+		perror(mnt);
+		return 1;
+	}
+	memcpy(path, mnt, l);
+	t0 = now();
+	for (uint64_t k = 0; k < m; k++) {
+		ops_new_path(&ops.nm, k, n, x, path + l, sizeof(path) - l - 1);
+		strcat(path, "m");
+		small_content(n + k, buf);
+		if ((fd = open(path, O_CREAT | O_EXCL | O_WRONLY, 0644)) < 0 ||
+		    write(fd, buf, sizeof(buf)) != (ssize_t)sizeof(buf) || close(fd) ||
+		    (((k + 1) % FILES_PER_TXN == 0 || k + 1 == m) && syncfs(root))) {
+			perror(path);
+			close(root);
+			return 1;
+		}
+	}
+	t0 = now() - t0;
+	close(root);
+	for (uint64_t k = 0; k < m; k++) {
+		ops_new_path(&ops.nm, k, n, x, path + l, sizeof(path) - l - 1);
+		strcat(path, "m");
+		if (stat(path, &st) || st.st_size != FILE_BYTES) {
+			perror(path);
+			return 1;
+		}
+	}
+	printf("result=mcreate n=%" PRIu64 " shape=%s m=%" PRIu64 " us=%.2f\n", n,
+	       ops.nm.tree ? "tree3" : "flat", m, t0 / (double)m * 1e6);
+	return 0;
+}
+
 static int ops_main(int argc, char **argv)
 {
 	uint64_t n, before = 0, after = 0, m;
@@ -630,7 +683,7 @@ static int ops_main(int argc, char **argv)
 	r4_db *db;
 
 	if (argc != 7 || (strcmp(argv[4], "flat") && strcmp(argv[4], "tree3"))) {
-		fprintf(stderr, "usage: scale ops|mstat IMG|MNT N flat|tree3 M SEED\n");
+		fprintf(stderr, "usage: scale ops|mstat|mcreate IMG|MNT N flat|tree3 M SEED\n");
 		return 2;
 	}
 	n = strtoull(argv[3], &end_n, 10);
@@ -644,9 +697,9 @@ static int ops_main(int argc, char **argv)
 		       getenv("R4_BENCH_OPS_APPEND") && strcmp(getenv("R4_BENCH_OPS_APPEND"), "0"));
 	if (getenv("R4_BENCH_OPS_HOT") && (ops.hot = strtoull(getenv("R4_BENCH_OPS_HOT"), NULL, 10)) > n)
 		ops.hot = n;
-	if (!strcmp(argv[1], "mstat")) {
+	if (!strcmp(argv[1], "mstat") || !strcmp(argv[1], "mcreate")) {
 		ops.m = m;
-		return ops_mstat(argv[2], n);
+		return !strcmp(argv[1], "mstat") ? ops_mstat(argv[2], n) : ops_mcreate(argv[2], n);
 	}
 	if (make_image(argv[2], 256ull * 1024 * 1024 + (n + 2 * m) * 4096) ||
 	    open_db(argv[2], false, &db))
@@ -675,12 +728,13 @@ int main(int argc, char **argv)
 	bool small;
 	int rc;
 
-	if (argc > 1 && (!strcmp(argv[1], "ops") || !strcmp(argv[1], "mstat")))
+	if (argc > 1 && (!strcmp(argv[1], "ops") || !strcmp(argv[1], "mstat") ||
+			 !strcmp(argv[1], "mcreate")))
 		return ops_main(argc, argv);
 	if (argc != 4 || (strcmp(argv[1], "small") && strcmp(argv[1], "big") &&
 			  strcmp(argv[1], "ls"))) {
 		fprintf(stderr, "usage: scale small IMG N | scale big IMG MIB | scale ls IMG N |\n"
-				"       scale ops|mstat IMG|MNT N flat|tree3 M SEED\n");
+				"       scale ops|mstat|mcreate IMG|MNT N flat|tree3 M SEED\n");
 		return 2;
 	}
 	small = strcmp(argv[1], "big");
