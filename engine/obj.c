@@ -324,6 +324,10 @@ static int obj_from_sd(struct r4_db *db, const r4_key *sdkey, const uint8_t *bod
 	} else if (!r4_sd_has(&ino->sd, R4_SDEXT_LW)) {
 		return R4_CORRUPT(&db->lg, blk, "stat data of object %llx has no mode",
 				  (unsigned long long)r4_key_objectid(sdkey));
+	} else if (S_ISLNK(ino->sd.sd_mode) && !r4_sd_has(&ino->sd, R4_SDEXT_SYMLINK)) {
+		/* (r4_check: "symlink without a target extension") */
+		return R4_CORRUPT(&db->lg, blk, "symlink %llx has no target",
+				  (unsigned long long)r4_key_objectid(sdkey));
 	} else if (ino->sd.sd_symlink) {
 		if (!(ino->symlink = (uint8_t *)r4_memdup(ino->sd.sd_symlink,
 							   ino->sd.sd_symlink_len)))
