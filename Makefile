@@ -192,7 +192,7 @@ NPROC := $(shell nproc 2>/dev/null || echo 2)
 check:
 	$(MAKE) -j$(NPROC) all
 	$(MAKE) -j$(NPROC) SAN=1 all unit interop build/san/tests/test_fuzz \
-		$(if $(shell command -v $(FUZZ_CC)),build/fuzz/fuzz_parse)
+		$(if $(shell command -v $(FUZZ_CC)),build/fuzz/fuzz_parse build/fuzz/fuzz_image)
 	B=build/san bash tests/run.sh
 
 # make check with the long variants of the random, sampled and repeated
@@ -208,16 +208,22 @@ LONG = ASAN_OPTIONS= R4_LEAKS=1 R4_OPS=5000 R4_CRASH_SAMPLES=2000 R4_FUZZ=200 \
 check-long:
 	$(LONG) $(MAKE) check
 
-# The libFuzzer target for lex + parse (clang).  `make fuzz` runs it for
-# R4_FUZZ_SECONDS (default 5) as make check does, through tests/fuzz/check.sh.
+# The libFuzzer targets (clang): lex + parse, and damaged images through the
+# engine.  `make fuzz` runs each for R4_FUZZ_SECONDS (default 5) as make
+# check does, through tests/fuzz/check.sh.
 FUZZ_CC ?= clang
+FUZZ_CFLAGS = -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined \
+	-fno-sanitize-recover=all
 FUZZ_SRC = $(filter-out parser/run.c parser/wire.c,$(PARSE_SRC)) engine/util.c engine/plan.c tests/fuzz/fuzz_parse.c
 build/fuzz/fuzz_parse: $(FUZZ_SRC) build/grammar/parser.c build/grammar/lexer.c $(wildcard parser/*.h grammar/*.h)
 	@mkdir -p $(@D)
-	$(FUZZ_CC) -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined \
-		-fno-sanitize-recover=all -Iinclude -Iengine -Iparser -Igrammar -Ibuild/grammar -o $@ \
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -Iinclude -Iengine -Iparser -Igrammar -Ibuild/grammar -o $@ \
 		$(FUZZ_SRC) build/grammar/parser.c build/grammar/lexer.c
-fuzz-build: build/fuzz/fuzz_parse
+build/fuzz/fuzz_image: $(ENGINE_SRC) tests/fuzz/fuzz_image.c $(wildcard engine/*.h include/*.h)
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) $(ENGINE_INC) -o $@ $(ENGINE_SRC) tests/fuzz/fuzz_image.c \
+		$(ENGINE_LIBS) -lpthread
+fuzz-build: build/fuzz/fuzz_parse build/fuzz/fuzz_image
 fuzz: fuzz-build
 	$(MAKE) unit
 	R4_BUILD=build bash tests/fuzz/check.sh

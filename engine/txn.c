@@ -189,6 +189,10 @@ int r4_txn_grab(struct r4_db *db, uint64_t n, bool removal)
 	int rc;
 
 	assert(db->in_txn && db->op.depth);
+	/* damage a lookup of the operation's checks saw poisoned it (r4_db_seen),
+	 * also when the caller took the failure for "none" (fuzz_image) */
+	if (db->txn_err)
+		return db->txn_err;
 	if (db->op.depth > 1)
 		return 0;	/* the outermost operation grabbed for it */
 	assert(db->gen == db->op.gen);

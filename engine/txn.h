@@ -104,7 +104,8 @@ uint64_t r4_txn_fake_cost(const struct r4_db *db, uint64_t n, uint64_t units);
 uint64_t r4_txn_reserve(const struct r4_db *db);
 /* Blocks the transaction can allocate beyond its need. */
 uint64_t r4_txn_slack(const struct r4_db *db);
-/* n more blocks for the running operation; -ENOSPC (nothing changes). */
+/* n more blocks for the running operation; -ENOSPC (nothing changes); the
+ * transaction's error when its checks poisoned it. */
 int r4_txn_grab(struct r4_db *db, uint64_t n, bool removal);
 /* Could the running operation grab n more blocks?  -ENOSPC if not;
  * grabs nothing: a check, before the first of several operations, of
