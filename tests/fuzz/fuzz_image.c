@@ -4,8 +4,11 @@
  *
  * At start a 2 MiB volume is made in a temporary file and filled through
  * the public API (directories, tail files, an extent file, a symlink, a
- * hard link and 300 small files, so the tree has twigs), synced
- * and loaded into memory.  An input is a list of edits of it, each
+ * hard link and 300 small files, so the tree has twigs), synced and
+ * loaded into memory; a second copy then takes three more transactions
+ * and a power cut (io_fault.c), so that its journal holds transactions
+ * an open replays.  An input is a list of edits of the first image (of
+ * the second when the input's length is odd), each
  *
  *	u16 block (an index into the blocks that hold anything), u16 offset,
  *	u8 length, that many bytes
@@ -33,9 +36,13 @@
 #define WALK_ENTRIES 2000	/* a loop of directories ends here */
 #define WALK_DEPTH 8
 
-static uint8_t pristine[IMG_SIZE], work[IMG_SIZE];
-static uint16_t used[IMG_SIZE / BS];
-static unsigned nused;
+/* the two images, and the blocks of each that hold anything */
+static struct seed {
+	uint8_t b[IMG_SIZE];
+	uint16_t used[IMG_SIZE / BS];
+	unsigned nused;
+} seeds[2];
+static uint8_t work[IMG_SIZE];
 
 static void die(const char *what, int rc)
 {
@@ -67,6 +74,76 @@ static void fill(r4_db *db)
 		die("commit", rc);
 }
 
+/* A RAM image holding work. */
+static struct r4_io *image(void)
+{
+	struct r4_io *io;
+
+	if (r4_io_mem_new(IMG_SIZE, &io))
+		return NULL;
+	if (r4_io_write(io, 0, work, IMG_SIZE)) {
+		r4_io_close(io);
+		return NULL;
+	}
+	return io;
+}
+
+static void keep(struct seed *sd, struct r4_io *io)
+{
+	const uint8_t *d;
+	uint64_t size;
+
+	if (!(d = r4_io_mem_data(io, &size)) || size != IMG_SIZE)
+		die("image size", -EINVAL);
+	memcpy(sd->b, d, IMG_SIZE);
+	for (unsigned b = 0; b < IMG_SIZE / BS; b++)
+		for (unsigned i = 0; i < BS; i++)
+			if (sd->b[b * BS + i]) {
+				sd->used[sd->nused++] = (uint16_t)b;
+				break;
+			}
+}
+
+/* The second image: the first, three transactions more, a power cut. */
+static void unplayed(void)
+{
+	struct r4_open_opts o = {.rw = true};
+	struct r4_io *io, *cut;
+	struct r4_stat st;
+	r4_db *db;
+	int rc;
+
+	if ((rc = r4_io_mem_new(IMG_SIZE, &io)) || (rc = r4_io_write(io, 0, seeds[0].b, IMG_SIZE)) ||
+	    (rc = r4_io_fault_wrap(io, &cut)))
+		die("second image", rc);
+	r4_io_fault_record(cut, true);
+	if ((rc = r4_open_io(cut, &o, &db)))
+		die("open for the second image", rc);
+	if ((rc = r4_begin(db)) || (rc = r4_create(db, "/j1", S_IFREG | 0644, 0, 0)) ||
+	    (rc = r4_write(db, "/j1", 0, "journal", 7)) || (rc = r4_commit(db)) ||
+	    (rc = r4_begin(db)) || (rc = r4_rename(db, "/many/f001", "/a/f001", 0)) ||
+	    (rc = r4_unlink(db, "/many/f002")) || (rc = r4_commit(db)) || (rc = r4_begin(db)) ||
+	    (rc = r4_mkdir(db, "/j2", 0755, 0, 0)) || (rc = r4_write(db, "/a/t", 5, "TAIL", 4)) ||
+	    (rc = r4_commit(db)))
+		die("second image's transactions", rc);
+	r4_io_fault_crash_now(cut, 1, false);
+	r4_close(db);
+	keep(&seeds[1], io);
+	r4_io_close(io);
+	/* (what it is for: /j2 only after a replay) */
+	memcpy(work, seeds[1].b, IMG_SIZE);
+	if (!(io = image()) || (rc = r4_open_io(io, &(struct r4_open_opts){.ignore_journal = true}, &db)))
+		die("second image, its journal ignored", io ? rc : -ENOMEM);
+	rc = r4_stat(db, "/j2", &st);
+	r4_close(db);
+	if (rc != -ENOENT || !(io = image()) || r4_open_io(io, &(struct r4_open_opts){0}, &db))
+		die("second image: no transactions unplayed", rc ? rc : -EINVAL);
+	rc = r4_stat(db, "/j2", &st);
+	r4_close(db);
+	if (rc)
+		die("second image replayed", rc);
+}
+
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
@@ -74,8 +151,6 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	struct r4_open_opts o = {.rw = true};
 	struct r4_mkfs_opts mo;
 	struct r4_io *io;
-	const uint8_t *d;
-	uint64_t size;
 	r4_db *db;
 	int fd, rc;
 
@@ -95,31 +170,10 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	unlink(tmp);
 	if (rc)
 		die("load", rc);
-	if (!(d = r4_io_mem_data(io, &size)) || size != IMG_SIZE)
-		die("image size", -EINVAL);
-	memcpy(pristine, d, IMG_SIZE);
+	keep(&seeds[0], io);
 	r4_io_close(io);
-	for (unsigned b = 0; b < IMG_SIZE / BS; b++)
-		for (unsigned i = 0; i < BS; i++)
-			if (pristine[b * BS + i]) {
-				used[nused++] = (uint16_t)b;
-				break;
-			}
+	unplayed();
 	return 0;
-}
-
-/* A RAM image holding work. */
-static struct r4_io *image(void)
-{
-	struct r4_io *io;
-
-	if (r4_io_mem_new(IMG_SIZE, &io))
-		return NULL;
-	if (r4_io_write(io, 0, work, IMG_SIZE)) {
-		r4_io_close(io);
-		return NULL;
-	}
-	return io;
 }
 
 struct walk {
@@ -179,12 +233,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *in, size_t len)
 	struct r4_open_opts ro = {0}, rw = {.rw = true};
 	struct r4_check_result res;
 	struct r4_check_opts co = {0}, fix = {.fix = true};
+	const struct seed *sd = &seeds[len & 1];
 	struct r4_io *io;
 	r4_db *db;
 
-	memcpy(work, pristine, IMG_SIZE);
+	memcpy(work, sd->b, IMG_SIZE);
 	while (len >= 5) {
-		unsigned blk = used[(in[0] | in[1] << 8) % nused], off = (in[2] | in[3] << 8) % BS;
+		unsigned blk = sd->used[(in[0] | in[1] << 8) % sd->nused];
+		unsigned off = (in[2] | in[3] << 8) % BS;
 		size_t n = in[4];
 
 		in += 5;
@@ -207,7 +263,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *in, size_t len)
 	if ((io = image()) && !r4_open_io(io, &rw, &db)) {
 		if (!r4_begin(db)) {
 			(void)r4_create(db, "/new", S_IFREG | 0644, 0, 0);
-			(void)r4_write(db, "/new", 0, pristine, 9000);
+			(void)r4_write(db, "/new", 0, seeds[0].b, 9000);
 			(void)r4_mkdir(db, "/many/d", 0755, 0, 0);
 			(void)r4_unlink(db, "/many/f007");
 			(void)r4_rename(db, "/a/t", "/a/b/t2", 0);
