@@ -53,12 +53,13 @@ static inline void ops_path(const struct ops_names *o, uint64_t i, char *path, s
  * "fRRRRRRRnK", so that it sorts right after r's name and lands at a
  * random place of the directory (a short name is in the entry's key, in
  * order); with o->append "gNNNNNNN" (n + k), after every name there is:
- * the directory grows at one end, the best case.
+ * the directory grows at one end, the best case.  r is drawn from the
+ * run's seed apart from the stats' draws, the same for every side.
  */
-static inline void ops_new_path(const struct ops_names *o, uint64_t k, uint64_t n, uint64_t x,
+static inline void ops_new_path(const struct ops_names *o, uint64_t k, uint64_t n, uint64_t seed,
 				char *path, size_t size)
 {
-	uint64_t r = mix64(x + k) % n;
+	uint64_t r = mix64((seed ^ 0x5eed) + k) % n;
 	size_t l;
 
 	ops_dir(o, r, path, size);

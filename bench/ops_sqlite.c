@@ -173,7 +173,6 @@ static int stat_phase(const char *file, uint64_t n, uint64_t m, uint64_t seed,
 static int create_phase(const char *file, uint64_t n, uint64_t m, uint64_t seed,
 			unsigned long cache_kib)
 {
-	uint64_t x = seed ^ 0x5eed;	/* scale's */
 	sqlite3_stmt *ins = NULL, *st = NULL;
 	uint8_t want[FILE_BYTES];
 	double t0, c0;
@@ -191,7 +190,7 @@ static int create_phase(const char *file, uint64_t n, uint64_t m, uint64_t seed,
 		if (k % FILES_PER_TXN == 0 &&
 		    sqlite3_exec(db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK)
 			break;
-		ops_new_path(&nm, k, n, x, path, sizeof(path));
+		ops_new_path(&nm, k, n, seed, path, sizeof(path));
 		if (put(db, ins, path, n + k)) {
 			sqlite3_finalize(ins);
 			return 1;
@@ -209,7 +208,7 @@ static int create_phase(const char *file, uint64_t n, uint64_t m, uint64_t seed,
 	if (sqlite3_prepare_v2(db, "SELECT data FROM f WHERE path = ?", -1, &st, NULL) != SQLITE_OK)
 		return sq_fail(db, "select");
 	for (uint64_t k = 0; k < m; k++) {
-		ops_new_path(&nm, k, n, x, path, sizeof(path));
+		ops_new_path(&nm, k, n, seed, path, sizeof(path));
 		small_content(n + k, want);
 		if (sqlite3_bind_text(st, 1, path, -1, SQLITE_STATIC) != SQLITE_OK ||
 		    sqlite3_step(st) != SQLITE_ROW || sqlite3_column_bytes(st, 0) != FILE_BYTES ||

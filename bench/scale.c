@@ -488,7 +488,7 @@ static int ops_stat(const char *img, uint64_t n, uint64_t *before, uint64_t *aft
 static int ops_create(const char *img, uint64_t n, uint64_t *before, uint64_t *after)
 {
 	uint8_t buf[FILE_BYTES];
-	uint64_t x = ops.seed ^ 0x5eed, m = ops.m;
+	uint64_t m = ops.m;
 	struct r4_stat st;
 	char path[96];
 	r4_db *db;
@@ -503,7 +503,7 @@ static int ops_create(const char *img, uint64_t n, uint64_t *before, uint64_t *a
 	for (uint64_t k = 0; k < m; k++) {
 		if (k % FILES_PER_TXN == 0 && (rc = r4_begin(db)))
 			goto bad;
-		ops_new_path(&ops.nm, k, n, x, path, sizeof(path));
+		ops_new_path(&ops.nm, k, n, ops.seed, path, sizeof(path));
 		small_content(n + k, buf);
 		if ((rc = r4_create(db, path, S_IFREG | 0644, 0, 0)) ||
 		    (rc = r4_write(db, path, 0, buf, sizeof(buf))))
@@ -514,7 +514,7 @@ static int ops_create(const char *img, uint64_t n, uint64_t *before, uint64_t *a
 	t0 = now() - t0;
 	c0 = cpu_now() - c0;
 	for (uint64_t k = 0; k < m; k++) {
-		ops_new_path(&ops.nm, k, n, x, path, sizeof(path));
+		ops_new_path(&ops.nm, k, n, ops.seed, path, sizeof(path));
 		if ((rc = r4_stat(db, path, &st)) || (st.size != FILE_BYTES && (rc = -EIO)))
 			goto bad;
 	}
@@ -628,12 +628,20 @@ static int ops_mstat(const char *mnt, uint64_t n)
 	return 0;
 }
 
+/* ops_create's file k under the mount (path holds its l bytes), with an
+ * 'm' after: a name of its own at the same place. */
+static void mount_new_path(uint64_t k, uint64_t n, char *path, size_t l)
+{
+	ops_new_path(&ops.nm, k, n, ops.seed, path + l, PATH_MAX - l - 1);
+	strcat(path, "m");
+}
+
 /* Creates through the mount, as ops_create makes them through the API:
  * wall microseconds per create, syncs included. */
 static int ops_mcreate(const char *mnt, uint64_t n)
 {
 	uint8_t buf[FILE_BYTES];
-	uint64_t x = ops.seed ^ 0x5eed, m = ops.m < n ? ops.m : n;
+	uint64_t m = ops.m < n ? ops.m : n;
 	char path[PATH_MAX];
 	size_t l = strlen(mnt);
 	struct stat st;
@@ -649,8 +657,7 @@ static int ops_mcreate(const char *mnt, uint64_t n)
 	memcpy(path, mnt, l);
 	t0 = now();
 	for (uint64_t k = 0; k < m; k++) {
-		ops_new_path(&ops.nm, k, n, x, path + l, sizeof(path) - l - 1);
-		strcat(path, "m");
+		mount_new_path(k, n, path, l);
 		small_content(n + k, buf);
 		if ((fd = open(path, O_CREAT | O_EXCL | O_WRONLY, 0644)) < 0 ||
 		    write(fd, buf, sizeof(buf)) != (ssize_t)sizeof(buf) || close(fd) ||
@@ -663,8 +670,7 @@ static int ops_mcreate(const char *mnt, uint64_t n)
 	t0 = now() - t0;
 	close(root);
 	for (uint64_t k = 0; k < m; k++) {
-		ops_new_path(&ops.nm, k, n, x, path + l, sizeof(path) - l - 1);
-		strcat(path, "m");
+		mount_new_path(k, n, path, l);
 		if (stat(path, &st) || st.st_size != FILE_BYTES) {
 			perror(path);
 			return 1;
